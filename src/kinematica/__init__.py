@@ -1,0 +1,18 @@
+"""Kinematica: kinematics and dynamics of serial robot manipulators.
+
+>>> import kinematica as km
+>>> robot = km.load("kuka-kr6-r900")
+>>> km.fk(robot, [0, 0, 0, 0, 0, 0])[:3, 3].round(4)
+array([0.    , 0.5615, 0.89  ])
+"""
+
+from . import spatial
+from .kinematics import fk, fk_frames, fk_jacobian, jacobian
+from .model import (Inertial, ParameterTable, Robot, RobotError, RobotFileError, from_dh,
+                    from_link_frames, from_mdh, from_planar, load, robot_names, save)
+
+__version__ = "0.1.0"
+
+__all__ = ["spatial", "Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial",
+           "from_dh", "from_mdh", "from_planar", "from_link_frames", "load", "save", "robot_names",
+           "fk", "fk_frames", "fk_jacobian", "jacobian"]

@@ -1,0 +1,55 @@
+"""Geometric Jacobians: J = [J_v; J_ω] with column i = [z_i × (p_e − p_i); z_i] for a revolute
+joint and [z_i; 0] for a prismatic one (z_i, p_i: axis and a point of joint i; p_e: the tool)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..model.robot import Robot
+from .chain import check_q, end_pass, end_single
+from .fk import _SMALL
+
+FRAMES = ("base", "tool")
+
+
+def fk_jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> tuple[np.ndarray, np.ndarray]:
+    """End pose (..., 4, 4) and geometric Jacobian (..., 6, n) from one pass along the chain."""
+    if frame not in FRAMES:
+        raise ValueError(f"frame must be 'base' or 'tool', got {frame!r}")
+    q = check_q(robot, q)
+    Q = q.reshape(-1, robot.n)
+    if Q.shape[0] <= _SMALL:
+        pairs = [end_single(robot, qi, True) for qi in Q]
+        T = np.stack([p[0] for p in pairs])
+        J = np.stack([p[1] for p in pairs])
+    else:
+        T, J = end_pass(robot, Q, True)
+    if frame == "tool":
+        J = to_tool_frame(J, T)
+    return T.reshape(q.shape[:-1] + (4, 4)), J.reshape(q.shape[:-1] + (6, robot.n))
+
+
+def jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> np.ndarray:
+    """Geometric Jacobian (..., 6, n), rows (v, ω), mapping q̇ to the tool's twist.
+
+    frame="base": v and ω in base coordinates (v of the tool point);
+    frame="tool": the same twist expressed in the tool frame.
+    Units: length_unit/rad for revolute columns, dimensionless for prismatic ones.
+
+    >>> import kinematica as km
+    >>> km.jacobian(km.load("arm-4dof"), [0, 0, 0, 0])[:3].round(3)
+    array([[   0.,    0.,    0.,    0.],
+           [ 270.,    0.,    0.,    0.],
+           [   0.,  270.,  188.,   60.]])
+    """
+    return fk_jacobian(robot, q, frame)[1]
+
+
+def to_tool_frame(J: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """Re-express base-frame Jacobians in the tool frame: blockdiag(Rᵀ, Rᵀ) · J."""
+    Rt = np.swapaxes(T[..., :3, :3], -1, -2)
+    out = np.empty_like(J)
+    out[..., :3, :] = Rt @ J[..., :3, :]
+    out[..., 3:, :] = Rt @ J[..., 3:, :]
+    return out

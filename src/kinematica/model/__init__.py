@@ -1,0 +1,10 @@
+"""Robot models: the immutable `Robot`, its builders, robot files and the bundled robots."""
+
+from .builders import from_dh, from_link_frames, from_mdh, from_planar
+from .inertial import Inertial, InertialError
+from .library import load, robot_names, save
+from .robot import ParameterTable, Robot, RobotError
+from .schema import RobotFileError
+
+__all__ = ["Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "InertialError",
+           "from_dh", "from_mdh", "from_planar", "from_link_frames", "load", "save", "robot_names"]

@@ -1,0 +1,63 @@
+"""Bundled robots (YAML files shipped in the package) and `load` / `save` by name or path."""
+
+from __future__ import annotations
+
+import difflib
+from importlib import resources
+from pathlib import Path
+
+from .robot import Robot
+from .robotfile import read_text, write_text
+
+_SUFFIXES_YAML = (".yaml", ".yml")
+
+
+def _bundle() -> dict[str, object]:
+    folder = resources.files("kinematica.model") / "robots"
+    return {p.name.rsplit(".", 1)[0]: p for p in folder.iterdir() if p.name.endswith(".yaml")}
+
+
+def robot_names() -> list[str]:
+    """Names of the bundled robots, sorted."""
+    return sorted(_bundle())
+
+
+def load(name_or_path: str | Path) -> Robot:
+    """A bundled robot by name (``km.load("puma560")``), or a YAML / URDF robot file by path.
+
+    Raises ValueError naming the robot (with close matches) when neither exists, and
+    RobotFileError naming the file, line and field when a file is malformed.
+    """
+    key = str(name_or_path)
+    bundle = _bundle()
+    if key in bundle:
+        return read_text(bundle[key].read_text(encoding="utf-8"), f"{key}.yaml")
+    path = Path(key)
+    if path.suffix.lower() in _SUFFIXES_YAML + (".urdf",):
+        if not path.is_file():
+            raise FileNotFoundError(f"robot file not found: {path}")
+        text = path.read_text(encoding="utf-8")
+        if path.suffix.lower() == ".urdf":
+            from .urdf import from_urdf
+
+            return from_urdf(text, where=str(path))
+        return read_text(text, str(path))
+    close = difflib.get_close_matches(key, bundle, n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else f"; bundled robots: {', '.join(sorted(bundle))}"
+    raise ValueError(f"unknown robot {key!r} (not a bundled name nor a .yaml/.urdf file){hint}")
+
+
+def save(robot: Robot, path: str | Path) -> Path:
+    """Write `robot` as YAML (.yaml/.yml) or URDF (.urdf), chosen by the file's extension."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in _SUFFIXES_YAML:
+        text = write_text(robot)
+    elif suffix == ".urdf":
+        from .urdf import to_urdf
+
+        text = to_urdf(robot)
+    else:
+        raise ValueError(f"cannot tell the format of {path.name!r}: use .yaml, .yml or .urdf")
+    path.write_text(text, encoding="utf-8")
+    return path

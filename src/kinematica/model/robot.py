@@ -1,0 +1,178 @@
+"""The immutable `Robot`: one canonical chain, whatever it was built from.
+
+    T(q) = base · B1 · J1(q1) · A1 · B2 · J2(q2) · A2 · … · Bn · Jn(qn) · An · tool
+
+Each `Ji` turns about (revolute) or slides along (prismatic) the local z axis by
+`qi + offset_i`. `Bi` ("before") and `Ai` ("after") are constant 4x4 transforms placed so that
+the *link frame* i = base · … · Bi · Ji · Ai is the frame the user's own convention names:
+the DH frame i for a DH table, the joint frame for URDF and link-frame models. The product
+of neighbours gives the DESIGN's canonical constants C0 = base·B1, Ci = Ai·B(i+1),
+Cn = An·tool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import spatial
+from .inertial import Inertial
+
+REVOLUTE, PRISMATIC = "revolute", "prismatic"
+LENGTH_UNITS = ("m", "mm")
+
+
+class RobotError(ValueError):
+    """A robot description is inconsistent (bad shapes, limits, names, transforms)."""
+
+
+@dataclass(frozen=True)
+class ParameterTable:
+    """The table a robot was built from, kept in the user's own units for display.
+
+    kind: "dh", "mdh", "planar", "frames" or "urdf"; columns: column names; rows: one tuple
+    per joint; angle_unit: "deg" or "rad" for the angle columns.
+    """
+
+    kind: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    angle_unit: str = "rad"
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, r)) for r in self.rows]
+
+
+def _frozen(a: ArrayLike, shape: tuple[int, ...], what: str, allow_inf: bool = False) -> np.ndarray:
+    arr = np.array(a, dtype=float)
+    if arr.shape != shape:
+        raise RobotError(f"{what}: expected shape {shape}, got {arr.shape}")
+    if np.any(np.isnan(arr)) or (not allow_inf and np.any(np.isinf(arr))):
+        raise RobotError(f"{what}: contains NaN" + ("" if allow_inf else " or infinity")
+                         + (" (use ±inf for an unlimited joint)" if allow_inf else ""))
+    arr.setflags(write=False)
+    return arr
+
+
+def _check_rigid(T: np.ndarray, what: str) -> None:
+    if not spatial.is_rotation(T[..., :3, :3], tol=1e-6) or np.any(
+        np.abs(T[..., 3, :] - [0, 0, 0, 1]) > 1e-12
+    ):
+        raise RobotError(f"{what}: not a rigid transform (rotation must be orthonormal, last row 0 0 0 1)")
+
+
+@dataclass(frozen=True, eq=False)
+class Robot:
+    """An immutable serial-chain robot. Build it with `from_dh`, `from_mdh`, `from_planar`,
+    `from_link_frames`, `from_urdf` or `km.load`; change it with `robot.replace(...)`.
+
+    Joint values are rad for revolute joints and `length_unit` for prismatic ones.
+    """
+
+    name: str
+    joint_types: tuple[str, ...]
+    before: np.ndarray
+    after: np.ndarray
+    offsets: np.ndarray
+    limits: np.ndarray
+    joint_names: tuple[str, ...]
+    base: np.ndarray = field(default_factory=lambda: np.eye(4))
+    tool: np.ndarray = field(default_factory=lambda: np.eye(4))
+    home: np.ndarray | None = None
+    length_unit: str = "m"
+    description: str = ""
+    source: str = ""
+    table: ParameterTable | None = None
+    link_names: tuple[str, ...] | None = None
+    inertials: tuple[Inertial | None, ...] | None = None
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        n = len(self.joint_types)
+        if n < 1:
+            raise RobotError("a robot needs at least one joint")
+        bad = [t for t in self.joint_types if t not in (REVOLUTE, PRISMATIC)]
+        if bad:
+            raise RobotError(f"joint type {bad[0]!r} unknown: use 'revolute' or 'prismatic'")
+        set_ = object.__setattr__
+        set_(self, "joint_types", tuple(self.joint_types))
+        set_(self, "before", _frozen(self.before, (n, 4, 4), "before transforms"))
+        set_(self, "after", _frozen(self.after, (n, 4, 4), "after transforms"))
+        set_(self, "base", _frozen(self.base, (4, 4), "base transform"))
+        set_(self, "tool", _frozen(self.tool, (4, 4), "tool transform"))
+        for T, what in ((self.before, "before"), (self.after, "after")):
+            _check_rigid(T, f"{what} transforms")
+        _check_rigid(self.base, "base transform")
+        _check_rigid(self.tool, "tool transform")
+        set_(self, "offsets", _frozen(self.offsets, (n,), "joint offsets"))
+        set_(self, "limits", _frozen(self.limits, (n, 2), "joint limits", allow_inf=True))
+        lo_hi = np.asarray(self.limits)
+        if np.any(lo_hi[:, 0] > lo_hi[:, 1]):
+            i = int(np.argmax(lo_hi[:, 0] > lo_hi[:, 1]))
+            raise RobotError(f"joint limits of joint {i + 1}: lower {lo_hi[i, 0]} > upper {lo_hi[i, 1]}")
+        names = tuple(str(s) for s in self.joint_names)
+        if len(names) != n:
+            raise RobotError(f"joint names: expected {n}, got {len(names)}")
+        if len(set(names)) != n:
+            raise RobotError(f"joint names must be unique, got {names}")
+        set_(self, "joint_names", names)
+        if self.link_names is not None and len(self.link_names) != n:
+            raise RobotError(f"link names: expected {n}, got {len(self.link_names)}")
+        if self.home is not None:
+            set_(self, "home", _frozen(self.home, (n,), "home configuration"))
+        if self.length_unit not in LENGTH_UNITS:
+            raise RobotError(f"length unit {self.length_unit!r} unknown: use 'm' or 'mm'")
+        if self.inertials is not None and len(self.inertials) != n:
+            raise RobotError(f"inertials: expected one per link ({n}), got {len(self.inertials)}")
+
+    # --- derived, read-only views -------------------------------------------------------
+    @property
+    def n(self) -> int:
+        """Degrees of freedom."""
+        return len(self.joint_types)
+
+    @cached_property
+    def revolute(self) -> np.ndarray:
+        """Boolean mask (n,): True for revolute joints."""
+        m = np.array([t == REVOLUTE for t in self.joint_types])
+        m.setflags(write=False)
+        return m
+
+    @cached_property
+    def C(self) -> np.ndarray:
+        """Canonical constants (n+1, 4, 4): C0 = base·B1, Ci = Ai·B(i+1), Cn = An·tool."""
+        C = np.empty((self.n + 1, 4, 4))
+        C[0] = self.base @ self.before[0]
+        C[1:-1] = self.after[:-1] @ self.before[1:]
+        C[-1] = self.after[-1] @ self.tool
+        C.setflags(write=False)
+        return C
+
+    @property
+    def q_home(self) -> np.ndarray:
+        """The home configuration, or zeros clipped into the limits when none was given."""
+        if self.home is not None:
+            return self.home.copy()
+        return np.clip(np.zeros(self.n), self.limits[:, 0], self.limits[:, 1])
+
+    @property
+    def angle_scale(self) -> np.ndarray:
+        """Per joint: degrees per unit of q (180/π for revolute, 1 for prismatic)."""
+        return np.where(self.revolute, 180.0 / np.pi, 1.0)
+
+    def replace(self, **changes: Any) -> "Robot":
+        """A copy with some fields changed (the original is untouched), e.g. a new tool."""
+        return replace(self, **changes)
+
+    def within_limits(self, q: ArrayLike, tol: float = 1e-9) -> np.ndarray:
+        """Whether each configuration (..., n) lies inside the joint limits."""
+        q = np.asarray(q, dtype=float)
+        return np.all((q >= self.limits[:, 0] - tol) & (q <= self.limits[:, 1] + tol), axis=-1)
+
+    def __repr__(self) -> str:
+        kinds = "".join("R" if r else "P" for r in self.revolute)
+        return f"Robot({self.name!r}, {self.n} joints {kinds}, unit {self.length_unit})"

@@ -1,0 +1,174 @@
+"""YAML robot files: read into a `Robot`, write a `Robot` back. Schema: `schema.py`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import yaml
+
+from .. import spatial
+from .builders import from_dh, from_link_frames, from_mdh, from_planar
+from .inertial import Inertial
+from .robot import REVOLUTE, Robot, RobotError
+from .schema import RobotFileError, parse
+
+_BUILDERS = {"dh": from_dh, "mdh": from_mdh, "frames": from_link_frames}
+
+
+def _placement(p: dict | None, deg: bool) -> np.ndarray | None:
+    if p is None:
+        return None
+    if "matrix" in p:
+        return np.asarray(p["matrix"], dtype=float)
+    if "rotation" in p:
+        R = np.asarray(p["rotation"], dtype=float)
+    else:
+        rpy = np.asarray(p.get("rpy", (0, 0, 0)), dtype=float)
+        R = spatial.rpy_to_matrix(np.radians(rpy) if deg else rpy)
+    return spatial.homogeneous(R, p.get("xyz", (0, 0, 0)))
+
+
+def _inertial(d: dict) -> Inertial:
+    com = d.get("com", (0.0, 0.0, 0.0))
+    if "cylinder" in d:
+        c = d["cylinder"]
+        return Inertial.cylinder(d["mass"], c["radius"], c["height"], c.get("axis", "z"), com)
+    if "box" in d:
+        return Inertial.box(d["mass"], d["box"]["size"], com)
+    if "sphere" in d:
+        return Inertial.sphere(d["mass"], d["sphere"]["radius"], com)
+    I = np.asarray(d.get("inertia", np.zeros((3, 3))), dtype=float)
+    if I.shape == (6,):  # ixx, iyy, izz, ixy, ixz, iyz as in URDF
+        ixx, iyy, izz, ixy, ixz, iyz = I
+        I = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    return Inertial(d["mass"], com, I)
+
+
+def robot_from_dict(data: dict[str, Any], where: str = "<robot file>") -> Robot:
+    """Build a Robot from an already-validated robot-file mapping."""
+    deg = data.get("angle_unit", "rad") == "deg"
+    joints = [dict(j) for j in data["joints"]]
+    try:
+        for j in joints:
+            if "inertial" in j:
+                j["inertial"] = _inertial(j["inertial"])
+        common = dict(
+            name=data["name"], length_unit=data["length_unit"], home=data.get("home"), deg=deg,
+            base=_placement(data.get("base"), deg), description=data.get("description", ""),
+            source=data.get("source", ""),
+            link_names=tuple(j["link"] for j in joints) if all("link" in j for j in joints) else None,
+            extras={k: data[k] for k in ("gripper", "extras", "notes") if k in data}
+            | ({"servo": [j.get("servo") for j in joints]} if any("servo" in j for j in joints) else {}),
+        )
+        if data["kind"] == "planar":
+            missing = [i + 1 for i, j in enumerate(joints) if "length" not in j]
+            if missing:
+                raise RobotError(f"joint {missing[0]}: a planar joint needs 'length'")
+            robot = from_planar([j["length"] for j in joints], **common,
+                                joint_names=[j.get("name", f"θ{i + 1}") for i, j in enumerate(joints)])
+            lim = [j.get("limits", (-np.inf, np.inf)) for j in joints]
+            lim = np.radians(lim) if deg else np.asarray(lim, dtype=float)
+            inert = tuple(j.get("inertial") for j in joints)
+            robot = robot.replace(limits=lim, inertials=inert if any(inert) else None)
+            tool = _placement(data.get("tool"), deg)
+            return robot if tool is None else robot.replace(tool=robot.tool @ tool)
+        return _BUILDERS[data["kind"]](joints, tool=_placement(data.get("tool"), deg), **common)
+    except (RobotError, ValueError) as e:
+        raise RobotFileError(f"{where}: {e}") from None
+
+
+def read_text(text: str, where: str = "<robot file>") -> Robot:
+    """Robot from the text of a YAML robot file."""
+    return robot_from_dict(parse(text, where), where)
+
+
+# --- writing ------------------------------------------------------------------------------
+def _clean(x: Any) -> Any:
+    """Plain Python floats (rounded past float noise) so the YAML reads well."""
+    if isinstance(x, np.ndarray):
+        x = x.tolist()
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    if isinstance(x, (float, np.floating)):
+        v = float(np.round(float(x), 12))
+        return 0.0 if v == 0 else v
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
+def _placement_dict(T: np.ndarray) -> dict | None:
+    if np.allclose(T, np.eye(4), atol=1e-15):
+        return None
+    return {"xyz": _clean(T[:3, 3]), "rotation": _clean(T[:3, :3])}
+
+
+def _inertial_dict(inert: Inertial) -> dict:
+    return {"mass": _clean(inert.mass), "com": _clean(inert.com), "inertia": _clean(inert.inertia)}
+
+
+def _joint_rows(robot: Robot, deg: bool) -> tuple[str, list[dict], np.ndarray]:
+    """Rows in the robot's own table when it has one, else generic link frames; plus the tool
+    transform still to write."""
+    t = robot.table
+    tool = robot.tool
+    if t is not None and t.kind in ("dh", "mdh"):
+        keys = ("theta", "d", "a", "alpha")
+        rows = [{"name": r["name"], "type": r["type"], **{k: _clean(r[k]) for k in keys}}
+                for r in t.as_dicts()]
+        if t.angle_unit != ("deg" if deg else "rad"):
+            f = 180 / np.pi if deg else np.pi / 180
+            for r in rows:
+                r["theta"], r["alpha"] = _clean(r["theta"] * f), _clean(r["alpha"] * f)
+        return t.kind, rows, tool
+    if t is not None and t.kind == "planar":
+        L = [r["L"] for r in t.as_dicts()]
+        return "planar", [{"name": nm, "length": _clean(l)} for nm, l in zip(robot.joint_names, L)], \
+            spatial.trans(x=-L[-1]) @ tool
+    # Generic: joint i placed at A(i−1)·B(i) in the previous joint frame, turning about z.
+    rows = []
+    for i in range(robot.n):
+        X = robot.before[0] if i == 0 else robot.after[i - 1] @ robot.before[i]
+        rows.append({"name": robot.joint_names[i], "type": robot.joint_types[i],
+                     "xyz": _clean(X[:3, 3]), "rotation": _clean(X[:3, :3])})
+    return "frames", rows, robot.after[-1] @ tool
+
+
+def robot_to_dict(robot: Robot) -> dict[str, Any]:
+    """A robot-file mapping that `robot_from_dict` reads back to the same kinematics."""
+    deg = robot.table is not None and robot.table.angle_unit == "deg"
+    kind, rows, tool = _joint_rows(robot, deg)
+    scale = np.where(robot.revolute, 180 / np.pi if deg else 1.0, 1.0)
+    for i, row in enumerate(rows):
+        if np.all(np.isfinite(robot.limits[i])):
+            row["limits"] = _clean(robot.limits[i] * scale[i])
+        if robot.link_names is not None:
+            row["link"] = robot.link_names[i]
+        if robot.inertials is not None and robot.inertials[i] is not None:
+            row["inertial"] = _inertial_dict(robot.inertials[i])
+        servo = robot.extras.get("servo")
+        if servo and servo[i]:
+            row["servo"] = servo[i]
+    out: dict[str, Any] = {"name": robot.name}
+    for key in ("description", "source"):
+        if getattr(robot, key):
+            out[key] = getattr(robot, key)
+    out |= {"kind": kind, "length_unit": robot.length_unit, "angle_unit": "deg" if deg else "rad"}
+    if robot.home is not None:
+        out["home"] = _clean(robot.home * scale)
+    for key, T in (("base", robot.base), ("tool", tool)):
+        placed = _placement_dict(T)
+        if placed:
+            out[key] = placed
+    out["joints"] = rows
+    for key in ("gripper", "extras", "notes"):
+        if key in robot.extras:
+            out[key] = robot.extras[key]
+    return out
+
+
+def write_text(robot: Robot) -> str:
+    """The YAML robot-file text of `robot`."""
+    return yaml.safe_dump(robot_to_dict(robot), sort_keys=False, allow_unicode=True,
+                          default_flow_style=None, width=100)

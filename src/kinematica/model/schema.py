@@ -1,0 +1,156 @@
+"""The YAML robot-file schema (JSON Schema), and validation that names the bad field and line.
+
+The schema is documented for users in docs/robot-files.md; keep the two in step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import yaml
+
+_num = {"type": "number"}
+_vec3 = {"type": "array", "items": _num, "minItems": 3, "maxItems": 3}
+_mat3 = {"type": "array", "items": _vec3, "minItems": 3, "maxItems": 3}
+_mat4 = {"type": "array", "minItems": 4, "maxItems": 4,
+         "items": {"type": "array", "items": _num, "minItems": 4, "maxItems": 4}}
+_pair = {"type": "array", "items": _num, "minItems": 2, "maxItems": 2}
+
+_placement = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {"xyz": _vec3, "rpy": _vec3, "rotation": _mat3, "matrix": _mat4},
+}
+
+_inertial = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["mass"],
+    "properties": {
+        "mass": {"type": "number", "minimum": 0},
+        "com": _vec3,
+        "inertia": {"oneOf": [_mat3, {"type": "array", "items": _num, "minItems": 6, "maxItems": 6}]},
+        "cylinder": {"type": "object", "additionalProperties": False, "required": ["radius", "height"],
+                     "properties": {"radius": _num, "height": _num, "axis": {"enum": ["x", "y", "z"]}}},
+        "box": {"type": "object", "additionalProperties": False, "required": ["size"],
+                "properties": {"size": _vec3}},
+        "sphere": {"type": "object", "additionalProperties": False, "required": ["radius"],
+                   "properties": {"radius": _num}},
+    },
+}
+
+_servo = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["zero", "sign"],
+    "properties": {"zero": _num, "sign": {"enum": [1, -1]}, "range": _pair, "pin": {"type": "integer"}},
+}
+
+_common_joint = {
+    "name": {"type": "string", "minLength": 1},
+    "type": {"enum": ["revolute", "prismatic"]},
+    "limits": _pair,
+    "inertial": _inertial,
+    "servo": _servo,
+    "link": {"type": "string"},
+}
+
+_joint_by_kind = {
+    "dh": {**_common_joint, "a": _num, "alpha": _num, "d": _num, "theta": _num},
+    "planar": {**_common_joint, "length": {"type": "number", "minimum": 0}},
+    "frames": {**_common_joint, "xyz": _vec3, "rpy": _vec3, "rotation": _mat3, "axis": _vec3},
+}
+_joint_by_kind["mdh"] = _joint_by_kind["dh"]
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["name", "kind", "length_unit", "joints"],
+    "properties": {
+        "name": {"type": "string", "minLength": 1},
+        "description": {"type": "string"},
+        "source": {"type": "string"},
+        "notes": {"type": "string"},
+        "kind": {"enum": ["dh", "mdh", "planar", "frames"]},
+        "length_unit": {"enum": ["m", "mm"]},
+        "angle_unit": {"enum": ["deg", "rad"]},
+        "joints": {"type": "array", "minItems": 1},
+        "base": _placement,
+        "tool": _placement,
+        "home": {"type": "array", "items": _num},
+        "gripper": {"type": "object"},
+        "extras": {"type": "object"},
+    },
+}
+
+
+class RobotFileError(ValueError):
+    """A robot file is malformed; the message names the file, line and field."""
+
+
+def _node_at(root: yaml.Node, path: list) -> yaml.Node:
+    node = root
+    for key in path:
+        if isinstance(node, yaml.MappingNode):
+            nxt = next((v for k, v in node.value if k.value == key), None)
+            if nxt is None:
+                return node
+            node = nxt
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            node = node.value[key]
+        else:
+            return node
+    return node
+
+
+def _field(path: list) -> str:
+    out = ""
+    for key in path:
+        out += f"[{key}]" if isinstance(key, int) else (f".{key}" if out else str(key))
+    return out or "(top level)"
+
+
+def _unknown_key_line(node: yaml.Node, err: jsonschema.ValidationError) -> tuple[int, str] | None:
+    if err.validator != "additionalProperties" or not isinstance(node, yaml.MappingNode):
+        return None
+    allowed = set(err.schema.get("properties", {}))
+    for k, _ in node.value:
+        if k.value not in allowed:
+            return k.start_mark.line + 1, str(k.value)
+    return None
+
+
+def parse(text: str, where: str = "<robot file>") -> dict[str, Any]:
+    """Parse and validate robot-file text; raise RobotFileError naming file, line and field."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark else ""
+        raise RobotFileError(f"{where}{line}: not valid YAML ({getattr(e, 'problem', e)})") from None
+    if root is None:
+        raise RobotFileError(f"{where}: the file is empty")
+    data = yaml.safe_load(text)
+    _validate(data, SCHEMA, root, where, [])
+    if isinstance(data.get("joints"), list):
+        joint_schema = {"type": "object", "additionalProperties": False,
+                        "properties": _joint_by_kind[data["kind"]]}
+        for i, j in enumerate(data["joints"]):
+            _validate(j, joint_schema, root, where, ["joints", i])
+    return data
+
+
+def _validate(data: Any, schema: dict, root: yaml.Node, where: str, prefix: list) -> None:
+    err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    if err is None:
+        return
+    path = prefix + list(err.absolute_path)
+    node = _node_at(root, path)
+    unknown = _unknown_key_line(node, err)
+    if unknown:
+        line, key = unknown
+        allowed = ", ".join(sorted(err.schema.get("properties", {})))
+        raise RobotFileError(f"{where} line {line}: {_field(path + [key])}: unknown field "
+                             f"{key!r} (allowed: {allowed})")
+    raise RobotFileError(f"{where} line {node.start_mark.line + 1}: {_field(path)}: {err.message}")

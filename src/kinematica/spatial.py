@@ -1,0 +1,134 @@
+"""Rotations and 4x4 homogeneous transforms: thin helpers over NumPy and SciPy's Rotation.
+
+Every function works on stacks: leading dimensions are carried through.
+Angles are in radians; lengths in whatever unit the caller uses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.spatial.transform import Rotation
+
+__all__ = [
+    "rotx", "roty", "rotz", "trans", "transl", "homogeneous", "inv",
+    "rpy_to_matrix", "matrix_to_rpy", "skew", "is_rotation", "axis_to_z",
+]
+
+
+def _rot(axis: int, angle: ArrayLike) -> np.ndarray:
+    a = np.asarray(angle, dtype=float)
+    c, s = np.cos(a), np.sin(a)
+    T = np.zeros(a.shape + (4, 4))
+    i, j = [(1, 2), (2, 0), (0, 1)][axis]
+    T[..., axis, axis] = 1.0
+    T[..., i, i] = c
+    T[..., j, j] = c
+    T[..., i, j] = -s
+    T[..., j, i] = s
+    T[..., 3, 3] = 1.0
+    return T
+
+
+def rotx(angle: ArrayLike) -> np.ndarray:
+    """4x4 rotation about x by `angle` rad. ``rotx(np.pi/2)[1:3, 1:3]`` is [[0, -1], [1, 0]]."""
+    return _rot(0, angle)
+
+
+def roty(angle: ArrayLike) -> np.ndarray:
+    """4x4 rotation about y by `angle` rad."""
+    return _rot(1, angle)
+
+
+def rotz(angle: ArrayLike) -> np.ndarray:
+    """4x4 rotation about z by `angle` rad."""
+    return _rot(2, angle)
+
+
+def trans(x: ArrayLike = 0.0, y: ArrayLike = 0.0, z: ArrayLike = 0.0) -> np.ndarray:
+    """4x4 pure translation by (x, y, z); arguments broadcast."""
+    x, y, z = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (x, y, z)))
+    T = np.zeros(x.shape + (4, 4))
+    T[..., 0, 0] = T[..., 1, 1] = T[..., 2, 2] = T[..., 3, 3] = 1.0
+    T[..., 0, 3], T[..., 1, 3], T[..., 2, 3] = x, y, z
+    return T
+
+
+def transl(p: ArrayLike) -> np.ndarray:
+    """4x4 pure translation by the vector p of shape (..., 3)."""
+    p = np.asarray(p, dtype=float)
+    return trans(p[..., 0], p[..., 1], p[..., 2])
+
+
+def homogeneous(R: ArrayLike, p: ArrayLike) -> np.ndarray:
+    """Pack rotation R (..., 3, 3) and position p (..., 3) into T (..., 4, 4)."""
+    R = np.asarray(R, dtype=float)
+    p = np.asarray(p, dtype=float)
+    shape = np.broadcast_shapes(R.shape[:-2], p.shape[:-1])
+    T = np.zeros(shape + (4, 4))
+    T[..., :3, :3] = R
+    T[..., :3, 3] = p
+    T[..., 3, 3] = 1.0
+    return T
+
+
+def inv(T: ArrayLike) -> np.ndarray:
+    """Inverse of rigid transforms: [Rᵀ, −Rᵀp; 0, 1]."""
+    T = np.asarray(T, dtype=float)
+    Rt = np.swapaxes(T[..., :3, :3], -1, -2)
+    return homogeneous(Rt, -np.einsum("...ij,...j->...i", Rt, T[..., :3, 3]))
+
+
+def rpy_to_matrix(rpy: ArrayLike) -> np.ndarray:
+    """Rotation (..., 3, 3) from roll, pitch, yaw (rad) about fixed x, y, z: R = Rz(y)·Ry(p)·Rx(r).
+
+    This is the URDF convention.
+    """
+    rpy = np.asarray(rpy, dtype=float)
+    flat = Rotation.from_euler("xyz", rpy.reshape(-1, 3)).as_matrix()
+    return flat.reshape(rpy.shape[:-1] + (3, 3))
+
+
+def matrix_to_rpy(R: ArrayLike) -> np.ndarray:
+    """Roll, pitch, yaw (rad) of rotation matrices (..., 3, 3); inverse of `rpy_to_matrix`."""
+    R = np.asarray(R, dtype=float)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # gimbal lock: SciPy picks yaw = 0, which is fine
+        flat = Rotation.from_matrix(R.reshape(-1, 3, 3)).as_euler("xyz")
+    return flat.reshape(R.shape[:-2] + (3,))
+
+
+def skew(v: ArrayLike) -> np.ndarray:
+    """Cross-product matrix [v]× with [v]× w = v × w, shape (..., 3, 3)."""
+    v = np.asarray(v, dtype=float)
+    S = np.zeros(v.shape[:-1] + (3, 3))
+    S[..., 0, 1], S[..., 0, 2] = -v[..., 2], v[..., 1]
+    S[..., 1, 0], S[..., 1, 2] = v[..., 2], -v[..., 0]
+    S[..., 2, 0], S[..., 2, 1] = -v[..., 1], v[..., 0]
+    return S
+
+
+def is_rotation(R: ArrayLike, tol: float = 1e-9) -> bool:
+    """True when R is orthonormal with determinant +1 to within `tol`."""
+    R = np.asarray(R, dtype=float)
+    if R.shape[-2:] != (3, 3) or not np.all(np.isfinite(R)):
+        return False
+    eye = np.swapaxes(R, -1, -2) @ R
+    return bool(np.all(np.abs(eye - np.eye(3)) < tol) and np.all(np.abs(np.linalg.det(R) - 1) < tol))
+
+
+def axis_to_z(axis: ArrayLike) -> np.ndarray:
+    """A 3x3 rotation whose z column is the unit vector along `axis` (the smallest such turn).
+
+    Used to bring a joint axis given in any direction (URDF, link frames) onto the local z.
+    """
+    a = np.asarray(axis, dtype=float)
+    a = a / np.linalg.norm(a)
+    z = np.array([0.0, 0.0, 1.0])
+    v = np.cross(z, a)
+    s, c = np.linalg.norm(v), float(z @ a)
+    if s < 1e-12:
+        return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
+    return Rotation.from_rotvec(v / s * np.arctan2(s, c)).as_matrix()
