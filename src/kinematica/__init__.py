@@ -7,7 +7,10 @@ array([0.    , 0.5615, 0.89  ])
 """
 
 from . import spatial
-from .kinematics import fk, fk_frames, fk_jacobian, jacobian
+from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk_frames,
+                         fk_jacobian, jacobian, jacobian_derivative, manipulability,
+                         planar_fk, planar_jacobian, rank, singular_values, singularity,
+                         task_rows)
 from .model import (Inertial, ParameterTable, Robot, RobotError, RobotFileError, from_dh,
                     from_link_frames, from_mdh, from_planar, load, robot_names, save)
 
@@ -15,4 +18,6 @@ __version__ = "0.1.0"
 
 __all__ = ["spatial", "Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial",
            "from_dh", "from_mdh", "from_planar", "from_link_frames", "load", "save", "robot_names",
-           "fk", "fk_frames", "fk_jacobian", "jacobian"]
+           "fk", "fk_frames", "fk_jacobian", "jacobian", "jacobian_derivative", "planar_fk",
+           "planar_jacobian", "manipulability", "det_jjt", "condition", "rank", "singular_values",
+           "task_rows", "singularity", "Singularity", "JacobianReport"]

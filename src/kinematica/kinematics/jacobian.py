@@ -38,10 +38,10 @@ def jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> np.ndarray:
     Units: length_unit/rad for revolute columns, dimensionless for prismatic ones.
 
     >>> import kinematica as km
-    >>> km.jacobian(km.load("arm-4dof"), [0, 0, 0, 0])[:3].round(3)
-    array([[   0.,    0.,    0.,    0.],
-           [ 270.,    0.,    0.,    0.],
-           [   0.,  270.,  188.,   60.]])
+    >>> km.jacobian(km.load("arm-4dof"), [0, 0, 0, 0])[:3].round(3) + 0.0  # + 0.0 drops −0
+    array([[  0.,   0.,   0.,   0.],
+           [270.,   0.,   0.,   0.],
+           [  0., 270., 188.,  60.]])
     """
     return fk_jacobian(robot, q, frame)[1]
 

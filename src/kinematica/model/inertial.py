@@ -49,7 +49,7 @@ class Inertial:
         """Solid cylinder along `axis`: I_axis = m r²/2, I_perp = m (3r² + h²)/12.
 
         >>> Inertial.cylinder(0.102, 0.06, 0.071).inertia.diagonal().round(7)
-        array([0.0001347, 0.0001347, 0.0001836])
+        array([0.0001346, 0.0001346, 0.0001836])
         """
         ax = _axis_index(axis)
         perp = mass * (3 * radius**2 + height**2) / 12.0

@@ -1,0 +1,58 @@
+"""Paper 004's Jacobian by derivative matrices — an independent route to the geometric one.
+
+The derivative of a joint transform is the transform times a constant matrix:
+  ∂J_i/∂q_i = J_i · B,  B_rev = [[0,−1,0,0],[1,0,0,0],[0,0,0,0],[0,0,0,0]],
+                        B_pris = [[0,0,0,0],[0,0,0,0],[0,0,0,1],[0,0,0,0]],
+so  ∂T/∂q_i = C0 · J1 · C1 · … · J_i · B · C_i · … · J_n · C_n.
+The position column is the last column of ∂T/∂q_i (the tool point r_k = [0, 0, 0, 1]ᵀ in the
+tool frame); the angular one comes from ∂R/∂q_i · Rᵀ = [ω_i]×. It costs O(n²) 4x4 products,
+which is why `jacobian` uses the cross-product form; this one is for teaching and checking.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..model.robot import Robot
+from .chain import _joint_matrices, check_q
+
+B_REVOLUTE = np.array([[0.0, -1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
+B_PRISMATIC = np.array([[0.0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0]])
+
+
+def transform_derivatives(robot: Robot, q: ArrayLike) -> np.ndarray:
+    """∂T/∂q_i for every joint, shape (n, 4, 4), for one configuration q (n,)."""
+    q = check_q(robot, q)
+    if q.ndim != 1:
+        raise ValueError(f"expected one configuration of shape ({robot.n},), got {q.shape}")
+    Jm = _joint_matrices(robot, q)
+    JC = Jm @ robot.C[1:]
+    B = np.where(robot.revolute[:, None, None], B_REVOLUTE, B_PRISMATIC)
+    dJC = Jm @ B @ robot.C[1:]  # joint i's factor J_i · C_i with its derivative J_i · B · C_i
+    out = np.empty((robot.n, 4, 4))
+    for i in range(robot.n):
+        T = robot.C[0]
+        for k in range(robot.n):
+            T = T @ (dJC[k] if k == i else JC[k])
+        out[i] = T
+    return out
+
+
+def jacobian_derivative(robot: Robot, q: ArrayLike) -> np.ndarray:
+    """Geometric Jacobian (6, n) in the base frame from derivative matrices (paper 004, eqs. 12–13).
+
+    >>> import kinematica as km
+    >>> r = km.load("kuka-kr6-r900"); q = [0.1, -0.4, 0.3, 0.2, 0.5, -0.1]
+    >>> bool(np.allclose(jacobian_derivative(r, q), km.jacobian(r, q), atol=1e-14))
+    True
+    """
+    from .fk import fk
+
+    dT = transform_derivatives(robot, q)
+    R = fk(robot, q)[:3, :3]
+    W = dT[:, :3, :3] @ R.T  # [ω_i]×
+    J = np.empty((6, robot.n))
+    J[:3] = dT[:, :3, 3].T
+    J[3:] = np.stack([W[:, 2, 1], W[:, 0, 2], W[:, 1, 0]])
+    return J

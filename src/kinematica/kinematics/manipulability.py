@@ -1,0 +1,116 @@
+"""Measures of how well a Jacobian maps joint speeds to tool speeds.
+
+For a task Jacobian J (m x n) with singular values σ1 ≥ … ≥ σm:
+  manipulability (Yoshikawa)  w = √det(J Jᵀ) = σ1·…·σm
+  det(J Jᵀ) (paper 001)           = σ1²·…·σm²
+  condition number            κ = σ1 / σm   (∞ at a singularity)
+  rank                         number of σi > tol · σ1
+
+Which rows form the task matters: a 4-joint arm can never reach full rank 6, so det(J Jᵀ) of its
+6 x 4 Jacobian is 0 everywhere. `task_rows` picks rows from the robot's structure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..model.robot import Robot
+
+ROWS = {"full": (0, 1, 2, 3, 4, 5), "position": (0, 1, 2), "orientation": (3, 4, 5),
+        "planar": (0, 1, 5)}
+RANK_TOL = 1e-9
+
+
+def is_planar(robot: Robot, tol: float = 1e-9) -> bool:
+    """True when every joint is revolute about an axis parallel to the base z axis and all joint
+    origins share one height, so the tool moves in a plane (paper 000's arm)."""
+    from .fk import fk_frames
+
+    if not np.all(robot.revolute):
+        return False
+    Rb = robot.base[:3, :3]
+    # joint frames are link frames before the joint: base·…·B_i, checked at two configurations
+    for q in (robot.q_home, robot.q_home + 0.3):
+        F = fk_frames(robot, np.clip(q, robot.limits[:, 0], robot.limits[:, 1]))
+        pre = F[:-2] @ robot.before
+        z = pre[:, :3, 2] @ Rb
+        h = (pre[:, :3, 3] - robot.base[:3, 3]) @ Rb[:, 2]
+        if np.any(np.abs(np.abs(z[:, 2]) - 1) > tol) or np.ptp(h) > tol * (1 + np.abs(h).max()):
+            return False
+    return True
+
+
+def task_rows(robot: Robot) -> str:
+    """The task a robot's Jacobian should be judged on: "planar" (vx, vy, ωz) for planar arms,
+    "full" for 6 or more joints, else "position"."""
+    if is_planar(robot):
+        return "planar"
+    return "full" if robot.n >= 6 else "position"
+
+
+def select_rows(J: np.ndarray, rows: str | tuple[int, ...]) -> np.ndarray:
+    """The rows of J (..., 6, n) named by `rows` ("full", "position", "orientation", "planar")."""
+    if isinstance(rows, str):
+        if rows not in ROWS:
+            raise ValueError(f"rows must be one of {', '.join(ROWS)}, got {rows!r}")
+        rows = ROWS[rows]
+    return J[..., list(rows), :]
+
+
+def singular_values(J: ArrayLike) -> np.ndarray:
+    """Singular values (..., min(m, n)), largest first."""
+    return np.linalg.svd(np.asarray(J, dtype=float), compute_uv=False)
+
+
+def _padded(J: np.ndarray) -> np.ndarray:
+    """σ of J padded with zeros to m values: a wide-or-square J has m, a tall one has only n."""
+    s = singular_values(J)
+    m = J.shape[-2]
+    if s.shape[-1] < m:
+        s = np.concatenate([s, np.zeros(s.shape[:-1] + (m - s.shape[-1],))], axis=-1)
+    return s
+
+
+def manipulability(J: ArrayLike) -> np.ndarray:
+    """Yoshikawa's w = √det(J Jᵀ), shape (...). Zero when J Jᵀ is singular."""
+    return np.prod(_padded(np.asarray(J, dtype=float)), axis=-1)
+
+
+def det_jjt(J: ArrayLike) -> np.ndarray:
+    """det(J Jᵀ), the proximity-to-singularity measure of paper 001."""
+    return np.prod(_padded(np.asarray(J, dtype=float)) ** 2, axis=-1)
+
+
+def condition(J: ArrayLike) -> np.ndarray:
+    """κ = σ_max / σ_min over the task's m directions (∞ when a direction is lost)."""
+    s = _padded(np.asarray(J, dtype=float))
+    with np.errstate(divide="ignore"):
+        return np.where(s[..., -1] > 0, s[..., 0] / np.where(s[..., -1] > 0, s[..., -1], 1), np.inf)
+
+
+def rank(J: ArrayLike, tol: float = RANK_TOL) -> np.ndarray:
+    """Numerical rank: singular values above tol · σ_max."""
+    s = singular_values(J)
+    return np.sum(s > tol * np.maximum(s[..., :1], np.finfo(float).tiny), axis=-1)
+
+
+@dataclass(frozen=True)
+class JacobianReport:
+    """Everything said about one task Jacobian (see the module docstring for the formulas)."""
+
+    J: np.ndarray
+    rows: str
+    rank: int
+    singular_values: np.ndarray
+    manipulability: float
+    det_JJT: float
+    condition: float
+
+
+def report(J_task: np.ndarray, rows: str) -> JacobianReport:
+    """The measures of one task Jacobian (m, n)."""
+    return JacobianReport(J_task, rows, int(rank(J_task)), singular_values(J_task),
+                          float(manipulability(J_task)), float(det_jjt(J_task)), float(condition(J_task)))
