@@ -12,7 +12,7 @@ from scipy.spatial.transform import Rotation
 
 __all__ = [
     "rotx", "roty", "rotz", "trans", "transl", "homogeneous", "inv",
-    "rpy_to_matrix", "matrix_to_rpy", "skew", "is_rotation", "axis_to_z",
+    "rpy_to_matrix", "matrix_to_rpy", "skew", "is_rotation", "axis_to_z", "rotation_log",
 ]
 
 
@@ -132,3 +132,23 @@ def axis_to_z(axis: ArrayLike) -> np.ndarray:
     if s < 1e-12:
         return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
     return Rotation.from_rotvec(v / s * np.arctan2(s, c)).as_matrix()
+
+
+def rotation_log(R: ArrayLike) -> np.ndarray:
+    """Rotation vector ω (..., 3) with exp([ω]×) = R: axis times angle θ ∈ [0, π].
+
+    Uses θ = atan2(‖vee(R − Rᵀ)‖/2, (tr R − 1)/2), accurate at small angles; near θ = π,
+    where R − Rᵀ vanishes, SciPy's quaternion route takes over.
+    """
+    R = np.asarray(R, dtype=float)
+    v = np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]], -1)
+    s = 0.5 * np.linalg.norm(v, axis=-1)
+    c = 0.5 * (R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2] - 1.0)
+    theta = np.arctan2(s, c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.where(s > 1e-12, theta / (2 * np.where(s > 1e-12, s, 1.0)), 0.5)
+    out = v * scale[..., None]
+    far = c < -0.99  # within ~8° of π: R − Rᵀ loses the axis
+    if np.any(far):
+        out[far] = Rotation.from_matrix(R[far]).as_rotvec()
+    return out

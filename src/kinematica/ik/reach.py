@@ -1,0 +1,44 @@
+"""A quick test of whether a target can be reached at all, before any solver runs.
+
+Paper 000: a planar arm reaches (x, y) only if √(x² + y²) ≤ L1 + L2 + L3. For any chain, the
+points p_i on consecutive joint axes are a fixed distance apart (a revolute joint turns about
+its own point), so by the triangle inequality the tool stays within
+    R_max = Σ ‖p_(i+1) − p_i‖ + ‖p_tool − p_n‖   (+ the stroke of each prismatic joint)
+of p_1. The bound is never too small, so a refusal is always right.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ..kinematics.fk import fk_frames
+from ..model.robot import Robot
+from .target import Target
+
+
+@lru_cache(maxsize=64)
+def _bound(robot: Robot) -> tuple[np.ndarray, float]:
+    q = robot.q_home
+    F = fk_frames(robot, q)
+    pts = np.vstack([(F[:-2] @ robot.before)[:, :3, 3], F[-1, :3, 3]])
+    reach = float(np.sum(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
+    for i in np.flatnonzero(~robot.revolute):
+        lo, hi = robot.limits[i]
+        reach += max(abs(lo - q[i]), abs(hi - q[i]))  # inf for an unlimited slide
+    return pts[0], reach
+
+
+def reach_check(robot: Robot, target: Target) -> tuple[np.ndarray, np.ndarray, float]:
+    """Per target (N,): reachable flag, distance from the first joint, and the bound R_max."""
+    p1, reach = _bound(robot)
+    d = target.p - p1
+    if target.kind == "planar":
+        d = d[..., :2]
+    dist = np.linalg.norm(d, axis=-1)
+    return dist <= reach * (1 + 1e-12), dist, reach
+
+
+def out_of_reach_message(dist: float, reach: float, unit: str) -> str:
+    return f"target out of reach: |p| = {dist:.4g} {unit} > {reach:.4g} {unit} (the arm's full reach)"
