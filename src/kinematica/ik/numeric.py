@@ -21,6 +21,7 @@ import numpy as np
 
 from ..kinematics.jacobian import fk_jacobian
 from ..model.robot import Robot
+from .linsolve import spd_solve
 from .residual import errors, residual
 from .target import Target
 
@@ -76,11 +77,10 @@ def _solve_damped(Je: np.ndarray, e: np.ndarray, lam: np.ndarray) -> np.ndarray:
     if n <= m:
         A = np.swapaxes(Je, -1, -2) @ Je
         A[:, range(n), range(n)] += lam[:, None]
-        return np.linalg.solve(A, np.einsum("kmn,km->kn", Je, e)[..., None])[..., 0]
+        return spd_solve(A, np.einsum("kmn,km->kn", Je, e))
     A = Je @ np.swapaxes(Je, -1, -2)
     A[:, range(m), range(m)] += lam[:, None]
-    y = np.linalg.solve(A, e[..., None])
-    return (np.swapaxes(Je, -1, -2) @ y)[..., 0]
+    return np.einsum("kmn,km->kn", Je, spd_solve(A, e))
 
 
 def _step(opts: Options, Je: np.ndarray, e: np.ndarray, lam: np.ndarray) -> np.ndarray:

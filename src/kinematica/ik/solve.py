@@ -96,8 +96,35 @@ def _attempt(robot, target, seeds, opts, limits):
     return st, q
 
 
+RESTART_SEEDS = 8  # random seeds tried at once per unsolved target in each restart round
+RESTART_ITER = 30  # a good seed converges in well under this; a bad one is not worth more
+
+
+def _restart(robot, t, todo, q, status, iters, opts, limits, restarts, rng) -> None:
+    """Rounds of several random seeds per still-unsolved target, solved together in one batch;
+    the first seed that succeeds wins. Updates q, status and iters in place."""
+    enforce = limits != "ignore"
+    short = Options(**{**opts.__dict__, "max_iter": min(opts.max_iter, RESTART_ITER), "history": False})
+    rounds = -(-restarts // RESTART_SEEDS) if restarts > 0 else 0
+    for _ in range(rounds):
+        if todo.size == 0:
+            return
+        k = min(RESTART_SEEDS, restarts)
+        rep = np.repeat(todo, k)
+        st, q_new = _attempt(robot, t[rep], random_seeds(robot, rep.size, rng), short, limits)
+        ok, *_ = _judge(robot, t[rep], q_new, short, enforce)
+        np.add.at(iters, rep, st.iterations)
+        okm = ok.reshape(todo.size, k)
+        solved = okm.any(axis=1)
+        first = np.argmax(okm, axis=1)
+        pick = np.arange(todo.size) * k + first
+        q[todo[solved]] = q_new[pick[solved]]
+        status[todo[solved]] = st.status[pick[solved]]
+        todo = todo[~solved]
+
+
 def ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLike | None = None, method: str = "lm", *,
-       limits: str = "clip", restarts: int = 10, seed: int | None = 0, **options) -> IKResult:
+       limits: str = "clip", restarts: int = 64, seed: int | None = 0, **options) -> IKResult:
     """Joint values that put the tool on `target`.
 
     target: a `Target` (see `kinematica.ik.target`: pose, position, orientation forms, approach
@@ -129,20 +156,14 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLike | None = None, 
     todo = np.flatnonzero(reachable)
     rng = np.random.default_rng(seed)
     enforce = limits != "ignore"
-    for round_ in range(restarts + 1):
-        if todo.size == 0:
-            break
-        start = seeds[todo] if round_ == 0 else random_seeds(robot, todo.size, rng)
-        st, q_new = _attempt(robot, t[todo], start, opts, limits)
-        if round_ == 0 and opts.history:
-            history = st.history
+    if todo.size:
+        st, q_new = _attempt(robot, t[todo], seeds[todo], opts, limits)
+        history = st.history if opts.history else None
         iters[todo] += st.iterations
+        q[todo], status[todo] = q_new, st.status
         ok, *_ = _judge(robot, t[todo], q_new, opts, enforce)
-        # keep the first attempt's answer for unsolved targets: it is nearest to q0
-        keep = ok | (round_ == 0)
-        q[todo[keep]] = q_new[keep]
-        status[todo[keep]] = st.status[keep]
         todo = todo[~ok]
+    _restart(robot, t, todo, q, status, iters, opts, limits, restarts, rng)
     ok, pos, ori, inside = _judge(robot, t, q, opts, enforce)
     reasons = [out_of_reach_message(dist[k], reach, robot.length_unit) if not reachable[k]
                else _reason(robot, status[k], q[k], pos[k], ori[k], ok[k], inside[k], enforce, opts.max_iter)

@@ -1,0 +1,151 @@
+"""Every configuration that reaches a target (`ik_all`), and the self-motion of redundant arms.
+
+Where an analytic solver fits the robot and target, its branches are exact and labelled
+("elbow up", "wrist flip", …). Otherwise a batched multi-start search runs many random seeds
+together and keeps the distinct answers. Either way every candidate is FK-checked, duplicates
+are merged modulo 2π on revolute joints, each is marked within or outside the limits, and the
+list is sorted by distance to the current configuration.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..kinematics.chain import check_q
+from ..kinematics.jacobian import jacobian
+from ..model.robot import Robot
+from .limits import random_seeds, wrap_into_limits
+from .numeric import Options, iterate
+from .reach import out_of_reach_message, reach_check
+from .result import IKResult
+from .solve import _near_singular, default_tolerance, ik
+from .target import Target, as_target
+from .residual import errors
+from ..kinematics.fk import fk
+
+SAME = 1e-6  # rad (or length unit): two solutions closer than this are one
+
+
+def _distance(robot: Robot, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Joint-space distance with revolute differences taken modulo 2π."""
+    d = a - b
+    d = np.where(robot.revolute, (d + np.pi) % (2 * np.pi) - np.pi, d)
+    return np.linalg.norm(d, axis=-1)
+
+
+def _distinct(robot: Robot, qs: np.ndarray, tol: float) -> list[int]:
+    keep: list[int] = []
+    for i, q in enumerate(qs):
+        if not keep or np.all(_distance(robot, qs[keep], q) > tol):
+            keep.append(i)
+    return keep
+
+
+def _candidates(robot: Robot, t: Target, current: np.ndarray, seeds: int, rng, method: str):
+    """(q (k, n), labels) from the analytic solver when one fits, else from multi-start."""
+    try:
+        from .analytic import analytic_solutions
+    except ImportError:  # analytic solvers not installed in this build
+        analytic_solutions = None
+    found = analytic_solutions(robot, t.reshape(1)) if analytic_solutions else None
+    if found is not None:
+        q, valid, labels = found
+        return q[0][valid[0]], [l for l, v in zip(labels, valid[0]) if v], "analytic"
+    start = np.vstack([current, random_seeds(robot, seeds - 1, rng)])
+    opts = Options(method=method, tol_position=default_tolerance(robot), clip_limits=False)
+    st = iterate(robot, t.reshape(1)[np.zeros(seeds, int)], start, opts)
+    return wrap_into_limits(robot, st.q, current), [None] * seeds, method
+
+
+def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None = None, *,
+           seeds: int = 200, method: str = "lm", seed: int | None = 0,
+           max_redundant: int = 12) -> list[IKResult]:
+    """All distinct configurations reaching one target, nearest to `current` first.
+
+    Each result has `success` True (the FK check passed), `within_limits` marked, and `branch`
+    set when an analytic solver labelled it. Out-of-limit solutions are kept (a user may move a
+    limit); an unreachable target gives an empty list — use `km.ik` for the reason in words.
+    A redundant problem (fewer constraints than joints) has infinitely many solutions: a
+    well-spread sample of `max_redundant` of them is returned; `self_motion` traces the family.
+
+    >>> import kinematica as km, numpy as np
+    >>> sols = km.ik_all(km.load("kuka-kr6-r900"), km.fk(km.load("kuka-kr6-r900"), [0.3, 0.2, -0.4, 0.5, 0.6, 0.7]))
+    >>> len(sols) >= 2, all(s.success for s in sols)
+    (True, True)
+    """
+    t = as_target(target)
+    if t.shape != ():
+        raise ValueError(f"ik_all takes one target; got a batch of shape {t.shape} (loop over it)")
+    cur = robot.q_home if current is None else check_q(robot, current, "current")
+    if cur.ndim != 1:
+        raise ValueError(f"current: expected shape ({robot.n},), got {cur.shape}")
+    reachable, _, _ = reach_check(robot, t.reshape(1))
+    if not reachable[0]:
+        return []
+    q, labels, how = _candidates(robot, t, cur, seeds, np.random.default_rng(seed), method)
+    if len(q) == 0:
+        return []
+    pos, ori = errors(t.reshape(1)[np.zeros(len(q), int)], fk(robot, q))
+    good = (pos < default_tolerance(robot)) & (ori < 1e-6)
+    q, labels = q[good], [l for l, g in zip(labels, good) if g]
+    order = np.argsort(_distance(robot, q, cur), kind="stable")
+    q, labels = q[order], [labels[i] for i in order]
+    keep = _distinct(robot, q, SAME * 100)
+    if t.dof < robot.n:  # a redundant problem has a continuum: keep a well-spread sample
+        keep = [keep[i] for i in _spread(robot, q[keep], max_redundant)]
+    return [_one(robot, t, q[i], labels[i], how) for i in keep]
+
+
+def _spread(robot: Robot, q: np.ndarray, k: int) -> list[int]:
+    """Farthest-point sample of k rows, starting from row 0 (the one nearest the current pose)."""
+    chosen = [0]
+    d = _distance(robot, q, q[0])
+    while len(chosen) < min(k, len(q)):
+        i = int(np.argmax(d))
+        chosen.append(i)
+        d = np.minimum(d, _distance(robot, q, q[i]))
+    return sorted(chosen)
+
+
+def _one(robot: Robot, t: Target, q: np.ndarray, label, how: str) -> IKResult:
+    pos, ori = errors(t.reshape(1), fk(robot, q[None]))
+    inside = bool(robot.within_limits(q))
+    near = bool(_near_singular(robot, t.reshape(1), q[None])[0])
+    reason = "exact (analytic)" if how == "analytic" else "converged"
+    if not inside:
+        reason += ", outside the joint limits"
+    return IKResult(q, True, reason, 0, float(pos[0]), float(ori[0]), inside, near, how, True, label)
+
+
+def self_motion(robot: Robot, target: "Target | ArrayLike", q_start: ArrayLike, *, samples: int = 72,
+                step: float = 0.1) -> np.ndarray:
+    """Walk the self-motion manifold of a redundant problem (one free degree of freedom):
+    step along the null space of the task Jacobian, then pull back onto the target with a few
+    LM iterations. Returns configurations (k, n), k ≤ samples, each reaching the target;
+    the walk stops early when it closes its loop or cannot be pulled back.
+
+    Paper 000's planar 3R to an (x, y) point and paper 001's four joints to a 3-D point are
+    such problems: the family is a curve, traced here at `step` rad apart.
+    """
+    t = as_target(target)
+    q = check_q(robot, q_start, "q_start").astype(float)
+    free = robot.n - t.dof
+    if free != 1:
+        raise ValueError(f"self_motion needs exactly one redundant degree of freedom; this problem has {free}")
+    opts = Options(tol_position=default_tolerance(robot), clip_limits=False, max_iter=30)
+    out, direction = [q.copy()], None
+    for _ in range(samples - 1):
+        J = jacobian(robot, q)[t.rows]
+        v = np.linalg.svd(J)[2][-1]
+        if direction is not None and v @ direction < 0:
+            v = -v  # keep walking the same way along the curve
+        direction = v
+        st = iterate(robot, t.reshape(1), (q + step * v)[None], opts)
+        if st.status[0] != 0:
+            break
+        q = st.q[0]
+        if len(out) > 2 and _distance(robot, q[None], out[0][None])[0] < 0.5 * step:
+            break  # back where we started: the family is a closed loop
+        out.append(q.copy())
+    return np.array(out)
