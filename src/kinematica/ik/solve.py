@@ -21,7 +21,7 @@ from .numeric import AT_LIMIT, CONVERGED, LIMIT, METHODS, STALLED, Options, iter
 from .reach import out_of_reach_message, reach_check
 from .residual import errors
 from .result import IKResult
-from .target import Target, as_target
+from .target import Target, TargetError, as_target
 
 LIMIT_MODES = ("clip", "wrap", "ignore")
 NEAR_SINGULAR = 1e-3
@@ -142,6 +142,7 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLike | None = None, 
     (True, 'converged', array([38.509, 68.8  , 62.749]))
     """
     t = as_target(target)
+    _check_fits(robot, t)
     shape = t.shape
     N = int(np.prod(shape))
     t = t.reshape(N)
@@ -172,6 +173,14 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLike | None = None, 
     for k in np.flatnonzero(ok & near):
         reasons[k] += " (near a singularity: σ_min/σ_max < 1e-3)"
     return _package(robot, shape, method, q, ok, reasons, iters, pos, ori, inside, near, reachable, history)
+
+
+def _check_fits(robot: Robot, t: Target) -> None:
+    from ..kinematics.manipulability import is_planar
+
+    if t.kind == "planar" and not is_planar(robot):
+        raise TargetError(f"a planar target (x, y) needs a planar robot; {robot.name!r} moves in 3-D: "
+                          f"give a position (x, y, z)")
 
 
 def _near_singular(robot: Robot, t: Target, q: np.ndarray) -> np.ndarray:
