@@ -12,7 +12,7 @@ from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk
                          planar_fk, planar_jacobian, rank, singular_values, singularity,
                          task_rows)
 from .model import from_urdf, to_urdf
-from .ik import IKResult, Target, TargetError, ik
+from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
 from .ik import target as targets
 from .model import (Inertial, ParameterTable, Robot, RobotError, RobotFileError, from_dh,
                     from_link_frames, from_mdh, from_planar, load, robot_names, save)
@@ -25,6 +25,6 @@ __all__ = ["spatial", "Robot", "RobotError", "RobotFileError", "ParameterTable",
            "fk", "fk_frames", "fk_jacobian", "jacobian", "jacobian_derivative", "planar_fk",
            "planar_jacobian", "manipulability", "det_jjt", "condition", "rank", "singular_values",
            "task_rows", "singularity", "Singularity", "JacobianReport",
-           "ik", "IKResult", "Target", "TargetError", "targets"]
+           "ik", "ik_all", "self_motion", "IKResult", "Target", "TargetError", "targets"]
 __all__ += ["to_servo", "from_servo"]
 __all__ += ["from_urdf", "to_urdf"]

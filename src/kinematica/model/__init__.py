@@ -5,6 +5,10 @@ from .inertial import Inertial, InertialError
 from .library import load, robot_names, save
 from .robot import ParameterTable, Robot, RobotError
 from .schema import RobotFileError
+from .urdf import from_urdf, to_urdf
+from .servo import from_servo, to_servo
 
 __all__ = ["Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "InertialError",
            "from_dh", "from_mdh", "from_planar", "from_link_frames", "load", "save", "robot_names"]
+__all__ += ["to_servo", "from_servo"]
+__all__ += ["from_urdf", "to_urdf"]
