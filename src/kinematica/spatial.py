@@ -90,14 +90,18 @@ def rpy_to_matrix(rpy: ArrayLike) -> np.ndarray:
 
 
 def matrix_to_rpy(R: ArrayLike) -> np.ndarray:
-    """Roll, pitch, yaw (rad) of rotation matrices (..., 3, 3); inverse of `rpy_to_matrix`."""
-    R = np.asarray(R, dtype=float)
-    import warnings
+    """Roll, pitch, yaw (rad) of rotation matrices (..., 3, 3); inverse of `rpy_to_matrix`.
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # gimbal lock: SciPy picks yaw = 0, which is fine
-        flat = Rotation.from_matrix(R.reshape(-1, 3, 3)).as_euler("xyz")
-    return flat.reshape(R.shape[:-2] + (3,))
+    Yaw first, then the rest from Rz(yaw)ᵀ·R = Ry(pitch)·Rx(roll): the angles always rebuild R
+    to rounding, even at pitch = ±90° where roll and yaw share one degree of freedom.
+    """
+    R = np.asarray(R, dtype=float)
+    y = np.arctan2(R[..., 1, 0], R[..., 0, 0])
+    c, s = np.cos(y), np.sin(y)
+    m12 = c * R[..., 1, 2] - s * R[..., 0, 2]
+    m11 = c * R[..., 1, 1] - s * R[..., 0, 1]
+    m00 = c * R[..., 0, 0] + s * R[..., 1, 0]
+    return np.stack([np.arctan2(-m12, m11), np.arctan2(-R[..., 2, 0], m00), y], axis=-1)
 
 
 def skew(v: ArrayLike) -> np.ndarray:
@@ -120,18 +124,28 @@ def is_rotation(R: ArrayLike, tol: float = 1e-9) -> bool:
 
 
 def axis_to_z(axis: ArrayLike) -> np.ndarray:
-    """A 3x3 rotation whose z column is the unit vector along `axis` (the smallest such turn).
+    """Rotations (..., 3, 3) whose z column is the unit vector along `axis` (..., 3), each the
+    smallest such turn (about z × a by the angle between them; a half turn about x for −z).
 
     Used to bring a joint axis given in any direction (URDF, link frames) onto the local z.
     """
     a = np.asarray(axis, dtype=float)
-    a = a / np.linalg.norm(a)
-    z = np.array([0.0, 0.0, 1.0])
-    v = np.cross(z, a)
-    s, c = np.linalg.norm(v), float(z @ a)
-    if s < 1e-12:
-        return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
-    return Rotation.from_rotvec(v / s * np.arctan2(s, c)).as_matrix()
+    if a.shape[-1:] != (3,):
+        raise ValueError(f"axis: expected shape (..., 3), got {a.shape}")
+    norm = np.linalg.norm(a, axis=-1, keepdims=True)
+    if not np.all(np.isfinite(a)) or np.any(norm < 1e-12):
+        raise ValueError("axis: must be a finite, non-zero vector")
+    a = a / norm
+    v = np.stack([-a[..., 1], a[..., 0], np.zeros(a.shape[:-1])], axis=-1)  # z × a
+    s, c = np.linalg.norm(v, axis=-1), a[..., 2]
+    opposite = (s < 1e-12) & (c < 0)
+    safe = np.where(s < 1e-12, 1.0, s)
+    k = v / safe[..., None]
+    K = skew(k)
+    angle = np.arctan2(s, c)[..., None, None]
+    R = np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * (K @ K)
+    R = np.where((s < 1e-12)[..., None, None], np.eye(3), R)
+    return np.where(opposite[..., None, None], np.diag([1.0, -1.0, -1.0]), R)
 
 
 def rotation_log(R: ArrayLike) -> np.ndarray:

@@ -1,0 +1,411 @@
+"""URDF import (`from_urdf`) and export (`to_urdf`) of serial-chain robots.
+
+URDF conventions, which both directions follow:
+
+* lengths in metres, angles in radians, masses in kg, inertia tensors in kg·m² about the
+  centre of mass, expressed in the `<inertial><origin>` frame;
+* `<origin xyz rpy>`: translate by xyz, then turn by roll, pitch, yaw about the *fixed* x, y, z
+  axes, R = Rz(yaw)·Ry(pitch)·Rx(roll) (`spatial.rpy_to_matrix`);
+* a joint's child link frame = parent link frame · origin · motion(axis, q); the axis (default
+  1 0 0) passes through the child frame's origin.
+
+Import: link frame i of the Robot *is* the URDF child link frame of movable joint i (table kind
+"frames"). Fixed joints between movable ones fold into the next joint's origin, those before the
+first movable joint into `robot.base`, those after the last into `robot.tool`. The inertial of
+link i is the rigid body of its URDF child link plus every link fixed to it, combined with the
+parallel-axis theorem (links behind joints off the chain, e.g. gripper fingers, are left out).
+A revolute or prismatic joint without <limit> is unlimited; a missing lower/upper is 0 (spec).
+With `length_unit="mm"` lengths and prismatic limits are ×1000 and inertia ×1e6 (kg·mm²).
+
+Export: links `base_link`, one per joint, `tool0` (and `world` when the base is not identity),
+always in metres. URDF link i is the Robot's link frame i when the joint axis passes through its
+origin (URDF-, link-frame-, MDH- and planar robots), else the joint frame (standard DH with
+a ≠ 0); inertials are re-expressed in that frame. Joint offsets fold into the origins, the
+home configuration goes into a comment only (URDF has none). A prismatic or half-open revolute limit
+at infinity is written as ±1.7976931348623157e308 (DBL_MAX), which `from_urdf` reads back as
+±inf (any |limit| >= 1e300 does). Effort and velocity limits are not part of a Robot: those
+imported from a URDF are kept in `robot.extras["urdf"]` and written back, others as 0.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from lxml import etree
+
+from .. import spatial
+from .builders import from_link_frames
+from .inertial import Inertial
+from .robot import PRISMATIC, Robot, RobotError
+from .schema import RobotFileError
+
+_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
+_BIG = 1e300
+_NUMBERS = {  # element -> {attribute: how many numbers}
+    "origin": {"xyz": 3, "rpy": 3}, "axis": {"xyz": 3}, "mass": {"value": 1},
+    "limit": {"lower": 1, "upper": 1, "effort": 1, "velocity": 1},
+    "inertia": {k: 1 for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")},
+    "mimic": {"multiplier": 1, "offset": 1},
+}
+_XACRO = "http://www.ros.org/wiki/xacro"
+
+
+# --- reading --------------------------------------------------------------------------------
+def _parse_xml(text_or_path: Any, where: str) -> tuple[etree._Element, str]:
+    """The <robot> element of URDF text, bytes or a file path; RobotFileError if malformed."""
+    if isinstance(text_or_path, Path) or (isinstance(text_or_path, str) and text_or_path.strip()
+                                               and "<" not in text_or_path):
+        path = Path(text_or_path)
+        if not path.is_file():
+            raise FileNotFoundError(f"URDF file not found: {path}")
+        where = str(path) if where == "<urdf>" else where
+        data = path.read_bytes()
+    else:
+        data = text_or_path.encode("utf-8") if isinstance(text_or_path, str) else bytes(text_or_path)
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, remove_blank_text=True)
+    try:
+        tree = etree.parse(io.BytesIO(data), parser)
+    except etree.XMLSyntaxError as e:
+        raise RobotFileError(f"{where}: malformed XML at line {e.lineno}: {e.msg}") from None
+    if tree.docinfo.internalDTD is not None:
+        raise RobotFileError(f"{where}: a <!DOCTYPE> with entities is not supported in URDF")
+    root = tree.getroot()
+    if any(isinstance(el.tag, str) and el.tag.startswith("{" + _XACRO) for el in root.iter()):
+        raise RobotFileError(f"{where}: this is a xacro file; expand it first (xacro in.urdf.xacro > out.urdf)")
+    if root.tag != "robot":
+        raise RobotFileError(f"{where}: line {root.sourceline}: root element is <{root.tag}>, expected <robot>")
+    return root, where
+
+
+def _check(root: etree._Element, where: str) -> None:
+    """Everything yourdfpy would silently default or crash on, with the line it is on."""
+    def bad(el, msg):
+        raise RobotFileError(f"{where}: line {el.sourceline}: <{el.tag}>: {msg}")
+
+    if not root.get("name"):
+        bad(root, "the robot has no name attribute")
+    for el in root.iter():
+        for attr, count in _NUMBERS.get(el.tag, {}).items() if isinstance(el.tag, str) else ():
+            if el.get(attr) is None:
+                continue
+            try:
+                vals = [float(v) for v in el.get(attr).split()]
+            except ValueError:
+                vals = []
+            if len(vals) != count or (el.tag != "limit" and not np.all(np.isfinite(vals))):
+                bad(el, f"{attr}={el.get(attr)!r} must be {count} finite number{'s' * (count > 1)}")
+    links: set[str] = set()
+    for el in root.findall("link"):
+        if not el.get("name") or el.get("name") in links:
+            bad(el, f"link name {el.get('name')!r} used twice" if el.get("name") else "a link needs a name")
+        links.add(el.get("name"))
+        inertial = el.find("inertial")
+        if inertial is not None:
+            mass, inertia = inertial.find("mass"), inertial.find("inertia")
+            if mass is None or mass.get("value") is None:
+                bad(inertial, f"link {el.get('name')!r}: <inertial> needs <mass value=...>")
+            if inertia is None or any(inertia.get(k) is None for k in _NUMBERS["inertia"]):
+                bad(inertial, f"link {el.get('name')!r}: <inertia> needs ixx ixy ixz iyy iyz izz")
+    joints, below = set(), {}
+    for el in root.findall("joint"):
+        name = el.get("name")
+        if not name or name in joints:
+            bad(el, f"joint name {name!r} used twice" if name else "a joint needs a name")
+        joints.add(name)
+        if el.get("type") not in _TYPES:
+            bad(el, f"joint {name!r}: type {el.get('type')!r} unknown: use one of {', '.join(_TYPES)}")
+        for tag in ("parent", "child"):
+            sub = el.find(tag)
+            if sub is None or sub.get("link") not in links:
+                bad(el if sub is None else sub, f"joint {name!r}: {tag} link "
+                    f"{None if sub is None else sub.get('link')!r} is not defined")
+        child = el.find("child").get("link")
+        if any(child in c for c in below.values()):
+            bad(el, f"joint {name!r}: link {child!r} has two parent joints")
+        below.setdefault(el.find("parent").get("link"), []).append(child)
+    for el in root.findall("joint/mimic"):
+        if el.get("joint") not in joints:
+            bad(el, f"joint {el.getparent().get('name')!r} mimics {el.get('joint')!r}, which is not defined")
+    roots = sorted(links - {c for cs in below.values() for c in cs})
+    if len(roots) != 1:
+        raise RobotFileError(f"{where}: the links must form one tree with one root link; "
+                             f"found {len(roots)} roots ({', '.join(roots) or 'a cycle'})")
+    seen, todo = set(), roots[:]
+    while todo:
+        seen.add(todo[-1])
+        todo += below.get(todo.pop(), [])
+    if seen != links:
+        raise RobotFileError(f"{where}: links {', '.join(sorted(links - seen))} form a cycle "
+                             f"apart from the root link {roots[0]!r}")
+
+
+def _load(root: etree._Element, where: str):
+    import yourdfpy
+
+    try:
+        return yourdfpy.URDF.load(io.BytesIO(etree.tostring(root)), build_scene_graph=False,
+                                  build_collision_scene_graph=False, load_meshes=False,
+                                  load_collision_meshes=False)
+    except Exception as e:  # yourdfpy raises many kinds; name the file and the cause
+        raise RobotFileError(f"{where}: cannot read the URDF ({type(e).__name__}: {e})") from None
+
+
+def _rigid_body(urdf, link: str, scale: float) -> Inertial | None:
+    """Inertial of `link` and every link fixed to it, in `link`'s frame (parallel axes)."""
+    parts, stack = [], [(link, np.eye(4))]
+    while stack:
+        name, T = stack.pop()
+        inert = urdf.link_map[name].inertial
+        if inert is not None:
+            O = T @ (np.eye(4) if inert.origin is None else inert.origin)
+            parts.append((float(inert.mass), O[:3, 3] * scale, O[:3, :3] @ inert.inertia @ O[:3, :3].T * scale**2))
+        stack += [(j.child, T @ (np.eye(4) if j.origin is None else j.origin))
+                  for j in urdf.robot.joints if j.parent == name and j.type == "fixed"]
+    if len(parts) < 2:
+        return Inertial(*parts[0]) if parts else None
+    m = sum(p[0] for p in parts)
+    c = sum(p[0] * p[1] for p in parts) / m if m > 0 else parts[0][1]
+    I = sum(p[2] + p[0] * (np.dot(p[1] - c, p[1] - c) * np.eye(3) - np.outer(p[1] - c, p[1] - c))
+            for p in parts)
+    return Inertial(m, c, (I + I.T) / 2)
+
+
+def _chain(urdf, tip: str | None, where: str) -> list:
+    """Joints from the root link to `tip` (default: the longest chain of actuated joints)."""
+    child_of = {j.child: j for j in urdf.robot.joints}
+
+    def path(link):
+        out = []
+        while link in child_of:
+            out.append(child_of[link])
+            link = out[-1].parent
+        return out[::-1]
+
+    if tip is not None:
+        if tip not in urdf.link_map:
+            close = difflib.get_close_matches(tip, list(urdf.link_map), n=3)
+            hint = f"did you mean {', '.join(close)}?" if close else f"links: {', '.join(urdf.link_map)}"
+            raise RobotFileError(f"{where}: tip link {tip!r} not found; {hint}")
+        return path(tip)
+    parents = {j.parent for j in urdf.robot.joints}
+    leaves = [name for name in urdf.link_map if name not in parents]
+    drivers = {j.mimic.joint for j in urdf.robot.joints if j.mimic is not None}
+    for skip in (drivers, set()):  # a gripper's mimicked driver joint is not part of the arm
+        keys = {leaf: tuple(j.name for j in path(leaf) if j.type != "fixed" and j.mimic is None
+                            and j.name not in skip) for leaf in leaves}
+        longest = max((len(k) for k in keys.values()), default=0)
+        if longest:
+            break
+    if not longest:
+        raise RobotFileError(f"{where}: no movable joint (revolute, continuous or prismatic) in the URDF"
+                             + (" other than mimic joints" if drivers else ""))
+    chains: dict[tuple, list[str]] = {}
+    for leaf in (leaf for leaf, key in keys.items() if len(key) == longest):
+        chains.setdefault(keys[leaf], []).append(leaf)
+    if len(chains) > 1:
+        listed = "; ".join(f"to {' / '.join(map(repr, ls))} through {', '.join(k)}" for k, ls in chains.items())
+        raise RobotFileError(f"{where}: the tree branches into {len(chains)} chains of {longest} "
+                             f"movable joints ({listed}); pass tip=<link name> to choose one")
+    link = urdf.joint_map[next(iter(chains))[-1]].child
+    while True:  # on to a tool link through fixed joints, while there is only one way
+        fixed = [j for j in urdf.robot.joints if j.parent == link and j.type == "fixed"]
+        if len(fixed) != 1:
+            return path(link)
+        link = fixed[0].child
+
+
+def _scaled(T: np.ndarray, k: float) -> np.ndarray:
+    T = T.copy()
+    T[:3, 3] *= k
+    return T
+
+
+def _limits(j, scale: float) -> tuple[float, float]:
+    if j.type == "continuous" or j.limit is None:
+        return (-np.inf, np.inf)
+    lo, hi = (0.0 if v is None else float(v) for v in (j.limit.lower, j.limit.upper))  # spec: 0
+    lo, hi = (v if abs(v) < _BIG else np.copysign(np.inf, v) for v in (lo, hi))
+    return (lo * scale, hi * scale) if j.type == PRISMATIC else (lo, hi)
+
+
+def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = None,
+              length_unit: str = "m", name: str | None = None) -> Robot:
+    """Robot from URDF text (str or bytes) or a .urdf file path: the serial chain from the root
+    link to `tip` (a link name).
+
+    Without `tip`, the chain is the longest one of actuated joints; branches made only of fixed
+    or mimic joints, and a gripper's driver joint whose mimic sits in a sibling branch, are not
+    part of it, and it runs on through fixed joints to a tool link while there is one way on.
+    Revolute, continuous (limits ±inf) and prismatic joints become joints; fixed joints fold
+    into constants. `length_unit` ("m" or "mm") is the unit of the returned Robot; the file is
+    always in metres. Raises RobotFileError naming the problem for malformed XML, no movable
+    joint, an unknown or ambiguous tip, and mimic, floating or planar joints on the chain.
+
+    >>> import kinematica as km
+    >>> r = km.from_urdf('''<robot name="r"><link name="a"/><link name="b"/>
+    ...   <joint name="j" type="continuous"><parent link="a"/><child link="b"/>
+    ...   <origin xyz="0 0 0.5"/><axis xyz="0 1 0"/></joint></robot>''')
+    >>> r.joint_names, r.link_names, r.limits.tolist()
+    (('j',), ('b',), [[-inf, inf]])
+    """
+    if length_unit not in ("m", "mm"):
+        raise RobotError(f"length unit {length_unit!r} unknown: use 'm' or 'mm'")
+    root, where = _parse_xml(text_or_path, where)
+    _check(root, where)
+    urdf = _load(root, where)
+    scale = 1000.0 if length_unit == "mm" else 1.0
+    path = _chain(urdf, tip, where)
+    pending, base, rows, links, inertials = np.eye(4), np.eye(4), [], [], []
+    for j in path:
+        if j.type in ("floating", "planar"):
+            raise RobotFileError(f"{where}: joint {j.name!r} is {j.type}: only revolute, continuous, "
+                                 "prismatic and fixed joints make a serial chain")
+        if j.mimic is not None:
+            raise RobotFileError(f"{where}: joint {j.name!r} mimics {j.mimic.joint!r}: mimic (coupled) "
+                                 "joints are not supported on the chain; choose another tip")
+        origin = np.eye(4) if j.origin is None else j.origin
+        if j.type == "fixed":
+            pending = pending @ origin
+            continue
+        if np.linalg.norm(j.axis) < 1e-12:
+            raise RobotFileError(f"{where}: joint {j.name!r}: axis must be a non-zero vector")
+        base, X = (base, pending @ origin) if rows else (pending, origin)
+        pending = np.eye(4)
+        rows.append({"name": j.name, "type": PRISMATIC if j.type == PRISMATIC else "revolute",
+                     "xyz": tuple(map(float, X[:3, 3] * scale)), "rpy": tuple(map(float, spatial.matrix_to_rpy(X[:3, :3]))),
+                     "axis": tuple(float(a) for a in j.axis), "limits": _limits(j, scale)})
+        links.append(j.child)
+        try:
+            inertials.append(_rigid_body(urdf, j.child, scale))
+        except ValueError as e:
+            raise RobotFileError(f"{where}: link {j.child!r}: {e}") from None
+    if not rows:
+        raise RobotFileError(f"{where}: no movable joint between the root link and tip {tip!r}")
+    extras = {"urdf": {k: tuple(getattr(urdf.joint_map[r["name"]].limit, k, None) for r in rows)
+                       for k in ("effort", "velocity")}}
+    try:
+        return from_link_frames(
+            rows, name=name or urdf.robot.name, length_unit=length_unit,
+            base=_scaled(base, scale), tool=_scaled(pending, scale),
+            link_names=tuple(links), inertials=tuple(inertials) if any(inertials) else None,
+            description=f"Imported from URDF {where}: links {path[0].parent} to {path[-1].child}.",
+            extras=extras)
+    except (RobotError, ValueError) as e:
+        raise RobotFileError(f"{where}: {e}") from None
+
+
+# --- writing --------------------------------------------------------------------------------
+def _num(x: float) -> str:
+    x = float(x)
+    if np.isinf(x):
+        return repr(float(np.copysign(np.finfo(float).max, x)))
+    text = "0" if x == 0 else repr(x)
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _vec(v, snap: bool = False) -> str:
+    """Numbers as shortest exact decimals; `snap` clears rounding noise (|x| < 1e-15) in
+    positions (m), angles (rad) and axes."""
+    return " ".join(_num(0.0 if snap and abs(x) < 1e-15 else x) for x in v)
+
+
+def _comment(text: str) -> etree._Comment:
+    return etree.Comment(" " + " ".join(str(text).split()).replace("--", "- -").rstrip("-") + " ")
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    out, k = name, 1
+    while out in taken:
+        k += 1
+        out = f"{name}_{k}"
+    taken.add(out)
+    return out
+
+
+def _frames(robot: Robot) -> np.ndarray:
+    """G_i (n, 4, 4): URDF link i = joint frame i · G_i. G_i = A_i (the Robot's own link frame)
+    when the joint still moves about an axis through that frame's origin, else identity."""
+    G = np.tile(np.eye(4), (robot.n, 1, 1))
+    for i, A in enumerate(robot.after):
+        size = max(1.0, float(np.abs(A[:3, 3]).max()))
+        if robot.joint_types[i] == PRISMATIC or np.abs(A[:2, 3]).max() <= 1e-14 * size:
+            G[i] = A
+    return G
+
+
+def _joint(root, name, kind, parent, child, T, per_m) -> etree._Element:
+    el = etree.SubElement(root, "joint", name=name, type=kind)
+    etree.SubElement(el, "parent", link=parent)
+    etree.SubElement(el, "child", link=child)
+    etree.SubElement(el, "origin", xyz=_vec(T[:3, 3] / per_m, True), rpy=_vec(spatial.matrix_to_rpy(T[:3, :3]), True))
+    return el
+
+
+def _inertial(link: etree._Element, inert: Inertial, H: np.ndarray, per_m: float) -> None:
+    """<inertial> of `inert` (given in a frame placed at H in the URDF link), in m and kg·m²;
+    `per_m` robot length units make a metre."""
+    R, node = H[:3, :3], etree.SubElement(link, "inertial")
+    I = R @ inert.inertia @ R.T / per_m**2
+    etree.SubElement(node, "origin", xyz=_vec((R @ inert.com + H[:3, 3]) / per_m), rpy="0 0 0")
+    etree.SubElement(node, "mass", value=_num(inert.mass))
+    etree.SubElement(node, "inertia", **{f"i{a}{b}": _num(I["xyz".index(a), "xyz".index(b)])
+                                        for a, b in ("xx", "xy", "xz", "yy", "yz", "zz")})
+
+
+def to_urdf(robot: Robot) -> str:
+    """URDF text of any Robot, in metres (mm robots are converted; a comment says so).
+
+    The chain is `world` (only when the base is not identity) → `base_link` → one link per
+    joint (`robot.link_names`, or link1 … linkn) → `tool0` (fixed), joint i turning about or
+    sliding along its axis through URDF link i's origin. Revolute joints without limits become
+    continuous. `from_urdf` of the text gives back the same forward kinematics, limits, names
+    and inertials (with `length_unit="mm"` for a mm robot).
+    """
+    s = 1000.0 if robot.length_unit == "mm" else 1.0  # robot length units per metre
+    taken: set[str] = set()
+    names = [_unique(n, taken) for n in (robot.link_names or [f"link{i + 1}" for i in range(robot.n)])]
+    base_link, tool_link = _unique("base_link", taken), _unique("tool0", taken)
+    world = None if np.allclose(robot.base, np.eye(4), rtol=0, atol=1e-15) else _unique("world", taken)
+    joint_names = set(robot.joint_names)
+    root = etree.Element("robot", name=robot.name)
+    root.append(_comment(f"Written by kinematica from robot {robot.name!r}. URDF units: m, rad, kg, "
+                         "kg·m²; rpy = roll, pitch, yaw about the fixed x, y, z axes."))
+    if robot.length_unit == "mm":
+        root.append(_comment("The robot's own length unit is mm: lengths here were divided by 1000 and "
+                             "inertia (kg·mm²) by 1e6. Read it back in mm with "
+                             "kinematica.from_urdf(path, length_unit='mm')."))
+    for text in (robot.description, robot.source):
+        if text:
+            root.append(_comment(text))
+    if robot.home is not None:
+        root.append(_comment(f"home configuration (not part of URDF): {_vec(robot.home)}"))
+    links = {n: etree.SubElement(root, "link", name=n) for n in [world, base_link, *names, tool_link] if n}
+    if world:
+        _joint(root, _unique("world_joint", joint_names), "fixed", world, base_link, robot.base, s)
+    known = robot.extras.get("urdf") if isinstance(robot.extras.get("urdf"), dict) else {}
+    G, prev = _frames(robot), np.eye(4)  # prev: previous URDF link → this joint's `before`
+    for i in range(robot.n):
+        prismatic = robot.joint_types[i] == PRISMATIC
+        lo, hi = robot.limits[i]
+        free = not prismatic and np.isinf(lo) and np.isinf(hi)
+        J = spatial.trans(z=robot.offsets[i]) if prismatic else spatial.rotz(robot.offsets[i])
+        el = _joint(root, robot.joint_names[i], "continuous" if free else robot.joint_types[i],
+                    names[i - 1] if i else base_link, names[i], prev @ robot.before[i] @ J @ G[i], s)
+        etree.SubElement(el, "axis", xyz=_vec(G[i][2, :3], True))
+        limit = {k: _num(v[i]) for k in ("effort", "velocity")
+                 if len(v := known.get(k, ())) == robot.n and v[i] is not None}
+        if not free:
+            k = s if prismatic else 1.0
+            limit |= {"lower": _num(lo / k), "upper": _num(hi / k)}
+        if limit:  # urdfdom (ROS, Pinocchio) needs effort and velocity: 0 when unknown
+            etree.SubElement(el, "limit", **({"effort": "0", "velocity": "0"} | limit))
+        prev = spatial.inv(G[i]) @ robot.after[i]
+        if robot.inertials is not None and robot.inertials[i] is not None:
+            _inertial(links[names[i]], robot.inertials[i], prev, s)
+    _joint(root, _unique("tool0_joint", joint_names), "fixed", names[-1], tool_link, prev @ robot.tool, s)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + etree.tostring(root, encoding="unicode",
+                                                                       pretty_print=True)
