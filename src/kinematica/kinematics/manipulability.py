@@ -60,9 +60,18 @@ def select_rows(J: np.ndarray, rows: str | tuple[int, ...]) -> np.ndarray:
     return J[..., list(rows), :]
 
 
+def _check_J(J: ArrayLike) -> np.ndarray:
+    J = np.asarray(J, dtype=float)
+    if J.ndim < 2:
+        raise ValueError(f"J: expected a matrix or a stack of matrices (..., m, n), got shape {J.shape}")
+    if not np.all(np.isfinite(J)):
+        raise ValueError("J: contains NaN or infinity")
+    return J
+
+
 def singular_values(J: ArrayLike) -> np.ndarray:
     """Singular values (..., min(m, n)), largest first."""
-    return np.linalg.svd(np.asarray(J, dtype=float), compute_uv=False)
+    return np.linalg.svd(_check_J(J), compute_uv=False)
 
 
 def _padded(J: np.ndarray) -> np.ndarray:
@@ -76,17 +85,17 @@ def _padded(J: np.ndarray) -> np.ndarray:
 
 def manipulability(J: ArrayLike) -> np.ndarray:
     """Yoshikawa's w = √det(J Jᵀ), shape (...). Zero when J Jᵀ is singular."""
-    return np.prod(_padded(np.asarray(J, dtype=float)), axis=-1)
+    return np.prod(_padded(_check_J(J)), axis=-1)
 
 
 def det_jjt(J: ArrayLike) -> np.ndarray:
     """det(J Jᵀ), the proximity-to-singularity measure of paper 001."""
-    return np.prod(_padded(np.asarray(J, dtype=float)) ** 2, axis=-1)
+    return np.prod(_padded(_check_J(J)) ** 2, axis=-1)
 
 
 def condition(J: ArrayLike) -> np.ndarray:
     """κ = σ_max / σ_min over the task's m directions (∞ when a direction is lost)."""
-    s = _padded(np.asarray(J, dtype=float))
+    s = _padded(_check_J(J))
     with np.errstate(divide="ignore"):
         return np.where(s[..., -1] > 0, s[..., 0] / np.where(s[..., -1] > 0, s[..., -1], 1), np.inf)
 

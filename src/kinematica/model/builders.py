@@ -49,9 +49,10 @@ def _limits(rows: Sequence[Row], types: Sequence[str], limits: ArrayLike | None,
     for i, row in enumerate(rows):
         if row.get("limits") is not None:
             lim = row["limits"]
-            if len(lim) != 2:
-                raise RobotError(f"joint {i + 1}: limits must be [lower, upper], got {lim!r}")
-            out[i] = [float(lim[0]), float(lim[1])]
+            try:
+                out[i] = np.asarray(lim, dtype=float).reshape(2)
+            except (TypeError, ValueError):
+                raise RobotError(f"joint {i + 1}: limits must be [lower, upper] (two numbers), got {lim!r}") from None
             if deg and types[i] == REVOLUTE:
                 out[i] = np.radians(out[i])
     if limits is not None:
@@ -230,10 +231,12 @@ def from_link_frames(rows: Sequence[Row], *, name: str = "robot", length_unit: s
         raise RobotError("a link-frame model needs at least one joint")
     before, after = link_frame_transforms(rows, deg)
     types = [_joint_type(r, i) for i, r in enumerate(rows)]
+    # keep the user's own orientation form: a direction-cosine matrix or roll-pitch-yaw
     table = ParameterTable(
-        "frames", ("name", "type", "xyz", "rotation", "axis"),
+        "frames", ("name", "type", "xyz", "rotation", "rpy", "axis"),
         tuple((r.get("name", f"q{i + 1}"), types[i], tuple(r.get("xyz", (0, 0, 0))),
-               r.get("rotation", r.get("rpy", (0, 0, 0))), tuple(r.get("axis", (0, 0, 1))))
+               r.get("rotation"), None if r.get("rotation") is not None else tuple(r.get("rpy", (0, 0, 0))),
+               tuple(r.get("axis", (0, 0, 1))))
               for i, r in enumerate(rows)), "deg" if deg else "rad")
     return _robot(rows, types, before, after, np.zeros(len(rows)), table, name=name,
                   length_unit=length_unit, limits=limits, joint_names=joint_names, home=home,

@@ -42,7 +42,7 @@ def load(name_or_path: str | Path) -> Robot:
 
             return from_urdf(text, where=str(path))
         return read_text(text, str(path))
-    close = difflib.get_close_matches(key, bundle, n=3)
+    close = [n for n in sorted(bundle) if n.startswith(key.lower())] or difflib.get_close_matches(key, bundle, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else f"; bundled robots: {', '.join(sorted(bundle))}"
     raise ValueError(f"unknown robot {key!r} (not a bundled name nor a .yaml/.urdf file){hint}")
 

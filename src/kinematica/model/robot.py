@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -108,6 +109,8 @@ class Robot:
             _check_rigid(T, f"{what} transforms")
         _check_rigid(self.base, "base transform")
         _check_rigid(self.tool, "tool transform")
+        if self.inertials is not None:
+            set_(self, "inertials", tuple(self.inertials))
         set_(self, "offsets", _frozen(self.offsets, (n,), "joint offsets"))
         set_(self, "limits", _frozen(self.limits, (n, 2), "joint limits", allow_inf=True))
         lo_hi = np.asarray(self.limits)
@@ -120,8 +123,11 @@ class Robot:
         if len(set(names)) != n:
             raise RobotError(f"joint names must be unique, got {names}")
         set_(self, "joint_names", names)
-        if self.link_names is not None and len(self.link_names) != n:
-            raise RobotError(f"link names: expected {n}, got {len(self.link_names)}")
+        if self.link_names is not None:
+            set_(self, "link_names", tuple(str(x) for x in self.link_names))
+            if len(self.link_names) != n:
+                raise RobotError(f"link names: expected {n}, got {len(self.link_names)}")
+        set_(self, "extras", MappingProxyType(dict(self.extras)))  # read-only, never shared
         if self.home is not None:
             set_(self, "home", _frozen(self.home, (n,), "home configuration"))
         if self.length_unit not in LENGTH_UNITS:
@@ -171,6 +177,8 @@ class Robot:
     def within_limits(self, q: ArrayLike, tol: float = 1e-9) -> np.ndarray:
         """Whether each configuration (..., n) lies inside the joint limits."""
         q = np.asarray(q, dtype=float)
+        if q.ndim == 0 or q.shape[-1] != self.n:
+            raise ValueError(f"q: expected shape (..., {self.n}), got {q.shape}")
         return np.all((q >= self.limits[:, 0] - tol) & (q <= self.limits[:, 1] + tol), axis=-1)
 
     def __repr__(self) -> str:

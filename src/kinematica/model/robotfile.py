@@ -85,13 +85,13 @@ def read_text(text: str, where: str = "<robot file>") -> Robot:
 
 # --- writing ------------------------------------------------------------------------------
 def _clean(x: Any) -> Any:
-    """Plain Python floats (rounded past float noise) so the YAML reads well."""
+    """Plain Python floats at 15 significant digits: short in the file, ~1e-15 relative error."""
     if isinstance(x, np.ndarray):
         x = x.tolist()
     if isinstance(x, (list, tuple)):
         return [_clean(v) for v in x]
     if isinstance(x, (float, np.floating)):
-        v = float(np.round(float(x), 12))
+        v = float(f"{float(x):.15g}")
         return 0.0 if v == 0 else v
     if isinstance(x, np.integer):
         return int(x)
@@ -115,8 +115,8 @@ def _joint_rows(robot: Robot, deg: bool) -> tuple[str, list[dict], np.ndarray]:
     tool = robot.tool
     if t is not None and t.kind in ("dh", "mdh"):
         keys = ("theta", "d", "a", "alpha")
-        rows = [{"name": r["name"], "type": r["type"], **{k: _clean(r[k]) for k in keys}}
-                for r in t.as_dicts()]
+        rows = [{"name": nm, "type": r["type"], **{k: _clean(r[k]) for k in keys}}
+                for nm, r in zip(robot.joint_names, t.as_dicts())]
         if t.angle_unit != ("deg" if deg else "rad"):
             f = 180 / np.pi if deg else np.pi / 180
             for r in rows:
@@ -126,6 +126,15 @@ def _joint_rows(robot: Robot, deg: bool) -> tuple[str, list[dict], np.ndarray]:
         L = [r["L"] for r in t.as_dicts()]
         return "planar", [{"name": nm, "length": _clean(l)} for nm, l in zip(robot.joint_names, L)], \
             spatial.trans(x=-L[-1]) @ tool
+    if t is not None and t.kind == "frames":
+        rows = []
+        for nm, r in zip(robot.joint_names, t.as_dicts()):
+            row = {"name": nm, "type": r["type"], "xyz": _clean(r["xyz"])}
+            row |= {"rotation": _clean(r["rotation"])} if r["rotation"] is not None else {"rpy": _clean(r["rpy"])}
+            if not np.allclose(r["axis"], (0, 0, 1)):
+                row["axis"] = _clean(r["axis"])
+            rows.append(row)
+        return "frames", rows, tool
     # Generic: joint i placed at A(i−1)·B(i) in the previous joint frame, turning about z.
     rows = []
     for i in range(robot.n):
@@ -141,7 +150,7 @@ def robot_to_dict(robot: Robot) -> dict[str, Any]:
     kind, rows, tool = _joint_rows(robot, deg)
     scale = np.where(robot.revolute, 180 / np.pi if deg else 1.0, 1.0)
     for i, row in enumerate(rows):
-        if np.all(np.isfinite(robot.limits[i])):
+        if np.any(np.isfinite(robot.limits[i])):  # YAML writes an open end as .inf
             row["limits"] = _clean(robot.limits[i] * scale[i])
         if robot.link_names is not None:
             row["link"] = robot.link_names[i]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import re
+
 import jsonschema
 import yaml
 
@@ -85,6 +87,20 @@ SCHEMA: dict[str, Any] = {
 }
 
 
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader reading floats as YAML 1.2 does: `1e-3` is a number, not a string."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+                  |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+                  |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+                  |[-+]?\.(?:inf|Inf|INF)
+                  |\.(?:nan|NaN|NAN))$""", re.X),
+    list("-+0123456789."))
+
+
 class RobotFileError(ValueError):
     """A robot file is malformed; the message names the file, line and field."""
 
@@ -124,21 +140,73 @@ def _unknown_key_line(node: yaml.Node, err: jsonschema.ValidationError) -> tuple
 def parse(text: str, where: str = "<robot file>") -> dict[str, Any]:
     """Parse and validate robot-file text; raise RobotFileError naming file, line and field."""
     try:
-        root = yaml.compose(text)
+        root = yaml.compose(text, Loader=_Loader)
+        data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark else ""
         raise RobotFileError(f"{where}{line}: not valid YAML ({getattr(e, 'problem', e)})") from None
     if root is None:
         raise RobotFileError(f"{where}: the file is empty")
-    data = yaml.safe_load(text)
     _validate(data, SCHEMA, root, where, [])
     if isinstance(data.get("joints"), list):
         joint_schema = {"type": "object", "additionalProperties": False,
                         "properties": _joint_by_kind[data["kind"]]}
         for i, j in enumerate(data["joints"]):
             _validate(j, joint_schema, root, where, ["joints", i])
+    _check_meaning(data, root, where)
     return data
+
+
+_EXCLUSIVE = [("placement", ("matrix", "xyz")), ("placement", ("matrix", "rpy")),
+              ("placement", ("matrix", "rotation")), ("placement", ("rotation", "rpy")),
+              ("inertial", ("inertia", "cylinder", "box", "sphere"))]
+
+
+def _fail(root: yaml.Node, where: str, path: list, message: str) -> None:
+    line = _node_at(root, path).start_mark.line + 1
+    raise RobotFileError(f"{where} line {line}: {_field(path)}: {message}")
+
+
+def _exclusive(d: dict, what: str, root: yaml.Node, where: str, path: list) -> None:
+    for kind, keys in _EXCLUSIVE:
+        given = [k for k in keys if k in d]
+        if kind == what and len(given) > 1:
+            _fail(root, where, path + [given[1]], f"give only one of {', '.join(given)}")
+
+
+def _is_rotation(R: Any) -> bool:
+    import numpy as np
+
+    R = np.asarray(R, dtype=float)
+    return bool(np.allclose(R.T @ R, np.eye(3), atol=1e-6) and np.linalg.det(R) > 0)
+
+
+def _check_meaning(data: dict, root: yaml.Node, where: str) -> None:
+    """Rules a JSON schema states badly: keys that exclude each other, ordered limits, and
+    joint types the kind cannot hold — each reported at its own line, in the file's units."""
+    for key in ("base", "tool"):
+        if key in data:
+            _exclusive(data[key], "placement", root, where, [key])
+    for i, j in enumerate(data["joints"]):
+        path = ["joints", i]
+        _exclusive(j, "placement", root, where, path)
+        if "inertial" in j:
+            _exclusive(j["inertial"], "inertial", root, where, path + ["inertial"])
+        if "limits" in j and j["limits"][0] > j["limits"][1]:
+            _fail(root, where, path + ["limits"], f"lower limit {j['limits'][0]} is above upper limit {j['limits'][1]}")
+        if data["kind"] == "planar" and j.get("type", "revolute") != "revolute":
+            _fail(root, where, path + ["type"], "a planar chain has revolute joints only")
+        if data["kind"] == "planar" and "length" not in j:
+            _fail(root, where, path, "a planar joint needs 'length'")
+        for key in ("rotation",):
+            if key in j and not _is_rotation(j[key]):
+                _fail(root, where, path + [key], "must be an orthonormal 3x3 matrix with determinant +1")
+    for key in ("base", "tool"):
+        if "rotation" in data.get(key, {}) and not _is_rotation(data[key]["rotation"]):
+            _fail(root, where, [key, "rotation"], "must be an orthonormal 3x3 matrix with determinant +1")
+    if "home" in data and len(data["home"]) != len(data["joints"]):
+        _fail(root, where, ["home"], f"expected {len(data['joints'])} values (one per joint), got {len(data['home'])}")
 
 
 def _validate(data: Any, schema: dict, root: yaml.Node, where: str, prefix: list) -> None:
