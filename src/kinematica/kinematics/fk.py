@@ -25,7 +25,7 @@ def fk(robot: Robot, q: ArrayLike) -> np.ndarray:
     if q.ndim == 1:
         return end_single(robot, q, False)[0]
     Q = q.reshape(-1, robot.n)
-    if Q.shape[0] <= _SMALL:
+    if 0 < Q.shape[0] <= _SMALL:
         T = np.stack([end_single(robot, qi, False)[0] for qi in Q])
     else:
         T = end_pass(robot, Q, False)[0]
@@ -49,5 +49,5 @@ def fk_frames(robot: Robot, q: ArrayLike) -> np.ndarray:
     if q.ndim == 1:
         return frames_single(robot, q)
     Q = q.reshape(-1, robot.n)
-    F = np.stack([frames_single(robot, qi) for qi in Q]) if Q.shape[0] <= _SMALL else frames_pass(robot, Q)
+    F = np.stack([frames_single(robot, qi) for qi in Q]) if 0 < Q.shape[0] <= _SMALL else frames_pass(robot, Q)
     return F.reshape(q.shape[:-1] + (robot.n + 2, 4, 4))

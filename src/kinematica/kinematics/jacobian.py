@@ -18,16 +18,20 @@ def fk_jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> tuple[np.nda
     if frame not in FRAMES:
         raise ValueError(f"frame must be 'base' or 'tool', got {frame!r}")
     q = check_q(robot, q)
-    Q = q.reshape(-1, robot.n)
-    if Q.shape[0] <= _SMALL:
-        pairs = [end_single(robot, qi, True) for qi in Q]
-        T = np.stack([p[0] for p in pairs])
-        J = np.stack([p[1] for p in pairs])
+    if q.ndim == 1:  # the common single call: stacking and reshaping would double its time
+        T, J = end_single(robot, q, True)
     else:
-        T, J = end_pass(robot, Q, True)
+        Q = q.reshape(-1, robot.n)
+        if 0 < Q.shape[0] <= _SMALL:
+            pairs = [end_single(robot, qi, True) for qi in Q]
+            T = np.stack([p[0] for p in pairs])
+            J = np.stack([p[1] for p in pairs])
+        else:
+            T, J = end_pass(robot, Q, True)
+        T, J = T.reshape(q.shape[:-1] + (4, 4)), J.reshape(q.shape[:-1] + (6, robot.n))
     if frame == "tool":
         J = to_tool_frame(J, T)
-    return T.reshape(q.shape[:-1] + (4, 4)), J.reshape(q.shape[:-1] + (6, robot.n))
+    return T, J
 
 
 def jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> np.ndarray:
