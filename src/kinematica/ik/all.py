@@ -48,7 +48,7 @@ def _candidates(robot: Robot, t: Target, current: np.ndarray, seeds: int, rng, m
         from .analytic import analytic_solutions
     except ImportError:  # analytic solvers not installed in this build
         analytic_solutions = None
-    found = analytic_solutions(robot, t.reshape(1)) if analytic_solutions else None
+    found = analytic_solutions(robot, t.reshape(1), q_ref=current) if analytic_solutions else None
     if found is not None:
         q, valid, labels = found
         return q[0][valid[0]], [l for l, v in zip(labels, valid[0]) if v], "analytic"

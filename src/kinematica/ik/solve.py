@@ -130,7 +130,8 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLike | None = None, 
     target: a `Target` (see `kinematica.ik.target`: pose, position, orientation forms, approach
     or pitch, planar), a pose (..., 4, 4), a position (..., 3) or a planar point (..., 2).
     q0: the initial guess (n,) or one per target; default the robot's home configuration.
-    method: "lm", "gn"/"newton", "transpose", "dls". limits: "clip" projects every step onto
+    method: "lm", "gn"/"newton", "transpose", "dls", or "analytic" (the closed-form branch nearest
+    q0, where a solver fits the robot). limits: "clip" projects every step onto
     the joint limits (paper 000), "wrap" iterates freely and wraps revolute joints into range at
     the end, "ignore" drops the limits. restarts: extra rounds from random seeds inside the
     limits for targets not yet solved. options: `Options` fields (tolerances, max_iter, damping,
@@ -146,6 +147,8 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLike | None = None, 
     shape = t.shape
     N = int(np.prod(shape))
     t = t.reshape(N)
+    if method == "analytic":
+        return _analytic(robot, t, shape, q0, limits, dict(options))
     opts = _options(robot, method, limits, dict(options))
     opts.history = opts.history and N == 1
     seeds = _seeds(robot, q0, N)
@@ -173,6 +176,42 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLike | None = None, 
     for k in np.flatnonzero(ok & near):
         reasons[k] += " (near a singularity: σ_min/σ_max < 1e-3)"
     return _package(robot, shape, method, q, ok, reasons, iters, pos, ori, inside, near, reachable, history)
+
+
+def _analytic(robot: Robot, t: Target, shape: tuple, q0, limits: str, kw: dict) -> IKResult:
+    """The closed-form branch nearest q0 (within the limits when they are enforced)."""
+    from .analytic import analytic_solutions, solver_name
+
+    opts = _options(robot, "lm", limits, kw)  # tolerances only
+    seeds = _seeds(robot, q0, len(t.p))
+    found = analytic_solutions(robot, t, q_ref=seeds)
+    if found is None:
+        raise ValueError(f"no analytic solver fits {robot.name!r} with a {t.kind} target "
+                         f"(closed forms exist for planar 2R/3R, yaw-pitch-pitch-pitch-roll 5-DOF arms, "
+                         f"6R arms with a spherical wrist and UR-type arms); use a numeric method")
+    Q, valid, labels = found
+    enforce = limits != "ignore"
+    usable = valid & (robot.within_limits(Q) if enforce else True)
+    d = np.linalg.norm((Q - seeds[:, None] + np.pi) % (2 * np.pi) - np.pi, axis=-1)
+    best = np.argmin(np.where(usable, d, np.where(valid, 1e6 + d, 2e6 + d)), axis=1)
+    q = Q[np.arange(len(Q)), best]
+    ok, pos, ori, inside = _judge(robot, t, q, opts, enforce)
+    reachable, dist, reach = reach_check(robot, t)
+    reasons = []
+    for k in range(len(q)):
+        if ok[k]:
+            reasons.append(f"exact ({labels[best[k]]})")
+        elif not reachable[k]:
+            reasons.append(out_of_reach_message(dist[k], reach, robot.length_unit))
+        elif valid[k].any():
+            reasons.append("every closed-form solution lies outside the joint limits")
+        else:
+            reasons.append(f"no closed-form solution reaches the target ({solver_name(robot)} solver)")
+    near = _near_singular(robot, t, q)
+    res = _package(robot, shape, "analytic", q, ok, reasons, np.zeros(len(q), int), pos, ori, inside,
+                   near, reachable & valid.any(axis=1), None)
+    branch = np.array([labels[b] for b in best], dtype=object)
+    return IKResult(**{**res.__dict__, "branch": branch.reshape(shape) if shape else branch[0]})
 
 
 def _check_fits(robot: Robot, t: Target) -> None:
