@@ -156,3 +156,19 @@ def test_bad_input_is_a_value_error(bad):
         km.forward_dynamics(robot, np.zeros(5), bad, np.zeros(5))
     with pytest.raises(ValueError):
         km.rne(robot, np.zeros(5), np.zeros(5), np.zeros(5), wrench=[np.inf, 0, 0, 0, 0, 0])
+
+
+def test_friction_and_armature_from_a_robot_file_round_trip(tmp_path):
+    robot = km.load("arm-5dof")
+    text = km.model.robotfile.write_text(robot).replace(
+        "- name: q2\n", "- name: q2\n  friction: {viscous: 0.5, coulomb: 0.2}\n  armature: 0.01\n")
+    assert "armature" in text
+    path = tmp_path / "r.yaml"
+    path.write_text(text)
+    rough = km.load(path)
+    q, qd, qdd = np.zeros(5), np.array([0, 2.0, 0, 0, 0]), np.array([0, 3.0, 0, 0, 0])
+    extra = km.rne(rough, q, qd, qdd) - km.rne(robot, q, qd, qdd)
+    assert np.allclose(extra, [0, 0.5 * 2 + 0.2 + 0.01 * 3, 0, 0, 0], atol=1e-12)
+    assert np.allclose(km.mass_matrix(rough, q) - km.mass_matrix(robot, q), np.diag([0, 0.01, 0, 0, 0]))
+    km.save(rough, tmp_path / "again.yaml")
+    assert km.load(tmp_path / "again.yaml").extras["drives"] == rough.extras["drives"]

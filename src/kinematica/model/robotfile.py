@@ -45,6 +45,15 @@ def _inertial(d: dict) -> Inertial:
     return Inertial(d["mass"], com, I)
 
 
+def _drives(joints: list[dict]) -> dict:
+    """Joint friction (viscous N·m·s/rad, Coulomb N·m) and armature (kg·m²) per joint, if any."""
+    if not any("friction" in j or "armature" in j for j in joints):
+        return {}
+    return {"drives": {"viscous": [j.get("friction", {}).get("viscous", 0.0) for j in joints],
+                       "coulomb": [j.get("friction", {}).get("coulomb", 0.0) for j in joints],
+                       "armature": [j.get("armature", 0.0) for j in joints]}}
+
+
 def robot_from_dict(data: dict[str, Any], where: str = "<robot file>") -> Robot:
     """Build a Robot from an already-validated robot-file mapping."""
     deg = data.get("angle_unit", "rad") == "deg"
@@ -59,7 +68,8 @@ def robot_from_dict(data: dict[str, Any], where: str = "<robot file>") -> Robot:
             source=data.get("source", ""),
             link_names=tuple(j["link"] for j in joints) if all("link" in j for j in joints) else None,
             extras={k: data[k] for k in ("gripper", "extras", "notes") if k in data}
-            | ({"servo": [j.get("servo") for j in joints]} if any("servo" in j for j in joints) else {}),
+            | ({"servo": [j.get("servo") for j in joints]} if any("servo" in j for j in joints) else {})
+            | _drives(joints),
         )
         if data["kind"] == "planar":
             missing = [i + 1 for i, j in enumerate(joints) if "length" not in j]
@@ -159,6 +169,11 @@ def robot_to_dict(robot: Robot) -> dict[str, Any]:
         servo = robot.extras.get("servo")
         if servo and servo[i]:
             row["servo"] = servo[i]
+        drives = robot.extras.get("drives")
+        if drives:
+            fr = {k: _clean(drives[k][i]) for k in ("viscous", "coulomb") if drives[k][i]}
+            row |= ({"friction": fr} if fr else {}) | (
+                {"armature": _clean(drives["armature"][i])} if drives["armature"][i] else {})
     out: dict[str, Any] = {"name": robot.name}
     for key in ("description", "source"):
         if getattr(robot, key):

@@ -56,6 +56,10 @@ _common_joint = {
     "inertial": _inertial,
     "servo": _servo,
     "link": {"type": "string"},
+    "friction": {"type": "object", "additionalProperties": False,
+                 "properties": {"viscous": {"type": "number", "minimum": 0},
+                                "coulomb": {"type": "number", "minimum": 0}}},
+    "armature": {"type": "number", "minimum": 0},
 }
 
 _joint_by_kind = {
