@@ -156,8 +156,8 @@ def test_demo_table(capsys):
 
 def test_demo_json_values(capsys):
     data = run_json(capsys, "demo")
-    assert [e["paper"] for e in data] == ["000", "001", "002", "003", "004"]
-    checks = {e["paper"]: e["checks"] for e in data}
+    assert [e["paper"] for e in data[:5]] == ["000", "001", "002", "003", "004"]
+    checks = {e["paper"]: e["checks"] for e in data[:5]}
     np.testing.assert_allclose(checks["000"][0]["value"], [30.79, 47.02], atol=5e-3)
     np.testing.assert_allclose(checks["000"][3]["value"], [-10, 35], atol=0.02)
     assert checks["000"][2]["value"]["reachable"] is True
@@ -171,11 +171,250 @@ def test_demo_json_values(capsys):
     np.testing.assert_allclose(checks["004"][3]["value"], [0.445, 0, 0.7735], atol=1e-12)
 
 
+def test_demo_ik_rows(capsys):
+    data = run_json(capsys, "demo")
+    ik = data[5:]
+    assert [e["paper"] for e in ik] == ["000", "001", "003", "004"]
+    c000, c001, c003, c004 = (e["checks"] for e in ik)
+    tight, loose, far, stuck = (c["value"] for c in c000)
+    np.testing.assert_allclose(tight["q_deg"], [38.509, 68.800, 62.749], atol=5e-4)
+    assert tight["success"] and tight["iterations"] == 6 and tight["position_error"] < 1e-9
+    np.testing.assert_allclose(loose["q_deg"], tight["q_deg"], atol=1e-3)
+    assert loose["success"] and loose["iterations"] == 5
+    assert not far["success"] and far["iterations"] == 0
+    assert far["reason"].startswith("target out of reach: |p| = 70.71 mm > 60 mm")
+    assert not stuck["success"] and stuck["reason"].startswith("stalled at joint limit")
+    transpose_p, transpose_m, dls_p, dls_m = (c["value"] for c in c001)
+    for v, sign in ((transpose_p, 1), (transpose_m, -1)):
+        np.testing.assert_allclose(v["q_deg"], [sign * 33.69, 39.07, -67.97, -56.74], atol=0.01)
+        assert v["success"] and v["method"] == "transpose" and 50 <= v["iterations"] <= 60
+        assert v["det_JJT"] == pytest.approx(1.107e13, rel=1e-3)
+    for v, sign in ((dls_p, 1), (dls_m, -1)):
+        np.testing.assert_allclose(v["q_deg"], [sign * 33.69, 51.84, -102.37, 14.07], atol=0.01)
+        assert v["success"] and v["method"] == "dls" and v["iterations"] == 11
+    assert "57 iterations" in c001[1]["note"] and "7 iterations" in c001[3]["note"]
+    down, up, every = (c["value"] for c in c003)
+    np.testing.assert_allclose(down["q_deg"][:4], [20.00, 16.30, 44.22, -15.52], atol=0.01)
+    np.testing.assert_allclose(up["q_deg"][:4], [20.00, 45.10, -44.22, 44.13], atol=0.01)
+    assert down["method"] == up["method"] == "analytic"
+    assert "elbow down" in down["branch"] and "elbow up" in up["branch"]
+    assert "erratum" in c003[0]["note"] and len(every) == 4
+    line, printed, newton, exact, branches = (c["value"] for c in c004)
+    end = [-np.pi / 2, 0, 0, 0, -np.pi / 2, 0]
+    np.testing.assert_allclose(line["q"], end, atol=1e-12)
+    assert printed["position_error"] == pytest.approx(0.0176, abs=1e-4)
+    assert np.degrees(printed["orientation_error"]) == pytest.approx(3.9, abs=0.05)
+    assert newton["success"] and newton["method"] == "newton"
+    kuka = km.load("kuka-kr6-r900")
+    np.testing.assert_allclose(km.fk(kuka, newton["q"]), km.fk(kuka, end), atol=1e-8)
+    np.testing.assert_allclose(exact["q"], end, atol=1e-12)
+    assert len(branches) == 8 and len({b["branch"] for b in branches}) == 8
+    assert sum(b["within_limits"] for b in branches) == 4
+
+
+def test_demo_ik_table(capsys):
+    code, out, err = run(capsys, "demo")
+    assert code == 0 and err == ""
+    for text in ("(38.509, 68.800, 62.749)°, 6 iterations", "(38.509, 68.800, 62.749)°, 5 iterations",
+                 "target out of reach: |p| = 70.71 mm > 60 mm", "stalled at joint limit",
+                 "(33.69, 39.07, -67.97, -56.74)°, 54 iterations",
+                 "(-33.69, 51.84, -102.37, 14.07)°, 11 iterations",
+                 "(20.00, 16.30, 44.22, -15.52)° [front / elbow down]",
+                 "(20.00, 45.10, -44.22, 44.13)° [front / elbow up]",
+                 "tool 17.6 mm and 3.9° from the end pose", "8 solutions, 4 within",
+                 "(-1.5708, 0.0000, 0.0000, 0.0000, -1.5708, 0.0000) [shoulder front / elbow up"):
+        assert text in out
+
+
 def test_demo_examples_are_a_list_of_entries():
     assert all(isinstance(e, demo.Example) for e in demo.EXAMPLES)
     for e in demo.EXAMPLES:
         assert e.robot in km.robot_names()
         assert all(isinstance(c, demo.Check) for c in demo.run(e))
+
+
+# --- ik --------------------------------------------------------------------------------------
+IK_KEYS = {"robot", "length_unit", "reachable", "message", "solutions"}
+SOLUTION_KEYS = {"q", "q_deg", "position_error", "orientation_error", "iterations", "method",
+                 "within_limits", "branch", "near_singular"}
+KUKA_END = [-np.pi / 2, 0, 0, 0, -np.pi / 2, 0]
+Q_SAMPLE = [0.3, 0.2, -0.4, 0.5, 0.6, 0.7]
+
+
+def _one_solution(data):
+    assert IK_KEYS <= set(data)
+    assert data["reachable"] is True and len(data["solutions"]) == 1
+    sol = data["solutions"][0]
+    assert set(sol) == SOLUTION_KEYS
+    np.testing.assert_allclose(sol["q_deg"], np.degrees(sol["q"]))
+    return sol
+
+
+def test_ik_json_paper000_planar(capsys):
+    data = run_json(capsys, "ik", "planar-3r", "--position", "-10", "35", "--q0", "30", "30", "20",
+                    "--deg")
+    sol = _one_solution(data)
+    assert data["robot"] == "planar-3r" and data["length_unit"] == "mm"
+    assert data["message"] == "converged" and data["target"]["kind"] == "planar"
+    np.testing.assert_allclose(sol["q_deg"], [38.509, 68.800, 62.749], atol=5e-4)
+    assert sol["iterations"] == 5 and sol["method"] == "lm" and sol["branch"] is None
+    assert sol["within_limits"] is True and sol["near_singular"] is False
+    assert sol["position_error"] < 1e-3
+    np.testing.assert_allclose(km.fk(km.load("planar-3r"), sol["q"])[:2, 3], [-10, 35], atol=1e-3)
+    tight = run_json(capsys, "ik", "planar-3r", "--position", "-10", "35", "--q0", "30", "30", "20",
+                     "--deg", "--tol", "1e-9")
+    assert tight["solutions"][0]["iterations"] == 6
+    assert tight["solutions"][0]["position_error"] < 1e-9
+
+
+def test_ik_planar_heading_phi(capsys):
+    robot = km.load("planar-3r")
+    q = np.radians([40.0, 60.0, 50.0])
+    x, y = km.fk(robot, q)[:2, 3]
+    data = run_json(capsys, "ik", "planar-3r", "--position", str(x), str(y), "--phi", "150", "--deg",
+                    "--method", "analytic")
+    sol = _one_solution(data)
+    np.testing.assert_allclose(sol["q"], q, atol=1e-9)
+    assert sol["method"] == "analytic" and "elbow" in sol["branch"]
+    assert data["target"]["phi"] == pytest.approx(np.radians(150))
+    rad = run_json(capsys, "ik", "planar-3r", "--position", str(x), str(y), "--phi",
+                   str(np.radians(150)))  # lm, angles in rad
+    T = km.fk(robot, rad["solutions"][0]["q"])
+    np.testing.assert_allclose(T[:2, 3], [x, y], atol=1e-3)
+    assert np.degrees(np.arctan2(T[1, 0], T[0, 0])) == pytest.approx(150, abs=1e-4)
+
+
+def _kuka_pose_forms():
+    from scipy.spatial.transform import Rotation
+    T = km.fk(km.load("kuka-kr6-r900"), Q_SAMPLE)
+    R = Rotation.from_matrix(T[:3, :3])
+    return T, {"--rpy": km.spatial.matrix_to_rpy(T[:3, :3]), "--euler-zyz": R.as_euler("ZYZ"),
+               "--quat": R.as_quat(scalar_first=True)}
+
+
+@pytest.mark.parametrize("flag", ["--rpy", "--euler-zyz", "--quat"])
+@pytest.mark.parametrize("method", ["lm", "gn", "analytic"])
+def test_ik_json_pose_forms(capsys, flag, method):
+    T, forms = _kuka_pose_forms()
+    data = run_json(capsys, "ik", "kuka-kr6-r900", "--position", *map(str, T[:3, 3]),
+                    flag, *map(str, forms[flag]), "--method", method)
+    sol = _one_solution(data)
+    assert data["target"]["kind"] == "pose" and data["target"]["constraints"] == 6
+    assert sol["method"] == method and sol["position_error"] < 1e-6
+    np.testing.assert_allclose(km.fk(km.load("kuka-kr6-r900"), sol["q"]), T, atol=1e-6)
+    assert (sol["branch"] is not None) == (method == "analytic")
+
+
+def test_ik_deg_applies_to_every_angle_input(capsys):
+    T, forms = _kuka_pose_forms()
+    pos = list(map(str, T[:3, 3]))
+    for flag in ("--rpy", "--euler-zyz"):
+        rad = run_json(capsys, "ik", "kuka-kr6-r900", "--position", *pos, flag, *map(str, forms[flag]),
+                       "--q0", *map(str, Q_SAMPLE))
+        deg = run_json(capsys, "ik", "kuka-kr6-r900", "--position", *pos, flag,
+                       *map(str, np.degrees(forms[flag])), "--q0", *map(str, np.degrees(Q_SAMPLE)),
+                       "--deg")
+        np.testing.assert_allclose(deg["q0"], rad["q0"], atol=1e-12)
+        np.testing.assert_allclose(deg["solutions"][0]["q"], rad["solutions"][0]["q"], atol=1e-9)
+
+
+def test_ik_json_pitch_and_approach_paper003(capsys):
+    p = ["59.98", "21.83", "42.33"]
+    data = run_json(capsys, "ik", "arm-5dof-geo", "--position", *p, "--pitch", "45", "--deg",
+                    "--method", "analytic")
+    sol = _one_solution(data)
+    assert data["target"]["kind"] == "approach"
+    np.testing.assert_allclose(sol["q_deg"][:4], [20.00, 16.30, 44.22, -15.52], atol=0.01)
+    assert sol["branch"] == "front / elbow down"
+    a = data["target"]["approach"]
+    by_vector = run_json(capsys, "ik", "arm-5dof-geo", "--position", *p, "--approach", *map(str, a))
+    T = km.fk(km.load("arm-5dof-geo"), by_vector["solutions"][0]["q"])
+    np.testing.assert_allclose(T[:3, 3], [59.98, 21.83, 42.33], atol=1e-3)
+    np.testing.assert_allclose(T[:3, 2], a, atol=1e-6)
+
+
+@pytest.mark.parametrize("method, expected, iterations", [
+    ("transpose", [33.69, 39.07, -67.97, -56.74], 54),
+    ("dls", [33.69, 51.84, -102.37, 14.07], 11),
+])
+def test_ik_json_position_only_paper001(capsys, method, expected, iterations):
+    data = run_json(capsys, "ik", "arm-4dof", "--position", "150", "100", "0", "--q0", "0", "0", "0",
+                    "0", "--method", method)
+    sol = _one_solution(data)
+    assert data["target"]["kind"] == "position"
+    np.testing.assert_allclose(sol["q_deg"], expected, atol=0.01)
+    assert sol["iterations"] == iterations and sol["orientation_error"] == 0
+
+
+def test_ik_all_kuka_end_pose_eight_branches(capsys):
+    data = run_json(capsys, "ik", "kuka-kr6-r900", "--position", "0.445", "0", "0.7735",
+                    "--rpy", "180", "0", "0", "--deg", "--all")
+    assert data["reachable"] is True and data["all"] is True
+    sols = data["solutions"]
+    assert len(sols) == 8 and data["message"].startswith("8 solutions, 4 within the joint limits")
+    labels = [s["branch"] for s in sols]
+    assert len(set(labels)) == 8
+    for label in labels:
+        assert "shoulder" in label and "elbow" in label and "wrist" in label
+    assert all(set(s) == SOLUTION_KEYS and s["method"] == "analytic" for s in sols)
+    np.testing.assert_allclose(sols[0]["q"], KUKA_END, atol=1e-12)  # nearest to home
+    kuka = km.load("kuka-kr6-r900")
+    for s in sols:
+        np.testing.assert_allclose(km.fk(kuka, s["q"]), km.fk(kuka, KUKA_END), atol=1e-9)
+        assert s["within_limits"] == bool(kuka.within_limits(s["q"]))
+    d = [np.linalg.norm((np.array(s["q"]) + np.pi) % (2 * np.pi) - np.pi) for s in sols]
+    assert np.all(np.diff(d) >= -1e-9)  # nearest to q0 first (ties in either order)
+
+
+def test_ik_all_redundant_planar_samples_the_family(capsys):
+    data = run_json(capsys, "ik", "planar-3r", "--position", "-10", "35", "--all")
+    assert len(data["solutions"]) > 2 and "degree of freedom free" in data["message"]
+    robot = km.load("planar-3r")
+    for s in data["solutions"]:
+        np.testing.assert_allclose(km.fk(robot, s["q"])[:2, 3], [-10, 35], atol=1e-3)
+    assert any(s["within_limits"] for s in data["solutions"])
+
+
+@pytest.mark.parametrize("extra", [[], ["--all"], ["--method", "transpose"]])
+def test_ik_unreachable_is_a_normal_answer(capsys, extra):
+    data = run_json(capsys, "ik", "planar-3r", "--position", "50", "50", *extra)
+    assert data["reachable"] is False and data["solutions"] == []
+    assert data["message"] == "target out of reach: |p| = 70.71 mm > 60 mm (the arm's full reach)"
+    code, out, err = run(capsys, "ik", "planar-3r", "--position", "50", "50", *extra)
+    assert code == 0 and err == ""
+    assert "unreachable: target out of reach" in out and "No solution." in out
+
+
+def test_ik_unsolved_is_a_normal_answer(capsys):
+    data = run_json(capsys, "ik", "planar-3r", "--position", "-10", "35", "--q0", "80", "-50", "30",
+                    "--deg", "--restarts", "0")
+    assert data["reachable"] is True and data["solutions"] == []
+    assert data["message"].startswith("stalled at joint limit θ2 = -100°")
+
+
+def test_ik_table_views(capsys):
+    code, out, err = run(capsys, "ik", "kuka-kr6-r900", "--position", "0.445", "0", "0.7735",
+                         "--rpy", "180", "0", "0", "--deg", "--all")
+    assert code == 0 and err == ""
+    for text in ("target:", "pose, 6 constraints", "8 solutions, 4 within the joint limits",
+                 "Solutions (joint values in degrees)", "shoulder front / elbow up / wrist flip",
+                 "in limits", "branch", "-90.000"):
+        assert text in out
+    code, out, err = run(capsys, "ik", "planar-3r", "--position", "-10", "35", "--q0", "30", "30",
+                         "20", "--deg")
+    assert code == 0 and "solved: converged" in out and "38.509" in out and "62.749" in out
+    code, out, _ = run(capsys, "ik", "panda", "--position", "0.4", "0.1", "0.5", "--rpy", "3.1", "0", "0")
+    assert code == 0 and "q7 = panda_joint7" in out  # long joint names get a legend
+
+
+def test_ik_limits_modes(capsys):
+    T = km.fk(km.load("kuka-kr6-r900"), Q_SAMPLE)
+    pos = list(map(str, T[:3, 3]))
+    rpy = list(map(str, km.spatial.matrix_to_rpy(T[:3, :3])))
+    for mode in ("clip", "wrap", "ignore"):
+        data = run_json(capsys, "ik", "kuka-kr6-r900", "--position", *pos, "--rpy", *rpy,
+                        "--limits", mode)
+        assert data["limits"] == mode and len(data["solutions"]) == 1
 
 
 # --- global options --------------------------------------------------------------------------
@@ -184,7 +423,7 @@ def test_version_and_help(capsys):
     assert code == 0 and out.strip() == f"kinematica {km.__version__}"
     code, out, _ = run(capsys, "--help")
     assert code == 0
-    for sub in ("robots", "show", "fk", "jacobian", "demo"):
+    for sub in ("robots", "show", "fk", "jacobian", "ik", "demo"):
         assert sub in out
 
 
@@ -213,6 +452,39 @@ BAD_YAML = "name: bad\nkind: dh\nlength_unit: cm\njoints:\n  - {a: 1}\n"
     (["fk", "planar-3r", "1", "2", "3", "--frame", "tool"], "unrecognized arguments"),
     (["frobnicate"], "invalid choice"),
     (["fk"], "required"),
+    (["ik", "kuka", "--position", "0", "0", "0"], "unknown robot 'kuka'"),
+    (["ik", "planar-3r", "--position", "1", "2", "--q0", "1", "2"], "--q0: planar-3r has 3 joints"),
+    (["ik", "planar-3r", "--position", "1", "nan"], "--position: value 2 is nan"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "inf"], "--position: value 3 is inf"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "0.5", "--rpy", "0", "nan", "0"], "--rpy"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "0.5", "--q0", "0", "0", "0", "0", "0", "nan"],
+     "--q0: joint value 6"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "0.5", "--pitch", "abc"], "not a number"),
+    (["ik", "planar-3r", "--position", "1"], "--position takes 3 values"),
+    (["ik", "planar-3r", "--position", "1", "2", "3", "4"], "--position takes 3 values"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "0.5", "--rpy", "0", "0", "0", "--quat", "1",
+      "0", "0", "0"], "not allowed with argument --rpy"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "0.5", "--pitch", "0", "--approach", "0", "0",
+      "1"], "not allowed with"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "0.5", "--rpy", "0", "0"], "expected 3 arguments"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0.2"], "planar target"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0.2", "--all"], "planar target"),
+    (["ik", "planar-3r", "--position", "10", "20", "--rpy", "0", "0", "0"], "--rpy needs a 3-D target"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "0.5", "--phi", "1"], "--phi is the heading"),
+    (["ik", "panda", "--position", "0.4", "0", "0.5", "--rpy", "3", "0", "0", "--method", "analytic"],
+     "no analytic solver fits panda"),
+    (["ik", "panda", "--position", "0.4", "0", "0.5", "--rpy", "3", "0", "0", "--method", "analytic",
+      "--all"], "no analytic solver fits panda"),
+    (["ik", "planar-3r", "--position", "10", "20", "--method", "analytic"], "without its heading --phi"),
+    (["ik", "arm-5dof-geo", "--position", "50", "0", "40", "--method", "analytic"],
+     "no analytic solver fits arm-5dof-geo with a position target"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "0.5", "--quat", "0", "0", "0", "0"], "quaternion"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "0.5", "--approach", "0", "0", "0"], "zero"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "0.5", "--method", "bogus"], "invalid choice"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "0.5", "--limits", "bogus"], "invalid choice"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "0.5", "--tol", "0"], "--tol: must be > 0"),
+    (["ik", "kuka-kr6-r900", "--position", "0.4", "0", "0.5", "--restarts", "-1"], "--restarts"),
+    (["ik", "kuka-kr6-r900"], "required: --position"),
 ])
 def test_bad_input_is_one_line(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
@@ -266,6 +538,33 @@ def test_robot_files_doc_examples(capsys, tmp_path):
     code, _, err = run(capsys, "show", str(bad))
     message = err.strip().split("my-arm.yaml ", 1)[1]  # "line 5: joints[0].alpah: unknown …"
     assert code == 2 and f"my-arm.yaml {message}" in DOC.read_text(encoding="utf-8")
+
+
+# --- README.md: the `kinematica ik` examples and the Python IK snippet show real output -------
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _readme_blocks(lang: str) -> list[str]:
+    text = README.read_text(encoding="utf-8")
+    return [b.split("```", 1)[0] for b in text.split(f"```{lang}\n")[1:]]
+
+
+def test_readme_ik_console_examples_are_real(capsys):
+    blocks = [b for b in _readme_blocks("console") if b.startswith("$ kinematica ik ")]
+    assert len(blocks) >= 4
+    for block in blocks:
+        command, expected = block.split("\n", 1)
+        code, out, err = run(capsys, *command.split()[2:])
+        assert (out + err).rstrip() == expected.rstrip(), command
+
+
+def test_readme_ik_python_snippet_is_real(capsys):
+    blocks = _readme_blocks("python")
+    text_blocks = _readme_blocks("text")
+    i = next(i for i, b in enumerate(blocks) if "km.ik(" in b)
+    exec(compile(blocks[i], "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert any(t.rstrip() == out.rstrip() for t in text_blocks), out
 
 
 # --- the installed script ----------------------------------------------------------------------
