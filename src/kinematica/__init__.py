@@ -12,8 +12,10 @@ from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk
                          planar_fk, planar_jacobian, rank, singular_values, singularity,
                          task_rows)
 from .model import from_urdf, to_urdf
-from .dynamics import (DynamicsError, coriolis, forward_dynamics, gravity_torques, mass_matrix,
-                       rne, with_payload)
+from .dynamics import (DynamicsError, computed_torque, coriolis, energy, forward_dynamics,
+                       gravity_torques, mass_matrix, pd_gravity, rne, simulate, with_payload)
+from . import trajectory
+from .trajectory import Trajectory
 from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
 from .ik import target as targets
 from .model import (Inertial, ParameterTable, Robot, RobotError, RobotFileError, from_dh,
@@ -32,3 +34,4 @@ __all__ += ["to_servo", "from_servo"]
 __all__ += ["from_urdf", "to_urdf"]
 __all__ += ["rne", "mass_matrix", "gravity_torques", "coriolis", "forward_dynamics", "with_payload",
             "DynamicsError"]
+__all__ += ["simulate", "pd_gravity", "computed_torque", "energy", "trajectory", "Trajectory"]
