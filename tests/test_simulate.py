@@ -85,3 +85,42 @@ def test_trajectory_rejects_bad_values():
         tr.resample([2.0])
     with pytest.raises(TrajectoryError):
         concatenate([tr, _traj(n=1)])
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".json"])
+@pytest.mark.parametrize("degrees", [False, True])
+def test_trajectory_files_round_trip(tmp_path, suffix, degrees):
+    robot = km.load("puma560")
+    sim = km.simulate(robot, 0.2, np.array([0.1, -0.3, 0.2, 0, 0.4, 0]), dt=0.02, method="DOP853")
+    tr = km.trajectory.for_robot(robot, sim.t, sim.q, sim.qd, sim.qdd, tau=sim.tau, poses=km.fk(robot, sim.q))
+    path = km.trajectory.save(tr, tmp_path / f"t{suffix}", degrees=degrees)
+    back = km.trajectory.load(path)
+    for key in ("t", "q", "qd", "qdd", "tau", "poses"):
+        assert np.allclose(getattr(back, key), getattr(tr, key), rtol=1e-13, atol=1e-13), key
+    assert back.joint_names == robot.joint_names and back.length_unit == "m"
+    text = path.read_text()
+    assert ("deg" in text) == degrees
+
+
+def test_prismatic_mm_trajectory_keeps_units_in_csv():
+    t = np.linspace(0, 1, 3)
+    tr = Trajectory(t, np.stack([t, 10 * t], 1), np.ones((3, 2)), np.zeros((3, 2)), joint_names=("turn", "slide"),
+                    revolute=[True, False], length_unit="mm")
+    text = km.trajectory.files.to_csv(tr, degrees=True)
+    assert "q_turn [deg]" in text and "q_slide [mm]" in text and "qd_slide [mm/s]" in text
+    back = km.trajectory.files.from_csv(text)
+    assert np.allclose(back.q, tr.q) and list(back.revolute) == [True, False] and back.length_unit == "mm"
+
+
+def test_motion_scenarios_one_file_per_joint(tmp_path):
+    tr = _traj()
+    paths = km.trajectory.save_scenarios(tr, tmp_path / "um", degrees=True)
+    assert [p.name for p in paths] == ["a.txt", "b.txt"]
+    rows = np.loadtxt(paths[0])
+    assert np.allclose(rows[:, 0], tr.t) and np.allclose(rows[:, 1], np.degrees(tr.q[:, 0]))
+
+
+@pytest.mark.parametrize("text", ["", "t [s]\n1\n", "t [s],q_a\n0,1\n", "t [s],q_a [rad]\n0,x\n"])
+def test_bad_csv_is_a_clear_error(text):
+    with pytest.raises(TrajectoryError):
+        km.trajectory.files.from_csv(text)
