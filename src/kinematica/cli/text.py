@@ -1,6 +1,7 @@
-"""Table views of the `kinematica` subcommands (the text the CLI prints without --json).
+"""Table views of `robots`, `show`, `fk`, `jacobian` and `demo` (the text printed without --json),
+and the pieces every table view shares (the heading line, the joint-values table).
 
-Each function takes a robot and the plain data `cli.py` built for JSON, and returns text.
+Each function takes a robot and the plain data its subcommand built for JSON, and returns text.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 
 import kinematica as km
 
-from .textfmt import compact, fields, gvector, matrix, num, table, vector
+from ..textfmt import compact, fields, gvector, matrix, num, table, vector
 
 ROW_LABELS = ("vx", "vy", "vz", "ωx", "ωy", "ωz")
 WIDTH = 96
@@ -31,7 +32,7 @@ def frame_names(robot: km.Robot) -> list[str]:
     return ["base"] + [f"{lk} ({j})" for lk, j in zip(links, robot.joint_names)] + ["tool"]
 
 
-def _heading(robot: km.Robot) -> str:
+def heading(robot: km.Robot) -> str:
     return f"{robot.name}: {robot.n} joints {joint_kinds(robot)}, lengths in {robot.length_unit}"
 
 
@@ -128,7 +129,7 @@ def _servo_table(robot: km.Robot) -> str | None:
 
 
 def show_text(robot: km.Robot) -> str:
-    parts = [_heading(robot)]
+    parts = [heading(robot)]
     if robot.description:
         parts.append(_para("Description", robot.description))
     parts += ["", _parameter_table(robot), "", _limits_table(robot), "",
@@ -153,7 +154,7 @@ def show_text(robot: km.Robot) -> str:
 
 
 # --- fk and jacobian ----------------------------------------------------------------------
-def _q_table(robot: km.Robot, data: dict[str, Any]) -> str:
+def q_table(robot: km.Robot, data: dict[str, Any]) -> str:
     rows = []
     for i, name in enumerate(robot.joint_names):
         if robot.revolute[i]:
@@ -171,7 +172,7 @@ def _half_open(deg: Any) -> np.ndarray:
 
 def fk_text(robot: km.Robot, data: dict[str, Any], frames: bool) -> str:
     u = robot.length_unit
-    parts = [_heading(robot), "", "Joint values:", _q_table(robot, data), "",
+    parts = [heading(robot), "", "Joint values:", q_table(robot, data), "",
              "Tool pose T (base → tool):", matrix(data["T"], indent="  "), "",
              fields([(f"position ({u})", vector(data["position"])),
                      ("RPY (deg)", vector(_half_open(data["rpy_deg"]), 4)
@@ -194,7 +195,7 @@ def jacobian_text(robot: km.Robot, data: dict[str, Any]) -> str:
     labels = [lab + (" *" if lab in data["row_labels"] else "  ") for lab in ROW_LABELS]
     s = data["singularity"]
     m = len(data["row_labels"])
-    parts = [_heading(robot), "", "Joint values:", _q_table(robot, data), "",
+    parts = [heading(robot), "", "Joint values:", q_table(robot, data), "",
              f"Geometric Jacobian J ({data['frame']} frame), rows (v; ω), * = task rows:",
              matrix(data["J"], row_labels=labels, col_labels=list(robot.joint_names), indent="  "),
              _jacobian_units(robot), "",
@@ -206,89 +207,6 @@ def jacobian_text(robot: km.Robot, data: dict[str, Any]) -> str:
                      ("condition σmax/σmin", num(float(data["condition"]), 4)),
                      ("verdict", s["message"])])]
     return "\n".join(parts)
-
-
-# --- ik -------------------------------------------------------------------------------------
-_FORMS = {"rpy": "RPY", "euler_zyz": "ZYZ Euler", "pitch": "pitch φ", "phi": "heading φ"}
-
-
-def _target_line(robot: km.Robot, target: dict[str, Any]) -> str:
-    u = robot.length_unit
-    kind = {"pose": "pose", "position": "position only", "approach": "position + approach",
-            "planar": "planar"}[target["kind"]]
-    pos = target["position"]
-    text = f"{'(x, y)' if len(pos) == 2 else 'position'} ({u}) = {vector(pos)}"
-    for key, label in _FORMS.items():
-        if key in target:
-            v = np.degrees(target[key])
-            text += f", {label} = " + (vector(v) if np.ndim(v) else f"{num(float(v))}") + "°"
-    if "quat" in target:
-        text += f", quaternion (w, x, y, z) = {vector(target['quat'])}"
-    if target["kind"] == "approach":
-        text += f", approach a = {vector(target['approach'])}"
-    return f"{kind}, {target['constraints']} constraints: {text}"
-
-
-def _verdict(data: dict[str, Any]) -> str:
-    if data["all"] and data["solutions"]:
-        return data["message"]
-    if data["solutions"]:
-        return f"solved: {data['message']}"
-    return ("not solved: " if data["reachable"] else "unreachable: ") + data["message"]
-
-
-def _method_line(data: dict[str, Any]) -> str:
-    if not data["all"]:
-        return f"{data['method']}, joint limits: {data['limits']}"
-    how = {s["method"] for s in data["solutions"]}
-    if how == {"analytic"}:
-        return "every solution (--all), from the closed form"
-    return f"every solution (--all), from a multi-start {'/'.join(sorted(how)) or data['method']} search"
-
-
-def _error(x: float) -> str:
-    return "0" if x == 0 else f"{x:.1e}"
-
-
-def ik_text(robot: km.Robot, data: dict[str, Any]) -> str:
-    u = robot.length_unit
-    start = "q0" if data["q0_given"] else "q0 (home)"
-    oriented = data["target"]["kind"] in ("pose", "approach") or "phi" in data["target"]
-    parts = [_heading(robot), "",
-             fields([("target", _target_line(robot, data["target"])),
-                     (start, vector(data["q0_deg"], 3) + _joint_unit(robot)),
-                     ("method", _method_line(data)),
-                     ("reachable", "yes" if data["reachable"] else "no"),
-                     ("verdict", _verdict(data))])]
-    sols = data["solutions"]
-    if not sols:
-        return "\n".join(parts + ["", "No solution."])
-    short = any(len(n) > 8 for n in robot.joint_names)
-    names = [f"q{i + 1}" for i in range(robot.n)] if short else list(robot.joint_names)
-    heads = ["#", *names, f"pos err ({u})", "ori err (rad)", "iter", "in limits", "branch"]
-    rows = []
-    for k, s in enumerate(sols, 1):
-        mark = "*" if s["near_singular"] else ""
-        rows.append([f"{k}{mark}", *(num(float(v), 3) for v in s["q_deg"]),
-                     _error(s["position_error"]), _error(s["orientation_error"]) if oriented else "—",
-                     str(s["iterations"]), "yes" if s["within_limits"] else "no",
-                     s["branch"] or "—"])
-    align = "r" * (1 + robot.n) + "rrrll"
-    parts += ["", f"Solution{'s' if len(sols) > 1 else ''} (joint values in {_joint_units(robot)}):",
-              table(heads, rows, indent="  ", align=align)]
-    if short:
-        parts.append("  joints: " + ", ".join(f"{a} = {b}" for a, b in zip(names, robot.joint_names)))
-    if any(s["near_singular"] for s in sols):
-        parts.append("  * near a singularity (σmin/σmax of the task Jacobian < 1e-3)")
-    return "\n".join(parts)
-
-
-def _joint_unit(robot: km.Robot) -> str:
-    return "°" if np.all(robot.revolute) else f" (deg, prismatic in {robot.length_unit})"
-
-
-def _joint_units(robot: km.Robot) -> str:
-    return "degrees" if np.all(robot.revolute) else f"degrees, prismatic joints in {robot.length_unit}"
 
 
 # --- demo -----------------------------------------------------------------------------------

@@ -1,0 +1,76 @@
+"""The `kinematica` command: robots, show, fk, jacobian, ik, dynamics, simulate, demo.
+
+Every subcommand prints readable tables by default and JSON with `--json`. JSON states its units:
+joint values as `q` (rad for revolute joints, the robot's length unit for prismatic ones) and
+`q_deg` (degrees for revolute joints), positions in `length_unit`, torques in N·m (revolute) and
+N (prismatic). Bad input prints one line, ``kinematica: error: <message>``, on stderr and exits
+with code 2; good input that cannot be carried out (an integrator that gives up) exits with 1.
+
+One module per group of subcommands, each with its `add_parser(s)` and `cmd_*` functions:
+kinematics.py (robots, show, fk, jacobian), ik.py, dynamics.py (dynamics, simulate), demo.py;
+common.py holds argument parsing and JSON, text*.py the table views.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence, TextIO
+
+import kinematica as km
+
+from . import demo, dynamics, ik, kinematics
+from .common import JSON_HELP, Failure, Parser, UsageError
+
+EXIT_USAGE = 2
+EXIT_FAILURE = 1
+
+__all__ = ["main", "build_parser", "UsageError", "Failure", "EXIT_USAGE", "EXIT_FAILURE"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="kinematica", description="Kinematics and dynamics of serial robot "
+                                                   "manipulators.")
+    parser.add_argument("--version", action="version", version=f"kinematica {km.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    kinematics.add_parsers(sub)
+    ik.add_parser(sub)
+    dynamics.add_parsers(sub)
+    demo.add_parser(sub)
+    for p in sub.choices.values():
+        p.add_argument("--json", action="store_true", help=JSON_HELP)
+    return parser
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip() or type(e).__name__
+    return " ".join(line.strip() for line in text.splitlines())
+
+
+def _tolerant(stream: TextIO) -> TextIO:
+    """A stream that cannot encode θ or ω (an ASCII terminal) writes '?' instead of failing."""
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    if encoding != "utf8" and hasattr(stream, "reconfigure"):
+        stream.reconfigure(errors="replace")
+    return stream
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 on success, 2 on bad input, 1 when good
+    input could not be carried out)."""
+    out = _tolerant(sys.stdout)
+    _tolerant(sys.stderr)
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args, out)
+    except SystemExit as e:  # --help and --version
+        return int(e.code or 0)
+    except (UsageError, Failure, ValueError, OSError) as e:  # RobotFileError, DynamicsError,
+        if isinstance(e, BrokenPipeError):                   # TrajectoryError are ValueErrors
+            return 0
+        sys.stderr.write(f"kinematica: error: {_one_line(e)}\n")
+        return EXIT_FAILURE if isinstance(e, Failure) else EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

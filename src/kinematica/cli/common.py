@@ -1,0 +1,157 @@
+"""What every subcommand shares: the one-line error, the parser class, robots and joint values
+from the command line, and JSON output with every vector on one line.
+
+>>> print(dumps(jsonable({"q": np.array([0.5615000000000001, -0.0]), "ok": np.bool_(True)})))
+{
+  "q": [0.5615, 0.0],
+  "ok": true
+}
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+from typing import Any, Sequence, TextIO
+
+import numpy as np
+
+import kinematica as km
+
+ROBOT_HELP = "bundled robot name or .yaml/.urdf robot file"
+JSON_HELP = "print JSON instead of tables"
+
+
+class UsageError(Exception):
+    """Bad command-line input: reported as one line and exit code 2."""
+
+
+class Failure(Exception):
+    """Good input that could not be carried out (an integrator that gave up): one line, exit 1."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors and negative joint values such as -1e-3 or -inf taken as
+    values rather than options."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # --frame must not pass for --frames
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(
+            r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def add_robot(p: argparse.ArgumentParser) -> None:
+    p.add_argument("robot", metavar="ROBOT", help=ROBOT_HELP)
+
+
+# --- arguments --------------------------------------------------------------------------
+def load_robot(name_or_path: str) -> km.Robot:
+    """A bundled robot by name, or a .yaml/.urdf robot file."""
+    try:
+        return km.load(name_or_path)
+    except ImportError as e:  # an optional reader (e.g. URDF) missing from this installation
+        raise UsageError(f"cannot read {name_or_path}: {e}") from None
+
+
+def joint_values(robot: km.Robot, values: Sequence[str], deg: bool) -> np.ndarray:
+    """Joint values from the command line: exactly robot.n finite numbers; with `deg`,
+    revolute values are degrees (prismatic ones stay in the length unit). Returns q in rad.
+    The same holds for rates and accelerations (deg/s → rad/s, deg/s² → rad/s²)."""
+    if len(values) != robot.n:
+        names = " ".join(robot.joint_names)
+        raise UsageError(f"{robot.name} has {robot.n} joints ({names}): expected {robot.n} "
+                         f"joint values, got {len(values)}")
+    q = np.empty(robot.n)
+    for i, text in enumerate(values):
+        try:
+            q[i] = float(text)
+        except ValueError:
+            raise UsageError(f"joint value {i + 1} ({robot.joint_names[i]}) is not a number: "
+                             f"{text!r}") from None
+        if not math.isfinite(q[i]):
+            raise UsageError(f"joint value {i + 1} ({robot.joint_names[i]}) is {text}: joint "
+                             "values must be finite numbers")
+    return np.where(robot.revolute, np.radians(q), q) if deg else q
+
+
+def option_joint_values(robot: km.Robot, values: Sequence[str] | None, deg: bool, flag: str,
+                        default: np.ndarray | None = None) -> np.ndarray | None:
+    """`joint_values` of an option such as --q0, its errors prefixed with the option's name;
+    `default` when the option was not given."""
+    if values is None:
+        return default
+    try:
+        return joint_values(robot, values, deg)
+    except UsageError as e:
+        raise UsageError(f"{flag}: {e}") from None
+
+
+def q_deg(robot: km.Robot, q: np.ndarray) -> np.ndarray:
+    """Joint values for people: degrees for revolute joints, length unit for prismatic ones."""
+    return q * robot.angle_scale
+
+
+def finite_numbers(values: Sequence[str], flag: str) -> np.ndarray:
+    """The numbers after an option, each one finite, or a UsageError naming the option."""
+    out = np.empty(len(values))
+    for i, text in enumerate(values):
+        try:
+            out[i] = float(text)
+        except ValueError:
+            raise UsageError(f"{flag}: value {i + 1} is not a number: {text!r}") from None
+        if not math.isfinite(out[i]):
+            raise UsageError(f"{flag}: value {i + 1} is {text}: give finite numbers")
+    return out
+
+
+# --- JSON -----------------------------------------------------------------------------------
+def jsonable(x: Any) -> Any:
+    """Plain JSON data: arrays to lists, tuples to lists, inf/NaN to null."""
+    if isinstance(x, dict):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, np.ndarray):
+        return jsonable(x.tolist())
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        return _tidy(float(x)) if math.isfinite(x) else None
+    return x
+
+
+def _tidy(v: float) -> float:
+    """v, or the 15-digit decimal one unit in the last place away (0.5615000000000001 → 0.5615)."""
+    short = float(f"{v:.15g}")
+    return (short if abs(short - v) <= math.ulp(v) else v) + 0.0
+
+
+def dumps(x: Any, level: int = 0) -> str:
+    """JSON text, indented, with every list of plain values (a vector, a matrix row) on one line."""
+    pad, end = "  " * (level + 1), "\n" + "  " * level
+    if isinstance(x, dict) and x:
+        items = [f"{pad}{json.dumps(str(k), ensure_ascii=False)}: {dumps(v, level + 1)}"
+                 for k, v in x.items()]
+        return "{\n" + ",\n".join(items) + end + "}"
+    if isinstance(x, list) and any(isinstance(v, (list, dict)) for v in x):
+        return "[\n" + ",\n".join(pad + dumps(v, level + 1) for v in x) + end + "]"
+    if isinstance(x, list):
+        return "[" + ", ".join(dumps(v, level + 1) for v in x) + "]"
+    return json.dumps(x, ensure_ascii=False, allow_nan=False)
+
+
+def emit(args: argparse.Namespace, data: Any, text: Any, out: TextIO) -> int:
+    """Print `data` as JSON with --json, else the table view `text(data)`; exit code 0."""
+    if args.json:
+        out.write(dumps(jsonable(data)) + "\n")
+    else:
+        out.write(text(data) + "\n")
+    return 0
