@@ -19,7 +19,8 @@ from .limits import random_seeds, wrap_into_limits
 from .numeric import Options, iterate
 from .reach import out_of_reach_message, reach_check
 from .result import IKResult
-from .solve import _near_singular, default_tolerance, ik
+from .solve import default_tolerance, ik
+from .verdict import near_singular as _near_singular
 from .target import Target, as_target
 from .residual import errors
 from ..kinematics.fk import fk

@@ -37,4 +37,31 @@ def random_seeds(robot: Robot, count: int, rng: np.random.Generator) -> np.ndarr
     span = np.where(robot.revolute, np.pi, 1.0)
     lo = np.where(np.isfinite(lo), lo, -span)
     hi = np.where(np.isfinite(hi), hi, span)
-    return rng.uniform(lo, hi, size=(count, robot.n))
+    return lo + (hi - lo) * rng.random((count, robot.n))  # rng.uniform(lo, hi) broadcasts slowly
+
+
+def wrap_inside(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The batch-last form the solver uses, q (n, k): each revolute joint shifted by the fewest
+    turns of 2π that bring it inside its limits (left alone when already inside or when no
+    shift can), and whether each column then lies within all the limits (1e-9 slack, as
+    `Robot.within_limits`). Only the joints outside are worked on."""
+    lo, hi = robot.limits[:, :1] - 1e-9, robot.limits[:, 1:] + 1e-9
+    out = (q < lo) | (q > hi)
+    if not out.any():
+        return q, np.ones(q.shape[1], bool)
+    q = q.copy()
+    i, k = np.nonzero(out & robot.revolute[:, None])  # a joint beyond a limit: that limit is finite
+    v, a, b = q[i, k], lo[i, 0], hi[i, 0]
+    w = np.where(v < a, v + TWO_PI * np.ceil((a - v) / TWO_PI), v - TWO_PI * np.ceil((v - b) / TWO_PI))
+    fits = (w >= a) & (w <= b)
+    q[i[fits], k[fits]] = w[fits]
+    out[i[fits], k[fits]] = False
+    return q, ~out.any(axis=0)
+
+
+def outside_by(robot: Robot, q: np.ndarray, margin: float) -> np.ndarray:
+    """Whether some joint of q (n, k), revolute ones wrapped by 2π, lies beyond its limits by
+    more than `margin` — too far for the last iterations of a converging solver to bring back."""
+    qw, _ = wrap_inside(robot, q)
+    lo, hi = robot.limits[:, :1], robot.limits[:, 1:]
+    return np.any((qw < lo - margin) | (qw > hi + margin), axis=0)

@@ -1,0 +1,52 @@
+"""`km.ik(method="analytic")`: the closed-form branch nearest q0, judged like the numeric ones."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.robot import Robot
+from .reach import out_of_reach_message, reach_check
+from .result import IKResult
+from .single import Problem, verdict_one
+from .target import Target
+from .verdict import judge, near_singular, package
+
+
+def analytic_ik(robot: Robot, t: Target, shape: tuple, seeds: np.ndarray, limits: str, kw: dict) -> IKResult:
+    """The closed-form branch nearest each seed (within the limits when they are enforced)."""
+    from .analytic import analytic_solutions, solver_name
+    from .solve import LIMIT_MODES, _options
+
+    if limits not in LIMIT_MODES:
+        raise ValueError(f"limits must be one of {', '.join(LIMIT_MODES)}, got {limits!r}")
+    opts = _options(robot, "lm", "wrap", kw)  # tolerances only
+    found = analytic_solutions(robot, t, q_ref=seeds)
+    if found is None:
+        raise ValueError(f"no analytic solver fits {robot.name!r} with a {t.kind} target "
+                         f"(closed forms exist for planar 2R/3R, yaw-pitch-pitch-pitch-roll 5-DOF arms, "
+                         f"6R arms with a spherical wrist and UR-type arms); use a numeric method")
+    Q, valid, labels = found
+    enforce = limits != "ignore"
+    usable = valid & (robot.within_limits(Q) if enforce else True)
+    d = np.linalg.norm((Q - seeds[:, None] + np.pi) % (2 * np.pi) - np.pi, axis=-1)
+    best = np.argmin(np.where(usable, d, np.where(valid, 1e6 + d, 2e6 + d)), axis=1)
+    q = Q[np.arange(len(Q)), best]
+    if len(q) == 1:  # one target: the verdict from one FK + Jacobian call on floats
+        pb = Problem(robot, t[0], opts, enforce, 1.0)
+        ok, pos, ori, inside, near = (np.array([x]) for x in verdict_one(pb, q[0]))
+    else:
+        ok, pos, ori, inside, J = judge(robot, t, q, opts.tol_position, opts.tol_orientation, enforce)
+        near = near_singular(robot, t, q, J)
+    reachable, dist, reach = reach_check(robot, t)
+    branch = np.array(labels, dtype=object)[best]
+    reasons = np.array([f"exact ({label})" for label in labels], dtype=object)[best]  # a lookup, not a loop
+    for k in np.flatnonzero(~ok):
+        if not reachable[k]:
+            reasons[k] = out_of_reach_message(dist[k], reach, robot.length_unit)
+        elif valid[k].any():
+            reasons[k] = "every closed-form solution lies outside the joint limits"
+        else:
+            reasons[k] = f"no closed-form solution reaches the target ({solver_name(robot)} solver)"
+    res = package(shape, "analytic", q, ok, list(reasons), np.zeros(len(q), int), pos, ori, inside,
+                  near, reachable & valid.any(axis=1))
+    return IKResult(**{**res.__dict__, "branch": branch.reshape(shape) if shape else branch[0]})

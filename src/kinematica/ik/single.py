@@ -1,0 +1,199 @@
+"""Levenberg–Marquardt for one target: the batch engine's algorithm with none of its machinery.
+
+Through the batch path one target costs ~150 NumPy calls per iteration on arrays of one
+(1–3 ms a solve). Here an iteration is one single-configuration FK + Jacobian (`end_single`),
+the residual from a 3x3 product and a few floats, a 6x6 `np.linalg.solve`, and the bookkeeping
+on Python scalars: ~25 µs. The rules are those of `batch.solve_lm` (accept/reject, λ, stall,
+no progress, iteration caps, abandoning an attempt converging outside the limits, reseeding),
+so a batch and a loop of single solves agree.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from scipy.linalg.lapack import dposv
+
+from ..kinematics.chain import end_single
+from ..model.robot import Robot
+from .batch import MARGIN, NEAR, NO_PROGRESS, RESTART_ITER
+from .pool import OUTSIDE, modes
+from .limits import TWO_PI, random_seeds
+from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
+from .residual import errors, residual
+from .target import Target
+from .verdict import NEAR_SINGULAR
+
+
+def _log_vee(Rd: np.ndarray, R: np.ndarray) -> tuple[list[float], float]:
+    """log(R_d Rᵀ) as a list of three floats, and its angle θ."""
+    M = Rd.dot(R.T)
+    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = M.tolist()
+    v = [m21 - m12, m02 - m20, m10 - m01]
+    c = 0.5 * (m00 + m11 + m22 - 1.0)
+    s2 = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+    theta = math.atan2(0.5 * s2, c)
+    if c < -0.99:  # near π: the axis from the symmetric part, its sign from v (as the batch)
+        d = [m00, m11, m22]
+        i = d.index(max(d))
+        col = [0.5 * (M[r, i] + M[i, r]) - (c if r == i else 0.0) for r in range(3)]
+        norm = math.sqrt(max(col[i] * (1.0 - c), 1e-300))
+        a = [x / norm for x in col]
+        sign = -1.0 if a[0] * v[0] + a[1] * v[1] + a[2] * v[2] < 0 else 1.0
+        return [sign * theta * x for x in a], theta
+    scale = theta / s2 if s2 >= 1e-12 else 0.5
+    return [scale * x for x in v], theta
+
+
+class Problem:
+    """One target, its residual and the solver settings of `solve_one`."""
+
+    def __init__(self, robot: Robot, t: Target, opts: Options, enforce: bool, scale: float):
+        self.robot, self.t, self.opts, self.enforce, self.scale = robot, t, opts, enforce, scale
+        self.fast = t.kind == "pose" and t.weights is None
+        if self.fast:
+            self.pd, self.Rd = t.p.reshape(3), t.R.reshape(3, 3)
+        self.lo, self.hi = robot.limits[:, 0], robot.limits[:, 1]
+        self.lo_l, self.hi_l, self.rev_l = self.lo.tolist(), self.hi.tolist(), robot.revolute.tolist()
+
+    def evaluate(self, q: np.ndarray):
+        """e, J_e, E = ½‖e‖², position and orientation errors at q (n,)."""
+        T, J = end_single(self.robot, q, True)
+        if self.fast:
+            x, y, z = (self.pd - T[:3, 3]).tolist()
+            eo, ori = _log_vee(self.Rd, T[:3, :3])
+            pos2 = x * x + y * y + z * z
+            E = 0.5 * (pos2 + eo[0] * eo[0] + eo[1] * eo[1] + eo[2] * eo[2])
+            return np.array([x, y, z, *eo]), J, E, math.sqrt(pos2), ori
+        e, Je = residual(self.t, T, J)
+        pos, ori = errors(self.t, T)
+        return e, Je, 0.5 * float(e.dot(e)), float(pos), float(ori)
+
+    def step(self, Je: np.ndarray, e: np.ndarray, lam: float) -> np.ndarray:
+        """(JᵀJ + λI)⁻¹ Jᵀe through the smaller system, with the batch's floor on λ; LAPACK's
+        Cholesky solve called directly (1 µs against 5 for `np.linalg.solve`'s checks)."""
+        k, n = Je.shape
+        if n <= k:
+            A = Je.T.dot(Je)
+            b = Je.T.dot(e)
+        else:
+            A = Je.dot(Je.T)
+            b = e
+        A.ravel()[::A.shape[0] + 1] += max(lam, 1e-12 * float(np.vdot(Je, Je)))  # tr A = ‖J‖²_F
+        _, x, info = dposv(A, b)
+        if info:  # not positive definite in floating point: the general solver
+            x = np.linalg.lstsq(A, b, rcond=None)[0]
+        return x if n <= k else Je.T.dot(x)
+
+    def wrapped(self, q: np.ndarray) -> tuple[np.ndarray, bool]:
+        """`limits.wrap_inside` for one configuration, on floats: q with each revolute joint
+        turned by 2π into its limits where it can be, and whether all are then inside."""
+        out, inside = [], True
+        for qi, lo, hi, rev in zip(q.tolist(), self.lo_l, self.hi_l, self.rev_l):
+            if rev and not lo - 1e-9 <= qi <= hi + 1e-9:
+                w = qi + TWO_PI * max(math.ceil((lo - qi) / TWO_PI), 0) if qi < lo else \
+                    qi - TWO_PI * max(math.ceil((qi - hi) / TWO_PI), 0)
+                qi = w if lo - 1e-9 <= w <= hi + 1e-9 else qi
+            inside = inside and lo - 1e-9 <= qi <= hi + 1e-9
+            out.append(qi)
+        return np.array(out), inside
+
+    def outside(self, q: np.ndarray) -> bool:
+        """`limits.outside_by(…, MARGIN)` for one configuration, on floats."""
+        for qi, lo, hi, rev in zip(q.tolist(), self.lo_l, self.hi_l, self.rev_l):
+            if rev and not lo <= qi <= hi:  # the fewest turns of 2π towards the range
+                w = qi + TWO_PI * max(math.ceil((lo - qi) / TWO_PI), 0) if qi < lo else \
+                    qi - TWO_PI * max(math.ceil((qi - hi) / TWO_PI), 0)
+                qi = w if lo - 1e-9 <= w <= hi + 1e-9 else qi
+            if qi < lo - MARGIN or qi > hi + MARGIN:
+                return True
+        return False
+
+
+def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None) -> tuple[np.ndarray, int, int]:
+    """One attempt from q0, the caller's seed (seed_no 0) or the seed_no-th random one:
+    (q, status, iterations), clipped or not and damped as `pool.modes` says."""
+    opts, robot = pb.opts, pb.robot
+    clip, adaptive = (bool(x) for x in modes(np.array(seed_no), opts))
+    cap = opts.max_iter if seed_no == 0 else min(opts.max_iter, RESTART_ITER)
+    eps2 = opts.eps_step ** 2
+    qt, q, E, lam, it, best, since = q0, q0, math.inf, opts.lambda0, 0, math.inf, 0
+    e = Je = last = None
+    while True:
+        e_t, Je_t, E_t, pos, ori = pb.evaluate(qt)
+        fresh = E == math.inf
+        it += not fresh
+        acc = (E_t < E) if adaptive else True
+        if history is not None and last is not None:
+            history.append({"iteration": it, "error": math.sqrt(2 * last[0]), "error_after": math.sqrt(2 * E_t),
+                            "lambda": last[1], "dq": last[2], "q": qt.copy(), "accepted": bool(acc)})
+        if adaptive and not fresh:
+            lam = lam / opts.lambda_down if acc else lam * opts.lambda_up
+        if acc:
+            q, E, e, Je = qt, E_t, e_t, Je_t
+        if not adaptive:
+            lam = opts.chan_factor * E
+        if acc and pos < opts.tol_position and ori < opts.tol_orientation:
+            return q, CONVERGED, it
+        dq = pb.step(Je, e, lam)
+        qt = q + dq
+        if clip:
+            qt = np.clip(qt, pb.lo, pb.hi)
+        last = (E, lam, dq)
+        if E < 0.5 * best:
+            best, since = E, it
+        if pb.enforce and pos < NEAR * pb.scale and ori < NEAR and pb.outside(q):
+            return q, OUTSIDE, it
+        d = qt - q if clip else dq
+        dd = float(d.dot(d))
+        # as the batch: ‖q‖² is computed only for a step under 1e6 ε (else it cannot be "stuck")
+        if (dd < eps2 * 1e12 and dd < eps2 * (1 + float(q.dot(q)))) or it - since >= NO_PROGRESS:
+            return q, (AT_LIMIT if clip and bool(np.any((q <= pb.lo) | (q >= pb.hi))) else STALLED), it
+        if it >= cap:
+            return q, LIMIT, it
+
+
+def solve_one(pb: Problem, q0: np.ndarray, restarts: int, rng, history: list | None = None) -> tuple[np.ndarray, int, int]:
+    """The caller's seed, then up to `restarts` random seeds until one converges within the
+    limits: (q, status of the successful or else the first attempt, iterations in all).
+    rng: a Generator, or a function making one (called only if a restart needs it)."""
+    robot = pb.robot
+    q, status, iters = attempt(pb, q0, 0, history)
+    told = (q, status)  # what explains a failure: the first attempt's end, or … (see below)
+    for k in range(restarts + 1):
+        if status == CONVERGED:
+            if not pb.enforce:
+                return q, status, iters
+            qw, inside = pb.wrapped(q)
+            if inside:
+                return qw, status, iters
+        if status in (CONVERGED, OUTSIDE) and told[1] not in (CONVERGED, OUTSIDE):
+            told = (q, status)  # … an attempt that found solutions only outside the limits
+        if k == restarts:
+            break
+        if callable(rng):
+            rng = rng()
+        q, status, it = attempt(pb, random_seeds(robot, 1, rng)[0], k + 1, None)
+        iters += it
+    q, status = told
+    return (pb.wrapped(q)[0] if pb.enforce else q), status, iters
+
+
+def verdict_one(pb: Problem, q: np.ndarray) -> tuple[bool, float, float, bool, bool]:
+    """`verdict.judge` and `verdict.near_singular` for one configuration, from one fresh
+    FK + Jacobian call (independent of the solver's bookkeeping): ok, position error,
+    orientation error, within limits, near a singularity."""
+    robot, t, opts = pb.robot, pb.t, pb.opts
+    T, J = end_single(robot, q, True)
+    if pb.fast:
+        p = (pb.pd - T[:3, 3]).tolist()
+        pos, ori = math.sqrt(p[0] ** 2 + p[1] ** 2 + p[2] ** 2), _log_vee(pb.Rd, T[:3, :3])[1]
+    else:
+        pos, ori = (float(x) for x in errors(t, T))
+    inside = all(lo - 1e-9 <= x <= hi + 1e-9 for x, lo, hi in zip(q.tolist(), pb.lo_l, pb.hi_l))
+    ok = pos < opts.tol_position and ori < opts.tol_orientation and (inside or not pb.enforce)
+    s = np.linalg.svd(J[t.rows], compute_uv=False)
+    m = min(t.dof, robot.n)
+    return ok, pos, ori, inside, bool(s[m - 1] < NEAR_SINGULAR * s[0])
