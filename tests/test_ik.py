@@ -237,3 +237,23 @@ def test_self_motion_of_paper000_stays_on_target():
     assert np.ptp(np.cumsum(fam, axis=1)[:, -1]) > 0.3  # the free end angle really varies
     with pytest.raises(ValueError, match="redundant"):
         km.self_motion(km.load("kuka-kr6-r900"), km.fk(km.load("kuka-kr6-r900"), np.zeros(6)), np.zeros(6))
+
+
+def test_planar_arm_takes_3d_targets_on_its_plane_and_refuses_others():
+    robot = km.load("planar-3r")
+    r = km.ik(robot, [-10, 35, 0], deg([30, 30, 20]))
+    assert r.success and not r.near_singular and np.allclose(np.degrees(r.q), [38.509, 68.8, 62.749], atol=1e-2)
+    with pytest.raises(tg.TargetError, match="5 mm off"):
+        km.ik(robot, [-10, 35, 5])
+    T = km.fk(robot, deg([40, 50, -30]))
+    assert km.ik(robot, T).success  # a pose turned about z only is the planar (x, y, φ) goal
+    with pytest.raises(tg.TargetError, match="tilts"):
+        km.ik(robot, T @ km.spatial.rotx(0.1))
+
+
+def test_ik_all_checks_its_target_and_method():
+    kuka = km.load("kuka-kr6-r900")
+    with pytest.raises(tg.TargetError, match="planar robot"):
+        km.ik_all(kuka, tg.planar([0.3, 0.2]))
+    with pytest.raises(ValueError, match="method"):
+        km.ik_all(kuka, km.fk(kuka, np.zeros(6)), method="bogus")

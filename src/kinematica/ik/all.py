@@ -16,10 +16,10 @@ from ..kinematics.chain import check_q
 from ..kinematics.jacobian import jacobian
 from ..model.robot import Robot
 from .limits import random_seeds, wrap_into_limits
-from .numeric import Options, iterate
-from .reach import out_of_reach_message, reach_check
+from .numeric import METHODS, Options, iterate
+from .reach import reach_check
 from .result import IKResult
-from .solve import default_tolerance, ik
+from .solve import fit_target, default_tolerance
 from .verdict import near_singular as _near_singular
 from .target import Target, as_target
 from .residual import errors
@@ -75,7 +75,10 @@ def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None
     >>> len(sols) >= 2, all(s.success for s in sols)
     (True, True)
     """
-    t = as_target(target)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)} (the closed form, where one fits the "
+                         f"robot, is always used first), got {method!r}")
+    t = fit_target(robot, as_target(target))
     if t.shape != ():
         raise ValueError(f"ik_all takes one target; got a batch of shape {t.shape} (loop over it)")
     cur = robot.q_home if current is None else check_q(robot, current, "current")

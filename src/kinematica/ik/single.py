@@ -115,7 +115,7 @@ class Problem:
 def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None) -> tuple[np.ndarray, int, int]:
     """One attempt from q0, the caller's seed (seed_no 0) or the seed_no-th random one:
     (q, status, iterations), clipped or not and damped as `pool.modes` says."""
-    opts, robot = pb.opts, pb.robot
+    opts = pb.opts
     clip, adaptive = (bool(x) for x in modes(np.array(seed_no), opts))
     cap = opts.max_iter if seed_no == 0 else min(opts.max_iter, RESTART_ITER)
     eps2 = opts.eps_step ** 2

@@ -103,7 +103,7 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" 
     (True, 'converged', array([38.509, 68.8  , 62.749]))
     """
     t = as_target(target)
-    _check_fits(robot, t)
+    t = fit_target(robot, t)
     shape = t.shape
     N = int(np.prod(shape))
     if method == "analytic":
@@ -218,14 +218,40 @@ RESTART_SEEDS = 8  # random seeds tried at once per unsolved target in each rest
 RESTART_ITER = 30  # a good seed converges in well under this; a bad one is not worth more
 
 
-def _check_fits(robot: Robot, t: Target) -> None:
-    if t.kind != "planar":
-        return
+def fit_target(robot: Robot, t: Target) -> Target:
+    """The target as the robot can take it. A planar arm moves in one plane: a 3-D position on
+    that plane becomes the planar goal (x, y), a pose turned only about z becomes (x, y, φ);
+    anything off the plane is refused in words (TargetError). A planar goal needs a planar arm."""
     from ..kinematics.manipulability import is_planar
 
-    if not is_planar(robot):
-        raise TargetError(f"a planar target (x, y) needs a planar robot; {robot.name!r} moves in 3-D: "
-                          f"give a position (x, y, z)")
+    planar = is_planar(robot)
+    if t.kind == "planar":
+        if not planar:
+            raise TargetError(f"a planar target (x, y) needs a planar robot; {robot.name!r} moves in 3-D: "
+                              f"give a position (x, y, z)")
+        return t
+    if not planar or t.kind not in ("position", "pose"):
+        return t
+    from ..kinematics.fk import fk
+
+    B = robot.base
+    local = (t.p - B[:3, 3]) @ B[:3, :3]  # target in base coordinates
+    height = (fk(robot, robot.q_home)[:3, 3] - B[:3, 3]) @ B[:3, 2]
+    off = np.abs(local[..., 2] - height)
+    size = max(1.0, float(np.abs(robot.before[:, :3, 3]).sum() + np.abs(robot.tool[:3, 3]).sum()))
+    if np.any(off > 1e-9 * size):
+        raise TargetError(f"{robot.name!r} moves in the plane z = {height:.6g} {robot.length_unit}; the target "
+                          f"is {off.max():.4g} {robot.length_unit} off it: give (x, y) or a point on the plane")
+    phi = None
+    if t.kind == "pose":
+        R = np.swapaxes(B[:3, :3], -1, -2) @ t.R
+        if np.any(np.abs(R[..., 2, 2] - 1) > 1e-9):
+            raise TargetError(f"{robot.name!r} is planar: it can only turn about z, and the target "
+                              f"orientation tilts out of the plane")
+        phi = np.arctan2(R[..., 1, 0], R[..., 0, 0])
+    from .target import planar
+
+    return planar(local[..., :2], phi, t.weights)
 
 
 __all__ = ["ik", "default_tolerance", "IKResult"]

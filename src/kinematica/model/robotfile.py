@@ -10,7 +10,7 @@ import yaml
 from .. import spatial
 from .builders import from_dh, from_link_frames, from_mdh, from_planar
 from .inertial import Inertial
-from .robot import REVOLUTE, Robot, RobotError
+from .robot import Robot, RobotError
 from .schema import RobotFileError, parse
 
 _BUILDERS = {"dh": from_dh, "mdh": from_mdh, "frames": from_link_frames}

@@ -20,7 +20,6 @@ from typing import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.spatial.transform import Rotation
 
 from . import ramp
 from ._common import duration as _duration, grid
