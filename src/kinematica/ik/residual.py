@@ -13,11 +13,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..spatial import rotation_log
+
 from .target import Target
 
 
 def errors(target: Target, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Position error (N,) in length units and orientation error (N,) in rad of poses T (N, 4, 4)."""
+    """Position error (N,) in length units and orientation error (N,) in rad of poses T (N, 4, 4).
+    An axis with weight 0 is free: it counts in neither error."""
+    if target.weights is not None and target.kind in ("pose", "position") and np.any(target.weights == 0):
+        return _weighted_errors(target, T)
     if target.kind == "planar":
         pos = np.linalg.norm(target.p[..., :2] - T[..., :2, 3], axis=-1)
         if target.phi is None:
@@ -30,6 +35,15 @@ def errors(target: Target, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return pos, _angle(T[..., :3, 2], target.a)
     v, c = _vee_cos(target.R, T[..., :3, :3])
     return pos, np.arctan2(0.5 * np.linalg.norm(v, axis=-1), c)  # the angle of R_d Rᵀ, accurate everywhere
+
+
+def _weighted_errors(target: Target, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    on = target.weights > 0
+    pos = np.linalg.norm((target.p - T[..., :3, 3]) * on[:3], axis=-1)
+    if target.kind == "position":
+        return pos, np.zeros_like(pos)
+    w = rotation_log(target.R @ np.swapaxes(T[..., :3, :3], -1, -2))  # base-frame rotation error
+    return pos, np.linalg.norm(w * on[3:], axis=-1)
 
 
 def _vee_cos(Rd: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
