@@ -1,25 +1,47 @@
 """The terms of the equation of motion  M(q) q̈ + C(q, q̇) q̇ + g(q) + τ_f(q̇) = τ − Jᵀ w,
-each obtained from Newton–Euler (Walker & Orin's method), and forward dynamics.
+and forward dynamics.
 
   g(q)       = rne(q, 0, 0)                      gravity torques
   C(q, q̇) q̇  = rne(q, q̇, 0) with no gravity       Coriolis and centrifugal torques
-  M(q) e_j   = rne(q, 0, e_j) with no gravity     column j of the mass matrix (+ armature)
-  q̈          = M⁻¹ (τ − C q̇ − g − τ_f + Jᵀ w)    forward dynamics
-All SI: N·m and kg·m² for revolute joints, N and kg for prismatic ones; prismatic rates and
-accelerations in and out are in the robot's length unit per s (per s²).
+  M(q)       composite-rigid-body algorithm (crba.py), armature on the diagonal
+  q̈          = M⁻¹ (τ − τ_f − rne(q, q̇, 0, g, w))  forward dynamics, M = L D Lᵀ
+Each is its own traced program (programs.py): the zero velocity, acceleration or gravity of a
+term is folded away rather than computed. All SI: N·m and kg·m² for revolute joints, N and kg
+for prismatic ones; prismatic rates and accelerations in and out are in the robot's length
+unit per s (per s²).
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
-from .params import GRAVITY, DynamicsError, link_params
-from .rne import rne
+from . import programs as pg
+from .local import local
+from .params import GRAVITY, DynamicsError
+from .rne import SMALL, check_like, check_vector, gravity_kind
 
-_NO_GRAVITY = np.zeros(3)
+BOUND = 1e12  # tr(M) tr(M⁻¹) below this proves λ_min > 1e-12 λ_max, the test of a regular M
+
+
+def _torques(robot: Robot, kind: pg.Kind, q: np.ndarray, qd: np.ndarray | None, g: list[float]) -> np.ndarray:
+    """A program of n outputs over q (..., n) (and qd): floats for one or a few states, rows
+    for many."""
+    L = local(robot)
+    if q.ndim == 1:
+        return np.array(pg.run_single(L, kind, q.tolist(), None if qd is None else qd.tolist(), g=g))
+    Q = q.reshape(-1, robot.n)
+    QD = None if qd is None else qd.reshape(-1, robot.n)
+    if q.size <= SMALL * robot.n:
+        QDs = [None] * len(Q) if QD is None else QD.tolist()
+        return np.array([pg.run_single(L, kind, a, b, g=g) for a, b in zip(Q.tolist(), QDs)]).reshape(q.shape)
+    tau = np.empty(Q.shape)
+    pg.run_rows(L, kind, pg.columns(tau), Q, QD, g=g)
+    return tau.reshape(q.shape)
 
 
 def gravity_torques(robot: Robot, q: ArrayLike, gravity: ArrayLike = GRAVITY) -> np.ndarray:
@@ -30,14 +52,14 @@ def gravity_torques(robot: Robot, q: ArrayLike, gravity: ArrayLike = GRAVITY) ->
     array([0.    , 2.5443, 0.6075, 0.    , 0.    ])
     """
     q = check_q(robot, q)
-    zero = np.zeros_like(q)
-    return rne(robot, q, zero, zero, gravity=gravity, friction=False)
+    g, g_on = gravity_kind(gravity)
+    return _torques(robot, pg.Kind("rne", gravity=g_on), q, None, g)
 
 
 def coriolis(robot: Robot, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
     """C(q, q̇) q̇ (..., n): Coriolis and centrifugal torques at joint speeds q̇."""
     q = check_q(robot, q)
-    return rne(robot, q, qd, np.zeros_like(q), gravity=_NO_GRAVITY, friction=False)
+    return _torques(robot, pg.Kind("rne", velocity=True), q, check_like(robot, q, qd, "qd"), [])
 
 
 def mass_matrix(robot: Robot, q: ArrayLike) -> np.ndarray:
@@ -49,15 +71,27 @@ def mass_matrix(robot: Robot, q: ArrayLike) -> np.ndarray:
     True
     """
     q = check_q(robot, q)
-    n = robot.n
-    Q = np.repeat(q.reshape(-1, 1, n), n, axis=1)  # one problem per column of M
-    E = np.broadcast_to(np.eye(n), Q.shape)
-    cols = rne(robot, Q, np.zeros_like(Q), E, gravity=_NO_GRAVITY, friction=False)
-    p = link_params(robot)
-    # rne read e_j in the robot's units: a prismatic column came out scaled by metres per unit
-    M = np.swapaxes(cols, -1, -2) * np.where(robot.revolute, 1.0, 1.0 / p.scale)
-    M = 0.5 * (M + np.swapaxes(M, -1, -2)) + np.diag(p.armature)
-    return M.reshape(q.shape[:-1] + (n, n))
+    L, n = local(robot), robot.n
+    kind = pg.Kind("mass")
+    where = _upper_index(n)  # M[r, c] = upper[where[r, c]]
+    if q.ndim == 1:
+        return np.array(pg.run_single(L, kind, q.tolist()))[where]
+    if q.size <= SMALL * n:
+        upper = np.array([pg.run_single(L, kind, x) for x in q.reshape(-1, n).tolist()])
+        return upper.reshape(-1, n * (n + 1) // 2)[:, where].reshape(q.shape + (n,))
+    Q = q.reshape(-1, n)
+    M = np.empty((len(Q), n, n))
+    pg.run_rows(L, kind, [[M[:, r, c]] + ([M[:, c, r]] if r != c else []) for r in range(n) for c in range(r, n)], Q)
+    return M.reshape(q.shape + (n,))
+
+
+@lru_cache(maxsize=None)
+def _upper_index(n: int) -> np.ndarray:
+    """(n, n) indices into the upper triangle listed row by row: the mass program's output
+    (cached: building it costs more than the mass matrix itself)."""
+    k = np.zeros((n, n), dtype=int)
+    k[np.triu_indices(n)] = np.arange(n * (n + 1) // 2)
+    return np.maximum(k, k.T)
 
 
 def _check_invertible(robot: Robot, M: np.ndarray) -> None:
@@ -84,11 +118,59 @@ def forward_dynamics(robot: Robot, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, 
     True
     """
     q = check_q(robot, q)
-    qd = np.broadcast_to(check_q(robot, qd, "qd"), q.shape)
-    tau = np.broadcast_to(check_q(robot, tau, "tau"), q.shape)
-    p = link_params(robot)
-    bias = rne(robot, q, qd, np.zeros_like(q), gravity=gravity, wrench=wrench)  # includes friction
+    qd, tau = check_like(robot, q, qd, "qd"), check_like(robot, q, tau, "tau")
+    L, n = local(robot), robot.n
+    g, g_on = gravity_kind(gravity)
+    W = None if wrench is None else np.broadcast_to(check_vector(wrench, 6, "wrench"), q.shape[:-1] + (6,))
+    kind = pg.Kind("solve", velocity=True, gravity=g_on, wrench=W is not None)
+    Q, QD, TAU = (x.reshape(-1, n) for x in (q, qd, tau))
+    Wf = None if W is None else W.reshape(-1, 6)
+    if q.size <= SMALL * n:  # one or a few states: floats all along
+        Ws = [None] * len(Q) if Wf is None else Wf.tolist()
+        A = [_solve_single(robot, L, kind, a, b, c, g, gravity, w)
+             for a, b, c, w in zip(Q.tolist(), QD.tolist(), TAU.tolist(), Ws)]
+        return np.array(A).reshape(q.shape)
+    return _solve_rows(robot, L, kind, Q, QD, TAU, g, gravity, Wf).reshape(q.shape)
+
+
+def _solve_rows(robot, L, kind, Q, QD, TAU, g, gravity, W) -> np.ndarray:
+    """q̈ (N, n) of many states by the traced L D Lᵀ solve in rows; the exact test and solve for
+    the states whose bound cannot prove M regular."""
+    n = robot.n
+    fric = pg.friction_rows(L, QD)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a singular M: checked below
+        A, check = np.empty(Q.shape), np.empty((len(Q), n + 1))  # q̈; the pivots D and the bound
+        pg.run_rows(L, kind, pg.columns(A) + pg.columns(check), Q, QD, g=g, W=W,
+                    U=TAU if fric is None else TAU - fric)
+    bad = ~((check[:, :n].min(axis=1) > 0) & (check[:, n] < BOUND))  # NaN: not proven either
+    if bad.any():
+        A[bad] = _solve_plain(robot, Q[bad], QD[bad], TAU[bad], gravity, None if W is None else W[bad])
+    return A if L.si is None else A / L.si
+
+
+def _solve_single(robot, L, kind, q, qd, tau, g, gravity, wrench) -> list[float]:
+    """q̈ of one state (lists of floats) by the traced L D Lᵀ solve; the exact test and solve
+    when the bound cannot prove M regular."""
+    u = tau if not L.rough else [a - b for a, b in zip(tau, pg.friction_single(L, qd))]
+    try:
+        out = pg.run_single(L, kind, q, qd, g=g, wrench=wrench, u=u)
+    except ZeroDivisionError:  # a pivot exactly zero
+        out = None
+    n = robot.n
+    if out is None or not (all(d > 0 for d in out[n:2 * n]) and out[2 * n] < BOUND):  # NaN: False
+        a = _solve_plain(robot, *(np.array(x) for x in (q, qd, tau)), gravity,
+                         None if wrench is None else np.array(wrench))
+    else:
+        a = out[:n]
+    return [x / s for x, s in zip(a, L.scale)]
+
+
+def _solve_plain(robot: Robot, q, qd, tau, gravity, wrench) -> np.ndarray:
+    """q̈ (SI) from an explicit M after the exact eigenvalue test (a DynamicsError if M is
+    singular): the rare states whose L D Lᵀ bound was inconclusive."""
+    from .rne import rne
+
     M = mass_matrix(robot, q)
     _check_invertible(robot, M)
-    a = np.linalg.solve(M, (tau - bias)[..., None])[..., 0]  # SI accelerations
-    return a * np.where(robot.revolute, 1.0, 1.0 / p.scale)
+    bias = rne(robot, q, qd, np.zeros_like(q), gravity=gravity, wrench=wrench)  # with friction
+    return np.linalg.solve(M, (tau - bias)[..., None])[..., 0]
