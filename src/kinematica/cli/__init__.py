@@ -1,13 +1,17 @@
-"""The `kinematica` command: robots, show, fk, jacobian, ik, dynamics, simulate, demo.
+"""The `kinematica` command: robots, show, fk, jacobian, ik, dynamics, simulate, traj, plot,
+animate, demo, serve.
 
 Every subcommand prints readable tables by default and JSON with `--json`. JSON states its units:
 joint values as `q` (rad for revolute joints, the robot's length unit for prismatic ones) and
 `q_deg` (degrees for revolute joints), positions in `length_unit`, torques in N·m (revolute) and
 N (prismatic). Bad input prints one line, ``kinematica: error: <message>``, on stderr and exits
-with code 2; good input that cannot be carried out (an integrator that gives up) exits with 1.
+with code 2; good input that cannot be carried out (an integrator that gives up, trajectory files
+withheld because a point is unsolved) exits with 1.
 
 One module per group of subcommands, each with its `add_parser(s)` and `cmd_*` functions:
-kinematics.py (robots, show, fk, jacobian), ik.py, dynamics.py (dynamics, simulate), demo.py;
+kinematics.py (robots, show, fk, jacobian), ik.py, dynamics.py (dynamics, simulate), traj.py,
+plot.py (plot, animate: figures; Matplotlib is imported only when they run), demo.py,
+serve.py (the browser simulator; NiceGUI is imported only when it runs);
 common.py holds argument parsing and JSON, text*.py the table views.
 """
 
@@ -19,7 +23,7 @@ from typing import Sequence, TextIO
 
 import kinematica as km
 
-from . import demo, dynamics, ik, kinematics
+from . import demo, dynamics, explain, ik, kinematics, plot, serve, traj
 from .common import JSON_HELP, Failure, Parser, UsageError
 
 EXIT_USAGE = 2
@@ -36,7 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     kinematics.add_parsers(sub)
     ik.add_parser(sub)
     dynamics.add_parsers(sub)
+    traj.add_parser(sub)
+    plot.add_parsers(sub)
+    explain.add_parser(sub)
     demo.add_parser(sub)
+    serve.add_parser(sub)
     for p in sub.choices.values():
         p.add_argument("--json", action="store_true", help=JSON_HELP)
     return parser

@@ -1,0 +1,229 @@
+"""The simulator's controls: joint sliders with numeric fields, the end-effector pose readout,
+and the IK panel (target fields, method, Solve, the verdict in words, the solutions list).
+
+Each panel is built inside the current NiceGUI container, shows a `Session`, and reports what
+the user did through the callbacks it is given; it never changes the session itself.
+Elements carry a marker (`.mark`, for NiceGUI's user fixture) and the same `data-testid`
+attribute (for the browser tests).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Callable
+
+import numpy as np
+from nicegui import ui
+
+from .scene import GHOSTS, OUTSIDE
+from .state import (METHODS, Readout, Session, TargetSpec, joint_unit, slider_range, target_kinds)
+
+STATUS_CLASSES = {"ok": "bg-green-1 text-green-10", "warning": "bg-amber-1 text-brown-10",
+                  "error": "bg-red-1 text-red-10", "": "hidden"}
+
+
+def tag(element, name: str):
+    """Mark an element for the user fixture and the browser tests alike."""
+    return element.mark(name).props(f'data-testid="{name}"')
+
+
+def fmt(value: float, digits: int) -> str:
+    """A number for the readout: fixed digits, ASCII minus, no negative zero."""
+    return f"{float(value) + 0.0:.{digits}f}".replace("-0." + "0" * digits, "0." + "0" * digits)
+
+
+def length_digits(unit: str) -> int:
+    return 2 if unit == "mm" else 4
+
+
+class JointPanel:
+    """One row per joint: name, slider, numeric field (degrees, or the length unit)."""
+
+    def __init__(self, session: Session, reach: float, on_change: Callable[[int, float], None]) -> None:
+        robot = session.robot
+        self.on_change = on_change
+        self.sliders: list[ui.slider] = []
+        self.numbers: list[ui.number] = []
+        self._quiet = False
+        values = session.display_q()
+        for i, name in enumerate(robot.joint_names):
+            lo, hi = slider_range(robot, i, reach)
+            unit = joint_unit(robot, i)
+            step = 1.0 if robot.revolute[i] else float(10 ** np.floor(np.log10(max(hi - lo, 1e-9)) - 2))
+            with ui.row().classes("w-full items-center no-wrap gap-2 h-9"):
+                ui.label(name).classes("w-32 shrink-0 text-sm truncate").tooltip(
+                    f"{name}: {lo:g} … {hi:g} {unit}")
+                slider = tag(ui.slider(min=lo, max=hi, step=step, value=float(values[i]),
+                                       on_change=lambda e, i=i: self._changed(i, e.value)),
+                             f"joint-{i + 1}-slider").classes("grow").props("label")
+                number = tag(ui.number(value=round(float(values[i]), 4), min=lo, max=hi, step=step / 10,
+                                       format="%.2f" if robot.revolute[i] else "%.4g", suffix=unit,
+                                       on_change=lambda e, i=i: self._changed(i, e.value)),
+                             f"joint-{i + 1}-number").classes("w-28 shrink-0").props("dense outlined hide-bottom-space")
+            self.sliders.append(slider)
+            self.numbers.append(number)
+
+    def _changed(self, i: int, value: float | None) -> None:
+        if self._quiet or value is None:
+            return
+        self.on_change(i, float(value))
+
+    @contextmanager
+    def quiet(self):
+        """Set values without reporting them back as user changes."""
+        self._quiet = True
+        try:
+            yield
+        finally:
+            self._quiet = False
+
+    def show(self, values: np.ndarray) -> None:
+        with self.quiet():
+            for slider, number, v in zip(self.sliders, self.numbers, values):
+                if slider.value is None or abs(slider.value - v) > 1e-9:
+                    slider.value = float(v)
+                if number.value is None or abs(number.value - v) > 1e-6:
+                    number.value = round(float(v), 4)
+
+
+class ReadoutPanel:
+    """The end-effector pose: x, y, z in the length unit, roll, pitch, yaw in degrees, and the
+    singularity verdict in words."""
+
+    NAMES = ("x", "y", "z", "roll", "pitch", "yaw")
+
+    def __init__(self, unit: str) -> None:
+        self.unit = unit
+        self.values: dict[str, ui.label] = {}
+        with ui.grid(columns=3).classes("w-full gap-x-4 gap-y-1"):
+            for name in self.NAMES:
+                with ui.column().classes("gap-0"):
+                    ui.label(name).classes("text-xs text-grey-7")
+                    with ui.row().classes("items-baseline gap-1 no-wrap"):
+                        self.values[name] = tag(ui.label(""), f"pose-{name}").classes("font-mono text-base")
+                        ui.label(unit if name in "xyz" else "°").classes("text-xs text-grey-7")
+        self.singularity = tag(ui.label(""), "pose-singularity").classes("text-sm text-grey-8")
+
+    def show(self, r: Readout) -> None:
+        d = length_digits(self.unit)
+        for name, v in zip(self.NAMES[:3], r.position):
+            self.values[name].set_text(fmt(v, d))
+        for name, v in zip(self.NAMES[3:], r.rpy_deg):
+            self.values[name].set_text(fmt(v, 2))
+        self.singularity.set_text(f"Jacobian: {r.singularity}")
+        self.singularity.classes(replace="text-sm " + ("text-red-9" if r.singular else
+                                                       "text-orange-9" if r.near_singular else "text-grey-8"))
+
+
+class IKPanel:
+    """The IK target (position; orientation as roll-pitch-yaw or a pitch), the method, Solve,
+    the verdict, and every solution found with a button to adopt it."""
+
+    def __init__(self, session: Session, on_target: Callable[[TargetSpec], None],
+                 on_solve: Callable[[], None], on_from_tool: Callable[[], None],
+                 on_method: Callable[[str], None], on_adopt: Callable[[int], None],
+                 on_outside: Callable[[bool], None]) -> None:
+        self.session = session
+        self.on_target, self.on_adopt = on_target, on_adopt
+        self._quiet = False
+        unit = session.robot.length_unit
+        t = session.target
+        with ui.row().classes("w-full items-center no-wrap gap-2"):
+            self.kind = tag(ui.select(target_kinds(session.robot), value=t.kind, label="target",
+                                      on_change=lambda _: self._edited()), "target-kind").classes("grow")
+            tag(ui.button("from tool", icon="my_location", on_click=on_from_tool), "target-from-tool") \
+                .props("flat dense no-caps").tooltip("put the target at the tool's current pose")
+        with ui.row().classes("w-full no-wrap gap-2"):
+            self.position = [tag(ui.number(f"{a} ({unit})", value=v,
+                                           on_change=lambda _: self._edited()), f"target-{a}")
+                             .classes("grow").props("dense outlined")
+                             for a, v in zip("xyz", t.position)]
+        self.rpy_row = ui.row().classes("w-full no-wrap gap-2")
+        with self.rpy_row:
+            self.rpy = [tag(ui.number(f"{a} (°)", value=v,
+                                      on_change=lambda _: self._edited()), f"target-{a}")
+                        .classes("grow").props("dense outlined")
+                        for a, v in zip(("roll", "pitch", "yaw"), t.rpy_deg)]
+        self.pitch_row = ui.row().classes("w-full no-wrap gap-2")
+        with self.pitch_row:
+            self.pitch = tag(ui.number("pitch of the tool axis above the horizontal (°)", value=t.pitch_deg,
+                                       on_change=lambda _: self._edited()),
+                             "target-approach-pitch").classes("grow").props("dense outlined")
+        with ui.row().classes("w-full items-center no-wrap gap-2"):
+            self.method = tag(ui.select(METHODS, value=session.method, label="method",
+                                        on_change=lambda e: on_method(e.value)), "method").classes("grow")
+            tag(ui.button("Solve", icon="play_arrow", on_click=on_solve), "solve").props("unelevated")
+        tag(ui.checkbox("draw the solutions outside the joint limits (grey)", value=session.ghosts_outside,
+                        on_change=lambda e: on_outside(e.value)), "ghosts-outside").props("dense") \
+            .classes("text-sm text-grey-8")
+        self.message = tag(ui.label(""), "ik-message").classes("w-full text-sm rounded px-3 py-2 hidden")
+        self.solutions = ui.column().classes("w-full gap-1")
+        self._rows_visible()
+
+    def _rows_visible(self) -> None:
+        kind = self.kind.value
+        self.rpy_row.set_visibility(kind == "pose")
+        self.pitch_row.set_visibility(kind == "approach")
+
+    def _edited(self) -> None:
+        self._rows_visible()
+        if self._quiet:
+            return
+        spec = self.read()
+        if spec is not None:
+            self.on_target(spec)
+
+    def read(self) -> TargetSpec | None:
+        """The target the fields describe, or None while a field is empty."""
+        fields = [*self.position, *self.rpy, self.pitch]
+        if any(f.value is None for f in fields):
+            return None
+        return TargetSpec(self.kind.value, tuple(float(f.value) for f in self.position),
+                          tuple(float(f.value) for f in self.rpy), float(self.pitch.value))
+
+    def show_target(self, t: TargetSpec) -> None:
+        self._quiet = True
+        try:
+            self.kind.value = t.kind
+            for f, v in zip(self.position, t.position):
+                f.value = v
+            for f, v in zip(self.rpy, t.rpy_deg):
+                f.value = v
+            self.pitch.value = t.pitch_deg
+        finally:
+            self._quiet = False
+        self._rows_visible()
+
+    def show_result(self, session: Session) -> None:
+        """The verdict and the solutions list of the last Solve (or Adopt)."""
+        self.message.set_text(session.message)
+        self.message.classes(replace="w-full text-sm rounded px-3 py-2 " + STATUS_CLASSES[session.status])
+        self.solutions.clear()
+        if not session.solutions:
+            return
+        robot = session.robot
+        with self.solutions:
+            inside = sum(s.within_limits for s in session.solutions)
+            ui.label(f"{len(session.solutions)} solution{'s' if len(session.solutions) > 1 else ''}, "
+                     f"{inside} within the joint limits; each drawn as a numbered ghost:") \
+                .classes("text-sm text-grey-8")
+            for i, sol in enumerate(session.solutions):
+                colour = GHOSTS[i % len(GHOSTS)] if sol.within_limits else OUTSIDE
+                values = ", ".join(f"{v:.1f}{'°' if r else ''}" for v, r in
+                                   zip(sol.q * robot.angle_scale, robot.revolute))
+                current = bool(np.allclose(sol.q, session.q, atol=1e-9))
+                with tag(ui.row(), f"solution-{i + 1}").classes("w-full items-center no-wrap gap-2"):
+                    ui.label(str(i + 1)).classes("text-white text-xs font-bold rounded-full w-6 h-6 "
+                                                 "flex items-center justify-center shrink-0") \
+                        .style(f"background: {colour}")
+                    with ui.column().classes("grow gap-0"):
+                        with ui.row().classes("items-baseline gap-2 no-wrap"):
+                            ui.label(sol.label).classes("text-sm")
+                            if not sol.within_limits:
+                                ui.label("outside the limits").classes("text-xs text-grey-7 shrink-0")
+                        ui.label(f"({values})").classes("text-xs font-mono text-grey-8")
+                    button = tag(ui.button("current" if current else "adopt",
+                                           on_click=lambda _, i=i: self.on_adopt(i)), f"adopt-{i + 1}") \
+                        .props("dense flat no-caps")
+                    if current or not sol.within_limits:
+                        button.disable()

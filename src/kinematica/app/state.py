@@ -1,0 +1,295 @@
+"""One browser tab's simulator session: the robot, its joint values, the mode, the IK target and
+the solutions found for it. Plain Python over the core — no NiceGUI — so every transition the
+panels trigger can be tested on its own.
+
+Joint values are kept as the core takes them (rad for revolute joints, the robot's length unit
+for prismatic ones); the panels show degrees and lengths (`to_display`, `from_display`).
+
+>>> s = Session()
+>>> s.robot.name, s.robot.length_unit, s.display_q().round(1).tolist()
+('braccio', 'mm', [0.0, -45.0, 90.0, 90.0, 0.0])
+>>> s.set_joint(0, 30.0)
+>>> s.readout().position.round(2).tolist()
+[-55.11, -31.82, 184.64]
+>>> s.target = s.target_from_tool()
+>>> s.target.position = (150.0, 50.0, 100.0)
+>>> s.solve().solved, s.status
+(True, 'ok')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+import kinematica as km
+from kinematica import spatial
+
+DEFAULT_ROBOT = "braccio"
+MODES = ("fk", "ik")
+# What an IK target constrains; the values are the labels the panel shows.
+TARGET_KINDS = {"position": "position only",
+                "pose": "position + orientation (roll, pitch, yaw)",
+                "approach": "position + pitch of the tool axis"}
+# The core's IK methods (km.ik), with the names the panel shows.
+METHODS = {"lm": "Levenberg–Marquardt", "gn": "Gauss–Newton", "transpose": "Jacobian transpose",
+           "dls": "damped least squares", "analytic": "closed form (analytic)"}
+UNLIMITED_DEG = 180.0  # slider range of a revolute joint without limits
+
+
+@dataclass
+class TargetSpec:
+    """An IK target as the user types it: position in the robot's length unit, angles in
+    degrees (roll, pitch, yaw about fixed x, y, z; pitch of the tool z axis above the horizontal)."""
+
+    kind: str = "position"
+    position: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rpy_deg: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    pitch_deg: float = 0.0
+
+    def build(self) -> km.Target:
+        """The core's Target; raises `km.TargetError` (a ValueError) on malformed numbers."""
+        p = np.asarray(self.position, dtype=float)
+        if self.kind == "pose":
+            return km.targets.orientation(p, rpy=np.radians(self.rpy_deg))
+        if self.kind == "approach":
+            return km.targets.approach(p, pitch=np.radians(self.pitch_deg))
+        if self.kind == "position":
+            return km.targets.position(p)
+        raise km.TargetError(f"target kind must be one of {', '.join(TARGET_KINDS)}, got {self.kind!r}")
+
+    def pose(self) -> np.ndarray:
+        """A 4x4 for drawing the marker: the position, and the orientation a pose target asks for
+        (the approach of a pitch target as the z axis; identity for a position target)."""
+        T = spatial.transl(self.position)
+        if self.kind == "pose":
+            T[:3, :3] = spatial.rpy_to_matrix(np.radians(self.rpy_deg))
+        elif self.kind == "approach":
+            T[:3, :3] = spatial.axis_to_z(km.targets.approach(self.position, pitch=np.radians(self.pitch_deg)).a)
+        return T
+
+
+@dataclass(frozen=True)
+class Solution:
+    """One configuration reaching the target: q (core units), a label, whether it is within the
+    joint limits, and the verdict in words."""
+
+    q: np.ndarray
+    label: str
+    within_limits: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Readout:
+    """The end-effector pose at q: position (length unit), roll-pitch-yaw (deg), the 4x4, and
+    the singularity verdict in words."""
+
+    position: np.ndarray
+    rpy_deg: np.ndarray
+    T: np.ndarray
+    singularity: str
+    singular: bool
+    near_singular: bool
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one Solve did: whether q changed, and the message shown."""
+
+    solved: bool
+    message: str
+
+
+def to_display(robot: km.Robot, q: np.ndarray) -> np.ndarray:
+    """Joint values as shown: degrees for revolute joints, the length unit for prismatic ones."""
+    return np.asarray(q, dtype=float) * robot.angle_scale
+
+
+def from_display(robot: km.Robot, values: np.ndarray) -> np.ndarray:
+    """The inverse of `to_display`."""
+    return np.asarray(values, dtype=float) / robot.angle_scale
+
+
+def joint_unit(robot: km.Robot, i: int) -> str:
+    return "°" if robot.revolute[i] else robot.length_unit
+
+
+def slider_range(robot: km.Robot, i: int, reach: float) -> tuple[float, float]:
+    """The displayed range of joint i: its limits, or ±180° (revolute) / ±reach (prismatic)
+    where a limit is infinite."""
+    lo, hi = robot.limits[i] * robot.angle_scale[i]
+    wide = UNLIMITED_DEG if robot.revolute[i] else reach
+    return (float(lo) if np.isfinite(lo) else -wide, float(hi) if np.isfinite(hi) else wide)
+
+
+def target_kinds(robot: km.Robot) -> dict[str, str]:
+    """The target kinds that make sense for the robot (no pitch for a planar arm)."""
+    planar = robot.table is not None and robot.table.kind == "planar"
+    return {k: v for k, v in TARGET_KINDS.items() if not (planar and k == "approach")}
+
+
+def default_target_kind(robot: km.Robot) -> str:
+    """Pose for arms with six or more joints, position for smaller ones (a 5-DOF arm cannot
+    reach most full poses)."""
+    return "pose" if robot.n >= 6 else "position"
+
+
+def robot_choices(extra: dict[str, km.Robot] | None = None) -> list[str]:
+    """The names the robot select offers: the bundled robots, then robots loaded from files."""
+    return list(km.robot_names()) + [n for n in (extra or {}) if n not in km.robot_names()]
+
+
+@dataclass
+class Session:
+    """The state of one simulator tab. `loaded` holds robots read from files (by label), so
+    the robot select can offer them beside the bundled ones."""
+
+    robot_name: str = DEFAULT_ROBOT
+    loaded: dict[str, km.Robot] = field(default_factory=dict)
+    robot: km.Robot = field(init=False)
+    q: np.ndarray = field(init=False)
+    mode: str = "fk"
+    target: TargetSpec = field(default_factory=TargetSpec)
+    method: str = "lm"
+    solutions: list[Solution] = field(default_factory=list)
+    message: str = ""
+    status: str = ""  # "", "ok", "warning" or "error": how the message is shown
+    ghosts_outside: bool = False  # draw the solutions outside the joint limits too
+
+    def __post_init__(self) -> None:
+        self.set_robot(self.robot_name)
+
+    # --- robot and joints -----------------------------------------------------------------
+    def set_robot(self, name: str) -> None:
+        """Switch to a bundled robot or one in `loaded`; q goes home, the target to the tool."""
+        robot = self.loaded[name] if name in self.loaded else km.load(name)
+        self.robot_name, self.robot, self.q = name, robot, robot.q_home
+        self.target = self.target_from_tool(default_target_kind(robot))
+        self.solutions, self.message, self.status = [], "", ""
+
+    def add_robot_file(self, path: str | Path) -> str:
+        """Load a .yaml or .urdf robot file and switch to it; returns its label."""
+        robot = km.load(str(path))
+        label = robot.name if robot.name not in km.robot_names() else f"{robot.name} ({Path(path).name})"
+        self.loaded[label] = robot
+        self.set_robot(label)
+        return label
+
+    def display_q(self) -> np.ndarray:
+        return to_display(self.robot, self.q)
+
+    def set_joint(self, i: int, value: float) -> None:
+        """Set joint i from its displayed value (degrees, or the length unit)."""
+        q = self.q.copy()
+        q[i] = float(value) / self.robot.angle_scale[i]
+        self.q = q
+
+    def set_q(self, q: np.ndarray) -> None:
+        q = np.asarray(q, dtype=float)
+        if q.shape != (self.robot.n,) or not np.all(np.isfinite(q)):
+            raise ValueError(f"q: expected {self.robot.n} finite joint values, got {q}")
+        self.q = q.copy()
+
+    def home(self) -> None:
+        self.q = self.robot.q_home
+
+    # --- what is shown ----------------------------------------------------------------------
+    def readout(self) -> Readout:
+        T = km.fk(self.robot, self.q)
+        s = km.singularity(self.robot, self.q)
+        return Readout(T[:3, 3].copy(), np.degrees(spatial.matrix_to_rpy(T[:3, :3])), T,
+                       s.message, bool(s.singular), bool(s.near))
+
+    def target_from_tool(self, kind: str | None = None) -> TargetSpec:
+        """A target at the tool's current pose (so a fresh target is always reachable)."""
+        T = km.fk(self.robot, self.q)
+        a = T[:3, 2]
+        pitch = np.degrees(np.arcsin(np.clip(a[2], -1.0, 1.0)))
+        return TargetSpec(kind or self.target.kind, tuple(_tidy(T[:3, 3])),
+                          tuple(_tidy(np.degrees(spatial.matrix_to_rpy(T[:3, :3])))), _tidy([pitch])[0])
+
+    # --- inverse kinematics -------------------------------------------------------------------
+    def solve(self) -> Outcome:
+        """Solve the target from the current q with the chosen method. On success q moves to
+        the solution; on failure (unreachable, refused, no convergence) q stays and the message
+        says why. Either way every solution `km.ik_all` finds is listed."""
+        self.solutions = []
+        try:
+            target = self.target.build()
+            result = km.ik(self.robot, target, self.q, method=self.method)
+        except ValueError as e:  # TargetError, a target off a planar arm's plane, no closed form
+            return self.say(False, _sentence(e), "error")
+        others = self._all_solutions(target)
+        self.solutions = _merge(self.robot, result, others)
+        if not result.success:
+            found = ""
+            if others:
+                inside = sum(s.within_limits for s in others)
+                found = (f" {len(others)} other solution{'s' if len(others) > 1 else ''} found, "
+                         f"{inside} within the joint limits: see the list.")
+            return self.say(False, f"Not solved — {result.reason}.{found} The arm was not moved.",
+                             "error" if not result.reachable else "warning")
+        self.q = np.asarray(result.q, dtype=float).copy()
+        s = km.singularity(self.robot, self.q)
+        words = f"Solved ({METHODS.get(result.method, result.method)}): {result.reason}. "
+        words += f"At this pose the arm is {s.message}."
+        return self.say(True, words, "warning" if (s.singular or s.near) else "ok")
+
+    def adopt(self, index: int) -> Outcome:
+        """Move the arm to listed solution `index` (only one within the joint limits)."""
+        sol = self.solutions[index]
+        if not sol.within_limits:
+            return self.say(False, f"Solution {index + 1} ({sol.label}) is outside the joint "
+                                    "limits; the arm was not moved.", "warning")
+        self.q = sol.q.copy()
+        return self.say(True, f"Adopted solution {index + 1} ({sol.label}).", "ok")
+
+    def _all_solutions(self, target: km.Target) -> list[km.IKResult]:
+        method = self.method if self.method != "analytic" else "lm"
+        try:
+            return km.ik_all(self.robot, target, self.q, method=method)
+        except ValueError:
+            return []
+
+    def say(self, solved: bool, message: str, status: str) -> Outcome:
+        self.message, self.status = message, status
+        return Outcome(solved, message)
+
+
+def _merge(robot: km.Robot, result: km.IKResult, others: list[km.IKResult]) -> list[Solution]:
+    """The listed solutions: the solve's own answer first (when it succeeded), then the other
+    distinct ones, those within the limits before those outside."""
+    out: list[Solution] = []
+    if result.success:
+        out.append(Solution(np.asarray(result.q, float).copy(), _label(result, "this solve"), True,
+                            str(result.reason)))
+    for r in sorted(others, key=lambda r: not r.within_limits):
+        q = np.asarray(r.q, dtype=float)
+        if any(_same(robot, q, s.q) for s in out):
+            continue
+        out.append(Solution(q.copy(), _label(r, f"solution {len(out) + 1}"), bool(r.within_limits),
+                            str(r.reason)))
+    return out
+
+
+def _label(r: km.IKResult, fallback: str) -> str:
+    return str(r.branch) if r.branch else fallback
+
+
+def _same(robot: km.Robot, a: np.ndarray, b: np.ndarray, tol: float = 1e-4) -> bool:
+    d = a - b
+    d = np.where(robot.revolute, (d + np.pi) % (2 * np.pi) - np.pi, d)
+    return bool(np.linalg.norm(d) < tol)
+
+
+def _tidy(values) -> list[float]:
+    """Numbers rounded for an input field (6 significant digits after the point, -0 → 0)."""
+    return [float(round(float(v), 6)) + 0.0 for v in np.atleast_1d(values)]
+
+
+def _sentence(e: BaseException) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".") + " The arm was not moved."

@@ -1,0 +1,130 @@
+"""`kinematica explain ROBOT fk|jacobian|ik|dynamics`: the mathematics behind an answer, step
+by step, as terminal text, Markdown, a standalone HTML page (renders offline) or LaTeX.
+
+The format follows --format, else the suffix of --out (.md, .html/.htm, .tex, .txt), else text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from ..explain import explain, render
+from ..explain.document import Document
+from . import ik as cli_ik
+from .common import UsageError, add_robot, dumps, finite_numbers, jsonable, load_robot, option_joint_values
+
+FORMATS = ("text", "md", "html", "tex")
+_SUFFIX = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".tex": "tex", ".txt": "text"}
+WHAT = ("fk", "jacobian", "ik", "dynamics")
+
+
+def _format(args: argparse.Namespace) -> str:
+    if args.format:
+        return args.format
+    if args.out:
+        return _SUFFIX.get(Path(args.out).suffix.lower(), "text")
+    return "text"
+
+
+def _ik_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if args.tol is not None:
+        tol = finite_numbers([args.tol], "--tol")[0]
+        if tol <= 0:
+            raise UsageError(f"--tol: must be > 0, got {args.tol}")
+        options["tol_position"] = tol
+    if args.restarts is not None:
+        if args.restarts < 0:
+            raise UsageError(f"--restarts: must be >= 0, got {args.restarts}")
+        options["restarts"] = args.restarts
+    return options
+
+
+def build_document(args: argparse.Namespace) -> Document:
+    """The explanation the options ask for."""
+    robot = load_robot(args.robot)
+    deg = True if args.deg else None
+    q = option_joint_values(robot, args.q, args.deg, "--q", robot.q_home)
+    if args.what == "ik":
+        if args.position is None:
+            raise UsageError("explain ik needs the target: --position X Y Z (or X Y for a planar robot)")
+        t, _ = cli_ik.ik_target(robot, args)
+        q0 = option_joint_values(robot, args.q0, args.deg, "--q0")
+        return explain(robot, "ik", target=t, q0=q0, method=args.method, limits=args.limits, deg=deg,
+                       **_ik_options(args))
+    if args.position is not None or args.q0 is not None:
+        raise UsageError(f"--position and --q0 belong to 'explain ik', not 'explain {args.what}'")
+    if args.what == "dynamics":
+        qd = option_joint_values(robot, args.qd, args.deg, "--qd", np.zeros(robot.n))
+        qdd = option_joint_values(robot, args.qdd, args.deg, "--qdd", np.zeros(robot.n))
+        g = None if args.gravity is None else finite_numbers(args.gravity, "--gravity")
+        return explain(robot, "dynamics", q=q, qd=qd, qdd=qdd, gravity=g, deg=deg)
+    return explain(robot, args.what, q=q, params=args.params, deg=deg)
+
+
+def document_data(doc: Document) -> dict[str, Any]:
+    """The document as plain data (for --json)."""
+    return jsonable({"title": doc.title, "summary": doc.summary,
+                     "sections": [dataclasses.asdict(s) for s in doc.sections],
+                     "notation": [dataclasses.asdict(m) for m in doc.notation]})
+
+
+def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
+    doc = build_document(args)
+    if args.json:
+        text = dumps(document_data(doc)) + "\n"
+    else:
+        fmt = _format(args)
+        text = render(doc, fmt, **({"math": args.math} if fmt == "html" else {}))
+    if args.out:
+        path = Path(args.out)
+        path.write_text(text, encoding="utf-8")
+        out.write(f"wrote {path} ({_format(args) if not args.json else 'json'}, {len(text.encode('utf-8'))} bytes)\n")
+    else:
+        out.write(text)
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    """The subparser of explain."""
+    p = sub.add_parser("explain", help="the mathematics of fk, jacobian, ik or dynamics, step by step",
+                       description="Explain forward kinematics, the Jacobian, inverse kinematics or "
+                                   "inverse dynamics step by step, with formulas and numbers: as text, "
+                                   "Markdown, a standalone HTML page (renders offline) or LaTeX.")
+    add_robot(p)
+    p.add_argument("what", choices=WHAT, help="what to explain")
+    p.add_argument("--q", nargs="+", metavar="Q",
+                   help="joint values (fk, jacobian, dynamics; default: home): rad, or deg with --deg, "
+                        "for revolute joints, the length unit for prismatic ones")
+    p.add_argument("--qd", nargs="+", metavar="QD", help="dynamics: joint rates (default 0), per s")
+    p.add_argument("--qdd", nargs="+", metavar="QDD", help="dynamics: joint accelerations (default 0), per s²")
+    p.add_argument("--gravity", nargs=3, metavar=("GX", "GY", "GZ"),
+                   help="dynamics: gravity in base coordinates, m/s² (default 0 0 -9.80665)")
+    p.add_argument("--position", nargs="+", metavar="X", help="ik: target position X Y Z (X Y for a planar robot)")
+    o = p.add_mutually_exclusive_group()
+    o.add_argument("--rpy", nargs=3, metavar=("R", "P", "Y"), help="ik: tool orientation as roll, pitch, yaw")
+    o.add_argument("--euler-zyz", nargs=3, metavar=("A", "B", "C"), help="ik: tool orientation, ZYZ Euler angles")
+    o.add_argument("--quat", nargs=4, metavar=("W", "X", "Y", "Z"), help="ik: tool orientation, unit quaternion")
+    o.add_argument("--approach", nargs=3, metavar=("AX", "AY", "AZ"), help="ik: the tool z axis (5-DOF arms)")
+    o.add_argument("--pitch", metavar="PHI", help="ik: the tool z axis at pitch PHI above the horizontal (paper 003)")
+    o.add_argument("--phi", metavar="PHI", help="ik: planar target heading")
+    p.add_argument("--q0", nargs="+", metavar="Q", help="ik: initial guess (default: home)")
+    p.add_argument("--method", choices=cli_ik.IK_METHODS, default="lm",
+                   help="ik: lm (default), gn, newton, transpose, dls, or analytic (the closed-form steps)")
+    p.add_argument("--limits", choices=("clip", "wrap", "ignore"), default="clip",
+                   help="ik: joint limits: clip every step (default), wrap at the end, or ignore")
+    p.add_argument("--tol", metavar="TOL", help="ik: position tolerance in the length unit")
+    p.add_argument("--restarts", type=int, metavar="N", help="ik: random restarts if the first attempt fails")
+    p.add_argument("--params", choices=("symbolic", "numeric"), default="symbolic",
+                   help="fk, jacobian: write the table's lengths as symbols (a_2, d_1; default) or numbers")
+    p.add_argument("--deg", action="store_true", help="angle inputs are in degrees, and angles are shown in degrees")
+    p.add_argument("--format", choices=FORMATS, help="text (default), md, html or tex; else from --out's suffix")
+    p.add_argument("--math", choices=("auto", "mathjax", "mathml"), default="auto",
+                   help="html: MathJax embedded in the page (default when installed) or MathML")
+    p.add_argument("--out", metavar="FILE", help="write to FILE instead of printing")
+    p.set_defaults(func=cmd_explain)

@@ -1,0 +1,242 @@
+"""The simulator page through NiceGUI's simulated user (no browser): sliders, fields, the pose
+readout, IK solve / refuse / adopt, robot switch. Values are checked against the core."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import pytest_asyncio
+from nicegui import ui
+from nicegui.testing import User, user_simulation
+
+import kinematica as km
+from kinematica import spatial
+from kinematica.app import main as app_main
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest_asyncio.fixture
+async def user():
+    app_main.configure(None)
+    async with user_simulation(root=app_main.root) as u:
+        await u.open("/")
+        yield u
+
+
+def one(user: User, marker: str):
+    found = user.find(marker=marker).elements
+    assert len(found) == 1, f"{len(found)} elements marked {marker!r}"
+    return next(iter(found))
+
+
+def shown_q(user: User, robot: km.Robot) -> np.ndarray:
+    """q (core units) from the sliders."""
+    return np.array([one(user, f"joint-{i + 1}-slider").value for i in range(robot.n)]) / robot.angle_scale
+
+
+def readout(user: User) -> tuple[np.ndarray, np.ndarray]:
+    p = np.array([float(one(user, f"pose-{a}").text) for a in "xyz"])
+    rpy = np.array([float(one(user, f"pose-{a}").text) for a in ("roll", "pitch", "yaw")])
+    return p, rpy
+
+
+def scene_objects(user: User) -> dict:
+    scene = one(user, "arm-scene")
+    return {k: (o.x, o.y, o.z) for k, o in scene.objects.items()}
+
+
+def set_target(user: User, **values: float) -> None:
+    for name, v in values.items():
+        one(user, f"target-{name}").value = v
+
+
+async def test_opens_with_the_braccio_at_home(user: User) -> None:
+    braccio = km.load("braccio")
+    await user.should_see("Kinematica")
+    assert one(user, "robot-select").value == "braccio"
+    np.testing.assert_allclose(shown_q(user, braccio), braccio.q_home, atol=1e-12)
+    p, rpy = readout(user)
+    T = km.fk(braccio, braccio.q_home)
+    np.testing.assert_allclose(p, T[:3, 3], atol=0.006)
+    np.testing.assert_allclose(rpy, np.degrees(spatial.matrix_to_rpy(T[:3, :3])), atol=0.006)
+    await user.should_see("grid squares of 100 mm")
+    await user.should_see("regular")
+
+
+async def test_a_slider_moves_the_arm_and_the_readout(user: User) -> None:
+    braccio = km.load("braccio")
+    before = scene_objects(user)
+    one(user, "joint-1-slider").value = 30
+    q = braccio.q_home.copy()
+    q[0] = np.radians(30)
+    p, _ = readout(user)
+    np.testing.assert_allclose(p, km.fk(braccio, q)[:3, 3], atol=0.006)
+    assert one(user, "joint-1-number").value == pytest.approx(30)
+    after = scene_objects(user)
+    moved = [k for k in before if k in after and not np.allclose(before[k], after[k])]
+    assert len(moved) >= 5  # links, joints, tool
+
+
+async def test_a_number_field_moves_its_slider_and_the_readout(user: User) -> None:
+    braccio = km.load("braccio")
+    one(user, "joint-2-number").value = -10.5
+    assert one(user, "joint-2-slider").value == pytest.approx(-10.5)
+    q = braccio.q_home.copy()
+    q[1] = np.radians(-10.5)
+    np.testing.assert_allclose(readout(user)[0], km.fk(braccio, q)[:3, 3], atol=0.006)
+
+
+async def test_home_button(user: User) -> None:
+    braccio = km.load("braccio")
+    one(user, "joint-3-slider").value = 10
+    user.find(marker="home").click()
+    np.testing.assert_allclose(shown_q(user, braccio), braccio.q_home, atol=1e-12)
+
+
+async def test_ik_solves_a_reachable_target_and_the_readout_matches(user: User) -> None:
+    braccio = km.load("braccio")
+    one(user, "mode").value = "ik"
+    await user.should_see("Inverse kinematics")
+    set_target(user, x=150.0, y=50.0, z=100.0)
+    user.find(marker="solve").click()
+    await user.should_see("Solved")
+    q = shown_q(user, braccio)
+    assert not np.allclose(q, braccio.q_home)
+    assert braccio.within_limits(q)
+    p, _ = readout(user)
+    np.testing.assert_allclose(p, km.fk(braccio, q)[:3, 3], atol=0.006)
+    np.testing.assert_allclose(p, [150, 50, 100], atol=0.01)
+    await user.should_see(marker="solution-1")
+    assert not one(user, "adopt-1").enabled  # the arm is at solution 1 already
+
+
+async def test_an_unreachable_target_says_why_and_changes_nothing(user: User) -> None:
+    braccio = km.load("braccio")
+    one(user, "joint-1-slider").value = 20
+    q_before, p_before = shown_q(user, braccio), readout(user)[0]
+    one(user, "mode").value = "ik"
+    set_target(user, x=500.0, y=0.0, z=0.0)
+    user.find(marker="solve").click()
+    await user.should_see("target out of reach")
+    await user.should_see("The arm was not moved")
+    np.testing.assert_array_equal(shown_q(user, braccio), q_before)
+    np.testing.assert_array_equal(readout(user)[0], p_before)
+    await user.should_not_see(marker="solution-1")
+
+
+async def test_an_empty_target_field_is_refused_in_words(user: User) -> None:
+    braccio = km.load("braccio")
+    one(user, "mode").value = "ik"
+    user.find(marker="target-x").clear()
+    user.find(marker="solve").click()
+    await user.should_see("Fill in every target field")
+    np.testing.assert_allclose(shown_q(user, braccio), braccio.q_home)
+
+
+async def test_switching_robot_rebuilds_the_panels_in_its_units(user: User) -> None:
+    kuka = km.load("kuka-kr6-r900")
+    one(user, "robot-select").value = "kuka-kr6-r900"
+    await user.should_see("kuka-kr6-r900: 6 joints, lengths in m; grid squares of 0.2 m")
+    await user.should_see(marker="joint-6-slider")
+    np.testing.assert_allclose(readout(user)[0], km.fk(kuka, kuka.q_home)[:3, 3], atol=6e-5)
+    one(user, "mode").value = "ik"
+    assert one(user, "target-kind").value == "pose"  # a 6-DOF arm: full pose by default
+    one(user, "joint-2-slider").value = 20
+    q = kuka.q_home.copy()
+    q[1] = np.radians(20)
+    np.testing.assert_allclose(readout(user)[0], km.fk(kuka, q)[:3, 3], atol=6e-5)
+
+
+async def test_every_solution_is_listed_and_one_click_adopts_it(user: User) -> None:
+    kuka = km.load("kuka-kr6-r900")
+    one(user, "robot-select").value = "kuka-kr6-r900"
+    one(user, "mode").value = "ik"
+    q_goal = np.radians([30, 20, -30, 40, 50, 60])
+    T = km.fk(kuka, q_goal)
+    rpy = np.degrees(spatial.matrix_to_rpy(T[:3, :3]))
+    set_target(user, x=T[0, 3], y=T[1, 3], z=T[2, 3], roll=rpy[0], pitch=rpy[1], yaw=rpy[2])
+    user.find(marker="solve").click()
+    await user.should_see("Solved")
+    await user.should_see(marker="solution-2")
+    adopt = one(user, "adopt-2")
+    assert adopt.enabled
+    adopt_q = app_solutions_q(user, 2)
+    user.find(marker="adopt-2").click()
+    await user.should_see("Adopted solution 2")
+    q = shown_q(user, kuka)
+    np.testing.assert_allclose(q, adopt_q, atol=np.radians(0.051))  # the row shows 0.1°
+    np.testing.assert_allclose(km.fk(kuka, q), T, atol=1e-6)
+    np.testing.assert_allclose(readout(user)[0], T[:3, 3], atol=6e-5)
+
+
+def app_solutions_q(user: User, number: int) -> np.ndarray:
+    """The joint values listed in solution row `number` (degrees in the row's text)."""
+    row = one(user, f"solution-{number}")
+    texts = [e.text for e in row.descendants() if isinstance(e, ui.label)]
+    values = next(t for t in texts if t.startswith("("))
+    return np.radians([float(v.rstrip("°")) for v in values.strip("()").split(", ")])
+
+
+async def test_target_kind_shows_its_fields_and_moves_the_marker(user: User) -> None:
+    one(user, "mode").value = "ik"
+    await user.should_not_see(marker="target-roll")
+    one(user, "target-kind").value = "pose"
+    await user.should_see(marker="target-roll")
+    await user.should_not_see(marker="target-approach-pitch")
+    one(user, "target-kind").value = "approach"
+    await user.should_see(marker="target-approach-pitch")
+    await user.should_not_see(marker="target-roll")
+    scene = one(user, "arm-scene")
+    marker = [o for o in scene.objects.values() if type(o).__name__ == "Sphere" and o.opacity < 0.5][0]
+    set_target(user, x=120.0)
+    assert marker.parent.x == pytest.approx(120.0 / 100.0)  # scene units: 100 mm grid squares
+
+
+async def test_link_frames_toggle(user: User) -> None:
+    scene = one(user, "arm-scene")
+    groups = [o for o in scene.objects.values() if type(o).__name__ == "Group"]
+    before = sum(g.visible_ for g in groups)
+    user.find(marker="frames").click()
+    assert sum(g.visible_ for g in groups) - before == km.load("braccio").n + 2  # base, links, tool
+    user.find(marker="frames").click()
+    assert sum(g.visible_ for g in groups) == before
+
+
+async def upload(user: User, name: str, data: bytes) -> None:
+    from nicegui.elements.upload_files import SmallFileUpload
+
+    user.find(marker="open-robot-file").click()
+    await user.should_see(marker="robot-upload")
+    await one(user, "robot-upload").handle_uploads([SmallFileUpload(name, "application/x-yaml", data)])
+
+
+async def test_a_robot_file_opened_in_the_page_joins_the_robot_list(user: User, tmp_path) -> None:
+    path = tmp_path / "my-arm.yaml"
+    km.save(km.load("planar-3r").replace(name="my-arm"), path)
+    await upload(user, "my-arm.yaml", path.read_bytes())
+    await user.should_see("my-arm: 3 joints, lengths in mm")
+    select = one(user, "robot-select")
+    assert select.value == "my-arm" and "my-arm" in select.options and "braccio" in select.options
+    await user.should_not_see(marker="joint-4-slider")
+    one(user, "robot-select").value = "braccio"
+    await user.should_see(marker="joint-5-slider")
+
+
+async def test_a_bad_robot_file_is_refused_in_words(user: User) -> None:
+    await upload(user, "broken.yaml", b"kind: dh\njoints: 3\n")
+    await user.should_see("broken.yaml:")
+    assert one(user, "robot-select").value == "braccio"
+
+
+async def test_serve_with_a_robot_file_opens_every_tab_on_it(tmp_path) -> None:
+    path = tmp_path / "arm.yaml"
+    km.save(km.load("planar-3r").replace(name="my-arm"), path)
+    assert app_main.configure(str(path)) == "my-arm"
+    try:
+        async with user_simulation(root=app_main.root) as u:
+            await u.open("/")
+            await u.should_see("my-arm: 3 joints, lengths in mm")
+            assert "my-arm" in one(u, "robot-select").options
+    finally:
+        app_main.configure(None)
