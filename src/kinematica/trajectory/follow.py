@@ -350,6 +350,7 @@ def follow(robot, path, q0: ArrayLike | None = None, *, task: str | None = None,
         words = ", ".join(f"{robot.joint_names[a]} = {_deg(robot, a, Q[m, a]).lstrip('+')} outside "
                           f"[{_deg(robot, a, lo[a]).lstrip('+')}, {_deg(robot, a, hi[a]).lstrip('+')}]" for a in out)
         why[m] = "; ".join(x for x in (why[m], f"outside the joint limits: {words}") if x)
+    near &= ok  # like the limits: an unsolved point's q says nothing about singularity
     for m in np.flatnonzero(near):
         why[m] = "; ".join(x for x in (why[m], "near a singularity (σ_min/σ_max < 1e-3)") if x)
     why = [w or "ok" for w in why]
