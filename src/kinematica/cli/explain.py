@@ -30,21 +30,6 @@ def _format(args: argparse.Namespace) -> str:
         return _SUFFIX.get(Path(args.out).suffix.lower(), "text")
     return "text"
 
-
-def _ik_options(args: argparse.Namespace) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    if args.tol is not None:
-        tol = finite_numbers([args.tol], "--tol")[0]
-        if tol <= 0:
-            raise UsageError(f"--tol: must be > 0, got {args.tol}")
-        options["tol_position"] = tol
-    if args.restarts is not None:
-        if args.restarts < 0:
-            raise UsageError(f"--restarts: must be >= 0, got {args.restarts}")
-        options["restarts"] = args.restarts
-    return options
-
-
 def build_document(args: argparse.Namespace) -> Document:
     """The explanation the options ask for."""
     robot = load_robot(args.robot)
@@ -56,7 +41,7 @@ def build_document(args: argparse.Namespace) -> Document:
         t, _ = cli_ik.ik_target(robot, args)
         q0 = option_joint_values(robot, args.q0, args.deg, "--q0")
         return explain(robot, "ik", target=t, q0=q0, method=args.method, limits=args.limits, deg=deg,
-                       **_ik_options(args))
+                       **cli_ik.ik_options(args))
     if args.position is not None or args.q0 is not None:
         raise UsageError(f"--position and --q0 belong to 'explain ik', not 'explain {args.what}'")
     if args.what == "dynamics":

@@ -122,10 +122,8 @@ def ik_data(robot: km.Robot, t: km.Target, target: dict[str, Any], q0: np.ndarra
             "solutions": [solution_data(robot, s) for s in sols]}
 
 
-def cmd_ik(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
-    t, target = ik_target(robot, args)
-    q0 = option_joint_values(robot, args.q0, args.deg, "--q0")
+def ik_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Solver options from --tol and --restarts (shared with `explain ik`)."""
     options: dict[str, Any] = {}
     if args.tol is not None:
         tol = finite_numbers([args.tol], "--tol")[0]
@@ -136,7 +134,14 @@ def cmd_ik(args: argparse.Namespace, out: TextIO) -> int:
         if args.restarts < 0:
             raise UsageError(f"--restarts: must be >= 0, got {args.restarts}")
         options["restarts"] = args.restarts
-    data = ik_data(robot, t, target, q0, args.method, args.limits, args.all, options)
+    return options
+
+
+def cmd_ik(args: argparse.Namespace, out: TextIO) -> int:
+    robot = load_robot(args.robot)
+    t, target = ik_target(robot, args)
+    q0 = option_joint_values(robot, args.q0, args.deg, "--q0")
+    data = ik_data(robot, t, target, q0, args.method, args.limits, args.all, ik_options(args))
     return emit(args, data, lambda d: text_ik.ik_text(robot, d), out)
 
 
