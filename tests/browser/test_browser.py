@@ -1,0 +1,152 @@
+"""The simulator in a real headless Chromium (Debian's, driven by Playwright), served by
+`kinematica serve` on a free 127.0.0.1 port; every request elsewhere is blocked and fails the
+test. Select these with `-m browser`, leave them out with `-m "not browser"`."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("playwright", reason="Playwright for Python is not installed (pip install playwright)")
+from playwright.sync_api import expect  # noqa: E402
+
+import kinematica as km  # noqa: E402
+from harness import (SCREENSHOTS, Browser, Server, joint_values, pose, readme_screenshots,  # noqa: E402
+                     set_target, solve, wait_for_scene, why_not_available)
+
+pytestmark = pytest.mark.browser
+
+
+# --- one server and one browser for the module; a fresh page (a fresh session) per test ---------
+@pytest.fixture(scope="module")
+def server():
+    reason = why_not_available()
+    if reason:
+        pytest.skip(reason)
+    s = Server(wait=False)  # starts while the browser launches
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    b = Browser()
+    server.wait()
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    p = browser.page(server.url)
+    wait_for_scene(p)
+    yield p
+    p.close()
+    assert browser.blocked == [], f"the page asked for addresses outside 127.0.0.1: {browser.blocked}"
+
+BRACCIO = km.load("braccio")
+
+
+def fk_position(q_deg: list[float]) -> np.ndarray:
+    return km.fk(BRACCIO, np.radians(q_deg))[:3, 3]
+
+
+def scene_pixels(page) -> np.ndarray:
+    from PIL import Image
+
+    png = page.locator(".nicegui-scene").first.screenshot()
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+
+
+def colour_counts(px: np.ndarray) -> dict[str, int]:
+    r, g, b = px[..., 0], px[..., 1], px[..., 2]
+    background = (np.abs(px - [245, 247, 250]).sum(axis=-1) < 12)
+    return {
+        "drawn": int((~background).sum()),
+        "orange joints": int(((r > 190) & (g > 80) & (g < 190) & (b < 90)).sum()),
+        "dark links": int(((r < 110) & (g < 110) & (b < 120)).sum()),
+        "red tool": int(((r > 160) & (g < 90) & (b < 90)).sum()),
+        "colours": colours(px),
+    }
+
+
+def colours(px: np.ndarray) -> int:
+    """Distinct colours at 16 levels per channel."""
+    q = px // 16
+    return int(np.count_nonzero(np.bincount((q[..., 0] * 256 + q[..., 1] * 16 + q[..., 2]).ravel(),
+                                            minlength=4096)))
+
+
+def test_the_arm_is_drawn(page):
+    px = scene_pixels(page)
+    counts = colour_counts(px)
+    assert px.shape[0] > 400 and px.shape[1] > 600
+    assert counts["drawn"] > 0.02 * px.shape[0] * px.shape[1], counts  # not a blank canvas
+    assert counts["orange joints"] > 800 and counts["dark links"] > 800 and counts["red tool"] > 100, counts
+    assert counts["colours"] > 30, counts
+    np.testing.assert_allclose(pose(page)[:3], fk_position(np.degrees(BRACCIO.q_home)), atol=0.006)
+
+
+def test_a_slider_changes_the_pose_shown_and_read_out(page):
+    before_pose, before_px = pose(page), scene_pixels(page)
+    slider = page.get_by_test_id("joint-1-slider")
+    box = slider.bounding_box()
+    page.mouse.click(box["x"] + 0.85 * box["width"], box["y"] + box["height"] / 2)
+    expect(page.get_by_test_id("pose-x")).not_to_have_text(f"{before_pose[0]:.2f}")
+    page.wait_for_timeout(300)
+    q = joint_values(page, BRACCIO.n)
+    assert q[0] > 30  # 85 % along -90° … 90°
+    np.testing.assert_allclose(pose(page)[:3], fk_position(q), atol=0.01)
+    moved = np.abs(scene_pixels(page) - before_px).sum(axis=-1) > 30
+    assert moved.sum() > 500  # the drawn arm moved too
+
+
+def test_an_ik_target_gives_a_solution_whose_pose_matches(page):
+    page.get_by_test_id("mode").get_by_text("IK").click()
+    set_target(page, x=150, y=50, z=100)
+    solve(page, "Solved")
+    expect(page.get_by_test_id("solution-1")).to_be_visible()
+    q = joint_values(page, BRACCIO.n)
+    assert BRACCIO.within_limits(np.radians(q), tol=1e-5)
+    shown = pose(page)[:3]
+    np.testing.assert_allclose(shown, [150, 50, 100], atol=0.01)
+    np.testing.assert_allclose(shown, fk_position(q), atol=0.01)
+
+
+def test_an_unreachable_target_shows_its_message_and_changes_nothing(page):
+    page.get_by_test_id("mode").get_by_text("IK").click()
+    q_before, pose_before = joint_values(page, BRACCIO.n), pose(page)
+    set_target(page, x=500, y=0, z=0)
+    solve(page, "target out of reach")
+    expect(page.get_by_test_id("ik-message")).to_contain_text("The arm was not moved")
+    assert joint_values(page, BRACCIO.n) == q_before
+    assert pose(page) == pose_before
+    expect(page.get_by_test_id("solution-1")).to_have_count(0)
+
+
+def test_the_readme_screenshots(browser, server, tmp_path):
+    """The README's pictures can be taken, and its words about them are what the page shows."""
+    from PIL import Image
+
+    seen: dict = {}
+    paths = readme_screenshots(browser, server.url, tmp_path, seen)
+    assert [p.name for p in paths] == list(SCREENSHOTS)
+    for path in paths:
+        px = np.asarray(Image.open(path).convert("RGB")).astype(int)
+        assert px.shape[:2] == (1000, 1440)
+        assert colours(px) > 50
+    assert browser.blocked == []
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## The simulator"):readme.index("\n## ", readme.index("## The simulator") + 5)]
+    words = " ".join(section.split()).replace("−", "-")
+    names = ("M1", "M2", "M3", "M4", "M5")
+    for name, value in zip(names, seen["braccio joints"]):
+        assert f"{name} {value}°" in words, (name, value)
+    x, y, z, roll, pitch, yaw = seen["braccio pose"]
+    assert f"x {x}, y {y}, z {z} mm" in words and f"roll {roll}°, pitch {pitch}°, yaw {yaw}°" in words
+    assert seen["braccio verdict"].removeprefix("Jacobian: ") in words
+    assert seen["puma summary"].startswith("8 solutions, 3 within the joint limits")
+    assert "all 8 solutions" in words and "3 of them are within the joint limits" in words
