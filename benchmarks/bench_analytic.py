@@ -15,8 +15,6 @@ This is a script, not a test: timings depend on the machine and its load.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
 import time
 from typing import Callable
@@ -24,6 +22,7 @@ from typing import Callable
 import numpy as np
 
 import kinematica as km
+from bench_kinematics import machine  # the same machine and software header everywhere
 from kinematica.ik import target as tg
 from kinematica.ik.analytic import analytic_candidates, analytic_solutions, solver_name
 
@@ -94,18 +93,6 @@ def bench_rtb_puma(calls: int, repeat: int) -> str:
     return (f"Robotics Toolbox {rtb.__version__} ikine_a, its Puma 560, all 8 configurations of one "
             f"target: {wall / calls * 1e6:.0f} µs wall, {cpu / calls * 1e6:.0f} µs CPU per target")
 
-
-def machine() -> str:
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    model = platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    load = "/".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    return (f"machine : {model}, {cpus} cores usable, load average {load}\n"
-            f"software: Python {platform.python_version()}, NumPy {np.__version__}, kinematica {km.__version__}")
 
 
 def print_table(rows: list[dict[str, object]]) -> None:

@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-import bench_kinematics as bk  # machine(), load_average(), fmt(), the timer switch
+import bench_kinematics as bk  # machine(), load_average(), fmt(), rtb_puma(), the timer switch
 import kinematica as km
 from kinematica.dynamics.params import GRAVITY, link_params
 
@@ -120,18 +120,6 @@ def check_pinocchio(robot, pin, model, data, Q, QD, QDD) -> float:
             worst = max(worst, np.abs(ours - ref).max() / max(1.0, np.abs(ref).max()))
     return worst
 
-
-# --- Robotics Toolbox ----------------------------------------------------------------------
-def rtb_puma():
-    """Robotics Toolbox's Puma 560 DH model, or the reason it is unavailable."""
-    try:
-        import roboticstoolbox as rtb
-    except Exception as exc:  # ImportError, or a broken install failing on import
-        return None, f"not installed ({type(exc).__name__})"
-    try:
-        return rtb.models.DH.Puma560(), ""
-    except Exception as exc:
-        return None, f"failed: {exc}"
 
 
 def bench_rtb(puma, Q, QD, QDD, calls, repeat) -> dict[str, float]:
@@ -237,7 +225,7 @@ def main(argv: list[str] | None = None) -> None:
     results: dict[str, dict[str, float] | str] = {"kinematica": bench_ours(robot, Q, QD, QDD, calls, repeat)}
     results["Pinocchio"] = (bench_pinocchio(robot, Q, QD, QDD, calls, repeat)
                             if pinocchio_model(robot) else "not installed")
-    puma, why = rtb_puma() if robot.name == "puma560" else (None, "Puma 560 only")
+    puma, why = bk.rtb_puma() if robot.name == "puma560" else (None, "Puma 560 only")
     results["Robotics Toolbox"] = bench_rtb(puma, Q, QD, QDD, calls, repeat) if puma else why
     print()
     print_table(results, args.batch)

@@ -18,8 +18,6 @@ script, not a test: timings depend on the machine and its load.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
 import time
 from typing import Callable
@@ -27,6 +25,7 @@ from typing import Callable
 import numpy as np
 
 import kinematica as km
+from bench_kinematics import machine  # the same machine and software header everywhere
 
 TARGET_MS = 50.0
 Q_END = np.array([-np.pi / 2, 0, 0, 0, -np.pi / 2, 0])
@@ -43,18 +42,6 @@ def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float, object]:
         cpu.append(time.process_time() - c0)
     return statistics.median(wall), statistics.median(cpu), out
 
-
-def machine() -> str:
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    model = platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    load = "/".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    return (f"machine : {model}, {cpus} cores usable, load average {load}\n"
-            f"software: Python {platform.python_version()}, NumPy {np.__version__}, kinematica {km.__version__}")
 
 
 def cases(robot, N: int):

@@ -14,22 +14,13 @@ import pytest
 
 import kinematica as km
 from kinematica import demo
-from kinematica.cli import main
+from cli_run import run, run_json
 
 KUKA_HOME = ["kuka-kr6-r900", "0", "0", "0", "0", "0", "0"]
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
-def run_json(capsys, *argv: str):
-    code, out, err = run(capsys, *argv, "--json")
-    assert code == 0, err
-    assert err == ""
-    return json.loads(out)
 
 
 # --- robots and show -----------------------------------------------------------------------

@@ -3,7 +3,6 @@ files in and out, and one-line errors on bad input."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -11,8 +10,8 @@ import numpy as np
 import pytest
 
 import kinematica as km
-from kinematica.cli import main
 from kinematica.model.inertial import Inertial
+from cli_run import run, run_json
 
 PUMA_Q = [0.3, -0.7, 1.1, 0.4, -0.9, 0.2]
 PUMA_QD = [0.5, -1.0, 0.8, 2.0, -1.5, 3.0]
@@ -20,17 +19,8 @@ PUMA_QDD = [1.0, 2.0, -3.0, 0.5, 4.0, -2.0]
 RTOL = 1e-13  # the JSON writer may move a value by one unit in the last place
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
-def run_json(capsys, *argv: str):
-    code, out, err = run(capsys, *argv, "--json")
-    assert code == 0, err
-    assert err == ""
-    return json.loads(out)
 
 
 def strs(values) -> list[str]:

@@ -10,15 +10,11 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 
-from kinematica.cli import main
 from kinematica.cli.serve import choose_port, port_free
 from serving import Server, fetch
+from cli_run import run
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_help_lists_serve(capsys):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import kinematica as km
-from kinematica.cli import main
+from cli_run import run, run_json
 
 KUKA = "kuka-kr6-r900"
 PAPER004 = ["line", "--to", "0.445", "0", "0.7735", "--rpy", "180", "0", "0", "--deg", "--n", "50"]
@@ -22,18 +22,8 @@ PUMA_Q0 = ["--q0", "0", "45", "-180", "0", "45", "0", "--deg"]  # a regular, in-
 PUMA_Q0_RAD = np.radians([0, 45, -180, 0, 45, 0])
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
-def run_json(capsys, *argv: str, code: int = 0):
-    got, out, err = run(capsys, *argv, "--json")
-    assert got == code, err
-    if code == 0:
-        assert err == ""
-    return json.loads(out)
 
 
 def puma_points(*offsets) -> tuple[np.ndarray, list[str]]:

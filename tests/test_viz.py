@@ -14,8 +14,8 @@ from PIL import Image, ImageSequence
 
 import kinematica as km
 from kinematica import viz
-from kinematica.cli import main
 from kinematica.viz.geometry import arm_geometry, project
+from cli_run import run
 
 deg = np.radians
 PAPER003 = [59.98, 21.83, 42.33]
@@ -215,10 +215,6 @@ def test_mp4_without_ffmpeg_is_a_clear_error(kuka_motion, tmp_path, monkeypatch)
 
 
 # --- command line -------------------------------------------------------------------------------
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_plot_arm_writes_the_requested_size(capsys, tmp_path):
