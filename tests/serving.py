@@ -30,10 +30,13 @@ def free_port() -> int:
 class Server:
     """`kinematica serve --no-browser` in a subprocess; `url` once it answers."""
 
-    def __init__(self, robot: str | None = None, *extra: str, timeout: float = 30.0, wait: bool = True) -> None:
+    def __init__(self, robot: str | None = None, *extra: str, timeout: float = 30.0, wait: bool = True,
+                 state_dir: str | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}  # NiceGUI reacts to it
+        self._state = None if state_dir else tempfile.TemporaryDirectory()  # the browsers' saved work
+        env["KINEMATICA_STATE_DIR"] = state_dir or self._state.name
         self.log = tempfile.TemporaryFile()
         args = ["serve", "--no-browser", "--port", str(self.port), *extra] + (["--robot", robot] if robot else [])
         self.process = subprocess.Popen(
@@ -70,6 +73,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self._state is not None:
+            self._state.cleanup()
+            self._state = None
 
     def __enter__(self) -> "Server":
         return self

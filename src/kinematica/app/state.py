@@ -37,6 +37,10 @@ TARGET_KINDS = {"position": "position only",
 METHODS = {"lm": "Levenberg–Marquardt", "gn": "Gauss–Newton", "transpose": "Jacobian transpose",
            "dls": "damped least squares", "analytic": "closed form (analytic)"}
 UNLIMITED_DEG = 180.0  # slider range of a revolute joint without limits
+# How a pose list is played: the values are the labels the panel shows.
+PLAN_KINDS = {"joint": "joint space", "line": "Cartesian lines", "arc": "Cartesian arc (3 poses)",
+              "spline": "Cartesian spline"}
+PROJECTIONS = {"3d": "3-D", "xy": "top (XY)", "xz": "front (XZ)", "yz": "side (YZ)"}
 
 
 @dataclass
@@ -69,6 +73,33 @@ class TargetSpec:
         elif self.kind == "approach":
             T[:3, :3] = spatial.axis_to_z(km.targets.approach(self.position, pitch=np.radians(self.pitch_deg)).a)
         return T
+
+
+@dataclass
+class Pose:
+    """A saved configuration: its name in the list and q (core units)."""
+
+    name: str
+    q: np.ndarray
+
+
+@dataclass
+class PlanSpec:
+    """How the pose list is played: `kind` (a key of PLAN_KINDS), `seconds` per segment between
+    consecutive poses, the player's `speed` factor, and whether it loops."""
+
+    kind: str = "joint"
+    seconds: float = 2.0
+    speed: float = 1.0
+    loop: bool = False
+
+
+@dataclass
+class ViewSpec:
+    """How the arm is shown: `projection` (a key of PROJECTIONS) and the link frames on or off."""
+
+    projection: str = "3d"
+    frames: bool = False
 
 
 @dataclass(frozen=True)
@@ -158,9 +189,21 @@ class Session:
     message: str = ""
     status: str = ""  # "", "ok", "warning" or "error": how the message is shown
     ghosts_outside: bool = False  # draw the solutions outside the joint limits too
+    ik_run: km.IKResult | None = None  # the last Solve, with its iteration history
+    pose_lists: dict[str, list[Pose]] = field(default_factory=dict)  # per robot label
+    plan: PlanSpec = field(default_factory=PlanSpec)
+    trajectory: km.Trajectory | None = None  # the pose list planned (derived: never saved)
+    trajectory_note: str = ""  # what planning it said (a failure, points not reached)
+    t: float = 0.0  # the player's time on the trajectory, s
+    view: ViewSpec = field(default_factory=ViewSpec)
 
     def __post_init__(self) -> None:
         self.set_robot(self.robot_name)
+
+    @property
+    def poses(self) -> list[Pose]:
+        """The saved poses of the current robot (each robot keeps its own list)."""
+        return self.pose_lists.setdefault(self.robot_name, [])
 
     # --- robot and joints -----------------------------------------------------------------
     def set_robot(self, name: str) -> None:
@@ -168,7 +211,10 @@ class Session:
         robot = self.loaded[name] if name in self.loaded else km.load(name)
         self.robot_name, self.robot, self.q = name, robot, robot.q_home
         self.target = self.target_from_tool(default_target_kind(robot))
-        self.solutions, self.message, self.status = [], "", ""
+        self.solutions, self.message, self.status, self.ik_run = [], "", "", None
+        self.trajectory, self.trajectory_note, self.t = None, "", 0.0
+        if robot.table is not None and robot.table.kind == "planar":
+            self.view.projection = "xy"  # a planar arm moves in its plane: the 2-D view
 
     def add_robot_file(self, path: str | Path) -> str:
         """Load a .yaml or .urdf robot file and switch to it; returns its label."""
@@ -216,12 +262,13 @@ class Session:
         """Solve the target from the current q with the chosen method. On success q moves to
         the solution; on failure (unreachable, refused, no convergence) q stays and the message
         says why. Either way every solution `km.ik_all` finds is listed."""
-        self.solutions = []
+        self.solutions, self.ik_run = [], None
         try:
             target = self.target.build()
-            result = km.ik(self.robot, target, self.q, method=self.method)
+            result = km.ik(self.robot, target, self.q, method=self.method, history=True)
         except ValueError as e:  # TargetError, a target off a planar arm's plane, no closed form
             return self.say(False, _sentence(e), "error")
+        self.ik_run = result
         others = self._all_solutions(target)
         self.solutions = _merge(self.robot, result, others)
         if not result.success:

@@ -1,0 +1,163 @@
+"""One browser tab's page: the header with the tabs (Simulator, Plots, Math, Robot) and the
+project menu, the session they share, and how a change reaches every tab and the saved state.
+
+A tab changes the session, then calls `page.changed(what)` with what changed ("robot", "q",
+"mode", "target", "ik", "poses", "plan", "view"). Every tab's `update(what)` runs; tabs whose
+content is costly (Math, Plots) only mark themselves stale unless they are the one shown, and
+catch up when selected (`shown`). The session is saved to the browser session's storage after
+every change, so a reload restores it (`restore`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from typing import Protocol
+
+from nicegui import events, ui
+
+from . import project
+from .panel import tag
+from .state import Session
+
+TABS = {"simulator": ("Simulator", "precision_manufacturing"), "plots": ("Plots", "show_chart"),
+        "math": ("Math", "functions"), "robot": ("Robot", "table_chart")}
+STORE_KEY = "project"
+
+
+class Tab(Protocol):
+    def update(self, what: set[str]) -> None: ...
+
+
+class LazyTab:
+    """A tab that redraws only when shown: `render()` builds its content from the session."""
+
+    name = ""
+
+    def __init__(self, page: "Page") -> None:
+        self.page = page
+        self.stale = True
+
+    def update(self, what: set[str]) -> None:
+        self.stale = True
+        if self.page.current == self.name:
+            self.shown()
+
+    def shown(self) -> None:
+        if self.stale:
+            self.stale = False
+            self.render()
+
+    def render(self) -> None:  # pragma: no cover — every tab defines it
+        raise NotImplementedError
+
+
+def restore(store: MutableMapping | None, robot: str, loaded: dict) -> Session:
+    """The session saved in `store` (a reload), or a fresh one with `robot`. A saved project
+    that no longer opens (another version) is set aside with a notice, not lost silently."""
+    saved = store.get(STORE_KEY) if store is not None else None
+    if saved:
+        try:
+            s = project.from_dict(saved)
+            if store.get("served_with") == robot:
+                return s
+            s.loaded.update(loaded)  # served with another robot since: open that one, keep the poses
+            s.set_robot(robot)
+            return s
+        except ValueError as e:
+            ui.notify(f"The saved work could not be restored ({e}); starting afresh.", type="warning")
+    return Session(robot_name=robot, loaded=dict(loaded))
+
+
+class Page:
+    """The header, the four tabs, and the project menu of one browser tab."""
+
+    def __init__(self, session: Session, store: MutableMapping | None = None, served_with: str = "") -> None:
+        from .mathtab import MathTab
+        from .plots import PlotsTab
+        from .robottab import RobotTab
+        from .simulator import SimulatorTab
+
+        self.session = session
+        self.store = store
+        self.served_with = served_with
+        self.current = "simulator"
+        ui.colors(primary="#37474f", accent="#fb8c00")
+        with ui.header(elevated=False).classes("items-center bg-blue-grey-9 py-1 px-4"):
+            ui.label("Kinematica").classes("text-lg font-semibold")
+            ui.label("robot simulator").classes("text-sm opacity-80")
+            with ui.tabs(on_change=self._selected).props("dense inline-label").classes("ml-6") as self.tab_bar:
+                heads = {key: tag(ui.tab(key, label=label, icon=icon), f"tab-{key}")
+                         for key, (label, icon) in TABS.items()}
+            ui.space()
+            self._project_menu()
+        self.tabs: dict[str, Tab] = {}
+        with ui.tab_panels(self.tab_bar, value=heads["simulator"]).classes("w-full bg-transparent") \
+                .props("keep-alive"):
+            for key, cls in (("simulator", SimulatorTab), ("plots", PlotsTab), ("math", MathTab),
+                             ("robot", RobotTab)):
+                with ui.tab_panel(heads[key]).classes("p-2"):
+                    self.tabs[key] = cls(self)
+        self.save()
+
+    # --- changes ------------------------------------------------------------------------------
+    def changed(self, *what: str) -> None:
+        """Something in the session changed: every tab updates, and the work is saved."""
+        kinds = set(what)
+        for tab in self.tabs.values():
+            tab.update(kinds)
+        self.save()
+
+    def save(self) -> None:
+        if self.store is not None:
+            self.store[STORE_KEY] = project.to_dict(self.session)
+            self.store["served_with"] = self.served_with
+
+    def select(self, key: str) -> None:
+        self.tab_bar.set_value(key)
+
+    def _selected(self, e: events.ValueChangeEventArguments) -> None:
+        self.current = e.value
+        tab = self.tabs.get(e.value)
+        if isinstance(tab, LazyTab):
+            tab.shown()
+
+    # --- the project menu ---------------------------------------------------------------------
+    def _project_menu(self) -> None:
+        with ui.dialog() as self.open_dialog, ui.card().classes("w-96"):
+            ui.label("Open a project").classes("text-subtitle2")
+            ui.label(f"A {project.SUFFIX} file saved from this menu: robot, joint values, poses, "
+                     "trajectory settings and view. It replaces the work in this tab.") \
+                .classes("text-sm text-grey-8")
+            tag(ui.upload(label="drop a project file here, or press +", auto_upload=True, max_files=1,
+                          on_upload=self.open_project), "project-upload") \
+                .props('accept=".json" flat bordered').classes("w-full")
+        with tag(ui.button(icon="folder_open"), "project-menu").props("flat round color=white") \
+                .tooltip("project: save, open, start afresh"):
+            with ui.menu():
+                tag(ui.menu_item("Save project", on_click=self.save_project), "project-save")
+                tag(ui.menu_item("Open project…", on_click=self.open_dialog.open), "project-open")
+                tag(ui.menu_item("New project", on_click=self.new_project), "project-new")
+
+    def save_project(self) -> None:
+        name = f"{self.session.robot_name.split(' ')[0]}{project.SUFFIX}"
+        ui.download.content(project.dumps(self.session), name, "application/json")
+
+    async def open_project(self, e: events.UploadEventArguments) -> None:
+        try:
+            session = project.loads(await e.file.read())
+        except ValueError as err:
+            ui.notify(f"{e.file.name}: {err}", type="negative", multi_line=True, timeout=0, close_button=True)
+            e.sender.reset()
+            return
+        self._replace(session)
+
+    def new_project(self) -> None:
+        self._replace(Session(robot_name=self.served_with or self.session.robot_name))
+
+    def _replace(self, session: Session) -> None:
+        """Start the page over on `session` (saved first, so the reload shows it)."""
+        self.session = session
+        self.save()
+        if self.store is None:
+            return
+        ui.navigate.reload()

@@ -1,0 +1,172 @@
+"""The simulator's work as a project: a plain JSON-able dict (robot, joint values, mode, IK
+target and method, the pose lists, how they are played, the view), written to a `.kinematica.json`
+file and kept in the browser session's storage so a page reload loses nothing.
+
+Joint values are stored as the panels show them (degrees for revolute joints, the robot's length
+unit for prismatic ones), so a project file reads like the screen. A robot that is not bundled
+(read from a file, or edited in the Robot tab) is embedded as its robot-file dict, so the
+project opens on a machine that never saw that file.
+
+>>> from kinematica.app.state import Session
+>>> s = Session()
+>>> s.set_joint(0, 30.0)
+>>> again = from_dict(to_dict(s))
+>>> again.robot_name, again.display_q().round(6).tolist()
+('braccio', [30.0, -45.0, 90.0, 90.0, 0.0])
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+import kinematica as km
+from kinematica.model.robotfile import robot_from_dict, robot_to_dict
+
+from .state import (METHODS, MODES, PLAN_KINDS, PROJECTIONS, TARGET_KINDS, PlanSpec, Pose, Session,
+                    TargetSpec, ViewSpec, from_display, to_display)
+
+FORMAT = "kinematica-project"
+VERSION = 1
+SUFFIX = ".kinematica.json"
+
+
+class ProjectError(ValueError):
+    """A project file that cannot be opened; the message says which field and why."""
+
+
+def to_dict(s: Session) -> dict[str, Any]:
+    """The session as a JSON-able dict (see the module docstring)."""
+    robots = {label: robot_to_dict(r) for label, r in s.loaded.items()}
+    poses = {label: [{"name": p.name, "q": _numbers(to_display(_robot(s, label), p.q))} for p in items]
+             for label, items in s.pose_lists.items() if items}
+    t = s.target
+    return {
+        "format": FORMAT, "version": VERSION,
+        "robot": s.robot_name,
+        "robots": robots,
+        "q": _numbers(s.display_q()),
+        "mode": s.mode,
+        "target": {"kind": t.kind, "position": _numbers(t.position), "rpy_deg": _numbers(t.rpy_deg),
+                   "pitch_deg": float(t.pitch_deg)},
+        "method": s.method,
+        "ghosts_outside": bool(s.ghosts_outside),
+        "poses": poses,
+        "plan": {"kind": s.plan.kind, "seconds": float(s.plan.seconds), "speed": float(s.plan.speed),
+                 "loop": bool(s.plan.loop), "t": float(s.t)},
+        "view": {"projection": s.view.projection, "frames": bool(s.view.frames)},
+    }
+
+
+def from_dict(data: Any) -> Session:
+    """A session from `to_dict`'s output; raises `ProjectError` naming the bad field."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ProjectError(f"not a Kinematica project (expected \"format\": \"{FORMAT}\")")
+    if data.get("version") != VERSION:
+        raise ProjectError(f"project version {data.get('version')!r} is not supported (this is version {VERSION})")
+    loaded = {}
+    for label, robot in _get(data, "robots", dict, {}).items():
+        try:
+            loaded[str(label)] = robot_from_dict(robot, where=f"project robot {label!r}")
+        except (ValueError, TypeError) as e:
+            raise ProjectError(str(e)) from None
+    name = _get(data, "robot", str, km.robot_names()[0])
+    if name not in loaded and name not in km.robot_names():
+        raise ProjectError(f"robot {name!r} is neither bundled nor embedded in the project")
+    s = Session(robot_name=name, loaded=loaded)
+    s.set_q(from_display(s.robot, _vector(data, "q", s.robot.n)))
+    s.mode = _choice(data, "mode", MODES, "fk")
+    t = _get(data, "target", dict, {})
+    s.target = TargetSpec(_choice(t, "kind", TARGET_KINDS, s.target.kind),
+                          tuple(_vector(t, "position", 3, "target.position")),
+                          tuple(_vector(t, "rpy_deg", 3, "target.rpy_deg")),
+                          float(_vector(t, "pitch_deg", None, "target.pitch_deg")))
+    s.method = _choice(data, "method", METHODS, "lm")
+    s.ghosts_outside = bool(data.get("ghosts_outside", False))
+    for label, items in _get(data, "poses", dict, {}).items():
+        if label not in loaded and label not in km.robot_names():
+            raise ProjectError(f"poses for robot {label!r}, which is neither bundled nor embedded")
+        robot = loaded.get(label) or _bundled(label)
+        s.pose_lists[label] = [_pose(robot, item, f"poses[{label!r}][{i}]") for i, item in enumerate(items)]
+    p = _get(data, "plan", dict, {})
+    s.plan = PlanSpec(_choice(p, "kind", PLAN_KINDS, "joint"), _positive(p, "seconds", 2.0),
+                      _positive(p, "speed", 1.0), bool(p.get("loop", False)))
+    s.t = max(0.0, float(p.get("t", 0.0)))
+    v = _get(data, "view", dict, {})
+    s.view = ViewSpec(_choice(v, "projection", PROJECTIONS, s.view.projection), bool(v.get("frames", False)))
+    return s
+
+
+def dumps(s: Session) -> str:
+    """The project file's text."""
+    return json.dumps(to_dict(s), indent=1, ensure_ascii=False) + "\n"
+
+
+def loads(text: str | bytes) -> Session:
+    """A session from a project file's text; `ProjectError` on anything malformed."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ProjectError(f"not JSON: {e}") from None
+    return from_dict(data)
+
+
+# --- checking fields --------------------------------------------------------------------------
+def _get(d: dict, key: str, kind: type, default: Any) -> Any:
+    value = d.get(key, default)
+    if not isinstance(value, kind):
+        raise ProjectError(f"{key}: expected {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def _choice(d: dict, key: str, allowed, default: str) -> str:
+    value = d.get(key, default)
+    if value not in allowed:
+        raise ProjectError(f"{key}: {value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _vector(d: dict, key: str, n: int | None, where: str | None = None) -> np.ndarray:
+    where = where or key
+    try:
+        v = np.asarray(d[key], dtype=float)
+    except KeyError:
+        raise ProjectError(f"{where} is missing") from None
+    except (TypeError, ValueError):
+        raise ProjectError(f"{where}: expected numbers, got {d[key]!r}") from None
+    if (n is None and v.shape != ()) or (n is not None and v.shape != (n,)):
+        raise ProjectError(f"{where}: expected {'a number' if n is None else f'{n} numbers'}, got {d[key]!r}")
+    if not np.all(np.isfinite(v)):
+        raise ProjectError(f"{where}: values must be finite, got {d[key]!r}")
+    return v
+
+
+def _positive(d: dict, key: str, default: float) -> float:
+    value = d.get(key, default)
+    if not isinstance(value, (int, float)) or not np.isfinite(value) or value <= 0:
+        raise ProjectError(f"plan.{key}: expected a positive number, got {value!r}")
+    return float(value)
+
+
+def _pose(robot: km.Robot, item: Any, where: str) -> Pose:
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        raise ProjectError(f"{where}: expected {{name, q}}")
+    return Pose(item["name"], from_display(robot, _vector(item, "q", robot.n, f"{where}.q")))
+
+
+def _robot(s: Session, label: str) -> km.Robot:
+    if label == s.robot_name:
+        return s.robot
+    return s.loaded[label] if label in s.loaded else _bundled(label)
+
+
+@lru_cache(maxsize=None)
+def _bundled(name: str) -> km.Robot:
+    return km.load(name)  # robots are immutable: one read per name serves every save
+
+
+def _numbers(values) -> list[float]:
+    return [float(v) + 0.0 for v in np.asarray(values, dtype=float).ravel()]

@@ -1,0 +1,220 @@
+"""The Simulator tab: the robot choice, the FK/IK mode, the joint panel, the pose readout, the
+IK panel and the 3-D view of one session.
+
+A panel reports what the user did, the session changes, this tab shows the new state, and
+`page.changed` tells the other tabs (and the saved project) what changed.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from nicegui import events, ui
+
+from .panel import IKPanel, JointPanel, ReadoutPanel, tag
+from .scene import ArmView
+from .state import TargetSpec, robot_choices
+
+if TYPE_CHECKING:
+    from .page import Page
+
+
+class SimulatorTab:
+    """The Simulator tab: robot choice, FK/IK mode, joints, readout, IK panel, the 3-D view."""
+
+    def __init__(self, page: "Page") -> None:
+        self.page = page
+        self.session = page.session
+        self.view: ArmView | None = None
+        self._drawn: tuple = ()  # what the ghosts show: (solutions, outside, current index)
+        with ui.row().classes("w-full no-wrap items-start gap-3"):
+            self.controls = ui.column().classes("w-[480px] shrink-0 gap-2 overflow-y-auto p-1") \
+                .style("max-height: calc(100vh - 84px)")
+            self.stage = ui.column().classes("grow gap-1 min-w-0")
+        with ui.dialog() as self.open_dialog, ui.card().classes("w-96"):
+            ui.label("Open a robot file").classes("text-subtitle2")
+            ui.label("A YAML robot file (see the README's Robot files) or a URDF; it joins the "
+                     "robot list for this tab.").classes("text-sm text-grey-8")
+            tag(ui.upload(label="drop a .yaml or .urdf file here, or press +", auto_upload=True, max_files=1,
+                          on_upload=self.upload), "robot-upload") \
+                .props('accept=".yaml,.yml,.urdf" flat bordered').classes("w-full")
+        self.build()
+
+    # --- building -------------------------------------------------------------------------
+    def build(self) -> None:
+        """(Re)build panels and view for the session's robot."""
+        s = self.session
+        self.controls.clear()
+        self.stage.clear()
+        with self.stage:
+            self.view = ArmView(s.robot, s.q)
+            with ui.row().classes("w-full items-center gap-4 text-sm text-grey-8"):
+                tag(ui.label(f"{s.robot.name}: {s.robot.n} joints, lengths in {s.robot.length_unit}; "
+                             f"{self.view.grid.caption}"), "scene-caption")
+                ui.label("drag to orbit, scroll to zoom, right-drag to pan").classes("text-grey-6")
+                ui.space()
+                tag(ui.checkbox("link frames", value=s.view.frames,
+                                on_change=lambda e: self.show_frames(e.value)), "frames")
+        with self.controls:
+            with ui.card().classes("w-full px-3 py-2 gap-1"):
+                with ui.row().classes("w-full items-center no-wrap gap-2"):
+                    tag(ui.select(robot_choices(s.loaded), value=s.robot_name, label="robot",
+                                  on_change=lambda e: self.switch_robot(e.value)), "robot-select") \
+                        .classes("grow").props("dense")
+                    tag(ui.button(icon="upload_file", on_click=self.open_dialog.open), "open-robot-file") \
+                        .props("flat round dense").tooltip("open a robot file (.yaml, .urdf)")
+                    tag(ui.toggle({"fk": "FK", "ik": "IK"}, value=s.mode,
+                                  on_change=lambda e: self.set_mode(e.value)), "mode") \
+                        .props("no-caps unelevated toggle-color=primary").tooltip(
+                            "FK: move the joints and read the pose; IK: give a pose and solve for the joints")
+                if s.robot.description:
+                    ui.label(s.robot.description).classes("text-xs text-grey-7 ellipsis w-full") \
+                        .tooltip(s.robot.description)
+            with ui.card().classes("w-full p-3 gap-1"):
+                with ui.row().classes("w-full items-center"):
+                    ui.label("Joints").classes("text-subtitle2")
+                    ui.space()
+                    tag(ui.button("home", icon="home", on_click=self.home), "home").props("flat dense no-caps")
+                self.joints = JointPanel(s, self.view.grid.reach, self.joint_changed)
+            with ui.card().classes("w-full p-3 gap-1"):
+                ui.label("End effector").classes("text-subtitle2")
+                self.readout = ReadoutPanel(s.robot.length_unit)
+            self.ik_card = ui.card().classes("w-full p-3 gap-2")
+            with self.ik_card:
+                ui.label("Inverse kinematics").classes("text-subtitle2")
+                self.ik = IKPanel(s, self.target_changed, self.solve, self.target_from_tool,
+                                  self.method_changed, self.adopt, self.ghosts_outside)
+        self.view.show_frames(s.view.frames)
+        self.refresh()
+        self._show_mode()
+
+    def update(self, what: set[str]) -> None:
+        """Another tab changed the session: rebuild for a new robot, show a new q."""
+        if self.view.robot is not self.session.robot:
+            self.build()
+        elif "q" in what:
+            self.refresh()
+
+    def show_frames(self, on: bool) -> None:
+        self.session.view.frames = bool(on)
+        self.view.show_frames(on)
+        self.page.changed("view")
+
+    def refresh(self) -> None:
+        """Show the session's joint values everywhere: sliders, fields, readout, arm."""
+        s = self.session
+        self.joints.show(s.display_q())
+        self.readout.show(s.readout())
+        self.view.show(s.q)
+
+    # --- what the user did ------------------------------------------------------------------
+    def switch_robot(self, name: str) -> None:
+        if name and name != self.session.robot_name:
+            self.session.set_robot(name)
+            self.build()
+            self.page.changed("robot")
+
+    async def upload(self, e: events.UploadEventArguments) -> None:
+        suffix = Path(e.file.name).suffix.lower()
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / (Path(e.file.name).stem + suffix)
+            path.write_bytes(await e.file.read())  # robot files are small
+            try:
+                self.session.add_robot_file(path)
+            except (ValueError, OSError) as err:
+                ui.notify(f"{e.file.name}: {err}", type="negative", multi_line=True, timeout=0,
+                          close_button=True)
+                return
+        e.sender.reset()
+        self.open_dialog.close()
+        self.build()
+        self.page.changed("robot")
+
+    def set_mode(self, mode: str) -> None:
+        self.session.mode = mode
+        self._show_mode()
+        self.page.changed("mode")
+
+    def _show_mode(self) -> None:
+        s = self.session
+        self.ik_card.set_visibility(s.mode == "ik")
+        if s.mode == "ik":
+            self.view.show_target(s.target.pose(), oriented=s.target.kind != "position")
+            self.show_ghosts()
+        else:
+            self.view.show_target(None)
+            self.view.show_ghosts([])
+            self._drawn = ()
+
+    def joint_changed(self, i: int, value: float) -> None:
+        self.session.set_joint(i, value)
+        self.refresh()
+        if self.session.solutions and self._drawn != self._ghost_key():  # which solution is current changed
+            self.ik.show_result(self.session)
+            self.show_ghosts()
+        self.page.changed("q")
+
+    def home(self) -> None:
+        self.session.home()
+        self.refresh()
+        self.page.changed("q")
+
+    def target_changed(self, spec: TargetSpec) -> None:
+        """A target field changed: the marker follows, and old solutions no longer apply."""
+        s = self.session
+        s.target = spec
+        s.solutions, s.message, s.status = [], "", ""
+        self.ik.show_result(s)
+        try:
+            self.view.show_target(spec.pose(), oriented=spec.kind != "position")
+        except ValueError:  # e.g. a zero approach vector: the marker stays where it was
+            pass
+        self.show_ghosts()
+        self.page.changed("target")
+
+    def target_from_tool(self) -> None:
+        s = self.session
+        self.ik.show_target(s.target_from_tool())
+        self.target_changed(self.ik.read())
+
+    def method_changed(self, method: str) -> None:
+        self.session.method = method
+        self.page.changed("target")
+
+    def solve(self) -> None:
+        spec = self.ik.read()
+        if spec is None:
+            self.session.solutions = []
+            self.session.say(False, "Fill in every target field first. The arm was not moved.", "error")
+        else:
+            self.session.target = spec
+            self.session.solve()
+        self.after_ik()
+
+    def adopt(self, index: int) -> None:
+        self.session.adopt(index)
+        self.after_ik()
+
+    def ghosts_outside(self, on: bool) -> None:
+        self.session.ghosts_outside = bool(on)
+        self.show_ghosts()
+        self.page.changed("view")
+
+    def _ghost_key(self) -> tuple:
+        s = self.session
+        current = next((i for i, sol in enumerate(s.solutions) if np.allclose(sol.q, s.q, atol=1e-9)), None)
+        return id(s.solutions), s.ghosts_outside, current
+
+    def show_ghosts(self) -> None:
+        s = self.session
+        self.view.show_ghosts(s.solutions, current=s.q, outside=s.ghosts_outside)
+        self._drawn = self._ghost_key()
+
+    def after_ik(self) -> None:
+        self.refresh()
+        self.ik.show_result(self.session)
+        self.show_ghosts()
+        self.page.changed("q", "ik")
