@@ -22,9 +22,10 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import yaml
 
 import kinematica as km
-from kinematica.model.robotfile import robot_from_dict, robot_to_dict
+from kinematica.model.robotfile import read_text, robot_to_dict
 
 from .state import (METHODS, MODES, PLAN_KINDS, PROJECTIONS, TARGET_KINDS, PlanSpec, Pose, Session,
                     TargetSpec, ViewSpec, from_display, to_display)
@@ -70,8 +71,9 @@ def from_dict(data: Any) -> Session:
     loaded = {}
     for label, robot in _get(data, "robots", dict, {}).items():
         try:
-            loaded[str(label)] = robot_from_dict(robot, where=f"project robot {label!r}")
-        except (ValueError, TypeError) as e:
+            # through the robot file's own reader, so the schema and meaning checks apply
+            loaded[str(label)] = read_text(yaml.safe_dump(robot, sort_keys=False), f"project robot {label!r}")
+        except (ValueError, TypeError, yaml.YAMLError) as e:
             raise ProjectError(str(e)) from None
     name = _get(data, "robot", str, km.robot_names()[0])
     if name not in loaded and name not in km.robot_names():
