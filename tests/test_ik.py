@@ -229,6 +229,19 @@ def test_ik_all_unreachable_is_empty():
     assert km.ik_all(km.load("planar-3r"), [100, 0]) == []
 
 
+def test_ik_all_samples_a_redundant_family_inside_the_limits_first():
+    """A Braccio reaching a point (3 constraints, 5 joints): free multi-start lands outside the
+    servo ranges almost always; the sample must still offer in-limit configurations."""
+    braccio = km.load("braccio")
+    target = tg.position([150, 50, 100])
+    sols = km.ik_all(braccio, target, braccio.q_home)
+    inside = [s for s in sols if s.within_limits]
+    assert len(inside) >= 6
+    for s in inside:
+        assert braccio.within_limits(s.q)
+        np.testing.assert_allclose(km.fk(braccio, s.q)[:3, 3], [150, 50, 100], atol=1e-3)
+
+
 def test_self_motion_of_paper000_stays_on_target():
     robot = km.load("planar-3r")
     start = km.ik(robot, [-10, 35], deg([30, 30, 20])).q

@@ -54,9 +54,19 @@ def _candidates(robot: Robot, t: Target, current: np.ndarray, seeds: int, rng, m
         q, valid, labels = found
         return q[0][valid[0]], [l for l, v in zip(labels, valid[0]) if v], "analytic"
     start = np.vstack([current, random_seeds(robot, seeds - 1, rng)])
-    opts = Options(method=method, tol_position=default_tolerance(robot), clip_limits=False)
-    st = iterate(robot, t.reshape(1)[np.zeros(seeds, int)], start, opts)
-    return wrap_into_limits(robot, st.q, current), [None] * seeds, method
+    # Half the seeds iterate inside the limits (clipped after every step), half freely: free
+    # iteration finds every branch, clipped iteration finds the in-limit members of a redundant
+    # family that free iteration almost never lands on (a Braccio reaching a point).
+    half = seeds // 2
+    tol = default_tolerance(robot)
+    targets = t.reshape(1)[np.zeros(seeds - half, int)]
+    free = iterate(robot, targets, start[half:], Options(method=method, tol_position=tol, clip_limits=False))
+    q = [wrap_into_limits(robot, free.q, current)]
+    if half:
+        clipped = iterate(robot, t.reshape(1)[np.zeros(half, int)], np.clip(start[:half], *robot.limits.T),
+                          Options(method=method, tol_position=tol, clip_limits=True))
+        q.insert(0, clipped.q)
+    return np.vstack(q), [None] * seeds, method
 
 
 def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None = None, *,
@@ -97,8 +107,19 @@ def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None
     q, labels = q[order], [labels[i] for i in order]
     keep = _distinct(robot, q, SAME * 100)
     if t.dof < robot.n:  # a redundant problem has a continuum: keep a well-spread sample
-        keep = [keep[i] for i in _spread(robot, q[keep], max_redundant)]
+        keep = _sample(robot, q, keep, max_redundant)
     return [_one(robot, t, q[i], labels[i], how) for i in keep]
+
+
+def _sample(robot: Robot, q: np.ndarray, keep: list[int], k: int) -> list[int]:
+    """k of the rows `keep`, well spread: those within the joint limits first (what the arm can
+    actually do), filled up with those outside only when fewer than k are inside."""
+    inside = [i for i in keep if robot.within_limits(q[i])]
+    outside = [i for i in keep if i not in set(inside)]
+    chosen = [inside[j] for j in _spread(robot, q[inside], k)] if inside else []
+    if len(chosen) < k and outside:
+        chosen += [outside[j] for j in _spread(robot, q[outside], k - len(chosen))]
+    return sorted(chosen)
 
 
 def _spread(robot: Robot, q: np.ndarray, k: int) -> list[int]:
