@@ -7,6 +7,9 @@ under the base; optional RGB axes (x red, y green, z blue) at the base, every li
 tool; the IK target as a translucent sphere (with axes for an orientation); IK solutions as
 translucent ghosts numbered at their tools.
 
+The view is the orbitable 3-D one or an orthographic XY / XZ / YZ projection (`camera`); in
+IK mode the target marker and its orientation handles (`handles`) can be dragged.
+
 Scene units are grid squares: one square is a round length of the robot's own unit (100 mm
 for the Braccio, 0.2 m for the KUKA), about a quarter of the arm's reach, so millimetre and
 metre robots fill the view alike; `GridScale.caption` says what a square is.
@@ -16,12 +19,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
-from nicegui import ui
+from nicegui import events, ui
 
 import kinematica as km
 from kinematica.viz.geometry import arm_geometry, reach
+
+from . import camera
+from .handles import AXIS_INDEX, handle_points
 
 LINK, JOINT, BASE, TOOL = "#37474f", "#fb8c00", "#90a4ae", "#e53935"
 TARGET = "#d81b60"
@@ -29,7 +36,8 @@ AXES = ("#e53935", "#43a047", "#1e88e5")  # x, y, z
 GHOSTS = ("#1e88e5", "#43a047", "#8e24aa", "#00897b", "#f4511e", "#6d4c41", "#3949ab", "#c0ca33")
 OUTSIDE = "#9e9e9e"  # ghosts of solutions outside the joint limits
 BACKGROUND = "#f5f7fa"
-GRID, GRID_AXIS = "#d5dbe1", "#9aa7b4"  # grid lines, and the x and y axes through the base
+GRID, GRID_AXIS = "#d5dbe1", "#9aa7b4"  # grid lines, and the axes through the base
+LABEL_STYLE = "color: #607080; font-weight: 700; font-size: 15px; text-shadow: 0 0 3px #fff"
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,10 @@ class GridScale:
 
     def to_scene(self, p: np.ndarray) -> np.ndarray:
         return np.asarray(p, dtype=float) / self.step
+
+    def from_scene(self, p: np.ndarray) -> np.ndarray:
+        """The inverse of `to_scene`: scene units back to the robot's length unit."""
+        return np.asarray(p, dtype=float) * self.step
 
 
 def nice_step(x: float) -> float:
@@ -124,49 +136,93 @@ def apex(points: np.ndarray) -> np.ndarray:
 
 class ArmView:
     """The scene of one robot. Build it inside a NiceGUI container, then call `show(q)`,
-    `show_frames`, `show_target` and `show_ghosts` as the state changes."""
+    `show_frames`, `show_target` and `show_ghosts` as the state changes, `set_projection` to
+    look from elsewhere.
 
-    def __init__(self, robot: km.Robot, q: np.ndarray, *, height: str = "calc(100vh - 120px)") -> None:
+    In IK mode the target marker can be dragged, and its orientation handles too:
+    `on_target_drop(position)` gets where the marker was dropped (robot units, the coordinate a
+    projection hides kept), `on_handle_drop(axis, direction)` the way a handle now points from
+    the marker's centre."""
+
+    def __init__(self, robot: km.Robot, q: np.ndarray, *, projection: str = "3d",
+                 on_target_drop: Callable[[np.ndarray], None] | None = None,
+                 on_handle_drop: Callable[[str, np.ndarray], None] | None = None,
+                 height: str = "calc(100vh - 120px)") -> None:
         self.robot = robot
         self.grid = GridScale.for_robot(robot)
+        self.projection = camera.check(projection)
+        self.on_target_drop, self.on_handle_drop = on_target_drop, on_handle_drop
+        self.height = height
+        self.radius = 0.035 * self.grid.reach / self.grid.step
+        self.q = np.asarray(q, float)
+        self.frames_on = False
+        self.target_T: np.ndarray | None = None  # what the marker shows (robot units), None hidden
+        self.target_oriented = False
+        self.handle_axes: tuple[str, ...] = ()
+        self.ghost_args: tuple = ([], None, False)
+        self.ghosts: list = []
+        # the camera type is fixed when a scene is built: a projection change rebuilds it in here
+        self.box = ui.element("div").classes("w-full")
+        self._build()
+
+    def set_projection(self, projection: str) -> None:
+        """Look from another projection (a key of PROJECTIONS); the arm, target and ghosts
+        stay as they are."""
+        if camera.check(projection) == self.projection:
+            return
+        self.projection = projection
+        self.box.clear()
+        self._build()
+
+    def _build(self) -> None:
         g = self.grid
         r = g.reach / g.step  # the reach in scene units
-        self.radius = 0.035 * r
-        camera = ui.scene.perspective_camera(fov=45, near=0.01 * r, far=200 * r)
-        camera.x, camera.y, camera.z = 1.05 * r, -1.45 * r, 0.95 * r
-        camera.look_at_z = 0.25 * r
-        # our own grid of lines at z = 0 rather than NiceGUI's, whose opaque ground plane would hide
+        ortho = camera.orthographic(self.projection)
+        # our own grid of lines rather than NiceGUI's, whose opaque ground plane would hide
         # whatever is below the base (a Puma's elbow-down branch: its base frame is at the shoulder)
-        self.scene = (ui.scene(grid=False, camera=camera, background_color=BACKGROUND)
-                      .classes("w-full").style(f"height: {height}; min-height: 420px").mark("arm-scene"))
-        geom = arm_geometry(robot, q)
-        k = len(geom.skeleton)
+        with self.box:
+            self.scene = (ui.scene(grid=False, camera=camera.make_camera(self.projection, r),
+                                   background_color=BACKGROUND, on_drag_end=self._dropped,
+                                   control_type="map" if ortho else "orbit")
+                          .classes("w-full").style(f"height: {self.height}; min-height: 420px")
+                          .mark("arm-scene"))
+        if ortho:
+            self.scene.on("init", lambda: camera.lock_rotation(self.scene))
         with self.scene:
-            c = g.cells
-            for i in range(-c, c + 1):
-                colour = GRID_AXIS if i == 0 else GRID
-                self.scene.line([i, -c, 0], [i, c, 0]).material(colour)
-                self.scene.line([-c, i, 0], [c, i, 0]).material(colour)
-            self.pedestal = (self.scene.cylinder(1.0, 1.15, 1.0, 32).material(BASE)
-                             .scale(3.2 * self.radius, 0.9 * self.radius, 3.2 * self.radius))
-            self.links = [self.scene.cylinder(self.radius, self.radius, 1.0, 16).material(LINK)
-                          for _ in range(k - 1)]
-            self.joints = [(self.scene.cylinder(1.0, 1.0, 1.0, 24) if rev else self.scene.box(1.0, 1.0, 1.0))
-                           .material(JOINT).scale(1.5 * self.radius, 3.0 * self.radius, 1.5 * self.radius)
-                           for rev in robot.revolute]
-            self.tool = self.scene.sphere(1.25 * self.radius, 24, 16).material(TOOL)
-            self.frames = [self._axes(0.22 * r) for _ in range(robot.n + 2)]
+            for a, b, axis in camera.grid_segments(self.projection, g.cells):
+                self.scene.line(a.tolist(), b.tolist()).material(GRID_AXIS if axis else GRID)
+            for name, p in camera.axis_labels(self.projection, g.cells):
+                self.scene.text(name, LABEL_STYLE).move(*p)
+            self._arm_objects()
             self.target = self.scene.group()
             with self.target:
                 self.target_ball = self.scene.sphere(2.0 * self.radius, 24, 16).material(TARGET, 0.45)
                 self.target_axes = self._axes(0.28 * r)
-        self.target.visible(False)
-        self.ghosts: list = []
-        self.frames_on = False
-        self.q = np.asarray(q, float)
-        for f in self.frames:
-            f.visible(False)
-        self.show(q)
+            self.handles = {a: self.scene.sphere(1.1 * self.radius, 16, 12).material(colour, 0.8)
+                            for a, colour in (("x", AXES[0]), ("z", AXES[2]))}
+        self.ghosts = []
+        self.show(self.q)
+        self.show_frames(self.frames_on)
+        self.show_target(self.target_T, self.target_oriented, self.handle_axes)
+        self.show_ghosts(*self.ghost_args)
+
+    def _arm_objects(self) -> None:
+        """The pedestal, links, joints, tool and frames (placed by `show`)."""
+        k = len(arm_geometry(self.robot, self.q).skeleton)
+        self.pedestal = (self.scene.cylinder(1.0, 1.15, 1.0, 32).material(BASE)
+                         .scale(3.2 * self.radius, 0.9 * self.radius, 3.2 * self.radius))
+        self.links = [self.scene.cylinder(self.radius, self.radius, 1.0, 16).material(LINK)
+                      for _ in range(k - 1)]
+        self.joints = [(self.scene.cylinder(1.0, 1.0, 1.0, 24) if rev else self.scene.box(1.0, 1.0, 1.0))
+                       .material(JOINT).scale(1.5 * self.radius, 3.0 * self.radius, 1.5 * self.radius)
+                       for rev in self.robot.revolute]
+        self.tool = self.scene.sphere(1.25 * self.radius, 24, 16).material(TOOL)
+        self.frames = [self._axes(0.22 * self.grid.reach / self.grid.step) for _ in range(self.robot.n + 2)]
+
+    @property
+    def handle_length(self) -> float:
+        """How far the handles sit from the target's centre (scene units): past its axes."""
+        return 0.4 * self.grid.reach / self.grid.step
 
     def _axes(self, length: float):
         """A group of three thin cylinders along its local x (red), y (green), z (blue)."""
@@ -209,22 +265,64 @@ class ArmView:
             for f in self.frames:
                 f.visible(self.frames_on)
 
-    def show_target(self, T: np.ndarray | None, oriented: bool = False) -> None:
-        """The target marker at pose T (robot units), with axes when `oriented`; None hides it."""
+    def show_target(self, T: np.ndarray | None, oriented: bool = False, handles: tuple[str, ...] = ()) -> None:
+        """The target marker at pose T (robot units), with axes when `oriented` and drag handles
+        on the `handles` axes ("x", "z"); None hides it. A shown marker can be dragged."""
+        self.target_T = None if T is None else np.asarray(T, float).copy()
+        self.target_oriented, self.handle_axes = bool(oriented), tuple(handles)
         with self._batched():
+            # hidden objects are still hit by three.js' ray casting: only what is shown may be dragged
+            self.target.visible(T is not None).draggable(T is not None)
+            usable = self._usable_handles()
+            for axis, ball in self.handles.items():
+                on = axis in usable
+                ball.visible(on).draggable(on)
             if T is None:
-                self.target.visible(False)
                 return
-            T = np.asarray(T, float)
-            self.target.move(*self.grid.to_scene(T[:3, 3])).rotate_R(T[:3, :3].tolist())
-            self.target.visible(True)
-            self.target_axes.visible(bool(oriented))
+            center = self.grid.to_scene(self.target_T[:3, 3])
+            self.target.move(*center).rotate_R(self.target_T[:3, :3].tolist())
+            self.target_axes.visible(self.target_oriented)
+            spots = handle_points(center, self.target_T[:3, :3], self.handle_length, usable)
+            for axis, p in spots.items():
+                self.handles[axis].move(*p)
+
+    def _usable_handles(self) -> tuple[str, ...]:
+        """The handles to offer: in a projection not one whose axis points at the viewer (it
+        would sit on the marker, catch its drags, and could only be tilted out of the plane)."""
+        if self.target_T is None:
+            return ()
+        hidden = camera.hidden_axis(self.projection)
+        return tuple(a for a in self.handle_axes
+                     if hidden is None or abs(self.target_T[hidden, AXIS_INDEX[a]]) < math.cos(math.radians(20)))
+
+    def _dropped(self, e: events.SceneDragEventArguments) -> None:
+        """The marker or a handle was dropped: report it in robot terms, then put the marker
+        back where the target is (the callbacks redraw it if they accept the drop)."""
+        if self.target_T is None:
+            return
+        where = np.array([e.x, e.y, e.z], dtype=float)
+        T = self.target_T
+        axis = next((a for a, ball in self.handles.items() if ball.id == e.object_id), None)
+        try:
+            if e.object_id == self.target.id and self.on_target_drop is not None:
+                p = self.grid.from_scene(where)
+                hidden = camera.hidden_axis(self.projection)
+                if hidden is not None:  # a drag in a projection moves in its plane only
+                    p[hidden] = T[hidden, 3]
+                self.on_target_drop(p)
+            elif axis is not None and self.on_handle_drop is not None:
+                self.on_handle_drop(axis, where - self.grid.to_scene(T[:3, 3]))
+        except ValueError as err:  # e.g. a handle dropped on the centre: nothing changes
+            ui.notify(f"Target not changed: {err}", type="warning")
+        if self.target_T is T:  # not redrawn by a callback: snap back
+            self.show_target(T, self.target_oriented, self.handle_axes)
 
     def show_ghosts(self, solutions: list, current: np.ndarray | None = None, outside: bool = False) -> None:
         """Translucent arms for `solutions` (objects with q and within_limits), numbered 1, 2, …
         at their tools as in the list; the one at `current` (the arm itself) gets only its
         number, and those outside the joint limits are drawn only when `outside`. An empty list
         removes them."""
+        self.ghost_args = (solutions, current, outside)
         to = self.grid.to_scene
         labels: list[np.ndarray] = []  # where numbers went: a number never covers another
         with self._batched(), self.scene:

@@ -15,8 +15,9 @@ import numpy as np
 from nicegui import events, ui
 
 from .panel import IKPanel, JointPanel, ReadoutPanel, tag
+from .handles import HANDLES, length_digits, moved, turned
 from .scene import ArmView
-from .state import TargetSpec, robot_choices
+from .state import PROJECTIONS, TargetSpec, robot_choices
 
 if TYPE_CHECKING:
     from .page import Page
@@ -50,12 +51,16 @@ class SimulatorTab:
         self.controls.clear()
         self.stage.clear()
         with self.stage:
-            self.view = ArmView(s.robot, s.q)
+            self.view = ArmView(s.robot, s.q, projection=s.view.projection,
+                                on_target_drop=self.target_dropped, on_handle_drop=self.handle_dropped)
             with ui.row().classes("w-full items-center gap-4 text-sm text-grey-8"):
                 tag(ui.label(f"{s.robot.name}: {s.robot.n} joints, lengths in {s.robot.length_unit}; "
                              f"{self.view.grid.caption}"), "scene-caption")
-                ui.label("drag to orbit, scroll to zoom, right-drag to pan").classes("text-grey-6")
+                self.view_hint = ui.label(view_hint(s.view.projection)).classes("text-grey-6")
                 ui.space()
+                tag(ui.select(PROJECTIONS, value=s.view.projection, label="view",
+                              on_change=lambda e: self.set_projection(e.value)), "view-projection") \
+                    .props("dense").classes("w-32")
                 tag(ui.checkbox("link frames", value=s.view.frames,
                                 on_change=lambda e: self.show_frames(e.value)), "frames")
         with self.controls:
@@ -97,6 +102,13 @@ class SimulatorTab:
             self.build()
         elif "q" in what:
             self.refresh()
+
+    def set_projection(self, projection: str) -> None:
+        """Look at the arm in 3-D or from one of the XY / XZ / YZ planes."""
+        self.session.view.projection = projection
+        self.view.set_projection(projection)
+        self.view_hint.text = view_hint(projection)
+        self.page.changed("view")
 
     def show_frames(self, on: bool) -> None:
         self.session.view.frames = bool(on)
@@ -142,7 +154,8 @@ class SimulatorTab:
         s = self.session
         self.ik_card.set_visibility(s.mode == "ik")
         if s.mode == "ik":
-            self.view.show_target(s.target.pose(), oriented=s.target.kind != "position")
+            self.view.show_target(s.target.pose(), oriented=s.target.kind != "position",
+                                  handles=HANDLES[s.target.kind])
             self.show_ghosts()
         else:
             self.view.show_target(None)
@@ -169,11 +182,25 @@ class SimulatorTab:
         s.solutions, s.message, s.status = [], "", ""
         self.ik.show_result(s)
         try:
-            self.view.show_target(spec.pose(), oriented=spec.kind != "position")
+            self.view.show_target(spec.pose(), oriented=spec.kind != "position", handles=HANDLES[spec.kind])
         except ValueError:  # e.g. a zero approach vector: the marker stays where it was
             pass
         self.show_ghosts()
         self.page.changed("target")
+
+    def target_dropped(self, position: np.ndarray) -> None:
+        """The marker was dragged to `position`: the fields follow, the arm waits for Solve
+        (as after typing a target; a drag is often several tries, and a solve per try would
+        jump the arm around and pile up failure messages)."""
+        self._dragged(moved(self.session.target, position, length_digits(self.view.grid.step)))
+
+    def handle_dropped(self, axis: str, direction: np.ndarray) -> None:
+        """An orientation handle was dragged: its target axis now points along `direction`."""
+        self._dragged(turned(self.session.target, axis, direction))
+
+    def _dragged(self, spec: TargetSpec) -> None:
+        self.ik.show_target(spec)
+        self.target_changed(spec)
 
     def target_from_tool(self) -> None:
         s = self.session
@@ -218,3 +245,10 @@ class SimulatorTab:
         self.ik.show_result(self.session)
         self.show_ghosts()
         self.page.changed("q", "ik")
+
+
+def view_hint(projection: str) -> str:
+    """How the mouse moves the camera in this view."""
+    if projection == "3d":
+        return "drag to orbit, scroll to zoom, right-drag to pan"
+    return "drag to pan, scroll to zoom"

@@ -1,0 +1,138 @@
+"""Where the scene's camera looks from for each projection of `state.PROJECTIONS`, and where the
+grid goes (paper 003: a 2-D view for planar robots, XY / XZ / YZ projections).
+
+"3d" is the orbitable perspective view; "xy" looks down z (top), "xz" along +y (front, x to the
+right), "yz" along -x (side, y to the right), each a true orthographic view with the grid in the
+plane it shows. Everything here is plain numbers in scene units (grid squares) except
+`make_camera` and `lock_rotation`, which speak NiceGUI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from nicegui import ui
+
+from .state import PROJECTIONS
+
+AXIS_NAMES = "xyz"
+# projection: (unit vector from the look-at point to the camera, the camera's up vector)
+_LOOK = {"xy": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)),
+         "xz": ((0.0, -1.0, 0.0), (0.0, 0.0, 1.0)),
+         "yz": ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0))}
+
+
+@dataclass(frozen=True)
+class CameraPose:
+    """A camera position, the point it looks at and its up vector (scene units)."""
+
+    position: tuple[float, float, float]
+    look_at: tuple[float, float, float]
+    up: tuple[float, float, float]
+
+
+def check(projection: str) -> str:
+    """The projection itself, or a ValueError naming the valid ones."""
+    if projection not in PROJECTIONS:
+        raise ValueError(f"projection must be one of {', '.join(PROJECTIONS)}, got {projection!r}")
+    return projection
+
+
+def orthographic(projection: str) -> bool:
+    return check(projection) != "3d"
+
+
+def plane_axes(projection: str) -> tuple[int, int]:
+    """Indices of the two axes the view shows (the horizontal grid's x, y in 3-D)."""
+    return {"3d": (0, 1), "xy": (0, 1), "xz": (0, 2), "yz": (1, 2)}[check(projection)]
+
+
+def hidden_axis(projection: str) -> int | None:
+    """The coordinate a projection cannot show (a drag there must keep it), None in 3-D."""
+    if not orthographic(projection):
+        return None
+    a, b = plane_axes(projection)
+    return 3 - a - b
+
+
+def camera_pose(projection: str, reach: float) -> CameraPose:
+    """The camera for a projection of an arm of `reach` scene units: in 3-D oblique from the
+    front right; in a projection far out along the hidden axis (depth does not matter to an
+    orthographic camera, but it must be outside everything drawn)."""
+    r = float(reach)
+    if not orthographic(projection):
+        return CameraPose((1.05 * r, -1.45 * r, 0.95 * r), (0.0, 0.0, 0.25 * r), (0.0, 0.0, 1.0))
+    direction, up = _LOOK[projection]
+    # side views centre a little above the base: arms reach up more than down
+    look = (0.0, 0.0, 0.0) if projection == "xy" else (0.0, 0.0, 0.3 * r)
+    position = tuple(float(c + 20.0 * r * d) for c, d in zip(look, direction))
+    return CameraPose(position, look, up)  # type: ignore[arg-type]
+
+
+def view_size(reach: float) -> float:
+    """The height of an orthographic view (scene units): the arm's full reach both ways, with a
+    margin."""
+    return 2.5 * float(reach)
+
+
+def make_camera(projection: str, reach: float):
+    """A NiceGUI camera for the projection, already placed (`ui.scene` reads it when built:
+    the camera type cannot change afterwards, so a new projection means a new scene)."""
+    r = float(reach)
+    if orthographic(projection):
+        camera = ui.scene.orthographic_camera(size=view_size(r), near=0.01 * r, far=60.0 * r)
+    else:
+        camera = ui.scene.perspective_camera(fov=45, near=0.01 * r, far=200.0 * r)
+    pose = camera_pose(projection, r)
+    camera.x, camera.y, camera.z = pose.position
+    camera.look_at_x, camera.look_at_y, camera.look_at_z = pose.look_at
+    camera.up_x, camera.up_y, camera.up_z = pose.up
+    return camera
+
+
+def grid_segments(projection: str, cells: int) -> list[tuple[np.ndarray, np.ndarray, bool]]:
+    """The grid's lines as (start, end, through the base), in the plane the view shows. In a
+    projection the grid lies behind everything (the far side of the hidden axis), so it never
+    covers the arm; in 3-D it is the floor z = 0."""
+    a, b = plane_axes(projection)
+    hidden = hidden_axis(projection)
+    depth = 0.0
+    if hidden is not None:
+        depth = -float(np.sign(_LOOK[projection][0][hidden])) * (cells + 1)
+    out = []
+    for i in range(-cells, cells + 1):
+        for along_axis, across_axis in ((b, a), (a, b)):
+            p, q = np.zeros(3), np.zeros(3)
+            p[across_axis] = q[across_axis] = i
+            p[along_axis], q[along_axis] = -cells, cells
+            if hidden is not None:
+                p[hidden] = q[hidden] = depth
+            out.append((p, q, i == 0))
+    return out
+
+
+def axis_labels(projection: str, cells: int) -> list[tuple[str, np.ndarray]]:
+    """Names of the shown axes ("x", "y", …) and where they go: just past the positive end of
+    each axis line of the grid."""
+    out = []
+    for axis in plane_axes(projection):
+        p = np.zeros(3)
+        p[axis] = cells + 0.6
+        out.append((AXIS_NAMES[axis], p))
+    return out
+
+
+def lock_rotation(scene) -> None:
+    """Keep a projection's camera square to its plane: the browser's camera controls may pan
+    and zoom but not rotate. NiceGUI has no option for it, so the scene component's control
+    factory is wrapped (it rebuilds the controls when the camera's up vector changes)."""
+    ui.run_javascript(f"""
+        const s = getElement({scene.id});
+        if (s && !s.__rotationLocked) {{
+            const make = s.create_controls.bind(s);
+            s.create_controls = (up) => {{ make(up); s.controls.enableRotate = false; }};
+            s.__rotationLocked = true;
+        }}
+        if (s && s.controls) s.controls.enableRotate = false;
+    """)
