@@ -7,10 +7,19 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, os.path.dirname(__file__))
+
+# NiceGUI's simulated users keep their storage in files: in a scratch folder, not ./.nicegui.
+_STORAGE = tempfile.mkdtemp(prefix="kinematica-test-storage-")
+os.environ["NICEGUI_STORAGE_PATH"] = _STORAGE
+if "nicegui.storage" in sys.modules:  # imported already (a plugin): move it too
+    from pathlib import Path
+
+    sys.modules["nicegui.storage"].Storage.path = Path(_STORAGE)
 
 # NumPy-heavy properties have variable first-call times: no per-example deadline anywhere.
 settings.register_profile("kinematica", deadline=None,
