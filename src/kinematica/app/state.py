@@ -190,6 +190,7 @@ class Session:
     status: str = ""  # "", "ok", "warning" or "error": how the message is shown
     ghosts_outside: bool = False  # draw the solutions outside the joint limits too
     ik_run: km.IKResult | None = None  # the last Solve, with its iteration history
+    ik_start: np.ndarray | None = None  # the q the last Solve started from (for its explanation)
     pose_lists: dict[str, list[Pose]] = field(default_factory=dict)  # per robot label
     plan: PlanSpec = field(default_factory=PlanSpec)
     trajectory: km.Trajectory | None = None  # the pose list planned (derived: never saved)
@@ -211,7 +212,7 @@ class Session:
         robot = self.loaded[name] if name in self.loaded else km.load(name)
         self.robot_name, self.robot, self.q = name, robot, robot.q_home
         self.target = self.target_from_tool(default_target_kind(robot))
-        self.solutions, self.message, self.status, self.ik_run = [], "", "", None
+        self.solutions, self.message, self.status, self.ik_run, self.ik_start = [], "", "", None, None
         self.trajectory, self.trajectory_note, self.t = None, "", 0.0
         if robot.table is not None and robot.table.kind == "planar":
             self.view.projection = "xy"  # a planar arm moves in its plane: the 2-D view
@@ -262,13 +263,13 @@ class Session:
         """Solve the target from the current q with the chosen method. On success q moves to
         the solution; on failure (unreachable, refused, no convergence) q stays and the message
         says why. Either way every solution `km.ik_all` finds is listed."""
-        self.solutions, self.ik_run = [], None
+        self.solutions, self.ik_run, self.ik_start = [], None, None
         try:
             target = self.target.build()
             result = km.ik(self.robot, target, self.q, method=self.method, history=True)
         except ValueError as e:  # TargetError, a target off a planar arm's plane, no closed form
             return self.say(False, _sentence(e), "error")
-        self.ik_run = result
+        self.ik_run, self.ik_start = result, self.q.copy()
         others = self._all_solutions(target)
         self.solutions = _merge(self.robot, result, others)
         if not result.success:
