@@ -21,16 +21,11 @@ import numpy as np
 
 import kinematica as km
 from kinematica.explain import explain
-from kinematica.explain.document import Document, Quantity, unit_latex, value_latex
-from kinematica.explain.notation import mathml
-from kinematica.explain.render_html import _Math, _table
+from kinematica.explain.render_html import sections_html
 
 TOPICS = {"fk": "Forward kinematics", "jacobian": "Jacobian", "ik": "Last IK solve",
           "dynamics": "Dynamics"}
 
-# The explain engine's own HTML renderer already knows how to put a display formula (and
-# latex2mathml's missing `aligned`) and a table into HTML; the tab reuses those pieces.
-_MATH = _Math("mathml")
 # SymPy's caches are shared module state: one explanation is built at a time.
 _LOCK = threading.Lock()
 
@@ -58,33 +53,6 @@ def has_inertials(robot: km.Robot) -> bool:
     return robot.inertials is not None and all(i is not None for i in robot.inertials)
 
 
-def _quantity(q: Quantity) -> str:
-    """One named value (a number, vector or matrix with its unit) as its own display, the
-    note beside it in words."""
-    tex = f"{q.name.latex} = {value_latex(q)}{unit_latex(q.unit)}"
-    note = f'<span class="note">({html.escape(q.note)})</span>' if q.note else ""
-    return f'<div class="math value">{mathml(tex)}{note}</div>'
-
-
-def fragment(doc: Document) -> str:
-    """The document's sections as HTML (no page, no scripts): text escaped, math as MathML."""
-    out = []
-    for sec in doc.sections:
-        parts = [f"<section><h2>{html.escape(sec.title)}</h2>"]
-        for st in sec.steps:
-            inner = [f"<h3>{html.escape(st.heading)}</h3>"] if st.heading else []
-            inner += [f"<p>{html.escape(p)}</p>" for p in st.text.split("\n") if p.strip()]
-            inner += [_MATH.display(f.latex) for f in st.formulas]
-            inner += [_quantity(q) for q in st.values]
-            if st.table is not None:
-                inner.append(_table(st.table))
-            if st.code:
-                inner.append(f"<pre><code>{html.escape(st.code.rstrip())}</code></pre>")
-            parts.append('<div class="step">' + "".join(inner) + "</div>")
-        out.append("".join(parts) + "</section>")
-    return "".join(out)
-
-
 def topic_html(robot: km.Robot, topic: str, *, q: np.ndarray, target: km.Target | None = None,
                q0: np.ndarray | None = None, method: str = "lm") -> str:
     """The explanation of `topic` (a key of TOPICS) at q as an HTML fragment; "ik" explains
@@ -96,6 +64,6 @@ def topic_html(robot: km.Robot, topic: str, *, q: np.ndarray, target: km.Target 
             doc = explain(robot, "ik", target=target, q0=q0, method=method)
         else:
             doc = explain(robot, topic, q=np.asarray(q, dtype=float))
-        body = fragment(doc)
+        body = sections_html(doc)
     summary = f'<p class="text-grey-8">{html.escape(doc.summary)}</p>' if doc.summary else ""
     return f"<section>{summary}</section>{body}"

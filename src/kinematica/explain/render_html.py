@@ -128,6 +128,33 @@ class _Math:
         return f"\\({html.escape(tex, quote=False)}\\)"
 
 
+def _sections(doc: Document, m: _Math) -> str:
+    out = []
+    for k, sec in enumerate(doc.sections, 1):
+        parts = [f'<section id="s{k}"><h2>{k}. {html.escape(sec.title)}</h2>']
+        for st in sec.steps:
+            inner = [f"<h3>{html.escape(st.heading)}</h3>"] if st.heading else []
+            if st.text:
+                inner += [f"<p>{html.escape(p)}</p>" for p in st.text.split("\n") if p.strip()]
+            inner += [m.display(f.latex) for f in st.formulas]
+            if st.values:
+                inner.append(m.display(values_latex(st.values), "math value"))
+            if st.table is not None:
+                inner.append(_table(st.table))
+            if st.code:
+                inner.append(f"<pre><code>{html.escape(st.code.rstrip())}</code></pre>")
+            parts.append('<div class="step">' + "".join(inner) + "</div>")
+        out.append("".join(parts) + "</section>")
+    return "\n".join(out)
+
+
+def sections_html(doc: Document) -> str:
+    """The document's sections as an HTML fragment with MathML math — no page, no scripts — for
+    a page that shows it inside its own layout (the simulator's Math tab). Classes as in
+    `render_html`: section, step, math, value."""
+    return _sections(doc, _Math("mathml"))
+
+
 def render_html(doc: Document, math: str = "auto", mathjax_url: str | None = None) -> str:
     """The document as one HTML file.
 
@@ -149,21 +176,7 @@ def render_html(doc: Document, math: str = "auto", mathjax_url: str | None = Non
         body.append(f'<p class="summary">{html.escape(doc.summary)}</p>')
     toc = "".join(f'<li><a href="#s{k}">{html.escape(s.title)}</a></li>' for k, s in enumerate(doc.sections, 1))
     body.append(f'<nav class="toc"><strong>Contents</strong><ol>{toc}</ol></nav>')
-    for k, sec in enumerate(doc.sections, 1):
-        parts = [f'<section id="s{k}"><h2>{k}. {html.escape(sec.title)}</h2>']
-        for st in sec.steps:
-            inner = [f"<h3>{html.escape(st.heading)}</h3>"] if st.heading else []
-            if st.text:
-                inner += [f"<p>{html.escape(p)}</p>" for p in st.text.split("\n") if p.strip()]
-            inner += [m.display(f.latex) for f in st.formulas]
-            if st.values:
-                inner.append(m.display(values_latex(st.values), "math value"))
-            if st.table is not None:
-                inner.append(_table(st.table))
-            if st.code:
-                inner.append(f"<pre><code>{html.escape(st.code.rstrip())}</code></pre>")
-            parts.append('<div class="step">' + "".join(inner) + "</div>")
-        body.append("".join(parts) + "</section>")
+    body.append(_sections(doc, m))
     if doc.notation:
         items = "".join(f"<li>{m.inline(n.latex)}</li>" for n in doc.notation)
         body.append(f'<section id="notation"><h2>Notation</h2><ul class="notation">{items}</ul></section>')
