@@ -16,6 +16,8 @@ from nicegui import events, ui
 
 from .panel import IKPanel, JointPanel, ReadoutPanel, tag
 from .handles import HANDLES, length_digits, moved, turned
+from .player import Player
+from .poses import PosesCard
 from .scene import ArmView
 from .state import PROJECTIONS, TargetSpec, robot_choices
 
@@ -53,6 +55,7 @@ class SimulatorTab:
         with self.stage:
             self.view = ArmView(s.robot, s.q, projection=s.view.projection,
                                 on_target_drop=self.target_dropped, on_handle_drop=self.handle_dropped)
+            self.player = Player(self)  # under the view: play the pose list
             with ui.row().classes("w-full items-center gap-4 text-sm text-grey-8"):
                 tag(ui.label(f"{s.robot.name}: {s.robot.n} joints, lengths in {s.robot.length_unit}; "
                              f"{self.view.grid.caption}"), "scene-caption")
@@ -92,6 +95,7 @@ class SimulatorTab:
                 ui.label("Inverse kinematics").classes("text-subtitle2")
                 self.ik = IKPanel(s, self.target_changed, self.solve, self.target_from_tool,
                                   self.method_changed, self.adopt, self.ghosts_outside)
+            self.poses = PosesCard(self, self.player)
         self.view.show_frames(s.view.frames)
         self.refresh()
         self._show_mode()
@@ -101,6 +105,7 @@ class SimulatorTab:
         if self.view.robot is not self.session.robot:
             self.build()
         elif "q" in what:
+            self.player.external(what)  # another control moved the arm: playback stops
             self.refresh()
 
     def set_projection(self, projection: str) -> None:
