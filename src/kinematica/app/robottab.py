@@ -132,7 +132,7 @@ class RobotTab(LazyTab):
 
     def _actions(self) -> None:
         with ui.row().classes("w-full items-center gap-2"):
-            tag(ui.button("Apply", icon="check", on_click=self.apply), "robot-apply").props("unelevated") \
+            tag(ui.button("Apply", icon="check", on_click=self.apply), "robot-apply").props("unelevated no-caps") \
                 .tooltip("check the table and use the edited robot in every tab")
             tag(ui.button("Revert", icon="undo", on_click=self.revert), "robot-revert").props("flat no-caps") \
                 .tooltip("show the current robot's values again")
