@@ -111,6 +111,28 @@ async def test_ik_solves_a_reachable_target_and_the_readout_matches(user: User) 
     assert not one(user, "adopt-1").enabled  # the arm is at solution 1 already
 
 
+def ghost_numbers(user: User) -> list[str]:
+    """The numbers written beside the drawn ghosts."""
+    from nicegui.elements.scene.scene_objects import Text
+
+    return [o.args[0] for o in one(user, "arm-scene").objects.values()
+            if isinstance(o, Text) and o.args[0][:1].isdigit()]  # not the axis names
+
+
+async def test_ghosts_belong_to_ik_mode(user: User) -> None:
+    one(user, "mode").value = "ik"
+    set_target(user, x=150.0, y=50.0, z=100.0)
+    user.find(marker="solve").click()
+    await user.should_see("Solved")
+    assert ghost_numbers(user)
+    one(user, "mode").value = "fk"
+    assert ghost_numbers(user) == []
+    one(user, "joint-1-slider").value = 30  # moving the arm in FK mode must not bring them back
+    assert ghost_numbers(user) == []
+    one(user, "mode").value = "ik"
+    assert ghost_numbers(user)
+
+
 async def test_an_unreachable_target_says_why_and_changes_nothing(user: User) -> None:
     braccio = km.load("braccio")
     one(user, "joint-1-slider").value = 20

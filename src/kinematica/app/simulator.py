@@ -241,8 +241,9 @@ class SimulatorTab:
         return id(s.solutions), s.ghosts_outside, current
 
     def show_ghosts(self) -> None:
+        """The IK solutions as ghosts — in IK mode only: in FK mode they would be stale clutter."""
         s = self.session
-        self.view.show_ghosts(s.solutions, current=s.q, outside=s.ghosts_outside)
+        self.view.show_ghosts(s.solutions if s.mode == "ik" else [], current=s.q, outside=s.ghosts_outside)
         self._drawn = self._ghost_key()
 
     def after_ik(self) -> None:
