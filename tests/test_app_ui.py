@@ -87,6 +87,16 @@ async def test_a_number_field_moves_its_slider_and_the_readout(user: User) -> No
     np.testing.assert_allclose(readout(user)[0], km.fk(braccio, q)[:3, 3], atol=0.006)
 
 
+async def test_a_field_rounding_itself_on_blur_does_not_move_the_joint(user: User) -> None:
+    """A number field snaps to its format (2 decimals) when it loses focus; that echo is not a
+    user change: the joint keeps its exact value."""
+    braccio = km.load("braccio")
+    one(user, "joint-1-slider").value = 30.123456
+    one(user, "joint-1-number").sanitize()  # what NiceGUI does on blur
+    assert shown_q(user, braccio)[0] == pytest.approx(np.radians(30.123456), abs=1e-12)
+    assert one(user, "joint-1-number").value == pytest.approx(30.12)
+
+
 async def test_home_button(user: User) -> None:
     braccio = km.load("braccio")
     one(user, "joint-3-slider").value = 10

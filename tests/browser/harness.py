@@ -18,7 +18,7 @@ from serving import Server, free_port  # noqa: E402
 
 __all__ = ["Browser", "Server", "free_port", "why_not_available", "CHROMIUM", "FLAGS", "VIEWPORT", "pose",
            "joint_values", "wait_for_scene", "set_target", "choose", "solve", "readme_screenshots",
-           "SCREENSHOTS"]
+           "SCREENSHOTS", "set_joints", "add_pose", "play_to_end", "wait_for_end", "tab_screenshots", "DEMO_POSES"]
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -109,7 +109,57 @@ def solve(page, expect_words: str) -> None:
 
 
 # --- the README's screenshots ------------------------------------------------------------------
-SCREENSHOTS = ("simulator.png", "simulator-solutions.png")
+SCREENSHOTS = ("simulator.png", "simulator-solutions.png", "simulator-poses.png", "plots.png", "math.png",
+               "robot.png")
+# The pose list of the tab screenshots: three Braccio poses inside the servo ranges, away from
+# the limits, so a Cartesian spline through their tool points can be followed.
+DEMO_POSES = ({1: -40, 2: 10, 3: 40, 4: 40, 5: 0}, {1: 0, 2: -10, 3: 60, 4: 30, 5: 0},
+              {1: 40, 2: 10, 3: 40, 4: 40, 5: 0})
+
+
+def set_joints(page, values: dict[int, float]) -> None:
+    """Type joint values (1-based joint: degrees) into the fields, and wait until the sliders
+    (the server's answer) hold them."""
+    for i, v in values.items():
+        page.get_by_test_id(f"joint-{i}-number").fill(f"{v:g}")
+    for _ in range(100):
+        held = [float(page.get_by_test_id(f"joint-{i}-slider").get_attribute("aria-valuenow")) for i in values]
+        if all(abs(h - v) < 1e-6 for h, v in zip(held, values.values())):
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError(f"the sliders hold {held}, not {list(values.values())}")
+
+
+def add_pose(page, values: dict[int, float]) -> int:
+    """Move the joints, press Add pose; returns the new pose's number in the list."""
+    from playwright.sync_api import expect
+
+    set_joints(page, values)
+    n = page.locator('[data-testid^="pose-"][data-testid$="-name"]').count() + 1
+    page.get_by_test_id("pose-add").click()
+    expect(page.get_by_test_id(f"pose-{n}")).to_be_visible()
+    return n
+
+
+def play_to_end(page, timeout_ms: int = 20_000) -> str:
+    """Press play and wait until the player's clock reads its end."""
+    page.get_by_test_id("player-play").click()
+    return wait_for_end(page, timeout_ms)
+
+
+def wait_for_end(page, timeout_ms: int = 20_000) -> str:
+    """Until the player's clock reads its end (t / T with t = T); returns the clock's text."""
+    clock = page.get_by_test_id("player-time")
+    deadline = timeout_ms
+    while deadline > 0:
+        text = clock.inner_text().strip()
+        if " / " in text:
+            t, total = (float(v) for v in text.removesuffix(" s").split(" / "))
+            if total > 0 and t == total:
+                return text
+        page.wait_for_timeout(100)
+        deadline -= 100
+    raise AssertionError(f"the player did not reach its end: {clock.inner_text()}")
 
 
 def readme_screenshots(browser: Browser, url: str, folder: Path, seen: dict | None = None) -> list[Path]:
@@ -152,4 +202,45 @@ def readme_screenshots(browser: Browser, url: str, folder: Path, seen: dict | No
     second = folder / SCREENSHOTS[1]
     page.screenshot(path=str(second))
     page.close()
-    return [first, second]
+    return [first, second, *tab_screenshots(browser, url, folder, seen)]
+
+
+def tab_screenshots(browser: Browser, url: str, folder: Path, seen: dict) -> list[Path]:
+    """One Braccio session through every tab: an IK solve (for its convergence), three poses
+    played as a Cartesian spline and stopped half way; then the Plots, Math and Robot tabs."""
+    from playwright.sync_api import expect
+
+    page = browser.page(url, viewport={"width": 1440, "height": 1000})
+    wait_for_scene(page)
+    page.get_by_test_id("mode").get_by_text("IK").click()
+    set_target(page, x=150, y=50, z=100)
+    solve(page, "Solved")
+    page.get_by_test_id("mode").get_by_text("FK").click()
+    for values in DEMO_POSES:
+        add_pose(page, values)
+    choose(page, "plan-kind", "Cartesian spline")
+    expect(page.get_by_test_id("plan-note")).to_contain_text("Cartesian spline")
+    seen["plan note"] = page.get_by_test_id("plan-note").inner_text()
+    seen["played"] = play_to_end(page)
+    box = page.get_by_test_id("player-scrub").bounding_box()  # half way along the time slider
+    page.mouse.click(box["x"] + 0.5 * box["width"], box["y"] + box["height"] / 2)
+    page.wait_for_timeout(600)
+    seen["half way"] = page.get_by_test_id("player-time").inner_text()
+    paths = [folder / name for name in SCREENSHOTS[2:]]
+    page.screenshot(path=str(paths[0]))
+    page.get_by_test_id("tab-plots").click()
+    expect(page.get_by_test_id("plot-convergence")).to_be_visible(timeout=20_000)
+    expect(page.get_by_test_id("plot-joints")).to_be_visible(timeout=20_000)
+    seen["joints caption"] = page.get_by_test_id("plot-joints-caption").inner_text()
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(paths[1]), full_page=True)
+    page.get_by_test_id("tab-math").click()
+    expect(page.get_by_test_id("math-fk").locator("mtable").first).to_be_visible(timeout=20_000)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(paths[2]))
+    page.get_by_test_id("tab-robot").click()
+    expect(page.get_by_test_id("robot-apply")).to_be_visible()
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(paths[3]))
+    page.close()
+    return paths

@@ -5,6 +5,7 @@ test. Select these with `-m browser`, leave them out with `-m "not browser"`."""
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +15,9 @@ pytest.importorskip("playwright", reason="Playwright for Python is not installed
 from playwright.sync_api import expect  # noqa: E402
 
 import kinematica as km  # noqa: E402
-from harness import (SCREENSHOTS, Browser, Server, joint_values, pose, readme_screenshots,  # noqa: E402
-                     set_target, solve, wait_for_scene, why_not_available)
+from harness import (DEMO_POSES, SCREENSHOTS, Browser, Server, add_pose, choose, joint_values,  # noqa: E402
+                     pose, readme_screenshots, set_joints, set_target, solve, wait_for_end, wait_for_scene,
+                     why_not_available)
 
 pytestmark = pytest.mark.browser
 
@@ -127,6 +129,64 @@ def test_an_unreachable_target_shows_its_message_and_changes_nothing(page):
     expect(page.get_by_test_id("solution-1")).to_have_count(0)
 
 
+def test_saving_and_playing_a_pose_list(page):
+    first, second = (np.array([v[i + 1] for i in range(BRACCIO.n)], float) for v in DEMO_POSES[:2])
+    add_pose(page, DEMO_POSES[0])
+    add_pose(page, DEMO_POSES[1])
+    page.get_by_test_id("pose-2-name").fill("reach")
+    page.get_by_test_id("pose-2-name").press("Enter")
+    set_joints(page, {1: 70})  # somewhere else: playing must bring the arm back along the list
+    expect(page.get_by_test_id("plan-note")).to_contain_text("2 poses")
+    page.get_by_test_id("player-play").click()
+    page.wait_for_timeout(700)  # part way: neither pose
+    middle = joint_values(page, BRACCIO.n)
+    assert min(np.abs(np.subtract(middle, first)).max(), np.abs(np.subtract(middle, second)).max()) > 1
+    wait_for_end(page)
+    np.testing.assert_allclose(joint_values(page, BRACCIO.n), second, atol=1e-6)
+    np.testing.assert_allclose(pose(page)[:3], fk_position(second), atol=0.006)
+
+    page.get_by_test_id("project-menu").click()
+    with page.expect_download() as download:
+        page.get_by_test_id("project-save").click()
+    saved = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    names = [p["name"] for p in saved["poses"]["braccio"]]
+    assert names == ["P1", "reach"]
+    np.testing.assert_allclose(saved["poses"]["braccio"][1]["q"], second, atol=1e-9)
+
+    page.reload()  # a reload loses nothing
+    wait_for_scene(page)
+    expect(page.get_by_test_id("pose-2-name")).to_have_value("reach")
+    np.testing.assert_allclose(joint_values(page, BRACCIO.n), second, atol=1e-6)
+
+
+def test_the_math_tab_shows_the_matrices(page):
+    set_joints(page, {1: 30})
+    q = np.array(joint_values(page, BRACCIO.n))
+    page.get_by_test_id("tab-math").click()
+    fk = page.get_by_test_id("math-fk")
+    expect(fk.locator("mtable").first).to_be_visible(timeout=20_000)
+    assert fk.locator("mtable").count() >= 2 * BRACCIO.n  # each link's A in symbols and in numbers, and T
+    box = fk.locator("mtable").last.bounding_box()
+    assert box["height"] > 50 and box["width"] > 100  # drawn as a matrix by the browser, not raw text
+    text = fk.inner_text()
+    for v in fk_position(np.degrees(np.radians(q))):  # the tool position, in the final T
+        assert f"{abs(v):.4f}".rstrip("0").rstrip(".") in text
+    page.get_by_test_id("tab-simulator").click()
+    set_joints(page, {1: -30})  # the tab follows the change
+    page.get_by_test_id("tab-math").click()
+    expect(fk).to_contain_text("θ1 = −30.000°", timeout=20_000)
+
+
+def test_a_projection_shows_the_arm_from_above(page):
+    before = colour_counts(scene_pixels(page))
+    choose(page, "view-projection", "top (XY)")
+    page.wait_for_timeout(300)
+    wait_for_scene(page)
+    after = colour_counts(scene_pixels(page))
+    assert after["orange joints"] > 300 and after["red tool"] > 50, after
+    assert after != before
+
+
 def test_the_readme_screenshots(browser, server, tmp_path):
     """The README's pictures can be taken, and its words about them are what the page shows."""
     from PIL import Image
@@ -136,8 +196,8 @@ def test_the_readme_screenshots(browser, server, tmp_path):
     assert [p.name for p in paths] == list(SCREENSHOTS)
     for path in paths:
         px = np.asarray(Image.open(path).convert("RGB")).astype(int)
-        assert px.shape[:2] == (1000, 1440)
-        assert colours(px) > 50
+        assert px.shape[1] == 1440 and px.shape[0] >= 1000  # the Plots tab: the whole page
+        assert colours(px) > 30  # the Robot tab is a table: few colours
     assert browser.blocked == []
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## The simulator"):readme.index("\n## ", readme.index("## The simulator") + 5)]

@@ -46,6 +46,8 @@ class JointPanel:
         self.numbers: list[ui.number] = []
         self._quiet = False
         values = session.display_q()
+        self.shown = np.array(values, dtype=float)
+        self.formats = ["%.2f" if r else "%.4g" for r in robot.revolute]
         for i, name in enumerate(robot.joint_names):
             lo, hi = slider_range(robot, i, reach)
             unit = joint_unit(robot, i)
@@ -57,16 +59,23 @@ class JointPanel:
                                        on_change=lambda e, i=i: self._changed(i, e.value)),
                              f"joint-{i + 1}-slider").classes("grow").props("label")
                 number = tag(ui.number(value=round(float(values[i]), 4), min=lo, max=hi, step=step / 10,
-                                       format="%.2f" if robot.revolute[i] else "%.4g", suffix=unit,
+                                       format=self.formats[i], suffix=unit,
                                        on_change=lambda e, i=i: self._changed(i, e.value)),
                              f"joint-{i + 1}-number").classes("w-28 shrink-0").props("dense outlined hide-bottom-space")
             self.sliders.append(slider)
             self.numbers.append(number)
 
     def _changed(self, i: int, value: float | None) -> None:
-        if self._quiet or value is None:
+        if self._quiet or value is None or self._echo(i, float(value)):
             return
         self.on_change(i, float(value))
+
+    def _echo(self, i: int, value: float) -> bool:
+        """Whether `value` is only the field giving back what it shows: a number field rounds
+        itself to its format when it loses focus, which is not the user moving the joint (and
+        must not stop a playback)."""
+        shown = self.shown[i]
+        return abs(value - shown) < 1e-9 or value == float(self.formats[i] % shown)
 
     @contextmanager
     def quiet(self):
@@ -78,12 +87,13 @@ class JointPanel:
             self._quiet = False
 
     def show(self, values: np.ndarray) -> None:
+        self.shown = np.array(values, dtype=float)
         with self.quiet():
             for slider, number, v in zip(self.sliders, self.numbers, values):
                 if slider.value is None or abs(slider.value - v) > 1e-9:
                     slider.value = float(v)
                 if number.value is None or abs(number.value - v) > 1e-6:
-                    number.value = round(float(v), 4)
+                    number.value = round(float(v), 4) + 0.0  # never "-0.00"
 
 
 class ReadoutPanel:

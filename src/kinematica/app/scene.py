@@ -147,7 +147,7 @@ class ArmView:
     def __init__(self, robot: km.Robot, q: np.ndarray, *, projection: str = "3d",
                  on_target_drop: Callable[[np.ndarray], None] | None = None,
                  on_handle_drop: Callable[[str, np.ndarray], None] | None = None,
-                 height: str = "calc(100vh - 120px)") -> None:
+                 height: str = "calc(100vh - 196px)") -> None:
         self.robot = robot
         self.grid = GridScale.for_robot(robot)
         self.projection = camera.check(projection)

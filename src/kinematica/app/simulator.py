@@ -56,16 +56,16 @@ class SimulatorTab:
             self.view = ArmView(s.robot, s.q, projection=s.view.projection,
                                 on_target_drop=self.target_dropped, on_handle_drop=self.handle_dropped)
             self.player = Player(self)  # under the view: play the pose list
-            with ui.row().classes("w-full items-center gap-4 text-sm text-grey-8"):
+            with ui.row().classes("w-full items-center no-wrap gap-3 text-sm text-grey-8"):
                 tag(ui.label(f"{s.robot.name}: {s.robot.n} joints, lengths in {s.robot.length_unit}; "
-                             f"{self.view.grid.caption}"), "scene-caption")
-                self.view_hint = ui.label(view_hint(s.view.projection)).classes("text-grey-6")
+                             f"{self.view.grid.caption}"), "scene-caption").classes("shrink-0")
+                self.view_hint = ui.label(view_hint(s.view.projection)).classes("text-grey-6 truncate min-w-0")
                 ui.space()
                 tag(ui.select(PROJECTIONS, value=s.view.projection, label="view",
                               on_change=lambda e: self.set_projection(e.value)), "view-projection") \
-                    .props("dense").classes("w-32")
+                    .props("dense").classes("w-32 shrink-0")
                 tag(ui.checkbox("link frames", value=s.view.frames,
-                                on_change=lambda e: self.show_frames(e.value)), "frames")
+                                on_change=lambda e: self.show_frames(e.value)), "frames").classes("shrink-0")
         with self.controls:
             with ui.card().classes("w-full px-3 py-2 gap-1"):
                 with ui.row().classes("w-full items-center no-wrap gap-2"):
