@@ -210,3 +210,5 @@ def test_the_readme_screenshots(browser, server, tmp_path):
     assert seen["braccio verdict"].removeprefix("Jacobian: ") in words
     assert seen["puma summary"].startswith("8 solutions, 3 within the joint limits")
     assert "all 8 solutions" in words and "3 of them are within the joint limits" in words
+    assert seen["plan note"] in words and f"stopped at {seen['half way']}" in words
+    assert seen["joints caption"].rstrip(".").replace("−", "-") in words
