@@ -149,3 +149,22 @@ async def test_a_server_restarted_with_another_robot_opens_that_robot() -> None:
             assert marked(user, "joint-1-number").value == pytest.approx(0.0)
         finally:
             app_main.configure(None)
+
+
+@pytest.mark.asyncio
+async def test_the_project_menu_opens_a_file_and_refuses_a_bad_one() -> None:
+    from nicegui.elements.upload_files import SmallFileUpload
+
+    app_main.configure(None)
+    async with user_simulation(root=app_main.root) as user:
+        await user.open("/")
+        upload = marked(user, "project-upload")
+        await upload.handle_uploads([SmallFileUpload("broken.kinematica.json", "application/json", b"{nope")])
+        await user.should_see("broken.kinematica.json: not JSON")
+        assert marked(user, "robot-select").value == "braccio"  # nothing changed
+        text = project.dumps(busy_session()).encode()
+        await upload.handle_uploads([SmallFileUpload("puma.kinematica.json", "application/json", text)])
+        await user.open("/")  # what the reload after opening shows
+        assert marked(user, "robot-select").value == "puma560"
+        assert marked(user, "joint-2-number").value == pytest.approx(np.degrees(-0.4), abs=1e-4)
+        assert marked(user, "pose-2-name").value == "reach"

@@ -1,9 +1,17 @@
 """The browser simulator (`kinematica serve`): a NiceGUI app, served locally and offline.
 
 A face over the core, as the CLI is: it calls `kinematica` and owns the I/O. One concept per
-module: state.py (one tab's session: robot, joint values, mode, IK target and solutions; no
-NiceGUI), scene.py (the 3-D view in `ui.scene`), panel.py (joint sliders and fields, the pose
-readout, the IK panel), main.py (the page, and `run`, which serves it).
+module:
+- state.py: one tab's session (robot, joints, mode, IK target and solutions, poses, plan, view;
+  no NiceGUI); project.py: the session as a project dict / file;
+- page.py: the header, tabs and project menu, and how a change reaches every tab; main.py:
+  `configure`, `root` and `run`, which serve it with per-browser storage;
+- simulator.py (the Simulator tab) over panel.py (joints, readout, IK), scene.py (the 3-D view),
+  camera.py (projections), handles.py (dragged target and its orientation handles);
+- playlist.py (pose list and plans), posefiles.py (their files), poses.py (the Poses card),
+  player.py (the player);
+- plots.py and figures.py (the Plots tab), mathtab.py and mathdoc.py (the Math tab),
+  background.py (building those off the event loop), robottab.py and robotedit.py (the Robot tab).
 
 NiceGUI is imported only when a submodule that needs it is: `import kinematica.app` is cheap.
 """

@@ -66,9 +66,11 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
 def add_parser(sub: Any) -> None:
     """The subparser of serve."""
     p = sub.add_parser("serve", help="the browser simulator on localhost (opens the browser)",
-                       description="Serve the simulator — the arm in 3-D, joint sliders, FK and IK "
-                                   "modes, every IK solution — on this machine and open it in the "
-                                   "browser. Everything is served locally: it works offline.")
+                       description="Serve the simulator on this machine and open it in the browser: "
+                                   "the arm in 3-D and in projections, joint sliders, FK and IK modes "
+                                   "with every IK solution, a pose list with a trajectory player, and "
+                                   "the Plots, Math and Robot tabs. The work is kept per browser, and "
+                                   "everything is served locally: it works offline.")
     p.add_argument("--robot", metavar="ROBOT", default=None,
                    help=f"{ROBOT_HELP} (default braccio); any other can be chosen in the page")
     p.add_argument("--host", default="127.0.0.1",
