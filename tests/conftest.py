@@ -25,3 +25,22 @@ if "nicegui.storage" in sys.modules:  # imported already (a plugin): move it too
 settings.register_profile("kinematica", deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "kinematica"))
+
+
+try:
+    import pytest_asyncio
+except ImportError:  # the UI tests need it; everything else runs without
+    pytest_asyncio = None
+
+if pytest_asyncio is not None:
+    @pytest_asyncio.fixture
+    async def user():
+        """The simulator page (served with the Braccio) opened by NiceGUI's simulated user."""
+        from nicegui.testing import user_simulation
+
+        from kinematica.app import main as app_main
+
+        app_main.configure(None)
+        async with user_simulation(root=app_main.root) as u:
+            await u.open("/")
+            yield u

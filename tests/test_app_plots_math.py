@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 import pytest_asyncio
+from app_user import one
 from nicegui.testing import User, user_simulation
 
 import kinematica as km
@@ -33,12 +34,6 @@ async def user():
     async with user_simulation(root=root) as u:
         await u.open("/")
         yield u
-
-
-def one(user: User, marker: str):
-    found = user.find(marker=marker).elements
-    assert len(found) == 1, f"{len(found)} elements marked {marker!r}"
-    return next(iter(found))
 
 
 def marked(user: User, marker: str) -> set:

@@ -8,29 +8,14 @@ import json
 
 import numpy as np
 import pytest
-import pytest_asyncio
+from app_user import one
 from nicegui.elements.upload_files import SmallFileUpload
-from nicegui.testing import User, user_simulation
+from nicegui.testing import User
 
 import kinematica as km
-from kinematica.app import main as app_main
 
 pytestmark = pytest.mark.asyncio
 BRACCIO = km.load("braccio")
-
-
-@pytest_asyncio.fixture
-async def user():
-    app_main.configure(None)
-    async with user_simulation(root=app_main.root) as u:
-        await u.open("/")
-        yield u
-
-
-def one(user: User, marker: str):
-    found = user.find(marker=marker).elements
-    assert len(found) == 1, f"{len(found)} elements marked {marker!r}"
-    return next(iter(found))
 
 
 def shown_q(user: User) -> np.ndarray:

@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from app_user import one
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nicegui.testing import user_simulation
@@ -112,10 +113,6 @@ def test_text_that_is_not_json_is_refused() -> None:
 
 
 # --- through the page -----------------------------------------------------------------------------
-def marked(user, name: str):
-    found = user.find(marker=name).elements
-    assert len(found) == 1, f"{len(found)} elements marked {name!r}"
-    return next(iter(found))
 
 
 @pytest.mark.asyncio
@@ -123,17 +120,17 @@ async def test_a_reload_restores_the_work() -> None:
     app_main.configure(None)
     async with user_simulation(root=app_main.root) as user:
         await user.open("/")
-        marked(user, "robot-select").value = "kuka-kr6-r900"
-        marked(user, "joint-2-number").value = 25.0
-        marked(user, "mode").value = "ik"
+        one(user, "robot-select").value = "kuka-kr6-r900"
+        one(user, "joint-2-number").value = 25.0
+        one(user, "mode").value = "ik"
         await user.open("/")  # the same browser comes back
-        assert marked(user, "robot-select").value == "kuka-kr6-r900"
-        assert marked(user, "joint-2-number").value == pytest.approx(25.0)
-        assert marked(user, "mode").value == "ik"
+        assert one(user, "robot-select").value == "kuka-kr6-r900"
+        assert one(user, "joint-2-number").value == pytest.approx(25.0)
+        assert one(user, "mode").value == "ik"
         kuka = km.load("kuka-kr6-r900")
         q = kuka.q_home.copy()
         q[1] = np.radians(25.0)
-        assert float(marked(user, "pose-x").text) == pytest.approx(km.fk(kuka, q)[0, 3], abs=1e-4)
+        assert float(one(user, "pose-x").text) == pytest.approx(km.fk(kuka, q)[0, 3], abs=1e-4)
 
 
 @pytest.mark.asyncio
@@ -141,12 +138,12 @@ async def test_a_server_restarted_with_another_robot_opens_that_robot() -> None:
     app_main.configure(None)
     async with user_simulation(root=app_main.root) as user:
         await user.open("/")
-        marked(user, "joint-1-number").value = 15.0
+        one(user, "joint-1-number").value = 15.0
         app_main.configure("ur5")
         try:
             await user.open("/")
-            assert marked(user, "robot-select").value == "ur5"
-            assert marked(user, "joint-1-number").value == pytest.approx(0.0)
+            assert one(user, "robot-select").value == "ur5"
+            assert one(user, "joint-1-number").value == pytest.approx(0.0)
         finally:
             app_main.configure(None)
 
@@ -158,13 +155,13 @@ async def test_the_project_menu_opens_a_file_and_refuses_a_bad_one() -> None:
     app_main.configure(None)
     async with user_simulation(root=app_main.root) as user:
         await user.open("/")
-        upload = marked(user, "project-upload")
+        upload = one(user, "project-upload")
         await upload.handle_uploads([SmallFileUpload("broken.kinematica.json", "application/json", b"{nope")])
         await user.should_see("broken.kinematica.json: not JSON")
-        assert marked(user, "robot-select").value == "braccio"  # nothing changed
+        assert one(user, "robot-select").value == "braccio"  # nothing changed
         text = project.dumps(busy_session()).encode()
         await upload.handle_uploads([SmallFileUpload("puma.kinematica.json", "application/json", text)])
         await user.open("/")  # what the reload after opening shows
-        assert marked(user, "robot-select").value == "puma560"
-        assert marked(user, "joint-2-number").value == pytest.approx(np.degrees(-0.4), abs=1e-4)
-        assert marked(user, "pose-2-name").value == "reach"
+        assert one(user, "robot-select").value == "puma560"
+        assert one(user, "joint-2-number").value == pytest.approx(np.degrees(-0.4), abs=1e-4)
+        assert one(user, "pose-2-name").value == "reach"

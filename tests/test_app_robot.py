@@ -8,14 +8,13 @@ import math
 
 import numpy as np
 import pytest
-import pytest_asyncio
+from app_user import one, shown_q
 from hypothesis import given
 from hypothesis import strategies as st
-from nicegui.testing import User, user_simulation
+from nicegui.testing import User
 from strategies import FAST
 
 import kinematica as km
-from kinematica.app import main as app_main
 from kinematica.app import robotedit
 from kinematica.app.robotedit import (
     EditError,
@@ -156,22 +155,6 @@ def test_kept_q_is_clipped_into_the_new_limits() -> None:
 
 
 # --- the tab through the simulated user -------------------------------------------------------
-@pytest_asyncio.fixture
-async def user():
-    app_main.configure(None)
-    async with user_simulation(root=app_main.root) as u:
-        await u.open("/")
-        yield u
-
-
-def one(user: User, marker: str):
-    found = user.find(marker=marker).elements
-    assert len(found) == 1, f"{len(found)} elements marked {marker!r}"
-    return next(iter(found))
-
-
-def shown_q(user: User, robot: km.Robot) -> np.ndarray:
-    return np.array([one(user, f"joint-{i + 1}-slider").value for i in range(robot.n)]) / robot.angle_scale
 
 
 async def open_robot_tab(user: User) -> None:

@@ -8,8 +8,14 @@ import pytest
 
 import kinematica as km
 from kinematica.app.scene import GridScale, along, nice_step, turn_y_to
-from kinematica.app.state import (Session, TargetSpec, from_display, slider_range, target_kinds,
-                                  to_display)
+from kinematica.app.state import (
+    Session,
+    TargetSpec,
+    from_display,
+    slider_range,
+    target_kinds,
+    to_display,
+)
 
 
 def test_a_new_session_is_the_braccio_at_home_in_fk_mode() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import pytest_asyncio
+from app_user import one, shown_q
 from nicegui import ui
 from nicegui.testing import User, user_simulation
 
@@ -14,25 +14,6 @@ from kinematica import spatial
 from kinematica.app import main as app_main
 
 pytestmark = pytest.mark.asyncio
-
-
-@pytest_asyncio.fixture
-async def user():
-    app_main.configure(None)
-    async with user_simulation(root=app_main.root) as u:
-        await u.open("/")
-        yield u
-
-
-def one(user: User, marker: str):
-    found = user.find(marker=marker).elements
-    assert len(found) == 1, f"{len(found)} elements marked {marker!r}"
-    return next(iter(found))
-
-
-def shown_q(user: User, robot: km.Robot) -> np.ndarray:
-    """q (core units) from the sliders."""
-    return np.array([one(user, f"joint-{i + 1}-slider").value for i in range(robot.n)]) / robot.angle_scale
 
 
 def readout(user: User) -> tuple[np.ndarray, np.ndarray]:

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from app_user import one
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nicegui import events
@@ -18,7 +19,6 @@ import kinematica as km
 from kinematica import spatial
 from kinematica.app import camera, handles
 from kinematica.app.state import PROJECTIONS, TargetSpec
-from test_app_ui import one, user  # noqa: F401 — the page fixture
 
 angles = st.floats(-math.pi, math.pi, allow_nan=False)
 rotations = st.tuples(angles, st.floats(-1.5, 1.5), angles).map(lambda rpy: spatial.rpy_to_matrix(rpy))
