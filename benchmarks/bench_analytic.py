@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 
 import kinematica as km
-from bench_kinematics import machine  # the same machine and software header everywhere
+from bench_kinematics import aligned_table, machine  # the same machine and software header everywhere
 from kinematica.ik import target as tg
 from kinematica.ik.analytic import analytic_candidates, analytic_solutions, solver_name
 
@@ -105,9 +105,7 @@ def print_table(rows: list[dict[str, object]]) -> None:
                       f"{bw:.2f} | {bc:.2f} {'✓' if min(bw, bc) <= TARGET_BATCH_US else '✗'}",
                       f"{sw:.0f} | {sc:.0f} {'✓' if min(sw, sc) <= TARGET_SINGLE_US else '✗'}",
                       f"{r['branches']:.2f}", f"{r['found']:.2f} %", str(r["dropped"]), f"{r['in limits']:.1f} %"])
-    widths = [max(len(x[i]) for x in lines + [head]) for i in range(len(head))]
-    for cells in [head, ["-" * w for w in widths]] + lines:
-        print("  ".join(c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))))
+    aligned_table(head, lines, left=(0, 1, 2))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -193,10 +193,7 @@ def print_table(results: dict[str, dict[str, float] | str], batch: int) -> None:
             cells.append((r if row == ROWS[0] else "") if isinstance(r, str) else bk.fmt(r.get(row)))
         cells.append(verdict(row, results["kinematica"], batch))
         lines.append(cells)
-    widths = [max(len(c[i]) for c in lines + [header]) for i in range(len(header))]
-    for cells in [header, ["-" * w for w in widths]] + lines:
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                        for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
+    bk.aligned_table(header, lines)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -45,7 +45,7 @@ import numpy as np  # noqa: E402
 from scipy.spatial.transform import Rotation  # noqa: E402
 
 import kinematica as km  # noqa: E402
-from bench_kinematics import load_average, machine, pinocchio_model  # noqa: E402
+from bench_kinematics import aligned_table, load_average, machine, pinocchio_model  # noqa: E402
 
 ROBOTS = ["puma560", "ur5", "kuka-kr6-r900", "panda"]
 TARGETS = {"success": 99.99, "batched": 10.0, "single": 300.0, "analytic batched": 5.0, "analytic single": 200.0}
@@ -257,10 +257,8 @@ def print_table(name: str, rows: list[dict], peers: dict[str, str]) -> None:
     lines = [[r["solver"], f"{r['n']:,}", f"{r['success']:.2f}", str(r["false"]), fmt_us(r["median"]),
               fmt_us(r["mean"]), verdict(r)] for r in rows]
     lines += [[label, "", why, "", "", "", ""] for label, why in peers.items()]
-    widths = [max(len(c[i]) for c in lines + [header]) for i in range(len(header))]
     print(f"\n{name}")
-    for cells in [header, ["-" * w for w in widths]] + lines:
-        print("  ".join(c.ljust(w) if i in (0, 6) else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
+    aligned_table(header, lines, left=(0, 6))
     for r in rows:
         if r["note"]:
             print(f"  {r['solver']}: {r['note']}")

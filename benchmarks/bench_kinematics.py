@@ -17,7 +17,7 @@ import platform
 import statistics
 import time
 import timeit
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -234,9 +234,15 @@ def print_table(results: dict[str, dict[str, float] | str], poses: int) -> None:
         ours = results["kinematica"]
         cells.append(verdict(row, ours[row], poses) if row in ours else "")
         lines.append(cells)
+    aligned_table(header, lines)
+
+
+def aligned_table(header: list[str], lines: list[list[str]], left: Sequence[int] = (0,)) -> None:
+    """Print rows of cells under `header`, aligned: columns in `left` to the left, the rest (numbers)
+    to the right, with a dashed rule under the header."""
     widths = [max(len(c[i]) for c in lines + [header]) for i in range(len(header))]
     for cells in [header, ["-" * w for w in widths]] + lines:
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+        print("  ".join(c.ljust(w) if i in left else c.rjust(w)
                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
 
 
