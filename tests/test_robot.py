@@ -385,3 +385,10 @@ def test_inertials_on_a_robot():
     r = km.load("arm-5dof")
     assert len(r.inertials) == r.n and all(isinstance(i, km.Inertial) for i in r.inertials)
     assert r.inertials[0].mass == pytest.approx(0.102)
+
+
+def test_has_inertials_needs_every_link():
+    assert km.load("puma560").has_inertials and km.load("braccio").has_inertials
+    assert not km.load("planar-3r").has_inertials  # a kinematic-only paper arm
+    puma = km.load("puma560")
+    assert not puma.replace(inertials=puma.inertials[:-1] + (None,)).has_inertials

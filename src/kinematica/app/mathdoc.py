@@ -48,11 +48,6 @@ CSS = """
 """
 
 
-def has_inertials(robot: km.Robot) -> bool:
-    """Whether the robot carries mass, centre of mass and inertia for every link."""
-    return robot.inertials is not None and all(i is not None for i in robot.inertials)
-
-
 def topic_html(robot: km.Robot, topic: str, *, q: np.ndarray, target: km.Target | None = None,
                q0: np.ndarray | None = None, method: str = "lm") -> str:
     """The explanation of `topic` (a key of TOPICS) at q as an HTML fragment; "ik" explains

@@ -15,7 +15,7 @@ import dataclasses
 from nicegui import ui
 
 from .background import BackgroundTab
-from .mathdoc import CSS, TOPICS, has_inertials, topic_html
+from .mathdoc import CSS, TOPICS, topic_html
 from .panel import tag
 from .state import METHODS, TargetSpec
 
@@ -55,7 +55,7 @@ class MathTab(BackgroundTab):
             return (("ik", id(robot), id(run)), (robot, run),
                     lambda: ("ik", topic_html(robot, "ik", q=q, target=spec.build(), q0=start,
                                               method=run.method), words))
-        if topic == "dynamics" and not has_inertials(robot):
+        if topic == "dynamics" and not robot.has_inertials:
             return ("dynamics", id(robot)), robot, lambda: ("dynamics", None, (
                 f"No dynamics: {robot.name} has no inertial parameters (mass, centre of mass, "
                 "inertia) for its links."))

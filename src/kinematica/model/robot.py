@@ -166,6 +166,11 @@ class Robot:
         return np.clip(np.zeros(self.n), self.limits[:, 0], self.limits[:, 1])
 
     @property
+    def has_inertials(self) -> bool:
+        """Whether every link has its mass, centre of mass and inertia (what dynamics needs)."""
+        return self.inertials is not None and all(i is not None for i in self.inertials)
+
+    @property
     def angle_scale(self) -> np.ndarray:
         """Per joint: degrees per unit of q (180/π for revolute, 1 for prismatic)."""
         return np.where(self.revolute, 180.0 / np.pi, 1.0)

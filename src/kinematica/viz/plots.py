@@ -114,17 +114,12 @@ def convergence(run: Any, *, tol: float | None = None, unit: str | None = None,
 
 
 # --- time plots -------------------------------------------------------------------------------
-def _can_compute_tau(robot: Robot | None) -> bool:
-    return (robot is not None and robot.inertials is not None
-            and all(i is not None for i in robot.inertials))
-
-
 def torques(traj: Trajectory, robot: Robot | None = None,
             gravity: Sequence[float] | None = None) -> np.ndarray | None:
     """The trajectory's own torques, else τ by Newton–Euler when the robot has inertials."""
     if traj.tau is not None:
         return np.asarray(traj.tau)
-    if _can_compute_tau(robot):
+    if robot is not None and robot.has_inertials:
         kw = {} if gravity is None else {"gravity": np.asarray(gravity, float)}
         return rne(robot, traj.q, traj.qd, traj.qdd, **kw)
     return None
