@@ -19,3 +19,13 @@ def one(user, marker: str):
 def shown_q(user, robot: km.Robot) -> np.ndarray:
     """q (core units) as the joint sliders hold it."""
     return np.array([one(user, f"joint-{i + 1}-slider").value for i in range(robot.n)]) / robot.angle_scale
+
+
+async def solve(user, expect: str = "Solved", **target: float) -> None:
+    """In IK mode, type the target fields given (x=…, roll=…), press Solve, and wait for `expect`
+    in the verdict."""
+    one(user, "mode").value = "ik"
+    for name, v in target.items():
+        one(user, f"target-{name}").value = v
+    user.find(marker="solve").click()
+    await user.should_see(expect)

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 import pytest_asyncio
-from app_user import one
+from app_user import one, solve
 from nicegui.testing import User, user_simulation
 
 import kinematica as km
@@ -168,11 +168,7 @@ async def test_plots_appear_for_a_trajectory_with_its_numbers(user: User) -> Non
 async def test_convergence_appears_after_an_ik_solve(user: User) -> None:
     page = PAGES[-1]
     s = page.session
-    one(user, "mode").value = "ik"
-    for axis, v in zip("xyz", (150.0, 50.0, 100.0)):
-        one(user, f"target-{axis}").value = v
-    user.find(marker="solve").click()
-    await user.should_see("Solved")
+    await solve(user, x=150.0, y=50.0, z=100.0)
     page.select("plots")
     image = await appears(user, "plot-convergence")
     assert image.source.startswith("data:image/svg+xml")
@@ -218,11 +214,7 @@ async def test_math_topics_jacobian_dynamics_and_ik(user: User) -> None:
     one(user, "math-topic").value = "ik"
     await user.should_see("No IK solve yet")
     page.select("simulator")
-    one(user, "mode").value = "ik"
-    for axis, v in zip("xyz", (150.0, 50.0, 100.0)):
-        one(user, f"target-{axis}").value = v
-    user.find(marker="solve").click()
-    await user.should_see("Solved")
+    await solve(user, x=150.0, y=50.0, z=100.0)
     page.select("math")
     ik = await appears(user, "math-ik")
     assert "<math" in ik.content and "Levenberg" in one(user, "math-ik-note").text

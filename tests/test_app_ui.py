@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from app_user import one, shown_q
+from app_user import one, shown_q, solve
 from nicegui import ui
 from nicegui.testing import User, user_simulation
 
@@ -87,11 +87,7 @@ async def test_home_button(user: User) -> None:
 
 async def test_ik_solves_a_reachable_target_and_the_readout_matches(user: User) -> None:
     braccio = km.load("braccio")
-    one(user, "mode").value = "ik"
-    await user.should_see("Inverse kinematics")
-    set_target(user, x=150.0, y=50.0, z=100.0)
-    user.find(marker="solve").click()
-    await user.should_see("Solved")
+    await solve(user, x=150.0, y=50.0, z=100.0)
     q = shown_q(user, braccio)
     assert not np.allclose(q, braccio.q_home)
     assert braccio.within_limits(q)
@@ -111,10 +107,7 @@ def ghost_numbers(user: User) -> list[str]:
 
 
 async def test_ghosts_belong_to_ik_mode(user: User) -> None:
-    one(user, "mode").value = "ik"
-    set_target(user, x=150.0, y=50.0, z=100.0)
-    user.find(marker="solve").click()
-    await user.should_see("Solved")
+    await solve(user, x=150.0, y=50.0, z=100.0)
     assert ghost_numbers(user)
     one(user, "mode").value = "fk"
     assert ghost_numbers(user) == []
@@ -128,10 +121,7 @@ async def test_an_unreachable_target_says_why_and_changes_nothing(user: User) ->
     braccio = km.load("braccio")
     one(user, "joint-1-slider").value = 20
     q_before, p_before = shown_q(user, braccio), readout(user)[0]
-    one(user, "mode").value = "ik"
-    set_target(user, x=500.0, y=0.0, z=0.0)
-    user.find(marker="solve").click()
-    await user.should_see("target out of reach")
+    await solve(user, "target out of reach", x=500.0, y=0.0, z=0.0)
     await user.should_see("The arm was not moved")
     np.testing.assert_array_equal(shown_q(user, braccio), q_before)
     np.testing.assert_array_equal(readout(user)[0], p_before)
@@ -168,9 +158,7 @@ async def test_every_solution_is_listed_and_one_click_adopts_it(user: User) -> N
     q_goal = np.radians([30, 20, -30, 40, 50, 60])
     T = km.fk(kuka, q_goal)
     rpy = np.degrees(spatial.matrix_to_rpy(T[:3, :3]))
-    set_target(user, x=T[0, 3], y=T[1, 3], z=T[2, 3], roll=rpy[0], pitch=rpy[1], yaw=rpy[2])
-    user.find(marker="solve").click()
-    await user.should_see("Solved")
+    await solve(user, x=T[0, 3], y=T[1, 3], z=T[2, 3], roll=rpy[0], pitch=rpy[1], yaw=rpy[2])
     await user.should_see(marker="solution-2")
     adopt = one(user, "adopt-2")
     assert adopt.enabled
