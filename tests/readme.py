@@ -23,13 +23,17 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 _NUMBER = re.compile(r"[-+−]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
-def blocks(lang: str, section: str | None = None) -> list[str]:
-    """The README's fenced blocks of one language, optionally only inside the `section` heading."""
+def section(heading: str) -> str:
+    """The README's text from `heading` up to the next second-level heading."""
     text = README.read_text(encoding="utf-8")
-    if section is not None:
-        start = text.index(section)
-        end = text.find("\n## ", start + 1)
-        text = text[start:end if end >= 0 else None]
+    start = text.index(heading)
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end >= 0 else None]
+
+
+def blocks(lang: str, heading: str | None = None) -> list[str]:
+    """The README's fenced blocks of one language, optionally only in the section `heading`."""
+    text = README.read_text(encoding="utf-8") if heading is None else section(heading)
     return [b.split("```", 1)[0] for b in text.split(f"```{lang}\n")[1:]]
 
 
@@ -75,3 +79,24 @@ def same_text(got: str, expected: str, **tolerances: float) -> bool:
     except AssertionError:
         return False
     return True
+
+
+def contains_text(text: str, needle: str, **tolerances: float) -> bool:
+    """Whether `text` holds a passage that reads as `needle` (see assert_same_text): the page shows
+    'M1 18.43°' and the README says 'M1 18.43°', or 'M1 18.44°' where the last digit rounded the
+    other way on the machine that wrote it.
+
+    >>> contains_text("the arm at M1 18.43°, M2 −12.37°", "M2 -12.38°")
+    True
+    >>> contains_text("the arm at M1 18.43°, M2 −12.37°", "M2 -12.5°")
+    False
+    """
+    words, numbers = _split(needle)
+    pattern = r"\s*".join(
+        part for i, w in enumerate(words)
+        for part in ([re.escape(w).replace(r"\ ", r"\s+")] + ([f"({_NUMBER.pattern})"] if i < len(numbers) else []))
+        if part)
+    for match in re.finditer(pattern, text):
+        if same_text(match.group(0), needle, **tolerances):
+            return True
+    return False
