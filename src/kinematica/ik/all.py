@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..bounds import SEEDS, SOLVES, count
 from ..kinematics.chain import check_q
 from ..kinematics.jacobian import jacobian
 from ..model.robot import Robot
@@ -88,6 +89,7 @@ def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)} (the closed form, where one fits the "
                          f"robot, is always used first), got {method!r}")
+    seeds = count(seeds, "seeds", SEEDS)
     t = fit_target(robot, as_target(target))
     if t.shape != ():
         raise ValueError(f"ik_all takes one target; got a batch of shape {t.shape} (loop over it)")
@@ -153,6 +155,7 @@ def self_motion(robot: Robot, target: "Target | ArrayLike", q_start: ArrayLike, 
     Paper 000's planar 3R to an (x, y) point and paper 001's four joints to a 3-D point are
     such problems: the family is a curve, traced here at `step` rad apart.
     """
+    samples = count(samples, "samples", SOLVES)
     t = as_target(target)
     q = check_q(robot, q_start, "q_start").astype(float)
     free = robot.n - t.dof

@@ -11,6 +11,7 @@ from typing import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..bounds import SAMPLES, count, sample_count
 from .value import Trajectory, TrajectoryError
 
 JointSpec = tuple[tuple[str, ...], np.ndarray, str]
@@ -87,12 +88,11 @@ def grid(T: float, steps: int = 100, dt: float | None = None, knots: ArrayLike =
         dt = float(dt)
         if not (np.isfinite(dt) and dt > 0):
             raise TrajectoryError(f"dt must be > 0 s, got {dt}")
+        sample_count(T, dt, f"duration / dt = {T:g} s / {dt:g} s", TrajectoryError)
         t = np.arange(0.0, T, dt)
         t = np.append(t[t < T - 1e-9 * T], T)
     else:
-        if int(steps) != steps or steps < 1:
-            raise TrajectoryError(f"steps: expected a whole number of intervals >= 1, got {steps!r}")
-        t = np.linspace(0.0, T, int(steps) + 1)
+        t = np.linspace(0.0, T, count(steps, "steps", SAMPLES, error=TrajectoryError) + 1)
     k = np.asarray(knots, dtype=float).ravel()
     k = k[(k > 0) & (k < T)]
     if k.size:

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..bounds import RESTARTS, count
 from .path import CartesianPath
 from .value import Trajectory, TrajectoryError, for_robot
 
@@ -241,6 +242,7 @@ def follow(robot, path, q0: ArrayLike | None = None, *, task: str | None = None,
     """
     from ..ik import ik
 
+    restarts = count(restarts, "restarts", RESTARTS, minimum=0, error=TrajectoryError)
     t, poses, oriented, positions = _path_inputs(path)
     k = len(positions)
     if k == 0:

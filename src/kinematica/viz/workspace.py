@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from ..bounds import POINTS, count
 from ..kinematics.fk import fk
 from ..kinematics.jacobian import jacobian
 from ..kinematics.manipulability import is_planar, manipulability, select_rows, task_rows
@@ -25,7 +26,6 @@ from .geometry import PLANE_NAMES, PLANES, arm_geometry, project
 from .style import VizError
 
 MEASURES = (None, "manipulability")
-MAX_SAMPLES = 200_000
 
 
 def sample_limits(robot: Robot) -> np.ndarray:
@@ -53,8 +53,7 @@ def workspace_points(robot: Robot, samples: int = 5000, *, seed: int | None = 0,
     `measure="manipulability"`, else None."""
     if measure not in MEASURES:
         raise VizError(f"measure must be one of {MEASURES}, got {measure!r}")
-    if not isinstance(samples, (int, np.integer)) or not 1 <= samples <= MAX_SAMPLES:
-        raise VizError(f"samples: expected a whole number from 1 to {MAX_SAMPLES}, got {samples!r}")
+    samples = count(samples, "samples", POINTS, error=VizError)
     lim = sample_limits(robot)
     rng = np.random.default_rng(seed)
     Q = rng.uniform(lim[:, 0], lim[:, 1], size=(int(samples), robot.n))
