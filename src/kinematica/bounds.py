@@ -54,6 +54,12 @@ MAX_TURNS = 1000
 that large has lost its meaning (at |q| = 1e308 one unit in the last place is 1e292 rad)."""
 MAX_TRAVEL_M = 1e6
 """Prismatic joint values beyond ±1e6 m (1000 km) are refused: no robot travels that far."""
+MAX_RATE = 1e6
+"""Joint rates and accelerations beyond ±1e6 rad/s (rad/s²; m/s, m/s² for prismatic joints)
+are refused: 160 000 turns a second, and the dynamics of such rates overflows."""
+BOUND_WORDS = (f"{MAX_TURNS} turns for a revolute joint, {MAX_TRAVEL_M:g} m for a prismatic one",
+               f"{MAX_RATE:g} rad/s or m/s", f"{MAX_RATE:g} rad/s² or m/s²")
+"""`joint_bounds` in words, by derivative (values, rates, accelerations)."""
 
 
 def count(value: Any, name: str, limit: Limit, *, minimum: int = 1,
@@ -85,8 +91,11 @@ def sample_count(duration: float, dt: float, name: str = "duration / dt",
     return int(math.floor(k + 1e-9))
 
 
-def joint_bounds(revolute: np.ndarray, length_unit: str) -> np.ndarray:
-    """Per joint, the largest |q| accepted from a user: MAX_TURNS turns (rad) for revolute
-    joints, MAX_TRAVEL_M in the robot's length unit for prismatic ones."""
+def joint_bounds(revolute: np.ndarray, length_unit: str, derivative: int = 0) -> np.ndarray:
+    """Per joint, the largest |value| accepted from a user, in rad or the robot's length unit:
+    for joint values (`derivative` 0) MAX_TURNS turns (revolute) or MAX_TRAVEL_M (prismatic);
+    for rates (1) and accelerations (2) MAX_RATE per s or s²."""
     per_metre = 1000.0 if length_unit == "mm" else 1.0
+    if derivative:
+        return np.where(revolute, MAX_RATE, MAX_RATE * per_metre)
     return np.where(revolute, 2 * np.pi * MAX_TURNS, MAX_TRAVEL_M * per_metre)

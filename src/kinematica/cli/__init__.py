@@ -26,7 +26,7 @@ from typing import Sequence, TextIO
 import kinematica as km
 
 from . import demo, dynamics, explain, ik, kinematics, plot, serve, traj
-from .common import JSON_HELP, Failure, Parser, UsageError
+from .common import JSON_HELP, Failure, Parser, UsageError, show_warnings, start_warnings
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -70,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 on success, 2 on bad input, 1 when good
     input could not be carried out, 130 when stopped by Ctrl+C)."""
     _tolerant(sys.stderr)
+    start_warnings()
     command = "kinematica:"
     try:
         if sys.stdout is None:  # started with stdout closed (`kinematica robots >&-`)
@@ -78,6 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         command = f"kinematica: {args.command}"
         code = args.func(args, out)
+        show_warnings()  # those of a command that writes its answer without `emit` (explain)
         out.flush()  # a full disk or a closed pipe fails here, inside the handlers below
         return code
     except SystemExit as e:  # --help and --version
@@ -90,6 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _drop_stdout()
         return 0
     except (UsageError, Failure, ValueError, OSError) as e:  # RobotFileError, DynamicsError,
+        if isinstance(e, Failure):  # good input that could not be carried out: say what was odd in it
+            show_warnings()
         sys.stderr.write(f"kinematica: error: {_one_line(e)}\n")  # TrajectoryError are ValueErrors
         return EXIT_FAILURE if isinstance(e, Failure) else EXIT_USAGE
 

@@ -45,8 +45,8 @@ def build_document(args: argparse.Namespace) -> Document:
     if args.position is not None or args.q0 is not None:
         raise UsageError(f"--position and --q0 belong to 'explain ik', not 'explain {args.what}'")
     if args.what == "dynamics":
-        qd = option_joint_values(robot, args.qd, args.deg, "--qd", np.zeros(robot.n))
-        qdd = option_joint_values(robot, args.qdd, args.deg, "--qdd", np.zeros(robot.n))
+        qd = option_joint_values(robot, args.qd, args.deg, "--qd", np.zeros(robot.n), derivative=1)
+        qdd = option_joint_values(robot, args.qdd, args.deg, "--qdd", np.zeros(robot.n), derivative=2)
         g = None if args.gravity is None else finite_numbers(args.gravity, "--gravity")
         return explain(robot, "dynamics", q=q, qd=qd, qdd=qdd, gravity=g, deg=deg)
     return explain(robot, args.what, q=q, params=args.params, deg=deg)
