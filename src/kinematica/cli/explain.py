@@ -24,11 +24,22 @@ WHAT = ("fk", "jacobian", "ik", "dynamics")
 
 
 def _format(args: argparse.Namespace) -> str:
+    """--format, else the format --out's suffix names (checked first by `_check_out`), else text."""
     if args.format:
         return args.format
     if args.out:
-        return _SUFFIX.get(Path(args.out).suffix.lower(), "text")
+        return _SUFFIX[Path(args.out).suffix.lower()]
     return "text"
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """Without --format or --json, --out must name its format by a known suffix: a file such as
+    e.xyz would silently get terminal text."""
+    if args.out is None or args.format or args.json:
+        return
+    if Path(args.out).suffix.lower() not in _SUFFIX:
+        raise UsageError(f"--out: cannot tell the format of {Path(args.out).name!r}: use one of "
+                         f"{', '.join(_SUFFIX)}, or give --format")
 
 def build_document(args: argparse.Namespace) -> Document:
     """The explanation the options ask for."""
@@ -60,6 +71,7 @@ def document_data(doc: Document) -> dict[str, Any]:
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
+    _check_out(args)  # before any work
     doc = build_document(args)
     if args.json:
         text = dumps(document_data(doc)) + "\n"

@@ -23,6 +23,7 @@ from .energy import energy
 from .params import GRAVITY, length_scale
 from .rne import rne
 from .terms import forward_dynamics, gravity_torques, mass_matrix
+from ..model.coerce import takes_robot
 
 TorqueFn = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
 Progress = Callable[[float, int], "bool | None"]
@@ -52,6 +53,7 @@ def _gains(robot: Robot, k: ArrayLike, what: str) -> np.ndarray:
     return k
 
 
+@takes_robot
 def pd_gravity(robot: Robot, q_target: ArrayLike, kp: ArrayLike | None = None, kd: ArrayLike | None = None,
                *, bandwidth: float = 2.0, damping: float = 0.7, gravity: ArrayLike = GRAVITY) -> TorqueFn:
     """Joint PD with gravity compensation, regulating to q_target:
@@ -72,6 +74,7 @@ def pd_gravity(robot: Robot, q_target: ArrayLike, kp: ArrayLike | None = None, k
     return lambda t, q, qd: Kp * (qt - q) * si - Kd * qd * si + gravity_torques(robot, q, gravity)
 
 
+@takes_robot
 def computed_torque(robot: Robot, reference: Trajectory, kp: ArrayLike = 100.0, kd: ArrayLike = 20.0,
                     gravity: ArrayLike = GRAVITY) -> TorqueFn:
     """Computed-torque (inverse dynamics) control following `reference`; between samples the
@@ -86,6 +89,7 @@ def computed_torque(robot: Robot, reference: Trajectory, kp: ArrayLike = 100.0, 
     return tau
 
 
+@takes_robot
 def simulate(robot: Robot, duration: float, q0: ArrayLike, qd0: ArrayLike | None = None, *,
              torque: TorqueFn | ArrayLike | None = None, dt: float = 0.01, gravity: ArrayLike = GRAVITY,
              rtol: float = 1e-8, atol: float = 1e-10, method: str = "LSODA",

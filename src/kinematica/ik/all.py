@@ -25,6 +25,7 @@ from .verdict import near_singular as _near_singular
 from .target import Target, as_target
 from .residual import errors
 from ..kinematics.fk import fk
+from ..model.coerce import takes_robot
 
 SAME = 1e-6  # rad (or length unit): two solutions closer than this are one
 
@@ -70,6 +71,7 @@ def _candidates(robot: Robot, t: Target, current: np.ndarray, seeds: int, rng, m
     return np.vstack(q), [None] * seeds, method
 
 
+@takes_robot
 def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None = None, *,
            seeds: int = 200, method: str = "lm", seed: int | None = 0,
            max_redundant: int = 12) -> list[IKResult]:
@@ -145,6 +147,7 @@ def _one(robot: Robot, t: Target, q: np.ndarray, label, how: str) -> IKResult:
     return IKResult(q, True, reason, 0, float(pos[0]), float(ori[0]), inside, near, how, True, label)
 
 
+@takes_robot
 def self_motion(robot: Robot, target: "Target | ArrayLike", q_start: ArrayLike, *, samples: int = 72,
                 step: float = 0.1) -> np.ndarray:
     """Walk the self-motion manifold of a redundant problem (one free degree of freedom):

@@ -26,6 +26,7 @@ from .result import IKResult
 from .single import Problem, solve_one, verdict_one
 from .target import Target, TargetError, as_target
 from .verdict import judge, near_singular, package, reason, reasons
+from ..model.coerce import takes_robot
 
 LIMIT_MODES = ("auto", "clip", "wrap", "ignore")
 
@@ -74,6 +75,7 @@ def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
     return Options(method=method, clip_limits=(mode == "clip"), **kw)
 
 
+@takes_robot
 def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" = None, method: str = "lm", *,
        limits: str = "auto", restarts: int = 200, seed: int | None = 0, **options) -> IKResult:
     """Joint values that put the tool on `target`.

@@ -6,27 +6,33 @@ the result), a sequence of joint names (all revolute, metres), or None (names q1
 
 from __future__ import annotations
 
+import os
 from typing import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..bounds import SAMPLES, count, sample_count
+from ..model.coerce import as_robot
 from .value import Trajectory, TrajectoryError
 
 JointSpec = tuple[tuple[str, ...], np.ndarray, str]
 
 
 def joint_spec(robot, n: int) -> JointSpec:
-    """(names, revolute mask, length unit) for n joints from a Robot, names or None."""
+    """(names, revolute mask, length unit) for n joints from a Robot (or a bundled robot's name,
+    or a robot file's path: `as_robot`), joint names or None."""
     if robot is None:
         return tuple(f"q{i + 1}" for i in range(n)), np.ones(n, bool), "m"
+    if isinstance(robot, (str, os.PathLike)):
+        robot = as_robot(robot)
     if hasattr(robot, "joint_names") and hasattr(robot, "revolute"):
         if robot.n != n:
             raise TrajectoryError(f"{robot.name!r} has {robot.n} joints, the poses have {n} values")
         return tuple(robot.joint_names), np.asarray(robot.revolute, bool), robot.length_unit
-    if isinstance(robot, str) or not isinstance(robot, Sequence):
-        raise TrajectoryError(f"robot: expected a Robot, joint names or None, got {robot!r}")
+    if not isinstance(robot, Sequence):
+        raise TrajectoryError(f"robot: expected a Robot, a robot's name or file, joint names or None, "
+                              f"got {robot!r}")
     names = tuple(str(s) for s in robot)
     if len(names) != n:
         raise TrajectoryError(f"joint names: expected {n}, got {len(names)}")

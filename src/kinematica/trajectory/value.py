@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 from scipy.interpolate import CubicHermiteSpline
 
 from ..bounds import sample_count
+from ..model.coerce import takes_robot
 
 
 class TrajectoryError(ValueError):
@@ -150,6 +151,7 @@ def concatenate(parts: Sequence[Trajectory]) -> Trajectory:
                    poses=cat("poses"))
 
 
+@takes_robot
 def for_robot(robot, t, q, qd, qdd, **kw) -> Trajectory:
     """A Trajectory carrying the robot's joint names, joint kinds and length unit."""
     return Trajectory(t, q, qd, qdd, joint_names=robot.joint_names, revolute=robot.revolute,

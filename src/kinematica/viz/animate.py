@@ -23,6 +23,7 @@ from . import style
 from .arm import ArmDrawing, fit_plane, plane_span, setup_3d, setup_plane
 from .geometry import PLANE_NAMES, PLANES, ArmGeometry, arm_geometry, azimuth_of, project
 from .style import VizError
+from ..model.coerce import takes_robot
 
 FORMATS = {".gif": "GIF", ".mp4": "MP4"}
 
@@ -70,6 +71,7 @@ def _views(robot: Robot, view: str) -> list[str]:
     raise VizError(f"view must be auto, 3d, projections or one of {', '.join(PLANES)}, got {view!r}")
 
 
+@takes_robot
 def animate(robot: Robot, traj: Trajectory, path: str | Path, *, fps: float = 20,
             frames: int | None = None, max_frames: int = 600, view: str = "auto",
             frames_axes: bool = False, title: str | None = None,

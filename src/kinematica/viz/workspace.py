@@ -24,6 +24,7 @@ from . import style
 from .arm import ArmDrawing, fit_plane, plane_span, setup_3d, setup_plane
 from .geometry import PLANE_NAMES, PLANES, arm_geometry, project
 from .style import VizError
+from ..model.coerce import takes_robot
 
 MEASURES = (None, "manipulability")
 
@@ -46,6 +47,7 @@ def sample_limits(robot: Robot) -> np.ndarray:
     return lim
 
 
+@takes_robot
 def workspace_points(robot: Robot, samples: int = 5000, *, seed: int | None = 0,
                      measure: str | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """(samples, 3) tool positions of uniformly random configurations within the limits, and
@@ -63,6 +65,7 @@ def workspace_points(robot: Robot, samples: int = 5000, *, seed: int | None = 0,
     return p, manipulability(select_rows(jacobian(robot, Q), task_rows(robot)))
 
 
+@takes_robot
 def workspace(robot: Robot, samples: int = 5000, *, seed: int | None = 0,
               color: str | None = "manipulability", view: str = "auto", arm: bool = True,
               title: str | None = None, size: Sequence[float] | None = None,
