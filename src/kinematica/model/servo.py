@@ -82,6 +82,7 @@ def to_servo(robot: Robot, q: ArrayLike) -> np.ndarray:
     return servo
 
 
+@takes_robot
 def from_servo(robot: Robot, degrees: ArrayLike) -> np.ndarray:
     """Joint values (..., n) for servo degrees (..., n): q = radians(sign · (servo − zero)).
 
