@@ -210,14 +210,20 @@ def dumps(x: Any, level: int = 0) -> str:
     return json.dumps(x, ensure_ascii=False, allow_nan=False)
 
 
+def with_warnings(data: Any) -> Any:
+    """`data` with the warnings given so far as its "limit_warnings" list (if there are any)."""
+    if isinstance(data, dict) and _WARNINGS.get(None):
+        return {**data, "limit_warnings": _WARNINGS.get()}
+    return data
+
+
 def emit(args: argparse.Namespace, data: Any, text: Any, out: TextIO) -> int:
     """Print `data` as JSON with --json, else the table view `text(data)`; exit code 0.
     Warnings given while reading the input (already on stderr) join the JSON as a list
     "limit_warnings" (absent when there are none)."""
     show_warnings()
     if args.json:
-        if isinstance(data, dict) and _WARNINGS.get(None):
-            data = {**data, "limit_warnings": _WARNINGS.get()}
+        data = with_warnings(data)
         out.write(dumps(jsonable(data)) + "\n")
     else:
         out.write(text(data) + "\n")

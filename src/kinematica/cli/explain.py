@@ -16,7 +16,8 @@ import numpy as np
 from ..explain import explain, render
 from ..explain.document import Document
 from . import ik as cli_ik
-from .common import UsageError, add_robot, dumps, finite_numbers, jsonable, load_robot, option_joint_values
+from .common import (UsageError, add_robot, dumps, finite_numbers, jsonable, load_robot, option_joint_values,
+                     with_warnings)
 
 FORMATS = ("text", "md", "html", "tex")
 _SUFFIX = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".tex": "tex", ".txt": "text"}
@@ -74,7 +75,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     _check_out(args)  # before any work
     doc = build_document(args)
     if args.json:
-        text = dumps(document_data(doc)) + "\n"
+        text = dumps(jsonable(with_warnings(document_data(doc)))) + "\n"
     else:
         fmt = _format(args)
         text = render(doc, fmt, **({"math": args.math} if fmt == "html" else {}))
