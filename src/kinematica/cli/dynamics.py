@@ -270,7 +270,8 @@ def _add_simulate(sub: Any) -> None:
                          "constant torques",
         description="Forward dynamics integrated with SciPy's solve_ivp (LSODA). Unactuated by "
                     "default; --hold applies joint PD with gravity compensation about q0; "
-                    "--torque applies constant joint torques.")
+                    "--torque applies constant joint torques. The work is bounded by "
+                    "--max-evaluations; a long run reports its progress on stderr and Ctrl+C stops it.")
     add_robot(p)
     p.add_argument("--duration", required=True, metavar="T", help="simulated time, s")
     p.add_argument("--q0", nargs="+", metavar="Q", help=f"initial joint values (default: home): {_Q_HELP}")
