@@ -93,7 +93,9 @@ def joint_values(robot: km.Robot, values: Sequence[str], deg: bool, derivative: 
     per = ("", "/s", "/s²")[derivative]
     bound = joint_bounds(robot.revolute, robot.length_unit, derivative)
     shown_bound = np.where(robot.revolute, np.degrees(bound), bound) if deg else bound
-    for i in np.flatnonzero(np.abs(raw) > shown_bound):
+    beyond = np.flatnonzero(np.abs(raw) > shown_bound)
+    if beyond.size:
+        i = beyond[0]
         raise UsageError(f"{prefix}joint value {i + 1} ({robot.joint_names[i]}) is {values[i]} "
                          f"{shown[i]}{per}: beyond ±{shown_bound[i]:.6g} {shown[i]}{per}, the largest "
                          f"accepted ({BOUND_WORDS[derivative]})")
