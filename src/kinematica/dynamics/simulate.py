@@ -106,7 +106,7 @@ def simulate(robot: Robot, duration: float, q0: ArrayLike, qd0: ArrayLike | None
     The work is bounded and can be stopped: after `max_evaluations` evaluations of the dynamics
     (a motion too fast or too stiff for the tolerances, e.g. a constant torque spinning a wrist
     up to 10⁶ rad/s) the integration stops with `SimulationStopped`, which says where and why
-    and carries the motion up to there. `progress(t, evaluations)` is called after every step;
+    and carries the motion up to there (looser rtol/atol also take fewer evaluations). `progress(t, evaluations)` is called after every step;
     returning False stops it the same way (a KeyboardInterrupt also ends it between two
     evaluations).
 
@@ -194,8 +194,8 @@ def _stop_message(robot: Robot, stop: str, solver, duration: float, evaluations:
         return f"{where}: cancelled"
     if stop == "max_evaluations":
         return (f"{where} (max_evaluations = {max_evaluations:,}): the motion is too fast or too stiff "
-                f"for the tolerances ({speed}); check the torques, shorten the duration, loosen "
-                "rtol/atol or raise max_evaluations")
+                f"for the tolerances ({speed}); check the torques, shorten the duration or raise "
+                "max_evaluations")
     return f"{where}: the integrator {stop} ({speed})"
 
 
