@@ -106,9 +106,9 @@ def simulate(robot: Robot, duration: float, q0: ArrayLike, qd0: ArrayLike | None
     The work is bounded and can be stopped: after `max_evaluations` evaluations of the dynamics
     (a motion too fast or too stiff for the tolerances, e.g. a constant torque spinning a wrist
     up to 10⁶ rad/s) the integration stops with `SimulationStopped`, which says where and why
-    and carries the motion up to there (looser rtol/atol also take fewer evaluations). `progress(t, evaluations)` is called after every step;
-    returning False stops it the same way (a KeyboardInterrupt also ends it between two
-    evaluations).
+    and carries the motion up to there (looser rtol/atol also take fewer evaluations).
+    `progress(t, evaluations)` is called after every step; returning False stops it the same
+    way (a KeyboardInterrupt also ends it, between two evaluations).
 
     >>> import kinematica as km, numpy as np
     >>> r = km.load("arm-5dof")
