@@ -266,7 +266,7 @@ SIX = ["0"] * 6
     (["simulate", "arm-5dof", "--duration", "0"], "--duration: must be > 0 s"),
     (["simulate", "arm-5dof", "--duration", "nan"], "--duration: value 1 is nan"),
     (["simulate", "arm-5dof", "--duration", "1", "--dt", "2"], "--dt: must be > 0 and at most"),
-    (["simulate", "arm-5dof", "--duration", "1e9", "--dt", "1e-3"], "samples; at most 1000000"),
+    (["simulate", "arm-5dof", "--duration", "1e9", "--dt", "1e-3"], "over the limit of 1,000,000"),
     (["simulate", "arm-5dof", "--duration", "1", "--q0", "0", "0"], "--q0: arm-5dof has 5 joints"),
     (["simulate", "arm-5dof", "--duration", "1", "--qd0", "0", "0", "0", "0", "-inf"], "--qd0: joint value 5"),
     (["simulate", "arm-5dof", "--duration", "1", "--torque", "1"], "--torque: arm-5dof has 5 joints"),

@@ -300,7 +300,7 @@ def test_nothing_reachable_is_still_a_report(capsys):
     (["line"], "the line mode needs --to"),
     (["line", "--to", "0.4", "0", "0.7", "--through", "1", "2", "3"], "--through goes with the arc mode"),
     (["joint", "--to", "0", "0", "0", "0", "0", "0", "--rpy", "0", "0", "0"], "--rpy goes with the line"),
-    (["line", "--to", "0.4", "0", "0.7", "--n", "0"], "--n: the number of intervals"),
+    (["line", "--to", "0.4", "0", "0.7", "--n", "0"], "--n: expected a whole number >= 1"),
     (["line", "--to", "0.4", "0", "0.7", "--n", "ten"], "invalid int value"),
     (["line", "--to", "0.4", "0", "0.7", "--out", "x.txt"], "cannot tell the format"),
     (["line", "--to", "0.4", "0", "0.7", "--out", "no/such/folder/x.csv"], "does not exist"),

@@ -7,7 +7,7 @@ array([0.    , 0.5615, 0.89  ])
 """
 
 from . import spatial, trajectory
-from .dynamics import (DynamicsError, computed_torque, coriolis, energy, forward_dynamics,
+from .dynamics import (DynamicsError, SimulationStopped, computed_torque, coriolis, energy, forward_dynamics,
                        gravity_torques, mass_matrix, pd_gravity, rne, simulate, with_payload)
 from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
 from .ik import target as targets
@@ -35,7 +35,7 @@ __all__ = [
     "ik", "ik_all", "self_motion", "IKResult", "Target", "TargetError", "targets",
     # dynamics
     "rne", "mass_matrix", "gravity_torques", "coriolis", "forward_dynamics", "with_payload",
-    "simulate", "pd_gravity", "computed_torque", "energy", "DynamicsError",
+    "simulate", "SimulationStopped", "pd_gravity", "computed_torque", "energy", "DynamicsError",
     # trajectories
     "trajectory", "Trajectory",
     "spatial",

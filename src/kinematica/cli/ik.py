@@ -10,6 +10,7 @@ import numpy as np
 
 import kinematica as km
 
+from ..bounds import RESTARTS, count
 from ..ik.analytic import has_analytic
 from ..kinematics.manipulability import is_planar
 from . import text_ik
@@ -131,9 +132,7 @@ def ik_options(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"--tol: must be > 0, got {args.tol}")
         options["tol_position"] = tol
     if args.restarts is not None:
-        if args.restarts < 0:
-            raise UsageError(f"--restarts: must be >= 0, got {args.restarts}")
-        options["restarts"] = args.restarts
+        options["restarts"] = count(args.restarts, "--restarts", RESTARTS, minimum=0, error=UsageError)
     return options
 
 

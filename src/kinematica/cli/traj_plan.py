@@ -12,6 +12,7 @@ import numpy as np
 
 import kinematica as km
 
+from ..bounds import Limit, count
 from ..kinematics.manipulability import is_planar, task_rows
 from ..spatial import rotation_log, rpy_to_matrix
 from ..trajectory import ramp
@@ -21,7 +22,8 @@ from .common import UsageError, finite_numbers, option_joint_values, q_deg
 MODES = ("joint", "line", "arc", "spline")
 CARTESIAN = ("line", "arc", "spline")
 PROFILES = ("linear", "cubic", "quintic", "trapezoidal")
-MAX_INTERVALS = 100_000
+INTERVALS = Limit("kinematica.cli.traj_plan.INTERVALS", 100_000,
+                  "intervals of a command-line trajectory", "each point of a Cartesian one is an IK solve: use fewer")
 _DEFAULT_N = {"joint": 100, "line": 50, "arc": 50, "circle": 100, "spline": 100}
 # options that belong to some modes only: (dest, flag) -> modes
 _ONLY = {("poses", "--poses"): ("joint",), ("from_", "--from"): ("joint",),
@@ -73,9 +75,7 @@ def _positive(text: str | None, flag: str, unit: str) -> float | None:
 def _intervals(args: argparse.Namespace, kind: str) -> int:
     if args.n is None:
         return _DEFAULT_N[kind]
-    if not 1 <= args.n <= MAX_INTERVALS:
-        raise UsageError(f"--n: the number of intervals must be 1 … {MAX_INTERVALS}, got {args.n}")
-    return args.n
+    return count(args.n, "--n", INTERVALS, error=UsageError)
 
 
 def _rpy(values: list[str] | None, flag: str, deg: bool) -> np.ndarray | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..bounds import SEEDS, SOLVES, count
 from ..kinematics.chain import check_q
 from ..kinematics.jacobian import jacobian
 from ..model.robot import Robot
@@ -24,6 +25,7 @@ from .verdict import near_singular as _near_singular
 from .target import Target, as_target
 from .residual import errors
 from ..kinematics.fk import fk
+from ..model.coerce import takes_robot
 
 SAME = 1e-6  # rad (or length unit): two solutions closer than this are one
 
@@ -69,6 +71,7 @@ def _candidates(robot: Robot, t: Target, current: np.ndarray, seeds: int, rng, m
     return np.vstack(q), [None] * seeds, method
 
 
+@takes_robot
 def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None = None, *,
            seeds: int = 200, method: str = "lm", seed: int | None = 0,
            max_redundant: int = 12) -> list[IKResult]:
@@ -88,6 +91,7 @@ def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)} (the closed form, where one fits the "
                          f"robot, is always used first), got {method!r}")
+    seeds = count(seeds, "seeds", SEEDS)
     t = fit_target(robot, as_target(target))
     if t.shape != ():
         raise ValueError(f"ik_all takes one target; got a batch of shape {t.shape} (loop over it)")
@@ -143,6 +147,7 @@ def _one(robot: Robot, t: Target, q: np.ndarray, label, how: str) -> IKResult:
     return IKResult(q, True, reason, 0, float(pos[0]), float(ori[0]), inside, near, how, True, label)
 
 
+@takes_robot
 def self_motion(robot: Robot, target: "Target | ArrayLike", q_start: ArrayLike, *, samples: int = 72,
                 step: float = 0.1) -> np.ndarray:
     """Walk the self-motion manifold of a redundant problem (one free degree of freedom):
@@ -153,6 +158,7 @@ def self_motion(robot: Robot, target: "Target | ArrayLike", q_start: ArrayLike, 
     Paper 000's planar 3R to an (x, y) point and paper 001's four joints to a 3-D point are
     such problems: the family is a curve, traced here at `step` rad apart.
     """
+    samples = count(samples, "samples", SOLVES)
     t = as_target(target)
     q = check_q(robot, q_start, "q_start").astype(float)
     free = robot.n - t.dof

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..bounds import ITERATIONS, RESTARTS, count
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
 from .batch import solve_lm
@@ -25,6 +26,7 @@ from .result import IKResult
 from .single import Problem, solve_one, verdict_one
 from .target import Target, TargetError, as_target
 from .verdict import judge, near_singular, package, reason, reasons
+from ..model.coerce import takes_robot
 
 LIMIT_MODES = ("auto", "clip", "wrap", "ignore")
 
@@ -65,12 +67,15 @@ def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
     if kw.get("damping") in (None, "auto"):  # paper 000's accept/reject when clipping, else Chan's
         kw["damping"] = "adaptive" if mode == "clip" else "chan"
     kw.setdefault("tol_position", default_tolerance(robot))
+    if "max_iter" in kw:
+        kw["max_iter"] = count(kw["max_iter"], "max_iter", ITERATIONS)
     unknown = set(kw) - set(Options.__dataclass_fields__)
     if unknown:
         raise TypeError(f"unknown IK option(s): {', '.join(sorted(unknown))}")
     return Options(method=method, clip_limits=(mode == "clip"), **kw)
 
 
+@takes_robot
 def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" = None, method: str = "lm", *,
        limits: str = "auto", restarts: int = 200, seed: int | None = 0, **options) -> IKResult:
     """Joint values that put the tool on `target`.
@@ -102,6 +107,7 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" 
     >>> r.success, r.reason, np.degrees(r.q).round(3)
     (True, 'converged', array([38.509, 68.8  , 62.749]))
     """
+    restarts = count(restarts, "restarts", RESTARTS, minimum=0)
     t = as_target(target)
     t = fit_target(robot, t)
     shape = t.shape

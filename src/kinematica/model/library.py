@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .robot import Robot
 from .robotfile import read_text, write_text
+from .coerce import takes_robot
 
 _SUFFIXES_YAML = (".yaml", ".yml")
 
@@ -47,6 +48,7 @@ def load(name_or_path: str | Path) -> Robot:
     raise ValueError(f"unknown robot {key!r} (not a bundled name nor a .yaml/.urdf file){hint}")
 
 
+@takes_robot
 def save(robot: Robot, path: str | Path) -> Path:
     """Write `robot` as YAML (.yaml/.yml) or URDF (.urdf), chosen by the file's extension."""
     path = Path(path)

@@ -42,6 +42,7 @@ from .builders import from_link_frames
 from .inertial import Inertial
 from .robot import PRISMATIC, Robot, RobotError
 from .schema import RobotFileError
+from .coerce import takes_robot
 
 _TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 _BIG = 1e300
@@ -356,6 +357,7 @@ def _inertial(link: etree._Element, inert: Inertial, H: np.ndarray, per_m: float
                                         for a, b in ("xx", "xy", "xz", "yy", "yz", "zz")})
 
 
+@takes_robot
 def to_urdf(robot: Robot) -> str:
     """URDF text of any Robot, in metres (mm robots are converted; a comment says so).
 

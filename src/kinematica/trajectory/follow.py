@@ -41,8 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..bounds import RESTARTS, count
 from .path import CartesianPath
 from .value import Trajectory, TrajectoryError, for_robot
+from ..model.coerce import takes_robot
 
 TASKS = ("pose", "position", "approach", "planar")
 LIMITS = ("clip", "ignore")
@@ -204,6 +206,7 @@ def _deg(robot, i: int, v: float) -> str:
     return f"{np.degrees(v):+.4g}°" if robot.revolute[i] else f"{v:+.4g} {robot.length_unit}"
 
 
+@takes_robot
 def follow(robot, path, q0: ArrayLike | None = None, *, task: str | None = None, method: str = "auto",
            limits: str = "clip", max_step: float | ArrayLike | None = None, restarts: int = 0,
            tol_position: float | None = None, tol_orientation: float = 1e-6) -> tuple[Trajectory, FollowReport]:
@@ -241,6 +244,7 @@ def follow(robot, path, q0: ArrayLike | None = None, *, task: str | None = None,
     """
     from ..ik import ik
 
+    restarts = count(restarts, "restarts", RESTARTS, minimum=0, error=TrajectoryError)
     t, poses, oriented, positions = _path_inputs(path)
     k = len(positions)
     if k == 0:
