@@ -32,6 +32,7 @@ imported from a URDF are kept in `robot.extras["urdf"]` and written back, others
 from __future__ import annotations
 
 import io
+import math
 import re
 from pathlib import Path
 from typing import Any, Mapping
@@ -44,7 +45,7 @@ from .builders import from_link_frames
 from .inertial import Inertial
 from .robot import PRISMATIC, Robot, RobotError
 from .schema import RobotFileError
-from .urdf_bodies import MissingLimitWarning, OffChainBodiesWarning, folded_message, held_values, limits, rigid_body, warn
+from .urdf_bodies import MissingLimitWarning, OffChainBodiesWarning, URDFWarning, folded_message, held_values, limits, rigid_body, warn
 from .urdf_tree import candidate_tips, choose_chain
 
 _TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -103,7 +104,7 @@ def _check(root: etree._Element, where: str) -> None:
                 vals = [float(v) for v in el.get(attr).split()]
             except ValueError:
                 vals = []
-            if len(vals) != count or (el.tag != "limit" and not np.all(np.isfinite(vals))):
+            if len(vals) != count or (el.tag != "limit" and not all(map(math.isfinite, vals))):
                 bad(el, f"{attr}={el.get(attr)!r} must be {count} finite number{'s' * (count > 1)}")
     links: set[str] = set()
     for el in root.findall("link"):
@@ -117,7 +118,7 @@ def _check(root: etree._Element, where: str) -> None:
                 bad(inertial, f"link {el.get('name')!r}: <inertial> needs <mass value=...>")
             if inertia is None or any(inertia.get(k) is None for k in _NUMBERS["inertia"]):
                 bad(inertial, f"link {el.get('name')!r}: <inertia> needs ixx ixy ixz iyy iyz izz")
-    joints, below = set(), {}
+    joints, below, has_parent = set(), {}, set()
     for el in root.findall("joint"):
         name = el.get("name")
         if not name or name in joints:
@@ -131,13 +132,16 @@ def _check(root: etree._Element, where: str) -> None:
                 bad(el if sub is None else sub, f"joint {name!r}: {tag} link "
                     f"{None if sub is None else sub.get('link')!r} is not defined")
         child = el.find("child").get("link")
-        if any(child in c for c in below.values()):
+        if child in has_parent:
             bad(el, f"joint {name!r}: link {child!r} has two parent joints")
+        has_parent.add(child)
         below.setdefault(el.find("parent").get("link"), []).append(child)
     for el in root.findall("joint/mimic"):
         if el.get("joint") not in joints:
-            bad(el, f"joint {el.getparent().get('name')!r} mimics {el.get('joint')!r}, which is not defined")
-    roots = sorted(links - {c for cs in below.values() for c in cs})
+            warn(URDFWarning(f"{where}: line {el.sourceline}: joint {el.getparent().get('name')!r} mimics "
+                             f"{el.get('joint')!r}, which is not defined: it stays a mimic joint, on no chain "
+                             "and held at 0 within its limits when off one"))
+    roots = sorted(links - has_parent)
     if len(roots) != 1:
         raise RobotFileError(f"{where}: the links must form one tree with one root link; "
                              f"found {len(roots)} roots ({', '.join(roots) or 'a cycle'})")
