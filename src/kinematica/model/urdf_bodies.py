@@ -78,9 +78,10 @@ def held_values(urdf, chain: set[str], hold: Mapping[str, float] | None, where: 
     for name, value in hold.items():
         j = urdf.joint_map.get(name)
         if j is None:
-            close = difflib.get_close_matches(str(name), list(urdf.joint_map), n=3)
-            raise RobotFileError(f"{where}: hold: no joint {name!r} in the URDF"
-                                 + (f"; did you mean {', '.join(close)}?" if close else ""))
+            free = [j.name for j in urdf.robot.joints if j.type in MOVABLE and j.name not in chain]
+            close = difflib.get_close_matches(str(name), free, n=3)
+            raise RobotFileError(f"{where}: hold: no joint {name!r} in the URDF; " + (
+                f"did you mean {', '.join(close)}?" if close else f"joints that can be held: {', '.join(free)}"))
         if name in chain:
             raise RobotFileError(f"{where}: hold: joint {name!r} is on the chain (it moves); hold only "
                                  "joints off the chain")
