@@ -241,3 +241,22 @@ async def test_serve_with_a_robot_file_opens_every_tab_on_it(tmp_path) -> None:
             assert "my-arm" in one(u, "robot-select").options
     finally:
         app_main.configure(None)
+
+
+async def test_a_urdf_tree_offers_its_chains_to_pick_from(user: User) -> None:
+    """A tree with two equally long arms has no default chain: the page asks which tip (rather
+    than refusing the file), opens the chain picked, and says which bodies it holds."""
+    from test_urdf import heavy_tree
+
+    data = heavy_tree().encode()  # arms j1 j2 j3 (to tcp) and j1 k1 k2 (to a3), fingers on the hand
+    tips = km.urdf_tips(data)
+    await upload(user, "two-arms.urdf", data)
+    await user.should_see("Choose a chain of two-arms.urdf")
+    picker = one(user, "chain-select")
+    assert set(picker.options) == set(tips) and picker.value is None  # no default to offer
+    picker.value = "a3"
+    user.find(marker="chain-open").click()
+    await user.should_see("heavy: 3 joints, lengths in m")
+    assert one(user, "robot-select").value == "heavy to a3"
+    await user.should_see("two-arms.urdf: ")  # what is held is said, with the file's own name
+    await user.should_see("ride along rigidly")
