@@ -217,10 +217,10 @@ class Session:
         if robot.table is not None and robot.table.kind == "planar":
             self.view.projection = "xy"  # a planar arm moves in its plane: the 2-D view
 
-    def add_robot_file(self, path: str | Path, tip: str | None = None) -> str:
-        """Load a .yaml or .urdf robot file (a URDF's chain to link `tip`) and switch to it;
-        returns its label."""
-        robot = km.load(str(path), tip=tip)
+    def add_robot_file(self, path: str | Path, tip: str | None = None, hold: dict | None = None) -> str:
+        """Load a .yaml or .urdf robot file (a URDF's chain to link `tip`, joints off it held at
+        `hold`) and switch to it; returns its label."""
+        robot = km.load(str(path), tip=tip, hold=hold)
         label = robot.name if robot.name not in km.robot_names() else f"{robot.name} ({Path(path).name})"
         label += f" to {tip}" if tip else ""
         self.loaded[label] = robot

@@ -19,7 +19,7 @@ import kinematica as km
 
 from ..dynamics.params import GRAVITY, length_scale
 from . import text_dynamics as view
-from .common import (Failure, UsageError, add_robot, emit, finite_numbers, load_robot,
+from .common import (Failure, UsageError, add_robot, emit, finite_numbers, robot_of,
                      option_joint_values, q_deg)
 
 MAX_SAMPLES = 1_000_000
@@ -161,7 +161,7 @@ def _cmd_trajectory(args: argparse.Namespace, robot: km.Robot, gravity: np.ndarr
 
 
 def cmd_dynamics(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     gravity = _gravity(args)
     if args.trajectory is not None:
         return _cmd_trajectory(args, robot, gravity, out)
@@ -218,7 +218,7 @@ def simulate_data(robot: km.Robot, sim: km.Trajectory, controller: str, torque: 
 
 
 def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     duration, dt = _times(args)
     gravity = _gravity(args)
     path = _out_path(args.out)

@@ -16,7 +16,7 @@ import numpy as np
 from ..explain import explain, render
 from ..explain.document import Document
 from . import ik as cli_ik
-from .common import UsageError, add_robot, dumps, finite_numbers, jsonable, load_robot, option_joint_values
+from .common import UsageError, add_robot, dumps, finite_numbers, jsonable, robot_of, option_joint_values
 
 FORMATS = ("text", "md", "html", "tex")
 _SUFFIX = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".tex": "tex", ".txt": "text"}
@@ -32,7 +32,7 @@ def _format(args: argparse.Namespace) -> str:
 
 def build_document(args: argparse.Namespace) -> Document:
     """The explanation the options ask for."""
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     deg = True if args.deg else None
     q = option_joint_values(robot, args.q, args.deg, "--q", robot.q_home)
     if args.what == "ik":

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 import kinematica as km
 
-from .common import (Failure, UsageError, add_robot, emit, finite_numbers, load_robot,
+from .common import (Failure, UsageError, add_robot, emit, finite_numbers, robot_of,
                      option_joint_values)
 from .dynamics import check_trajectory
 from .ik import IK_METHODS, ik_target
@@ -166,7 +166,7 @@ def _convergence(args: argparse.Namespace, robot: km.Robot, kw: dict[str, Any]):
 
 
 def cmd_plot(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     _check_options(args)
     path = out_path(args.out, IMAGE_FORMATS, "image")
     size, dpi = figure_size(args)
@@ -183,7 +183,7 @@ def cmd_plot(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_animate(args: argparse.Namespace, out: TextIO) -> int:
     from .. import viz
 
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     path = out_path(args.out, ANIMATION_FORMATS, "animation")
     size, dpi = figure_size(args)
     fps = float(finite_numbers([args.fps], "--fps")[0])
