@@ -219,7 +219,7 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
     children: dict[str, list] = {}
     for j in urdf.robot.joints:
         children.setdefault(j.parent, []).append(j)
-    pending, base, rows, links, inertials, folded = np.eye(4), np.eye(4), [], [], [], {}
+    pending, base, rows, links, inertials, folded, held_mass = np.eye(4), np.eye(4), [], [], [], {}, 0.0
     for j in path:
         origin = np.eye(4) if j.origin is None else j.origin
         if j.type == "fixed":
@@ -237,11 +237,12 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
                      "xyz": tuple(map(float, X[:3, 3] * scale)), "rpy": tuple(map(float, spatial.matrix_to_rpy(X[:3, :3]))),
                      "axis": tuple(float(a) for a in j.axis), "limits": limits(j, scale)})
         links.append(j.child)
-        body, crossed = rigid_body(urdf, j.child, children, chain, held, scale, lines, where)
+        body, behind, mass = rigid_body(urdf, j.child, children, chain, held, scale, lines, where)
         inertials.append(body)
-        folded |= crossed
-    if any(v > 0 for v in folded.values()):
-        warn(OffChainBodiesWarning(folded_message(where, folded, held, urdf)))
+        folded |= behind
+        held_mass += mass
+    if held_mass > 0:
+        warn(OffChainBodiesWarning(folded_message(where, folded, held_mass, held, urdf)))
     massless = Inertial(0.0, np.zeros(3), np.zeros((3, 3)))  # a link without <inertial> (legal)
     extras = {"urdf": {k: tuple(getattr(urdf.joint_map[r["name"]].limit, k, None) for r in rows)
                        for k in ("effort", "velocity")} | {"held": held}}

@@ -102,13 +102,14 @@ def held_values(urdf, chain: set[str], hold: Mapping[str, float] | None, where: 
 
 
 def rigid_body(urdf, link: str, children: dict[str, list], chain: set[str], held: dict[str, float],
-               scale: float, lines: dict[str, int], where: str) -> tuple[Inertial | None, dict[str, float]]:
+               scale: float, lines: dict[str, int], where: str) -> tuple[Inertial | None, dict[str, float], float]:
     """Inertial of `link` with everything that hangs from it off the chain, in `link`'s frame
-    (lengths ×scale), and the mass (kg) behind each off-chain movable joint crossed.
+    (lengths ×scale); the mass (kg) behind each off-chain movable joint crossed (nested ones
+    too); and the mass of all the held links.
 
     None when no part has an <inertial>. A part with non-physical inertia raises RobotFileError
     naming its link and the line of its <inertial>."""
-    parts, folded, stack = [], {}, [(link, np.eye(4), None)]
+    parts, behind, held_mass, stack = [], {}, 0.0, [(link, np.eye(4), ())]
     while stack:
         name, T, via = stack.pop()
         inert = urdf.link_map[name].inertial
@@ -120,30 +121,31 @@ def rigid_body(urdf, link: str, children: dict[str, list], chain: set[str], held
             except InertialError as e:
                 raise RobotFileError(f"{where}: line {lines.get(name, '?')}: link {name!r}: <inertial>: {e}") from None
             parts.append((float(inert.mass), O[:3, 3] * scale, R @ inert.inertia @ R.T * scale**2))
-            if via is not None:
-                folded[via] = folded.get(via, 0.0) + float(inert.mass)
+            held_mass += float(inert.mass) if via else 0.0
+            for joint in via:
+                behind[joint] = behind.get(joint, 0.0) + float(inert.mass)
         for j in children.get(name, ()):
             if j.name in chain:
                 continue
             X = T @ (np.eye(4) if j.origin is None else j.origin)
             if j.name in held:
                 X = X @ motion(j, held[j.name])
-            stack.append((j.child, X, via if via is not None or j.name not in held else j.name))
+            stack.append((j.child, X, via + (j.name,) * (j.name in held)))
     if not parts:
-        return None, folded
+        return None, behind, held_mass
     m = sum(p[0] for p in parts)
     c = sum(p[0] * p[1] for p in parts) / m if m > 0 else parts[0][1]
     I = sum(p[2] + p[0] * (np.dot(p[1] - c, p[1] - c) * np.eye(3) - np.outer(p[1] - c, p[1] - c))
             for p in parts)
-    return Inertial(m, c, (I + I.T) / 2), folded
+    return Inertial(m, c, (I + I.T) / 2), behind, held_mass
 
 
-def folded_message(where: str, folded: dict[str, float], held: dict[str, float], urdf) -> str:
+def folded_message(where: str, behind: dict[str, float], held_mass: float, held: dict[str, float], urdf) -> str:
     """The OffChainBodiesWarning text: which joints are held where, and how much mass rides along."""
-    names = [n for n in held if folded.get(n, 0.0) > 0]  # file order
+    names = [n for n in held if behind.get(n, 0.0) > 0]  # file order
     shown = ", ".join(f"{n} = {held[n]:g} {'m' if urdf.joint_map[n].type == 'prismatic' else 'rad'}"
-                      for n in names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-    return (f"{where}: {sum(folded.values()):.4g} kg of links behind {len(names)} movable joint"
+                      for n in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    return (f"{where}: {held_mass:.4g} kg of links behind {len(names)} movable joint"
             f"{'s' * (len(names) != 1)} off the chain ride along rigidly, held at {shown}; the "
-            "dynamics treat them as fixed there. Pass hold={'joint name': value} (rad or m) to hold "
-            "them elsewhere, or choose another tip")
+            "dynamics treat them as fixed there. Hold them elsewhere with hold={'joint name': value} "
+            "(rad or m; --hold-at JOINT=VALUE on the command line), or choose another tip")
