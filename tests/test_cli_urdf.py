@@ -82,3 +82,19 @@ def test_tip_on_a_yaml_robot_is_refused(capsys):
 def test_serve_refuses_a_tree_without_tip_before_serving(capsys, trees):
     code, out, err = run(capsys, "serve", "--no-browser", "--robot", str(trees / "tree.urdf"))
     assert code == 2 and out == "" and "--tip LINK" in err
+
+
+def test_the_urdf_examples_in_the_robot_files_doc_are_real(capsys, tmp_path, monkeypatch):
+    """docs/robot-files.md shows what `kinematica` prints for two-arms.urdf (heavy_tree)."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "robot-files.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in doc.split("```console\n")[1:] if "two-arms.urdf" in b]
+    assert len(blocks) == 2
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "two-arms.urdf").write_text(heavy_tree(), encoding="utf-8")
+    for block in blocks:
+        command, printed = block.strip().split("\n", 1)
+        argv = command.removeprefix("$ kinematica ").split()
+        _, _, err = run(capsys, *argv)
+        assert err.strip() == printed.strip()
