@@ -165,7 +165,8 @@ class SimulatorTab:
                 try:
                     self.session.add_robot_file(path, tip=tip)
                 except (ValueError, OSError) as err:
-                    ui.notify(f"{name}: {str(err).replace(str(path) + ': ', '')}", type="negative",
+                    said = str(err).replace(str(path), name)
+                    ui.notify(said if said.startswith(name) else f"{name}: {said}", type="negative",
                               multi_line=True, timeout=0, close_button=True)
                     return False
         for w in caught:

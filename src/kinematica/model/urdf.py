@@ -45,7 +45,8 @@ from .builders import from_link_frames
 from .inertial import Inertial
 from .robot import PRISMATIC, Robot, RobotError
 from .schema import RobotFileError
-from .urdf_bodies import MissingLimitWarning, OffChainBodiesWarning, URDFWarning, folded_message, held_values, limits, rigid_body, warn
+from .urdf_bodies import (MissingLimitWarning, OffChainBodiesWarning, URDFWarning, folded_message, held_values,
+                          limits, rigid_body, warn)
 from .urdf_tree import candidate_tips, choose_chain
 
 _TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
