@@ -39,7 +39,6 @@ if not FILES:
                 "a test dependency)", allow_module_level=True)
 
 
-
 def chains(path: Path) -> list[tuple[str, ...]]:
     """Movable-joint sequences root → leaf, cut before mimic/floating/planar joints, distinct."""
     root = etree.parse(str(path)).getroot()
@@ -131,9 +130,16 @@ def test_every_chain_matches_pinocchio(path):
     COUNT["files"] += 1
 
 
-def test_report():
-    """Not a check: prints how many chains were compared and the worst relative errors (-s)."""
-    print(f"\nexample-robot-data: {COUNT['chains']} chains in {COUNT['files']} files matched Pinocchio "
-          f"({COUNT['skipped']} files refused by Pinocchio too, {COUNT['refused chains']} chains refused for a "
-          "non-physical inertia); worst error / scale: "
-          + ", ".join(f"{k} {v:.1e}" for k, v in RESULTS.items()))
+@pytest.fixture(scope="module", autouse=True)
+def report(request):
+    """After the module: how many chains were compared and the worst errors, on the terminal."""
+    yield
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is not None and capture is not None and COUNT["files"]:
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(
+                f"\nexample-robot-data: {COUNT['chains']} chains in {COUNT['files']} files matched Pinocchio "
+                f"({COUNT['skipped']} files refused by Pinocchio too, {COUNT['refused chains']} chains refused "
+                "for a non-physical inertia); worst error / scale: "
+                + ", ".join(f"{k} {v:.1e}" for k, v in RESULTS.items()))
