@@ -263,3 +263,19 @@ async def test_a_urdf_tree_offers_its_chains_to_pick_from(user: User) -> None:
     assert one(user, "robot-select").value == "heavy to a3"
     await user.should_see("two-arms.urdf: ")  # what is held is said, with the file's own name
     await user.should_see("ride along rigidly")
+
+
+async def test_serve_with_a_tip_opens_that_chain(tmp_path) -> None:
+    from test_urdf import heavy_tree
+
+    path = tmp_path / "two-arms.urdf"
+    path.write_text(heavy_tree(), encoding="utf-8")
+    with pytest.warns(km.OffChainBodiesWarning):
+        assert app_main.configure(str(path), tip="a3", hold={"j2": 0.5}) == "heavy to a3"
+    try:
+        assert app_main.CONFIG.loaded["heavy to a3"].extras["urdf"]["held"]["j2"] == 0.5
+        async with user_simulation(root=app_main.root) as u:
+            await u.open("/")
+            await u.should_see("heavy: 3 joints, lengths in m")
+    finally:
+        app_main.configure(None)
