@@ -95,8 +95,9 @@ def compare(robot: km.Robot, oracle: Reduced, rng: np.random.Generator, samples:
     # round-off is a few ulps of the largest *term*, not of the result (terms cancel, e.g. two
     # links' gravity torques). S bounds every term: total mass·L·(g + L·a) + inertia·a, with
     # a = Σ(q̇² + |q̈|) (|q̇|, |q̈| ≤ 1 here); M's terms are bounded by mass·L² + inertia.
-    mass = sum(i.mass for i in robot.inertials)
-    inertia = sum(np.abs(i.inertia).max() for i in robot.inertials)
+    dynamics = robot.inertials is not None  # a chain without mass has kinematics only
+    mass = sum(i.mass for i in robot.inertials) if dynamics else 0.0
+    inertia = sum(np.abs(i.inertia).max() for i in robot.inertials) if dynamics else 0.0
     for q in sample(robot, rng, samples):
         qd, qdd = rng.uniform(-1, 1, (2, robot.n))
         qp = oracle.q(q)
@@ -107,6 +108,8 @@ def compare(robot: km.Robot, oracle: Reduced, rng: np.random.Generator, samples:
         Jp = pin.computeFrameJacobian(model, data, qp, oracle.frames[-1], pin.LOCAL_WORLD_ALIGNED)
         J = km.jacobian(robot, q)
         assert _rel(np.abs(J - Jp.reshape(6, -1)).max(), L, "Jacobian") < 1e-12, f"Jacobian at q = {q}"
+        if not dynamics:
+            continue
         a = float(np.sum(qd**2) + np.sum(np.abs(qdd)))
         S = 1.0 + mass * L * (G + L * a) + inertia * a
         tau, tau_p = km.rne(robot, q, qd, qdd), pin.rnea(model, data, qp, qd, qdd)

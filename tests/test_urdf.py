@@ -8,7 +8,8 @@ import warnings
 import numpy as np
 import pinocchio as pin
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
+from hypothesis import strategies as st
 from lxml import etree
 from strategies import FAST, dh_robots
 
@@ -497,3 +498,60 @@ def test_branched_tree_says_what_to_pass_and_lists_the_tips(tmp_path):
     assert km.load(path, tip="right", hold={"f1": 0.5}).extras["urdf"]["held"] == {"f1": 0.5}
     with pytest.raises(ValueError, match="tip and hold choose a chain of a URDF tree"):
         km.load("puma560", tip="link6")
+
+
+@st.composite
+def random_trees(draw) -> tuple[str, str, dict[str, float]]:
+    """(URDF text, a candidate tip, a hold for some joints off its chain): 2–9 links, each hung
+    from an earlier one by a revolute, continuous, prismatic or fixed joint with a random origin,
+    axis and limits, every link (but some) with a random physical inertial."""
+    count = draw(st.integers(2, 9))
+    num = st.floats(-0.5, 0.5, allow_nan=False).map(lambda x: round(x, 6))
+    vec = st.tuples(num, num, num).map(lambda v: " ".join(map(str, v)))
+    links, joints = [], []
+    for i in range(count):
+        body = ""
+        if i and draw(st.sampled_from([True, True, False])):
+            a, b, c = draw(st.tuples(*[st.floats(0.001, 0.1)] * 3))  # ∫x², ∫y², ∫z² dm
+            ixx, iyy, izz = b + c, a + c, a + b  # principal moments of a real body
+            body = inertial(draw(st.floats(0.1, 5.0)), draw(vec), draw(vec), ixx, 0, 0, iyy, 0, izz)
+        links.append(f'<link name="L{i}">{body}</link>')
+        if i:
+            kind = draw(st.sampled_from(["revolute", "continuous", "prismatic", "fixed"]))
+            lo = draw(st.floats(-2.0, 1.0))
+            axis = draw(vec.filter(lambda v: any(abs(float(x)) > 0.05 for x in v.split())))
+            limit = f'<limit lower="{lo}" upper="{lo + draw(st.floats(0.1, 2.0))}" effort="1" velocity="1"/>'
+            joints.append(f'<joint name="J{i}" type="{kind}"><parent link="L{draw(st.integers(0, i - 1))}"/>'
+                          f'<child link="L{i}"/><origin xyz="{draw(vec)}" rpy="{draw(vec)}"/>'
+                          f'<axis xyz="{axis}"/>{limit if kind != "continuous" else ""}</joint>')
+    text = f'<robot name="random">{"".join(links)}{"".join(joints)}</robot>'
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", km.URDFWarning)
+        tips = km.urdf_tips(text)
+    assume(tips)
+    tip = draw(st.sampled_from(sorted(tips)))
+    root = etree.fromstring(text.encode())
+    off = [j for j in root.findall("joint") if j.get("type") != "fixed" and j.get("name") not in tips[tip]]
+    hold = {}
+    for j in draw(st.lists(st.sampled_from(off), unique=True)) if off else ():
+        lim = j.find("limit")
+        lo, hi = (-np.pi, np.pi) if lim is None else (float(lim.get("lower")), float(lim.get("upper")))
+        hold[j.get("name")] = draw(st.floats(lo, hi))
+    return text, tip, hold
+
+
+@FAST
+@given(random_trees())
+def test_random_trees_match_pinocchio_on_every_chain(case):
+    """Any chain of a random tree, held anywhere: FK, J, RNE and M equal Pinocchio's reduced model."""
+    from pin_tree import Reduced, compare, pin_model
+
+    text, tip, hold = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", km.URDFWarning)
+        robot = km.from_urdf(text, tip=tip, hold=hold)
+    assert {k: robot.extras["urdf"]["held"][k] for k in hold} == hold
+    oracle = Reduced(pin_model(text), robot, tip)
+    massless = all(oracle.model.inertias[i].mass == 0 for i in range(1, oracle.model.njoints))
+    assert (robot.inertials is None) == massless  # no dynamics only when nothing on the chain has mass
+    compare(robot, oracle, np.random.default_rng(0), samples=2)
