@@ -1,5 +1,6 @@
 """URDF import and export: round trips of every bundled robot, a hand-written URDF against
-Pinocchio's own URDF parser, chain selection in trees, and bad input."""
+Pinocchio's own URDF parser, chain selection in trees, bodies off the chain held (against
+Pinocchio's reduced model, also on random trees), warnings, and bad input."""
 
 from __future__ import annotations
 
@@ -434,6 +435,7 @@ def test_no_warning_when_nothing_with_mass_is_held():
     ({"k2": 0.0}, r"hold: joint 'k2' = 0.0 must be a finite number within its limits \[0.3, 2.0\] \(rad\)"),
     ({"f1": float("nan")}, r"hold: joint 'f1' = nan must be .*\(m\)"),
     ({"k1": "1"}, r"hold: joint 'k1' = '1' must be a finite number"),
+    ({"k1": True}, r"hold: joint 'k1' = True must be a finite number"),
 ])
 def test_bad_hold_names_the_joint(hold, match):
     with pytest.raises(km.RobotFileError, match=match):

@@ -89,7 +89,8 @@ def held_values(urdf, chain: set[str], hold: Mapping[str, float] | None, where: 
             raise RobotFileError(f"{where}: hold: joint {name!r} is {j.type}; only revolute, continuous "
                                  "and prismatic joints can be held at a value")
         lo, hi = limits(j)
-        if not isinstance(value, (int, float, np.number)) or not np.isfinite(value) or not lo <= value <= hi:
+        number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+        if not number or not np.isfinite(value) or not lo <= value <= hi:
             raise RobotFileError(f"{where}: hold: joint {name!r} = {value!r} must be a finite number "
                                  f"within its limits [{lo}, {hi}] ({'m' if j.type == 'prismatic' else 'rad'})")
     off = [j for j in urdf.robot.joints if j.type in MOVABLE and j.name not in chain]
