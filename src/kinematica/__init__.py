@@ -15,9 +15,10 @@ from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk
                          fk_jacobian, jacobian, jacobian_derivative, manipulability,
                          planar_fk, planar_jacobian, rank, singular_values, singularity,
                          task_rows)
-from .model import (Inertial, ParameterTable, Robot, RobotError, RobotFileError, from_dh,
-                    from_link_frames, from_mdh, from_planar, from_servo, from_urdf, load,
-                    robot_names, save, to_servo, to_urdf)
+from .model import (Inertial, MissingLimitWarning, OffChainBodiesWarning, ParameterTable, Robot,
+                    RobotError, RobotFileError, URDFWarning, from_dh, from_link_frames, from_mdh,
+                    from_planar, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
+                    urdf_tips)
 from .trajectory import Trajectory
 
 __version__ = "0.1.0"
@@ -26,7 +27,7 @@ __all__ = [
     # models
     "Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "from_dh", "from_mdh",
     "from_planar", "from_link_frames", "from_urdf", "to_urdf", "load", "save", "robot_names",
-    "to_servo", "from_servo",
+    "to_servo", "from_servo", "urdf_tips", "URDFWarning", "OffChainBodiesWarning", "MissingLimitWarning",
     # kinematics
     "fk", "fk_frames", "fk_jacobian", "jacobian", "jacobian_derivative", "planar_fk",
     "planar_jacobian", "manipulability", "det_jjt", "condition", "rank", "singular_values",

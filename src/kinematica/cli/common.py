@@ -16,6 +16,7 @@ import math
 import re
 import sys
 from contextvars import ContextVar
+import warnings
 from typing import Any, Sequence, TextIO
 
 import numpy as np
@@ -50,17 +51,56 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
-def add_robot(p: argparse.ArgumentParser) -> None:
-    p.add_argument("robot", metavar="ROBOT", help=ROBOT_HELP)
+def add_robot(p: argparse.ArgumentParser, positional: bool = True) -> None:
+    """ROBOT (or, with positional=False, only the URDF options) and --tip / --hold-at."""
+    if positional:
+        p.add_argument("robot", metavar="ROBOT", help=ROBOT_HELP)
+    p.add_argument("--tip", metavar="LINK", help=TIP_HELP)
+    p.add_argument("--hold-at", action="append", metavar="JOINT=VALUE", help=HOLD_HELP)
+
+
+TIP_HELP = ("for a URDF tree: the link that ends the chain (an error lists the candidates when the "
+            "tree has no single longest chain)")
+HOLD_HELP = ("for a URDF tree: hold a joint off the chain at VALUE (rad or m; default 0 within its "
+             "limits); its links ride along. Repeat for more joints")
 
 
 # --- arguments --------------------------------------------------------------------------
-def load_robot(name_or_path: str) -> km.Robot:
-    """A bundled robot by name, or a .yaml/.urdf robot file."""
+def load_robot(name_or_path: str, tip: str | None = None, hold_at: Sequence[str] | None = None) -> km.Robot:
+    """A bundled robot by name, or a .yaml/.urdf robot file (a URDF's chain to `tip`, joints off
+    it held at `hold_at` "JOINT=VALUE" values). What the file's reading warns about (bodies
+    held, a missing limit) goes to stderr as one `kinematica: warning:` line each."""
     try:
-        return km.load(name_or_path)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", km.URDFWarning)
+            robot = km.load(name_or_path, tip=tip, hold=hold_values(hold_at))
     except ImportError as e:  # an optional reader (e.g. URDF) missing from this installation
         raise UsageError(f"cannot read {name_or_path}: {e}") from None
+    for w in caught:
+        if issubclass(w.category, km.URDFWarning):
+            sys.stderr.write(f"kinematica: warning: {w.message}\n")
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return robot
+
+
+def hold_values(hold_at: Sequence[str] | None) -> dict[str, float] | None:
+    """{joint: value} of --hold-at JOINT=VALUE items (None when there are none)."""
+    hold = {}
+    for item in hold_at or ():
+        joint, _, value = (part.strip() for part in item.partition("="))
+        try:
+            hold[joint] = float(value)
+        except ValueError:
+            raise UsageError(f"--hold-at: expected JOINT=VALUE with VALUE a number, got {item!r}") from None
+        if not joint or not math.isfinite(hold[joint]):
+            raise UsageError(f"--hold-at: expected JOINT=VALUE with a joint name and a finite value, got {item!r}")
+    return hold or None
+
+
+def robot_of(args: argparse.Namespace) -> km.Robot:
+    """The robot the command line names: ROBOT with its --tip and --hold-at."""
+    return load_robot(args.robot, args.tip, args.hold_at)
 
 
 def joint_values(robot: km.Robot, values: Sequence[str], deg: bool, derivative: int = 0,

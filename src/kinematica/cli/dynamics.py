@@ -22,7 +22,7 @@ from ..bounds import EVALUATIONS, count, sample_count
 from ..dynamics.params import GRAVITY, length_scale
 from ..dynamics.simulate import MAX_EVALUATIONS
 from . import text_dynamics as view
-from .common import (Failure, UsageError, add_robot, emit, finite_numbers, load_robot,
+from .common import (Failure, UsageError, add_robot, emit, finite_numbers, robot_of,
                      option_joint_values, q_deg)
 from .progress import Progress
 
@@ -164,7 +164,7 @@ def _cmd_trajectory(args: argparse.Namespace, robot: km.Robot, gravity: np.ndarr
 
 
 def cmd_dynamics(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     gravity = _gravity(args)
     if args.trajectory is not None:
         return _cmd_trajectory(args, robot, gravity, out)
@@ -219,7 +219,7 @@ def simulate_data(robot: km.Robot, sim: km.Trajectory, controller: str, torque: 
 
 
 def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     duration, dt = _times(args)
     gravity = _gravity(args)
     path = _out_path(args.out)

@@ -16,7 +16,7 @@ import numpy as np
 from ..explain import explain, render
 from ..explain.document import Document
 from . import ik as cli_ik
-from .common import (UsageError, add_robot, dumps, finite_numbers, jsonable, load_robot, option_joint_values,
+from .common import (UsageError, add_robot, dumps, finite_numbers, jsonable, option_joint_values, robot_of,
                      with_warnings)
 
 FORMATS = ("text", "md", "html", "tex")
@@ -44,7 +44,7 @@ def _check_out(args: argparse.Namespace) -> None:
 
 def build_document(args: argparse.Namespace) -> Document:
     """The explanation the options ask for."""
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     deg = True if args.deg else None
     q = option_joint_values(robot, args.q, args.deg, "--q", robot.q_home)
     if args.what == "ik":

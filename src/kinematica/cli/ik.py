@@ -14,7 +14,7 @@ from ..bounds import RESTARTS, count
 from ..ik.analytic import has_analytic
 from ..kinematics.manipulability import is_planar
 from . import text_ik
-from .common import (UsageError, add_robot, emit, finite_numbers, load_robot, option_joint_values,
+from .common import (UsageError, add_robot, emit, finite_numbers, robot_of, option_joint_values,
                      q_deg)
 
 ORIENTATION_FLAGS = ("rpy", "euler_zyz", "quat", "approach", "pitch", "phi")
@@ -137,7 +137,7 @@ def ik_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_ik(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     t, target = ik_target(robot, args)
     q0 = option_joint_values(robot, args.q0, args.deg, "--q0")
     data = ik_data(robot, t, target, q0, args.method, args.limits, args.all, ik_options(args))

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 import kinematica as km
 
 from ..bounds import FRAMES, POINTS, count
-from .common import (Failure, UsageError, add_robot, emit, finite_numbers, load_robot,
+from .common import (Failure, UsageError, add_robot, emit, finite_numbers, robot_of,
                      option_joint_values)
 from .dynamics import check_trajectory
 from .ik import IK_METHODS, ik_target
@@ -165,7 +165,7 @@ def _convergence(args: argparse.Namespace, robot: km.Robot, kw: dict[str, Any]):
 
 
 def cmd_plot(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     _check_options(args)
     path = out_path(args.out, IMAGE_FORMATS, "image")
     size, dpi = figure_size(args)
@@ -182,7 +182,7 @@ def cmd_plot(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_animate(args: argparse.Namespace, out: TextIO) -> int:
     from .. import viz
 
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     path = out_path(args.out, ANIMATION_FORMATS, "animation")
     size, dpi = figure_size(args)
     fps = float(finite_numbers([args.fps], "--fps")[0])
