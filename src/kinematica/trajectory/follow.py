@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..model.robot import LIMIT_TOL
 from .path import CartesianPath
 from .value import Trajectory, TrajectoryError, for_robot
 
@@ -346,7 +347,7 @@ def follow(robot, path, q0: ArrayLike | None = None, *, task: str | None = None,
     inside = robot.within_limits(Q)
     lo, hi = robot.limits[:, 0], robot.limits[:, 1]
     for m in np.flatnonzero(~inside & ok):  # (an unsolved point's q says nothing about the limits)
-        out = np.flatnonzero((Q[m] < lo - 1e-9) | (Q[m] > hi + 1e-9))
+        out = np.flatnonzero((Q[m] < lo - LIMIT_TOL) | (Q[m] > hi + LIMIT_TOL))
         words = ", ".join(f"{robot.joint_names[a]} = {_deg(robot, a, Q[m, a]).lstrip('+')} outside "
                           f"[{_deg(robot, a, lo[a]).lstrip('+')}, {_deg(robot, a, hi[a]).lstrip('+')}]" for a in out)
         why[m] = "; ".join(x for x in (why[m], f"outside the joint limits: {words}") if x)
