@@ -188,19 +188,25 @@ def solve_one(pb: Problem, q0: np.ndarray, restarts: int, rng, history: list | N
     return (pb.wrapped(q)[0] if pb.enforce else q), status, iters
 
 
-def verdict_one(pb: Problem, q: np.ndarray) -> tuple[bool, float, float, bool, bool]:
-    """`verdict.judge` and `verdict.near_singular` for one configuration, from one fresh
-    FK + Jacobian call (independent of the solver's bookkeeping): ok, position error,
-    orientation error, within limits, near a singularity."""
-    robot, t, opts = pb.robot, pb.t, pb.opts
+def verdict_one(pb: Problem, q: np.ndarray, robot: Robot | None = None, t: Target | None = None
+                ) -> tuple[bool, float, float, bool, bool]:
+    """`verdict.judge` and `verdict.near_singular` for one configuration: ok, position error,
+    orientation error, within limits, near a singularity. The errors come from one fresh FK
+    call of `robot` (default the problem's) against `t` (default the problem's) — the user's
+    robot and world target (`frame.judged`), independent of the solver's bookkeeping and of
+    the frame it iterated in; the singularity from the task Jacobian of the solver's problem."""
+    robot, t = (pb.robot if robot is None else robot), (pb.t if t is None else t)
+    opts = pb.opts
     T, J = end_single(robot, q, True)
-    if pb.fast:
+    if t is pb.t and pb.fast:
         p = (pb.pd - T[:3, 3]).tolist()
         pos, ori = math.sqrt(p[0] ** 2 + p[1] ** 2 + p[2] ** 2), _log_vee(pb.Rd, T[:3, :3])[1]
     else:
         pos, ori = (float(x) for x in errors(t, T))
     inside = all(lo - LIMIT_TOL <= x <= hi + LIMIT_TOL for x, lo, hi in zip(q.tolist(), pb.lo_l, pb.hi_l))
     ok = pos < opts.tol_position and ori < opts.tol_orientation and (inside or not pb.enforce)
-    s = np.linalg.svd(J[t.rows], compute_uv=False)
-    m = min(t.dof, robot.n)
+    if robot is not pb.robot:
+        J = end_single(pb.robot, q, True)[1]
+    s = np.linalg.svd(J[pb.t.rows], compute_uv=False)
+    m = min(pb.t.dof, pb.robot.n)
     return ok, pos, ori, inside, bool(s[m - 1] < NEAR_SINGULAR * s[0])
