@@ -14,6 +14,7 @@ import kinematica as km
 
 from ..bounds import Limit, count
 from ..kinematics.manipulability import is_planar, task_rows
+from ..model.robot import LIMIT_TOL
 from ..spatial import rotation_log, rpy_to_matrix
 from ..trajectory import ramp
 from . import text_traj as view
@@ -196,7 +197,7 @@ def limit_failures(robot: km.Robot, tr: km.Trajectory) -> list[dict[str, Any]]:
     lo, hi = robot.limits[:, 0], robot.limits[:, 1]
     out = []
     for i in np.flatnonzero(~robot.within_limits(tr.q)):
-        bad = np.flatnonzero((tr.q[i] < lo - 1e-9) | (tr.q[i] > hi + 1e-9))
+        bad = np.flatnonzero((tr.q[i] < lo - LIMIT_TOL) | (tr.q[i] > hi + LIMIT_TOL))
         words = ", ".join(f"{robot.joint_names[j]} = {view.joint_value(robot, j, tr.q[i, j])} outside "
                           f"[{view.joint_value(robot, j, lo[j])}, {view.joint_value(robot, j, hi[j])}]"
                           for j in bad)
