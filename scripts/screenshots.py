@@ -27,7 +27,8 @@ def main() -> int:
     browser = Browser()
     try:
         server.wait()
-        paths = readme_screenshots(browser, server.url, ROOT / "docs" / "screenshots")
+        seen: dict = {}
+        paths = readme_screenshots(browser, server.url, ROOT / "docs" / "screenshots", seen)
         if browser.blocked:
             print(f"screenshots: the page asked for other hosts: {browser.blocked}", file=sys.stderr)
             return 1
@@ -36,6 +37,8 @@ def main() -> int:
         server.stop()
     for p in paths:
         print(f"wrote {p.relative_to(ROOT)}")
+    for what, value in seen.items():  # what the README's text about the pictures must quote
+        print(f"{what}: {value}")
     return 0
 
 

@@ -68,8 +68,9 @@ def damped_steps(Je: np.ndarray, e: np.ndarray, lam: np.ndarray) -> np.ndarray:
             np.einsum("jnP,nP->jP", Je[i:], Je[i], out=A[i:, i])
         b = e
     diag = A[range(m), range(m)]
-    # a floor relative to the curvature keeps the system solvable at exact singularities
-    A[range(m), range(m)] = diag + np.maximum(lam, 1e-12 * diag.sum(axis=0))
+    # a floor relative to the curvature keeps the system solvable at exact singularities, and
+    # the smallest normal float keeps it solvable where J = 0 and λ = 0 (a zero-length arm)
+    A[range(m), range(m)] = diag + np.maximum(np.maximum(lam, 1e-12 * diag.sum(axis=0)), np.finfo(float).tiny)
     if P < SMALL:
         low = np.tril(np.ones((m, m), bool))[..., None]
         A = np.where(low, A, A.transpose(1, 0, 2))  # symmetric, for LAPACK
