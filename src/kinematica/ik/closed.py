@@ -1,10 +1,12 @@
-"""`km.ik(method="analytic")`: the closed-form branch nearest q0, judged like the numeric ones."""
+"""`km.ik(method="analytic")`: the closed-form branch nearest q0, judged like the numeric ones;
+and the closed form as the last resort of Levenberg–Marquardt (`rescue`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..model.robot import Robot
+from .numeric import CONVERGED
 from .reach import out_of_reach_message, reach_check
 from .result import IKResult
 from .single import Problem, verdict_one
@@ -53,3 +55,24 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
     res = package(shape, "analytic", q, ok, list(reasons), np.zeros(len(q), int), pos, ori, inside,
                   near, reachable & valid.any(axis=1))
     return IKResult(**{**res.__dict__, "branch": branch.reshape(shape) if shape else branch[0]})
+
+
+def rescue(rs: Robot, t: Target, q: np.ndarray, status: np.ndarray, seeds: np.ndarray, enforce: bool,
+           todo: np.ndarray) -> None:
+    """For the targets `todo` (indices into t (N,)) that the numeric search left unsolved:
+    where a closed form fits the solver's problem (rs, t), put its valid branch nearest the
+    seed — within the joint limits when they are enforced — into q (N, n), status CONVERGED.
+    A solution exactly on a limit (a corner of the joint box, the only one inside it) is
+    found by random seeds only now and then; the closed form lists every branch. The verdict
+    still judges the result by FK, as any other."""
+    from .analytic import analytic_solutions, has_analytic
+
+    if todo.size == 0 or not has_analytic(rs, t):
+        return
+    Q, valid, _ = analytic_solutions(rs, t[todo], q_ref=seeds[todo])
+    usable = valid & (rs.within_limits(Q) if enforce else True)
+    d = np.linalg.norm((Q - seeds[todo, None] + np.pi) % (2 * np.pi) - np.pi, axis=-1)
+    best = np.argmin(np.where(usable, d, np.inf), axis=1)
+    found = usable.any(axis=1)
+    q[todo[found]] = Q[np.flatnonzero(found), best[found]]
+    status[todo[found]] = CONVERGED

@@ -6,8 +6,11 @@ random seeds inside the limits (`restarts`); then judge every returned q by an i
 call against the tolerances and the limits.
 
 Levenberg–Marquardt (the default method) runs on `single.solve_one` for one target and on
-`batch.solve_lm` for many — the same rules, each built for its size; the other methods run
-on the general engine `numeric.iterate`.
+`batch.solve_lm` for many — the same rules, each built for its size; a target it leaves
+unsolved gets the closed form where one fits (`closed.rescue`: solutions exactly on the
+joint limits, which random seeds find only now and then). The other methods run on the
+general engine `numeric.iterate`, alone. Targets and the verdict are in the world frame; the
+solvers iterate on `frame.solver_problem`.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from ..bounds import ITERATIONS, RESTARTS, count
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
 from .batch import solve_lm
+from .closed import rescue
 from .limits import random_seeds, wrap_into_limits
-from .numeric import METHODS, STALLED, Options, iterate
+from .numeric import CONVERGED, METHODS, STALLED, Options, iterate
 from .reach import _bound, out_of_reach_message, reach_check
 from .result import IKResult
 from .single import Problem, solve_one, verdict_one
@@ -131,6 +135,9 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" 
     history = [] if opts.history else None
     q, status, iters = _solve_many(rs, t, seeds, reachable, opts, enforce, restarts, rng, history)
     ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
+    if method == "lm" and np.any(~ok & reachable):
+        rescue(rs, t, q, status, seeds, enforce, np.flatnonzero(~ok & reachable))
+        ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
     near = near_singular(rs, t, q, J if rs is robot else None)
     words = reasons(robot, status, q, ok, pos, ori, inside, near, reachable, dist, reach, enforce, opts.max_iter)
     return package(shape, method, q, ok, words, iters, pos, ori, inside, near, reachable, history)
@@ -180,6 +187,12 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     history = [] if opts.history else None
     q, status, iters = solve_one(pb, q0, restarts, rng, history) if reachable else (q0, STALLED, 0)
     ok, pos, ori, inside, near = verdict_one(pb, q, robot, world)
+    if not ok and reachable:
+        qs, st = q[None].copy(), np.array([status])
+        rescue(rs, t.reshape(1), qs, st, q0[None], enforce, np.array([0]))
+        if st[0] == CONVERGED and status != CONVERGED or np.any(qs[0] != q):
+            q, status = qs[0], int(st[0])
+            ok, pos, ori, inside, near = verdict_one(pb, q, robot, world)
     if ok:
         words = "converged (near a singularity: σ_min/σ_max < 1e-3)" if near else "converged"
     elif not reachable:
