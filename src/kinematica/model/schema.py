@@ -95,14 +95,24 @@ class _Loader(yaml.SafeLoader):
     """PyYAML's safe loader reading floats as YAML 1.2 does: `1e-3` is a number, not a string."""
 
 
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+class _Dumper(yaml.SafeDumper):
+    """PyYAML's safe dumper knowing `_Loader`'s floats, so it quotes a string such as a joint
+    named `1e3`, which it would otherwise write bare and `_Loader` read back as a number."""
+
+
+_FLOAT_12 = re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
                   |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
                   |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
                   |[-+]?\.(?:inf|Inf|INF)
-                  |\.(?:nan|NaN|NAN))$""", re.X),
-    list("-+0123456789."))
+                  |\.(?:nan|NaN|NAN))$""", re.X)
+for _cls in (_Loader, _Dumper):
+    _cls.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+0123456789."))
+
+
+def dump(data: dict[str, Any]) -> str:
+    """YAML text of a robot-file mapping that `parse` reads back to the same mapping."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                     default_flow_style=None, width=100)
 
 
 class RobotFileError(ValueError):
