@@ -50,6 +50,8 @@ def open_robot_file(folder: Path, data: bytes, suffix: str = ".yaml") -> None:
 @example(data=b"", suffix=".yaml")
 @example(data=b"[1, 2, 3]", suffix=".yaml")
 @example(data=b"name: x\nname: y\nkind: dh\nlength_unit: m\njoints: [{a: 1}]\n", suffix=".yaml")
+@example(data=b"name: x\nkind: dh\nlength_unit: m\njoints:\n- {d: 1.0e+308, inertial: {mass: 1, "
+             b"com: [0, 0, 0], inertia: [1, 1, 1, 0, 0, 0]}}\n", suffix=".yaml").via("torques overflowed")
 def test_random_bytes(folder, data, suffix):
     open_robot_file(folder, data, suffix)
 
