@@ -52,6 +52,8 @@ def open_robot_file(folder: Path, data: bytes, suffix: str = ".yaml") -> None:
 @example(data=b"name: x\nname: y\nkind: dh\nlength_unit: m\njoints: [{a: 1}]\n", suffix=".yaml")
 @example(data=b"name: x\nkind: dh\nlength_unit: m\njoints:\n- {d: 1.0e+308, inertial: {mass: 1, "
              b"com: [0, 0, 0], inertia: [1, 1, 1, 0, 0, 0]}}\n", suffix=".yaml").via("torques overflowed")
+@example(data=b"name: x\nkind: dh\nlength_unit: m\nangle_unit: deg\njoints:\n- {theta: 1.7976931348623151e+308}\n",
+         suffix=".yaml").via("15 digits of the largest float round up to inf on writing")
 def test_random_bytes(folder, data, suffix):
     open_robot_file(folder, data, suffix)
 
@@ -95,6 +97,7 @@ def test_every_written_robot_reads_back(folder, robot, data):
 @given(names=st.lists(st.sampled_from(["1e3", "1e+308", ".inf", "-.5", "yes", "null", "~", "0x1F", "1_000"])
                       | st.text(min_size=1, max_size=12), min_size=6, max_size=6, unique=True))
 @example(names=["1e3", "1e+308", ".inf", "yes", "null", "1.5"]).via("names YAML 1.2 reads as numbers")
+@example(names=["\x85", "a\u2028b", "\u2029", " ", "x\ty", "\x07"]).via("line breaks YAML folds")
 def test_any_joint_name_writes_back(names):
     """Whatever the joint names, the robot file written for a robot reads back with them."""
     robot = km.load("puma560").replace(joint_names=tuple(names))

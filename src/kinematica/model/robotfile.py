@@ -101,6 +101,8 @@ def _clean(x: Any) -> Any:
         return [_clean(v) for v in x]
     if isinstance(x, (float, np.floating)):
         v = float(f"{float(x):.15g}")
+        if not np.isfinite(v):  # 1.7976931348623151e308 rounds up past the largest float
+            v = float(x)
         return 0.0 if v == 0 else v
     if isinstance(x, np.integer):
         return int(x)
