@@ -107,19 +107,26 @@ def argv_lists(draw, files: dict[str, list[str]]) -> list[str]:
     name = draw(st.sampled_from(sorted(COMMANDS)))
     parser = COMMANDS[name]
     argv = [name]
-    robot = draw(st.sampled_from(files["robots"]))
+    # Half the lists are clean (good values where the option takes numbers) so that runs get
+    # past the first check into the computation; in the other half a value is hostile 1 time in 4.
+    hostile = st.just(False) if draw(st.booleans()) else st.integers(0, 3).map(lambda k: k == 0)
+
+    def sometimes_bad(good, bad):
+        return draw(bad if draw(hostile) else good)
+
+    robot = sometimes_bad(st.sampled_from(km.robot_names()), st.sampled_from(files["robots"]))
     n = _n(robot)
 
     def values(dest: str, count: int) -> list[str]:
-        if dest in BY_OPTION:
-            pool = st.sampled_from(BY_OPTION[dest])
+        if dest in BY_OPTION:  # the first values of each list are good ones
+            good, bad = st.sampled_from(BY_OPTION[dest][:2]), st.sampled_from(BY_OPTION[dest])
         elif dest in ("--out", "--scenarios"):
-            pool = st.sampled_from(files["outputs"])
+            good = bad = st.sampled_from(files["outputs"])
         elif dest in ("--trajectory",):
-            pool = st.sampled_from(files["inputs"])
+            good = bad = st.sampled_from(files["inputs"])
         else:
-            pool = st.sampled_from(NUMBERS) | st.sampled_from(HOSTILE)
-        return [draw(pool) for _ in range(count)]
+            good, bad = st.sampled_from(NUMBERS), st.sampled_from(HOSTILE)
+        return [sometimes_bad(good, bad) for _ in range(count)]
 
     def count(dest: str, nargs) -> int:
         wrong = draw(st.integers(0, 9)) == 0  # one time in ten, the wrong number of values
@@ -139,19 +146,23 @@ def argv_lists(draw, files: dict[str, list[str]]) -> list[str]:
             if action.dest == "robot":
                 argv.append(robot)
             elif action.choices:
-                argv.append(draw(st.sampled_from(list(action.choices)) | st.sampled_from(["", "nope"])))
+                argv.append(sometimes_bad(st.sampled_from(list(action.choices)), st.sampled_from(["", "nope"])))
             else:
                 argv += values(action.dest, count(action.dest, action.nargs))
         elif action.required or draw(st.integers(0, 3)) == 0:
             options.append(action)
-    options = draw(st.permutations(options))[:6]
+    for group in parser._mutually_exclusive_groups:  # e.g. dynamics: --q or --trajectory
+        if group.required and not any(a in options for a in group._group_actions):
+            options.append(draw(st.sampled_from(group._group_actions)))
+    required = [a for a in options if a.required]
+    options = required + [a for a in draw(st.permutations(options)) if not a.required][:5]
     for action in options:
         flag = action.option_strings[-1]
         argv.append(flag)
         if action.nargs == 0:
             continue
         if action.choices:
-            argv += [draw(st.sampled_from(list(action.choices)) | st.just("nope"))]
+            argv += [sometimes_bad(st.sampled_from(list(action.choices)), st.just("nope"))]
         else:
             argv += values(flag, count(flag, action.nargs))
     if draw(st.integers(0, 30)) == 0:
