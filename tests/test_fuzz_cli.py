@@ -227,12 +227,15 @@ def check_answer(argv: list[str], data, what: str) -> None:
                 f"{what}: reports position error {s['position_error']}, FK says {d}"
 
 
-@fuzz_settings(4)
+@fuzz_settings(6)
 @given(data=st.data())
 @example(data=["fk", "puma560", "1e308", "0", "0", "0", "0", "0"]).via("issue 11: fk 1e308")
 @example(data=["ik", "puma560", "--position", "0.9", "0", "0", "--rpy", "0", "0", "0", "--restarts", "100000000"])
 @example(data=["simulate", "puma560", "--duration", "1", "--torque", *["1e6"] * 6]).via("issue 11: stiff")
+@example(data=["simulate", "panda", "--duration", "0.2", "--torque", "-45", "0.5", "1e-3", "1e-3", "-1e9", "-1e9",
+               "30", "--json"]).via("found by this fuzz: the same stiff solve")
 @example(data=["explain", "puma560", "fk", "--q", *["0"] * 6, "--out", "{out}/e.xyz"]).via("issue 11")
+@example(data=["explain", "arm-4dof", "fk", "--out", "{out}/e.json", "--json"]).via("stdout was not JSON")
 @example(data=["show", "{in}/binary.urdf"]).via("a .urdf whose text was taken for a file name")
 def test_cli(files, data):
     if isinstance(data, list):  # an explicit example: fill in the fixture's folders
