@@ -130,3 +130,21 @@ def test_damaged_urdf(text):
 @example(data=b"<robot/>")
 def test_random_bytes(data):
     open_urdf(data)  # bytes are always content (a str without '<' is taken for a file name)
+
+
+def test_xml_version_zero_reads_like_one():
+    """26 of pybullet_data's URDFs begin <?xml version="0.0"?>; Pinocchio reads them, so must we."""
+    text = SOURCES["puma560"]
+    q = reference_q(km.load("puma560"))
+    T = km.fk(km.from_urdf(text), q)
+    again = km.from_urdf(text.replace('version="1.0"', 'version="0.0"', 1))
+    assert np.allclose(km.fk(again, q), T, rtol=0, atol=1e-12)
+
+
+def test_a_link_without_inertial_is_massless_not_the_end_of_dynamics():
+    """URDF allows a link without <inertial> (massless): the other links' dynamics still work."""
+    root = etree.fromstring(SOURCES["puma560"].encode())
+    link = next(el for el in root.iter("link") if el.find("inertial") is not None)
+    link.remove(link.find("inertial"))
+    robot = km.from_urdf(etree.tostring(root))
+    assert np.all(np.isfinite(km.gravity_torques(robot, reference_q(robot))))
