@@ -26,6 +26,7 @@ import yaml
 
 import kinematica as km
 from kinematica.model.robotfile import read_text, robot_to_dict
+from kinematica.model.schema import dump
 
 from .state import (METHODS, MODES, PLAN_KINDS, PROJECTIONS, TARGET_KINDS, PlanSpec, Pose, Session,
                     TargetSpec, ViewSpec, from_display, to_display)
@@ -72,7 +73,7 @@ def from_dict(data: Any) -> Session:
     for label, robot in _get(data, "robots", dict, {}).items():
         try:
             # through the robot file's own reader, so the schema and meaning checks apply
-            loaded[str(label)] = read_text(yaml.safe_dump(robot, sort_keys=False), f"project robot {label!r}")
+            loaded[str(label)] = read_text(dump(robot), f"project robot {label!r}")
         except (ValueError, TypeError, yaml.YAMLError) as e:
             raise ProjectError(str(e)) from None
     name = _get(data, "robot", str, km.robot_names()[0])

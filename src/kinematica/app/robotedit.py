@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import yaml
 
 import kinematica as km
 from kinematica import spatial
 from kinematica.model.robotfile import read_text, robot_to_dict
+from kinematica.model.schema import dump
 
 UNIT_FACTOR = {"m": 1.0, "mm": 1000.0}  # lengths per metre
 TYPES = ("revolute", "prismatic")
@@ -330,7 +330,7 @@ def build(form: RobotForm) -> km.Robot:
     Raises `EditError` (words naming the joint and column) on any bad value."""
     data = to_dict(form)
     try:
-        return read_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), "the edited robot")
+        return read_text(dump(data), "the edited robot")
     except ValueError as e:
         raise _core_error(form, str(e)) from None
 

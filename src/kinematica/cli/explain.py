@@ -82,7 +82,11 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     if args.out:
         path = Path(args.out)
         path.write_text(text, encoding="utf-8")
-        out.write(f"wrote {path} ({_format(args) if not args.json else 'json'}, {len(text.encode('utf-8'))} bytes)\n")
+        fmt, size = "json" if args.json else _format(args), len(text.encode("utf-8"))
+        if args.json:  # stdout stays JSON for scripts: what was written where
+            out.write(dumps({"path": str(path), "format": fmt, "bytes": size}) + "\n")
+        else:
+            out.write(f"wrote {path} ({fmt}, {size} bytes)\n")
     else:
         out.write(text)
     return 0

@@ -10,6 +10,7 @@ from typing import Mapping
 from .robot import Robot
 from .robotfile import read_text, write_text
 from .coerce import takes_robot
+from .schema import RobotFileError
 
 _SUFFIXES_YAML = (".yaml", ".yml")
 
@@ -45,11 +46,14 @@ def load(name_or_path: str | Path, *, tip: str | None = None,
     if path.suffix.lower() in _SUFFIXES_YAML + (".urdf",):
         if not path.is_file():
             raise FileNotFoundError(f"robot file not found: {path}")
-        text = path.read_text(encoding="utf-8")
         if urdf:
             from .urdf import from_urdf
 
-            return from_urdf(text, where=str(path), tip=tip, hold=hold)
+            return from_urdf(path, tip=tip, hold=hold)  # the path, not its text: XML reads its own encoding
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise RobotFileError(f"{path}: not a YAML text file (byte {e.start} is not UTF-8)") from None
         return read_text(text, str(path))
     close = [n for n in sorted(bundle) if n.startswith(key.lower())] or difflib.get_close_matches(key, bundle, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else f"; bundled robots: {', '.join(sorted(bundle))}"

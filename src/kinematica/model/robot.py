@@ -32,6 +32,12 @@ LENGTH_UNITS = ("m", "mm")
 # it is pulled onto the limit by the solver (see `ik.single.solve_one`), never let through.
 LIMIT_TOL = 1e-9
 
+# Beyond any robot, and far enough below float64's 1.8e308 that dynamics stays finite: torques
+# and the mass matrix multiply a mass by lengths squared (1e12 kg · (1e12)² = 1e36).
+MAX_LENGTH = 1e12  # in the robot's length unit
+MAX_MASS = 1e12  # kg
+MAX_INERTIA = 1e30  # kg·(length unit)²
+
 
 class RobotError(ValueError):
     """A robot description is inconsistent (bad shapes, limits, names, transforms)."""
@@ -70,6 +76,28 @@ def _check_rigid(T: np.ndarray, what: str) -> None:
         np.abs(T[..., 3, :] - [0, 0, 0, 1]) > 1e-12
     ):
         raise RobotError(f"{what}: not a rigid transform (rotation must be orthonormal, last row 0 0 0 1)")
+
+
+def _check_magnitudes(robot: "Robot") -> None:
+    """Refuse lengths, masses and inertias no robot has (a file saying d = 1e308): finite, they
+    still overflow to inf in the dynamics and the Jacobian, which would then answer silently."""
+    u = robot.length_unit
+    for T, what in ((robot.base, "base"), (robot.tool, "tool"), *((T, f"joint {i + 1}") for i, T in
+                                                                   enumerate(robot.before)),
+                    *((T, f"link {i + 1}") for i, T in enumerate(robot.after))):
+        if np.abs(T[:3, 3]).max() > MAX_LENGTH:
+            raise RobotError(f"{what}: offset {T[:3, 3].tolist()} {u} is beyond ±{MAX_LENGTH:g} {u}")
+    for i, inert in enumerate(robot.inertials or ()):
+        if inert is None:
+            continue
+        if inert.mass > MAX_MASS:
+            raise RobotError(f"link {i + 1}: mass {inert.mass:g} kg is above {MAX_MASS:g} kg")
+        if np.abs(inert.com).max() > MAX_LENGTH:
+            raise RobotError(f"link {i + 1}: centre of mass {np.asarray(inert.com).tolist()} {u} "
+                             f"is beyond ±{MAX_LENGTH:g} {u}")
+        if np.abs(inert.inertia).max() > MAX_INERTIA:
+            raise RobotError(f"link {i + 1}: inertia {np.abs(inert.inertia).max():g} kg·{u}² is "
+                             f"above {MAX_INERTIA:g} kg·{u}²")
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,6 +168,7 @@ class Robot:
             raise RobotError(f"length unit {self.length_unit!r} unknown: use 'm' or 'mm'")
         if self.inertials is not None and len(self.inertials) != n:
             raise RobotError(f"inertials: expected one per link ({n}), got {len(self.inertials)}")
+        _check_magnitudes(self)
 
     # --- derived, read-only views -------------------------------------------------------
     @property

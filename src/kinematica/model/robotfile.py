@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import yaml
 
 from .. import spatial
 from .builders import from_dh, from_link_frames, from_mdh, from_planar
 from .inertial import Inertial
 from .robot import Robot, RobotError
-from .schema import RobotFileError, parse
+from .schema import RobotFileError, dump, parse
 
 _BUILDERS = {"dh": from_dh, "mdh": from_mdh, "frames": from_link_frames}
 
@@ -102,6 +101,8 @@ def _clean(x: Any) -> Any:
         return [_clean(v) for v in x]
     if isinstance(x, (float, np.floating)):
         v = float(f"{float(x):.15g}")
+        if not np.isfinite(v):  # 1.7976931348623151e308 rounds up past the largest float
+            v = float(x)
         return 0.0 if v == 0 else v
     if isinstance(x, np.integer):
         return int(x)
@@ -194,5 +195,4 @@ def robot_to_dict(robot: Robot) -> dict[str, Any]:
 
 def write_text(robot: Robot) -> str:
     """The YAML robot-file text of `robot`."""
-    return yaml.safe_dump(robot_to_dict(robot), sort_keys=False, allow_unicode=True,
-                          default_flow_style=None, width=100)
+    return dump(robot_to_dict(robot))
