@@ -189,7 +189,9 @@ def check(argv: list[str]) -> None:
     assert "Traceback" not in out + err, f"{what}: printed a traceback:\n{err}"
     if code != 0:
         assert code in (1, 2), f"{what}: exit code {code}"
-        lines = err.splitlines()
+        # progress lines of long work (cli/progress.py) and warnings about the input may come first
+        lines = [line for line in err.splitlines()
+                 if not line.endswith("(Ctrl+C stops)") and not line.startswith("kinematica: warning: ")]
         assert len(lines) == 1 and lines[0].startswith("kinematica: error: ") and \
             len(lines[0]) > len("kinematica: error: "), f"{what}: exit {code}, stderr not one error line:\n{err}"
         return
