@@ -3,6 +3,8 @@ readout, IK solve / refuse / adopt, robot switch. Values are checked against the
 
 from __future__ import annotations
 
+import tempfile
+
 import numpy as np
 import pytest
 from app_user import one, shown_q, solve
@@ -224,10 +226,17 @@ async def test_a_robot_file_opened_in_the_page_joins_the_robot_list(user: User, 
     await user.should_see(marker="joint-5-slider")
 
 
-async def test_a_bad_robot_file_is_refused_in_words(user: User) -> None:
+async def test_a_bad_robot_file_is_refused_in_words(user: User, tmp_path) -> None:
+    """Named as the user knows the file, not by the server's temporary copy of it; nothing changes."""
     await upload(user, "broken.yaml", b"kind: dh\njoints: 3\n")
-    await user.should_see("broken.yaml:")
+    await user.should_see("Not opened — broken.yaml line 1: (top level): 'name' is a required property")
+    assert tempfile.gettempdir() not in one(user, "robot-upload-error").text
     assert one(user, "robot-select").value == "braccio"
+    path = tmp_path / "my-arm.yaml"  # a good file next: the old error goes
+    km.save(km.load("planar-3r").replace(name="my-arm"), path)
+    await upload(user, "my-arm.yaml", path.read_bytes())
+    await user.should_see("my-arm: 3 joints, lengths in mm")
+    await user.should_not_see(marker="robot-upload-error")
 
 
 async def test_serve_with_a_robot_file_opens_every_tab_on_it(tmp_path) -> None:

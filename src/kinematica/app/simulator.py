@@ -20,6 +20,7 @@ from .player import Player
 from .poses import PosesCard
 from .scene import ArmView
 from .state import PROJECTIONS, TargetSpec, robot_choices
+from .uploads import FileDrop
 
 if TYPE_CHECKING:
     from .page import Page
@@ -41,9 +42,8 @@ class SimulatorTab:
             ui.label("Open a robot file").classes("text-subtitle2")
             ui.label("A YAML robot file (see the README's Robot files) or a URDF; it joins the "
                      "robot list for this tab.").classes("text-sm text-grey-8")
-            tag(ui.upload(label="drop a .yaml or .urdf file here, or press +", auto_upload=True, max_files=1,
-                          on_upload=self.upload), "robot-upload") \
-                .props('accept=".yaml,.yml,.urdf" flat bordered').classes("w-full")
+            self.robot_drop = FileDrop("robot-upload", "drop a .yaml or .urdf file here, or press +",
+                                       ".yaml,.yml,.urdf", self.upload)
         self.build()
 
     # --- building -------------------------------------------------------------------------
@@ -86,7 +86,7 @@ class SimulatorTab:
                     ui.label("Joints").classes("text-subtitle2")
                     ui.space()
                     tag(ui.button("home", icon="home", on_click=self.home), "home").props("flat dense no-caps")
-                self.joints = JointPanel(s, self.view.grid.reach, self.joint_changed)
+                self.joints = JointPanel(s, self.joint_changed)
             with ui.card().classes("w-full p-3 gap-1"):
                 ui.label("End effector").classes("text-subtitle2")
                 self.readout = ReadoutPanel(s.robot.length_unit)
@@ -142,10 +142,9 @@ class SimulatorTab:
             try:
                 self.session.add_robot_file(path)
             except (ValueError, OSError) as err:
-                ui.notify(f"{e.file.name}: {err}", type="negative", multi_line=True, timeout=0,
-                          close_button=True)
+                self.robot_drop.refused(e.file.name, err, path)
                 return
-        e.sender.reset()
+        self.robot_drop.accepted()
         self.open_dialog.close()
         self.build()
         self.page.changed("robot")
