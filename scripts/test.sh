@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Install Kinematica with its test dependencies and run the whole test suite.
+#
+# Where it installs: the active virtual environment if there is one; otherwise the project's own
+# `.venv` (made here with `python3 -m venv` when missing), so a newcomer, CI (`.ci/run`, in a fresh
+# clone: a fresh .venv) and a machine whose system Python refuses pip (PEP 668) all get the same
+# thing: exactly what pyproject.toml asks for, from PyPI. KINEMATICA_VENV=DIR picks another folder.
+#
 # The browser tests (tests/browser, marker `browser`) drive Debian's Chromium through Playwright
 # for Python: chromium comes from apt when /usr/bin/chromium is missing, Playwright from PyPI with
 # `.[test]` (no browser download: never `playwright install`). Without Chromium they are skipped,
 # with the reason. `bash scripts/test.sh -m "not browser"` leaves them out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
 if [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "test.sh: installing Debian's chromium for the browser tests"
@@ -16,5 +23,19 @@ if [ ! -x /usr/bin/chromium ]; then
         echo "test.sh: no /usr/bin/chromium, and apt-get needs root here: the browser tests will be skipped"
     fi
 fi
-python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
-python3 -m pytest "$@"
+
+if [ -n "${VIRTUAL_ENV:-}" ] && [ -z "${KINEMATICA_VENV:-}" ]; then
+    python="$VIRTUAL_ENV/bin/python"
+else
+    venv="${KINEMATICA_VENV:-.venv}"
+    if [ ! -x "$venv/bin/python" ]; then
+        echo "test.sh: making the virtual environment $venv"
+        python3 -m venv "$venv"
+    fi
+    python="$venv/bin/python"
+fi
+"$python" -c 'import sys; assert sys.version_info >= (3, 10), "Kinematica needs Python >= 3.10"'
+echo "test.sh: installing .[test] into $("$python" -c 'import sys; print(sys.prefix)')"
+"$python" -m pip install --quiet --disable-pip-version-check -e ".[test]"
+# The venv's bin first: the tests run the installed `kinematica` script and start the simulator.
+PATH="$(dirname "$python"):$PATH" exec "$python" -m pytest "$@"

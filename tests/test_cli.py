@@ -15,6 +15,7 @@ import pytest
 import kinematica as km
 from kinematica import demo
 from cli_run import run, run_json
+import readme
 
 KUKA_HOME = ["kuka-kr6-r900", "0", "0", "0", "0", "0", "0"]
 
@@ -532,30 +533,22 @@ def test_robot_files_doc_examples(capsys, tmp_path):
 
 
 # --- README.md: the `kinematica ik` examples and the Python IK snippet show real output -------
-README = Path(__file__).resolve().parents[1] / "README.md"
-
-
-def _readme_blocks(lang: str) -> list[str]:
-    text = README.read_text(encoding="utf-8")
-    return [b.split("```", 1)[0] for b in text.split(f"```{lang}\n")[1:]]
 
 
 def test_readme_ik_console_examples_are_real(capsys):
-    blocks = [b for b in _readme_blocks("console") if b.startswith("$ kinematica ik ")]
-    assert len(blocks) >= 4
-    for block in blocks:
+    examples = [b for b in readme.blocks("console") if b.startswith("$ kinematica ik ")]
+    assert len(examples) >= 4
+    for block in examples:
         command, expected = block.split("\n", 1)
         code, out, err = run(capsys, *command.split()[2:])
-        assert (out + err).rstrip() == expected.rstrip(), command
+        readme.assert_same_text(out + err, expected, what=command)
 
 
 def test_readme_ik_python_snippet_is_real(capsys):
-    blocks = _readme_blocks("python")
-    text_blocks = _readme_blocks("text")
-    i = next(i for i, b in enumerate(blocks) if "km.ik(" in b)
-    exec(compile(blocks[i], "README.md", "exec"), {})
+    snippet = next(b for b in readme.blocks("python") if "km.ik(" in b)
+    exec(compile(snippet, "README.md", "exec"), {})
     out = capsys.readouterr().out
-    assert any(t.rstrip() == out.rstrip() for t in text_blocks), out
+    assert any(readme.same_text(out, t) for t in readme.blocks("text")), out
 
 
 # --- the installed script ----------------------------------------------------------------------

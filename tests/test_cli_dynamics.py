@@ -12,6 +12,7 @@ import pytest
 import kinematica as km
 from kinematica.model.inertial import Inertial
 from cli_run import run, run_json
+import readme
 
 PUMA_Q = [0.3, -0.7, 1.1, 0.4, -0.9, 0.2]
 PUMA_QD = [0.5, -1.0, 0.8, 2.0, -1.5, 3.0]
@@ -265,7 +266,7 @@ SIX = ["0"] * 6
     (["simulate", "arm-5dof", "--duration", "0"], "--duration: must be > 0 s"),
     (["simulate", "arm-5dof", "--duration", "nan"], "--duration: value 1 is nan"),
     (["simulate", "arm-5dof", "--duration", "1", "--dt", "2"], "--dt: must be > 0 and at most"),
-    (["simulate", "arm-5dof", "--duration", "1e9", "--dt", "1e-3"], "samples; at most 1000000"),
+    (["simulate", "arm-5dof", "--duration", "1e9", "--dt", "1e-3"], "over the limit of 1,000,000"),
     (["simulate", "arm-5dof", "--duration", "1", "--q0", "0", "0"], "--q0: arm-5dof has 5 joints"),
     (["simulate", "arm-5dof", "--duration", "1", "--qd0", "0", "0", "0", "0", "-inf"], "--qd0: joint value 5"),
     (["simulate", "arm-5dof", "--duration", "1", "--torque", "1"], "--torque: arm-5dof has 5 joints"),
@@ -298,7 +299,6 @@ def test_help_lists_the_dynamics_commands(capsys):
 
 
 # --- README.md: the dynamics and simulate examples show real output ---------------------------
-README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def _unstable(text: str) -> str:
@@ -309,17 +309,16 @@ def _unstable(text: str) -> str:
 
 
 def test_readme_dynamics_examples_are_real(capsys, tmp_path, monkeypatch):
-    text = README.read_text(encoding="utf-8")
     monkeypatch.chdir(tmp_path)  # the examples read and write files in the working directory
-    snippet = next(b.split("```", 1)[0] for b in text.split("```python\n")[1:] if "km.trajectory.save(" in b)
+    snippet = next(b for b in readme.blocks("python") if "km.trajectory.save(" in b)
     exec(compile(snippet, "README.md", "exec"), {})
-    blocks = [b.split("```", 1)[0] for b in text.split("```console\n")[1:]]
-    blocks = [b for b in blocks if b.startswith(("$ kinematica dynamics ", "$ kinematica simulate "))]
-    assert len(blocks) >= 5
-    for block in blocks:
+    examples = [b for b in readme.blocks("console")
+                if b.startswith(("$ kinematica dynamics ", "$ kinematica simulate "))]
+    assert len(examples) >= 5
+    for block in examples:
         command, expected = block.split("\n", 1)
         code, out, err = run(capsys, *command.split()[2:])
-        assert _unstable((out + err).rstrip()) == _unstable(expected.rstrip()), command
+        readme.assert_same_text(_unstable(out + err), _unstable(expected), what=command)
     assert (tmp_path / "move-tau.csv").is_file() and (tmp_path / "fall.csv").is_file()
 
 

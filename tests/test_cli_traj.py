@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import kinematica as km
 from cli_run import run, run_json
+import readme
 
 KUKA = "kuka-kr6-r900"
 PAPER004 = ["line", "--to", "0.445", "0", "0.7735", "--rpy", "180", "0", "0", "--deg", "--n", "50"]
@@ -300,7 +300,7 @@ def test_nothing_reachable_is_still_a_report(capsys):
     (["line"], "the line mode needs --to"),
     (["line", "--to", "0.4", "0", "0.7", "--through", "1", "2", "3"], "--through goes with the arc mode"),
     (["joint", "--to", "0", "0", "0", "0", "0", "0", "--rpy", "0", "0", "0"], "--rpy goes with the line"),
-    (["line", "--to", "0.4", "0", "0.7", "--n", "0"], "--n: the number of intervals"),
+    (["line", "--to", "0.4", "0", "0.7", "--n", "0"], "--n: expected a whole number >= 1"),
     (["line", "--to", "0.4", "0", "0.7", "--n", "ten"], "invalid int value"),
     (["line", "--to", "0.4", "0", "0.7", "--out", "x.txt"], "cannot tell the format"),
     (["line", "--to", "0.4", "0", "0.7", "--out", "no/such/folder/x.csv"], "does not exist"),
@@ -379,27 +379,18 @@ def test_help_lists_traj(capsys):
 
 
 # --- README.md: the traj examples show real output --------------------------------------------
-README = Path(__file__).resolve().parents[1] / "README.md"
-
-
-def _section() -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("### Trajectories: `kinematica traj`")
-    return text[start:text.index("\n## ", start)]
+_SECTION = "### Trajectories: `kinematica traj`"
 
 
 def test_readme_traj_examples_are_real(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the examples write files in the working directory
-    section = _section()
-    blocks = [b.split("```", 1)[0] for b in section.split("```console\n")[1:]]
-    blocks = [b for b in blocks if b.startswith("$ kinematica traj ")]
-    assert len(blocks) >= 3
-    for block in blocks:
+    examples = [b for b in readme.blocks("console", _SECTION) if b.startswith("$ kinematica traj ")]
+    assert len(examples) >= 3
+    for block in examples:
         command, expected = block.split("\n", 1)
         code, out, err = run(capsys, *command.split()[2:])
-        assert (out + err).rstrip() == expected.rstrip(), command
-    snippet = next(b.split("```", 1)[0] for b in section.split("```python\n")[1:])
+        readme.assert_same_text(out + err, expected, what=command)
+    snippet = readme.blocks("python", _SECTION)[0]
     exec(compile(snippet, "README.md", "exec"), {})
     printed = capsys.readouterr().out
-    texts = [b.split("```", 1)[0] for b in section.split("```text\n")[1:]]
-    assert any(t.rstrip() == printed.rstrip() for t in texts), printed
+    assert any(readme.same_text(printed, t) for t in readme.blocks("text", _SECTION)), printed

@@ -378,3 +378,23 @@ def test_python_tags_are_a_robot_file_error(tmp_path):
 def test_exponent_without_dot_is_a_number(tmp_path):
     r = km.load(write(tmp_path, GOOD.replace("a: 0.4", "a: 4e-1")))
     np.testing.assert_allclose(km.fk(r, [0, 0])[0, 3], 0.4)
+
+
+@pytest.mark.parametrize("text, key, first, again", [
+    (GOOD.replace("    alpha: 90\n", "    alpha: 90\n    alpha: 45\n"), "alpha", 8, 9),  # in a joint
+    (GOOD.replace("length_unit: m\n", "length_unit: m\nlength_unit: mm\n"), "length_unit", 3, 4),
+    (GOOD.replace("{radius: 0.05, height: 0.4, axis: x}", "{radius: 0.05, height: 0.4, radius: 1}"),
+     "radius", 15, 15),  # a flow mapping
+    (GOOD + "name: other\n", "name", 1, 16),
+], ids=["joint", "top", "flow", "far"])
+def test_duplicate_keys_are_refused_with_both_lines(tmp_path, text, key, first, again):
+    msg = load_error(tmp_path, text)
+    assert f"line {again}: key {key!r} appears twice" in msg and f"first at line {first}" in msg, msg
+
+
+def test_merge_keys_may_still_override(tmp_path):
+    text = GOOD.replace("  - name: q2\n    a: 0.4\n", "  - &second\n    name: q2\n    a: 0.4\n")
+    r = km.load(write(tmp_path, text))
+    assert r.joint_names == ("q1", "q2")
+    merged = text.replace("    d: 0.3\n", "    <<: {d: 0.1, a: 0.5}\n    d: 0.3\n")
+    assert km.fk(km.load(write(tmp_path, merged)), [0, 0])[0, 3] == pytest.approx(0.9)

@@ -1,12 +1,16 @@
 """URDF import and export: round trips of every bundled robot, a hand-written URDF against
-Pinocchio's own URDF parser, chain selection in trees, and bad input."""
+Pinocchio's own URDF parser, chain selection in trees, bodies off the chain held (against
+Pinocchio's reduced model, also on random trees), warnings, and bad input."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pinocchio as pin
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
+from hypothesis import strategies as st
 from lxml import etree
 from strategies import FAST, dh_robots
 
@@ -297,7 +301,6 @@ def joint(kind: str, inner: str = "", name: str = "j") -> str:
     ('<robot name="r"><link name="a"/></robot>', r"no movable joint"),
     (chain(joint("floating")), r"joint 'j' is floating: only revolute, continuous, prismatic and fixed"),
     (chain(joint("planar")), r"joint 'j' is planar"),
-    (chain(joint("revolute", '<mimic joint="other"/>')), r"joint 'j' mimics 'other', which is not defined"),
     (chain(joint("revolute", '<mimic joint="j"/>')), r"no movable joint .* other than mimic joints"),
     ('<robot name="r"><link name="a"/><link name="b"/><link name="c"/><link name="d"/>'
      '<joint name="j1" type="revolute"><parent link="a"/><child link="b"/></joint>'
@@ -369,3 +372,188 @@ def test_urdf_frames_survive_export_unchanged():
         np.testing.assert_allclose(b.com, a.com, atol=1e-15)
         np.testing.assert_allclose(b.inertia, a.inertia, atol=1e-15)
     assert back.extras["urdf"] == robot.extras["urdf"]
+
+
+# --- trees: bodies off the chain, held -------------------------------------------------------
+def heavy_tree() -> str:
+    """An arm j1–j3 to a TCP, a hand with two fingers (f2 mimics f1 at 2·f1 + 0.01; f1 in
+    [0.02, 0.04] m, so 0 is not within its limits), and a second arm k1–k2 on link l1 (k2 in
+    [0.3, 2] rad): every link has mass, so the held bodies matter."""
+    inert = [(1.0 + 0.1 * i, f"{0.01 * i} 0.02 {0.05 + 0.01 * i}", f"{0.1 * i} 0.2 0") for i in range(11)]
+    links = ["l0", "l1", "l2", "l3", "hand", "tcp", "left", "right", "a1", "a2", "a3"]
+    body = "".join(f'<link name="{n}">{inertial(m, xyz, rpy, 0.01, 0.001, 0, 0.02, 0, 0.015)}</link>'
+                   for n, (m, xyz, rpy) in zip(links, inert))
+    joints = [("j1", "revolute", "l0", "l1", "0 0 1"), ("j2", "revolute", "l1", "l2", "0 1 0"),
+              ("j3", "continuous", "l2", "l3", "1 0 0"), ("hand_joint", "fixed", "l3", "hand", "0 0 1"),
+              ("tcp_joint", "fixed", "hand", "tcp", "0 0 1"), ("f1", "prismatic", "hand", "left", "0 1 0"),
+              ("f2", "prismatic", "hand", "right", "0 -1 0"), ("k1", "revolute", "l1", "a1", "1 0 0"),
+              ("k2", "revolute", "a1", "a2", "0 1 0"), ("k3", "fixed", "a2", "a3", "0 0 1")]
+    for name, kind, parent, child, axis in joints:
+        extra = '<mimic joint="f1" multiplier="2" offset="0.01"/>' if name == "f2" else ""
+        lim = ('<limit lower="0.02" upper="0.04" effort="1" velocity="1"/>' if name == "f1" else
+               '<limit lower="0" upper="0.1" effort="1" velocity="1"/>' if name == "f2" else
+               '<limit lower="0.3" upper="2" effort="1" velocity="1"/>' if name == "k2" else
+               '<limit lower="-2" upper="2" effort="1" velocity="1"/>')
+        body += (f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+                 f'<origin xyz="0.1 0.05 0.2" rpy="0.3 -0.2 0.1"/><axis xyz="{axis}"/>{extra}{lim}</joint>')
+    return f'<?xml version="1.0"?><robot name="heavy">{body}</robot>'
+
+
+def test_bodies_off_the_chain_ride_along_held_and_match_pinocchio():
+    from pin_tree import Reduced, compare, pin_model
+
+    text = heavy_tree()
+    for tip, hold, held in [
+        ("tcp", None, {"f1": 0.02, "f2": 0.05, "k1": 0.0, "k2": 0.3}),  # 0 clipped into the limits
+        ("tcp", {"f1": 0.03, "k1": 0.7}, {"f1": 0.03, "f2": 0.07, "k1": 0.7, "k2": 0.3}),  # f2 follows f1
+        ("a3", None, {"j2": 0.0, "j3": 0.0, "f1": 0.02, "f2": 0.05}),  # the other arm; j2, j3 held
+    ]:
+        with pytest.warns(km.OffChainBodiesWarning, match=r"kg of links behind \d movable joints? off the "
+                          r"chain ride along rigidly, held at .*hold=\{'joint name': value\}"):
+            robot = km.from_urdf(text, tip=tip, hold=hold)
+        assert robot.extras["urdf"]["held"] == pytest.approx(held)
+        compare(robot, Reduced(pin_model(text), robot, tip), np.random.default_rng(3), samples=5)
+    # Held elsewhere, the dynamics differ: the held bodies are really part of them.
+    with pytest.warns(km.OffChainBodiesWarning):
+        a, b = (km.from_urdf(text, tip="tcp", hold={"k1": v}) for v in (0.0, 1.5))
+    q = np.array([0.3, 0.4, 0.5])
+    assert abs(km.gravity_torques(a, q)[0] - km.gravity_torques(b, q)[0]) > 0.1
+
+
+def test_no_warning_when_nothing_with_mass_is_held():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        robot = km.from_urdf(tree())  # massless fingers
+    assert robot.extras["urdf"]["held"] == {"f1": 0.0, "f2": 0.0}
+
+
+@pytest.mark.parametrize("hold, match", [
+    ({"k9": 0.1}, r"hold: no joint 'k9' in the URDF; joints that can be held: f1, f2, k1, k2"),
+    ({"k_1": 0.1}, r"hold: no joint 'k_1' in the URDF; did you mean k1"),
+    ({"j2": 0.1}, r"hold: joint 'j2' is on the chain \(it moves\)"),
+    ({"k3": 0.1}, r"hold: joint 'k3' is fixed"),
+    ({"k2": 0.0}, r"hold: joint 'k2' = 0.0 must be a finite number within its limits \[0.3, 2.0\] \(rad\)"),
+    ({"f1": float("nan")}, r"hold: joint 'f1' = nan must be .*\(m\)"),
+    ({"k1": "1"}, r"hold: joint 'k1' = '1' must be a finite number"),
+    ({"k1": True}, r"hold: joint 'k1' = True must be a finite number"),
+])
+def test_bad_hold_names_the_joint(hold, match):
+    with pytest.raises(km.RobotFileError, match=match):
+        km.from_urdf(heavy_tree(), tip="tcp", hold=hold)
+
+
+def test_link_without_inertial_is_massless_not_the_end_of_dynamics():
+    """HANDMADE's link3 has no <inertial>: legal, massless; RNE and M still match Pinocchio."""
+    from pin_tree import Reduced, compare, pin_model
+
+    robot = km.from_urdf(HANDMADE)
+    assert robot.has_inertials and robot.inertials[2].mass == 0
+    compare(robot, Reduced(pin_model(HANDMADE), robot, "tcp"), np.random.default_rng(4), samples=5)
+    bare = km.from_urdf(chain(joint("revolute", '<limit lower="-1" upper="1" effort="1" velocity="1"/>')))
+    assert bare.inertials is None  # nothing on the chain has mass: no dynamics, said by DynamicsError
+    with pytest.raises(km.DynamicsError, match="no inertial parameters"):
+        km.mass_matrix(bare, [0.0])
+
+
+@pytest.mark.parametrize("declaration", ['<?xml version="0.0"?>', "<?xml version='0.0' encoding='utf-8'?>",
+                                         '\ufeff<?xml version="2.5" ?>'])
+def test_any_xml_version_reads_as_pinocchio_reads_it(declaration, tmp_path):
+    text = declaration + HANDMADE.split("?>", 1)[1]
+    path = tmp_path / "v.urdf"
+    path.write_text(text, encoding="utf-8")
+    q = sample_q(km.from_urdf(HANDMADE), 5)
+    for r in (km.from_urdf(text), km.load(path)):
+        np.testing.assert_array_equal(km.fk(r, q), km.fk(km.from_urdf(HANDMADE), q))
+    with pytest.raises(km.RobotFileError, match=r"line 3: <link>: link name 'z' used twice"):
+        km.from_urdf(text.replace("<!-- a comment -->", '<link name="z"/><link name="z"/>'))  # lines kept
+
+
+def test_non_psd_inertia_names_link_and_line():
+    bad = inertial(1.0, "0 0 0", "0 0 0", 1, 2, 0, 1, 0, 1)  # eigenvalues −1, 1, 3
+    text = f'<robot name="r">\n<link name="a"/>\n<link name="b">\n{bad}</link>\n' + joint("continuous") + "</robot>"
+    with pytest.raises(km.RobotFileError, match=r"bad.urdf: line 4: link 'b': <inertial>: inertia tensor "
+                                                r"must be positive semi-definite"):
+        km.from_urdf(text, where="bad.urdf")
+
+
+def test_revolute_or_prismatic_joint_without_limit_warns():
+    for kind in ("revolute", "prismatic"):
+        with pytest.warns(km.MissingLimitWarning, match=rf"r.urdf: line 1: {kind} joint 'j' has no <limit> "
+                                                         r"\(URDF requires one\): taken as unlimited"):
+            robot = km.from_urdf(chain(joint(kind)), where="r.urdf")
+        assert np.all(np.isinf(robot.limits))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        km.from_urdf(chain(joint("continuous")))
+
+
+def test_branched_tree_says_what_to_pass_and_lists_the_tips(tmp_path):
+    path = tmp_path / "tree.urdf"
+    path.write_text(tree(mimic=False), encoding="utf-8")
+    assert km.urdf_tips(path) == {"tcp": ("j1", "j2", "j3"), "left": ("j1", "j2", "j3", "f1"),
+                                  "right": ("j1", "j2", "j3", "f2")}
+    with pytest.raises(km.RobotFileError, match=r"ending at 'left', 'right'; choose one with tip=<link name> "
+                       r"\(km.load\(path, tip=...\), or --tip LINK on the command line\); candidate tips: "
+                       r"'tcp' \(3 joints\), 'left' \(4 joints\), 'right' \(4 joints\)"):
+        km.load(path)
+    assert km.load(path, tip="tcp").joint_names == ("j1", "j2", "j3")
+    assert km.load(path, tip="right", hold={"f1": 0.5}).extras["urdf"]["held"] == {"f1": 0.5}
+    with pytest.raises(ValueError, match="tip and hold choose a chain of a URDF tree"):
+        km.load("puma560", tip="link6")
+
+
+@st.composite
+def random_trees(draw) -> tuple[str, str, dict[str, float]]:
+    """(URDF text, a candidate tip, a hold for some joints off its chain): 2–9 links, each hung
+    from an earlier one by a revolute, continuous, prismatic or fixed joint with a random origin,
+    axis and limits, every link (but some) with a random physical inertial."""
+    count = draw(st.integers(2, 9))
+    num = st.floats(-0.5, 0.5, allow_nan=False).map(lambda x: round(x, 6))
+    vec = st.tuples(num, num, num).map(lambda v: " ".join(map(str, v)))
+    links, joints = [], []
+    for i in range(count):
+        body = ""
+        if i and draw(st.sampled_from([True, True, False])):
+            a, b, c = draw(st.tuples(*[st.floats(0.001, 0.1)] * 3))  # ∫x², ∫y², ∫z² dm
+            ixx, iyy, izz = b + c, a + c, a + b  # principal moments of a real body
+            body = inertial(draw(st.floats(0.1, 5.0)), draw(vec), draw(vec), ixx, 0, 0, iyy, 0, izz)
+        links.append(f'<link name="L{i}">{body}</link>')
+        if i:
+            kind = draw(st.sampled_from(["revolute", "continuous", "prismatic", "fixed"]))
+            lo = draw(st.floats(-2.0, 1.0))
+            axis = draw(vec.filter(lambda v: any(abs(float(x)) > 0.05 for x in v.split())))
+            limit = f'<limit lower="{lo}" upper="{lo + draw(st.floats(0.1, 2.0))}" effort="1" velocity="1"/>'
+            joints.append(f'<joint name="J{i}" type="{kind}"><parent link="L{draw(st.integers(0, i - 1))}"/>'
+                          f'<child link="L{i}"/><origin xyz="{draw(vec)}" rpy="{draw(vec)}"/>'
+                          f'<axis xyz="{axis}"/>{limit if kind != "continuous" else ""}</joint>')
+    text = f'<robot name="random">{"".join(links)}{"".join(joints)}</robot>'
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", km.URDFWarning)
+        tips = km.urdf_tips(text)
+    assume(tips)
+    tip = draw(st.sampled_from(sorted(tips)))
+    root = etree.fromstring(text.encode())
+    off = [j for j in root.findall("joint") if j.get("type") != "fixed" and j.get("name") not in tips[tip]]
+    hold = {}
+    for j in draw(st.lists(st.sampled_from(off), unique=True)) if off else ():
+        lim = j.find("limit")
+        lo, hi = (-np.pi, np.pi) if lim is None else (float(lim.get("lower")), float(lim.get("upper")))
+        hold[j.get("name")] = draw(st.floats(lo, hi))
+    return text, tip, hold
+
+
+@FAST
+@given(random_trees())
+def test_random_trees_match_pinocchio_on_every_chain(case):
+    """Any chain of a random tree, held anywhere: FK, J, RNE and M equal Pinocchio's reduced model."""
+    from pin_tree import Reduced, compare, pin_model
+
+    text, tip, hold = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", km.URDFWarning)
+        robot = km.from_urdf(text, tip=tip, hold=hold)
+    assert {k: robot.extras["urdf"]["held"][k] for k in hold} == hold
+    oracle = Reduced(pin_model(text), robot, tip)
+    massless = all(oracle.model.inertias[i].mass == 0 for i in range(1, oracle.model.njoints))
+    assert (robot.inertials is None) == massless  # no dynamics only when nothing on the chain has mass
+    compare(robot, oracle, np.random.default_rng(0), samples=2)

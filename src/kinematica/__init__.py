@@ -7,7 +7,7 @@ array([0.    , 0.5615, 0.89  ])
 """
 
 from . import spatial, trajectory
-from .dynamics import (DynamicsError, computed_torque, coriolis, energy, forward_dynamics,
+from .dynamics import (DynamicsError, SimulationStopped, computed_torque, coriolis, energy, forward_dynamics,
                        gravity_torques, mass_matrix, pd_gravity, rne, simulate, with_payload)
 from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
 from .ik import target as targets
@@ -15,9 +15,10 @@ from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk
                          fk_jacobian, jacobian, jacobian_derivative, manipulability,
                          planar_fk, planar_jacobian, rank, singular_values, singularity,
                          task_rows)
-from .model import (Inertial, ParameterTable, Robot, RobotError, RobotFileError, from_dh,
-                    from_link_frames, from_mdh, from_planar, from_servo, from_urdf, load,
-                    robot_names, save, to_servo, to_urdf)
+from .model import (Inertial, MissingLimitWarning, OffChainBodiesWarning, ParameterTable, Robot,
+                    RobotError, RobotFileError, URDFWarning, from_dh, from_link_frames, from_mdh,
+                    from_planar, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
+                    urdf_tips)
 from .trajectory import Trajectory
 
 __version__ = "0.1.0"
@@ -26,7 +27,7 @@ __all__ = [
     # models
     "Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "from_dh", "from_mdh",
     "from_planar", "from_link_frames", "from_urdf", "to_urdf", "load", "save", "robot_names",
-    "to_servo", "from_servo",
+    "to_servo", "from_servo", "urdf_tips", "URDFWarning", "OffChainBodiesWarning", "MissingLimitWarning",
     # kinematics
     "fk", "fk_frames", "fk_jacobian", "jacobian", "jacobian_derivative", "planar_fk",
     "planar_jacobian", "manipulability", "det_jjt", "condition", "rank", "singular_values",
@@ -35,7 +36,7 @@ __all__ = [
     "ik", "ik_all", "self_motion", "IKResult", "Target", "TargetError", "targets",
     # dynamics
     "rne", "mass_matrix", "gravity_torques", "coriolis", "forward_dynamics", "with_payload",
-    "simulate", "pd_gravity", "computed_torque", "energy", "DynamicsError",
+    "simulate", "SimulationStopped", "pd_gravity", "computed_torque", "energy", "DynamicsError",
     # trajectories
     "trajectory", "Trajectory",
     "spatial",

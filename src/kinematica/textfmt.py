@@ -21,8 +21,14 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 
+LARGE = 1e10
+"""From this magnitude on, numbers are written in scientific notation: fixed point would spell
+out digits that mean nothing (1e308 has 309 of them) and break the columns."""
+
+
 def num(x: Any, decimals: int = 4) -> str:
-    """One number in fixed point: ``num(-1e-17)`` is ``'0.0000'``, ``num(inf)`` is ``'inf'``.
+    """One number in fixed point: ``num(-1e-17)`` is ``'0.0000'``, ``num(inf)`` is ``'inf'``,
+    ``num(3e15)`` is ``'3.0000e+15'`` (from `LARGE` on).
 
     Integers (Python or NumPy) are written without decimals; anything else goes through str().
     """
@@ -36,6 +42,8 @@ def num(x: Any, decimals: int = 4) -> str:
             return "nan"
         if math.isinf(v):
             return "inf" if v > 0 else "-inf"
+        if abs(v) >= LARGE:
+            return f"{v:.{decimals}e}"
         s = f"{v:.{decimals}f}"
         return s[1:] if s.startswith("-") and float(s) == 0 else s
     return str(x)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,16 +35,17 @@ class Config:
 CONFIG = Config()
 
 
-def configure(robot: str | None = None) -> str:
+def configure(robot: str | None = None, tip: str | None = None, hold: dict | None = None) -> str:
     """Set the robot new tabs open with: a bundled name, or a .yaml / .urdf file (read now, so a
-    bad file fails before the server starts). Returns the robot's label in the robot select."""
+    bad file fails before the server starts; a URDF's chain to `tip`, joints off it held at
+    `hold`). Returns the robot's label in the robot select."""
     CONFIG.loaded.clear()
     name = robot or DEFAULT_ROBOT
     if name in km.robot_names():
         CONFIG.robot = name
         return name
     session = Session()
-    label = session.add_robot_file(name)
+    label = session.add_robot_file(name, tip=tip, hold=hold)
     CONFIG.loaded.update(session.loaded)
     CONFIG.robot = label
     return label
@@ -76,10 +78,13 @@ def storage_secret(folder: Path) -> str:
     return path.read_text().strip()
 
 
-def run(robot: str | None = None, *, host: str = "127.0.0.1", port: int = 8080, show: bool = True) -> None:
-    """Serve the simulator (blocking until stopped). Every asset is served by this process:
-    the page works offline."""
-    configure(robot)
+def run(robot: str | None = None, *, host: str = "127.0.0.1", port: int = 8080, show: bool = True,
+        tip: str | None = None, hold: dict | None = None) -> None:
+    """Serve the simulator (blocking until stopped); `tip` and `hold` choose a URDF tree's chain
+    (see `configure`). Every asset is served by this process: the page works offline."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", km.URDFWarning)  # `kinematica serve` said them already
+        configure(robot, tip, hold)
     folder = state_dir()
     Storage.path = (folder / "sessions").resolve()  # not ./.nicegui in whatever folder serve ran from
     ui.run(root, host=host, port=port, show=show, reload=False, title=TITLE, favicon="🦾",

@@ -8,12 +8,16 @@ A panel reports what the user did, the session changes, this tab shows the new s
 from __future__ import annotations
 
 import tempfile
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 from nicegui import events, ui
 
+import kinematica as km
+
+from .chains import ChainPicker, default_tip, urdf_tips
 from .panel import IKPanel, JointPanel, ReadoutPanel, tag
 from .handles import HANDLES, length_digits, moved, turned
 from .player import Player
@@ -44,6 +48,7 @@ class SimulatorTab:
                      "robot list for this tab.").classes("text-sm text-grey-8")
             self.robot_drop = FileDrop("robot-upload", "drop a .yaml or .urdf file here, or press +",
                                        ".yaml,.yml,.urdf", self.upload)
+        self.chains, self.tree = ChainPicker(self.open_chain), ("", b"")
         self.build()
 
     # --- building -------------------------------------------------------------------------
@@ -135,19 +140,42 @@ class SimulatorTab:
             self.page.changed("robot")
 
     async def upload(self, e: events.UploadEventArguments) -> None:
-        suffix = Path(e.file.name).suffix.lower()
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / (Path(e.file.name).stem + suffix)
-            path.write_bytes(await e.file.read())  # robot files are small
-            try:
-                self.session.add_robot_file(path)
-            except (ValueError, OSError) as err:
-                self.robot_drop.refused(e.file.name, err, path)
-                return
+        name, data = e.file.name, await e.file.read()  # robot files are small
+        tips = urdf_tips(name, data)
+        if len(tips) > 1:  # a tree: the user picks the chain
+            self.tree = (name, data)
+            self.chains.offer(name, tips, default_tip(name, data, tips))
+        elif not self.open_file(name, data):
+            return
         self.robot_drop.accepted()
         self.open_dialog.close()
+
+    def open_chain(self, tip: str) -> None:
+        """The chain to `tip` of the URDF tree last uploaded (the chain picker's choice); a chain
+        that does not open is said beside the upload widget, shown again."""
+        if not self.open_file(*self.tree, tip=tip):
+            self.open_dialog.open()
+
+    def open_file(self, name: str, data: bytes, tip: str | None = None) -> bool:
+        """Open robot file `name` (its bytes), a URDF's chain to `tip`: False when it is refused
+        (said beside the upload widget). What went wrong or was held is said with the file's own
+        name, not the server's scratch path."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / (Path(name).stem + Path(name).suffix.lower())
+            path.write_bytes(data)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", km.URDFWarning)
+                try:
+                    self.session.add_robot_file(path, tip=tip)
+                except (ValueError, OSError) as err:
+                    self.robot_drop.refused(name, err, path)
+                    return False
+        for w in caught:
+            ui.notify(str(w.message).replace(str(path), name), type="warning", multi_line=True, timeout=0,
+                      close_button=True)
         self.build()
         self.page.changed("robot")
+        return True
 
     def set_mode(self, mode: str) -> None:
         self.session.mode = mode

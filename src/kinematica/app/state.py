@@ -291,10 +291,12 @@ class Session:
         if robot.table is not None and robot.table.kind == "planar":
             self.view.projection = "xy"  # a planar arm moves in its plane: the 2-D view
 
-    def add_robot_file(self, path: str | Path) -> str:
-        """Load a .yaml or .urdf robot file and switch to it; returns its label."""
-        robot = km.load(str(path))
+    def add_robot_file(self, path: str | Path, tip: str | None = None, hold: dict | None = None) -> str:
+        """Load a .yaml or .urdf robot file (a URDF's chain to link `tip`, joints off it held at
+        `hold`) and switch to it; returns its label."""
+        robot = km.load(str(path), tip=tip, hold=hold)
         label = robot.name if robot.name not in km.robot_names() else f"{robot.name} ({Path(path).name})"
+        label += f" to {tip}" if tip else ""
         self.loaded[label] = robot
         self.set_robot(label)
         return label

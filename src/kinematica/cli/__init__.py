@@ -6,7 +6,8 @@ joint values as `q` (rad for revolute joints, the robot's length unit for prisma
 `q_deg` (degrees for revolute joints), positions in `length_unit`, torques in N·m (revolute) and
 N (prismatic). Bad input prints one line, ``kinematica: error: <message>``, on stderr and exits
 with code 2; good input that cannot be carried out (an integrator that gives up, trajectory files
-withheld because a point is unsolved) exits with 1.
+withheld because a point is unsolved, an output that cannot be written) exits with 1; Ctrl+C
+stops any command with one line and code 130. Long work (simulate) reports its progress on stderr.
 
 One module per group of subcommands, each with its `add_parser(s)` and `cmd_*` functions:
 kinematics.py (robots, show, fk, jacobian), ik.py, dynamics.py (dynamics, simulate), traj.py,
@@ -18,18 +19,20 @@ common.py holds argument parsing and JSON, text*.py the table views.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Sequence, TextIO
 
 import kinematica as km
 
 from . import demo, dynamics, explain, ik, kinematics, plot, serve, traj
-from .common import JSON_HELP, Failure, Parser, UsageError
+from .common import JSON_HELP, Failure, Parser, UsageError, show_warnings, start_warnings
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl+C
 
-__all__ = ["main", "build_parser", "UsageError", "Failure", "EXIT_USAGE", "EXIT_FAILURE"]
+__all__ = ["main", "build_parser", "UsageError", "Failure", "EXIT_USAGE", "EXIT_FAILURE", "EXIT_INTERRUPTED"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,19 +68,46 @@ def _tolerant(stream: TextIO) -> TextIO:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 on success, 2 on bad input, 1 when good
-    input could not be carried out)."""
-    out = _tolerant(sys.stdout)
+    input could not be carried out, 130 when stopped by Ctrl+C)."""
     _tolerant(sys.stderr)
+    start_warnings()
+    command = "kinematica:"
     try:
+        if sys.stdout is None:  # started with stdout closed (`kinematica robots >&-`)
+            raise Failure("standard output is closed: nothing to write the answer to")
+        out = _tolerant(sys.stdout)
         args = build_parser().parse_args(argv)
-        return args.func(args, out)
+        command = f"kinematica: {args.command}"
+        code = args.func(args, out)
+        show_warnings()  # those of a command that writes its answer without `emit` (explain)
+        out.flush()  # a full disk or a closed pipe fails here, inside the handlers below
+        return code
     except SystemExit as e:  # --help and --version
         return int(e.code or 0)
+    except KeyboardInterrupt:  # Ctrl+C: the serve banner promises it stops; so does a long simulate
+        newline = "\n" if sys.stderr.isatty() else ""  # after the terminal's echoed ^C
+        sys.stderr.write(f"{newline}{command} stopped (Ctrl+C)\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader left (`kinematica robots | head -1`): nothing more to say
+        _drop_stdout()
+        return 0
     except (UsageError, Failure, ValueError, OSError) as e:  # RobotFileError, DynamicsError,
-        if isinstance(e, BrokenPipeError):                   # TrajectoryError are ValueErrors
-            return 0
-        sys.stderr.write(f"kinematica: error: {_one_line(e)}\n")
+        if isinstance(e, Failure):  # good input that could not be carried out: say what was odd in it
+            show_warnings()
+        sys.stderr.write(f"kinematica: error: {_one_line(e)}\n")  # TrajectoryError are ValueErrors
         return EXIT_FAILURE if isinstance(e, Failure) else EXIT_USAGE
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's final flush of what is left in its
+    buffer does not fail a second time on the closed pipe."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):  # no file descriptor (captured in tests)
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -10,6 +10,7 @@ inertial parameters is an error that names the links lacking them (never zero to
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -17,12 +18,14 @@ import numpy as np
 
 import kinematica as km
 
+from ..bounds import EVALUATIONS, count, sample_count
 from ..dynamics.params import GRAVITY, length_scale
+from ..dynamics.simulate import MAX_EVALUATIONS
 from . import text_dynamics as view
-from .common import (Failure, UsageError, add_robot, emit, finite_numbers, load_robot,
+from .common import (Failure, UsageError, add_robot, emit, finite_numbers, robot_of,
                      option_joint_values, q_deg)
+from .progress import Progress
 
-MAX_SAMPLES = 1_000_000
 FORMATS = {".csv": "CSV", ".json": "JSON"}
 
 
@@ -101,8 +104,8 @@ def _cmd_point(args: argparse.Namespace, robot: km.Robot, gravity: np.ndarray, o
                          "printed (use --json for data)")
     q = option_joint_values(robot, args.q, args.deg, "--q")
     zero = np.zeros(robot.n)
-    qd = option_joint_values(robot, args.qd, args.deg, "--qd", zero)
-    qdd = option_joint_values(robot, args.qdd, args.deg, "--qdd", zero)
+    qd = option_joint_values(robot, args.qd, args.deg, "--qd", zero, derivative=1)
+    qdd = option_joint_values(robot, args.qdd, args.deg, "--qdd", zero, derivative=2)
     data = point_data(robot, q, qd, qdd, gravity)
     return emit(args, data, lambda d: view.point_text(robot, d), out)
 
@@ -161,7 +164,7 @@ def _cmd_trajectory(args: argparse.Namespace, robot: km.Robot, gravity: np.ndarr
 
 
 def cmd_dynamics(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     gravity = _gravity(args)
     if args.trajectory is not None:
         return _cmd_trajectory(args, robot, gravity, out)
@@ -176,9 +179,7 @@ def _times(args: argparse.Namespace) -> tuple[float, float]:
         raise UsageError(f"--duration: must be > 0 s, got {args.duration}")
     if not 0 < dt <= duration:
         raise UsageError(f"--dt: must be > 0 and at most the duration ({duration:g} s), got {args.dt}")
-    if duration / dt + 1 > MAX_SAMPLES:
-        raise UsageError(f"--duration / --dt gives {duration / dt + 1:.3g} samples; at most "
-                         f"{MAX_SAMPLES} (raise --dt)")
+    sample_count(duration, dt, "--duration / --dt", UsageError)
     return duration, dt
 
 
@@ -218,17 +219,20 @@ def simulate_data(robot: km.Robot, sim: km.Trajectory, controller: str, torque: 
 
 
 def cmd_simulate(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     duration, dt = _times(args)
     gravity = _gravity(args)
     path = _out_path(args.out)
     q0 = option_joint_values(robot, args.q0, args.deg, "--q0", robot.q_home)
-    qd0 = option_joint_values(robot, args.qd0, args.deg, "--qd0", np.zeros(robot.n))
+    qd0 = option_joint_values(robot, args.qd0, args.deg, "--qd0", np.zeros(robot.n), derivative=1)
     torque, controller, constant = _controller(args, robot, q0, gravity)
+    cap = count(args.max_evaluations, "--max-evaluations", EVALUATIONS, error=UsageError)
+    report = Progress(sys.stderr, f"simulating {robot.name}", "s", duration)
     try:
-        sim = km.simulate(robot, duration, q0, qd0, torque=torque, dt=dt, gravity=gravity)
-    except RuntimeError as e:  # the integrator gave up: good input, no answer
-        raise Failure(f"{robot.name}: {e}") from None
+        sim = km.simulate(robot, duration, q0, qd0, torque=torque, dt=dt, gravity=gravity,
+                          max_evaluations=cap, progress=report)
+    except RuntimeError as e:  # SimulationStopped: the integrator gave up or hit the cap; good input, no answer
+        raise Failure(f"{robot.name}: {str(e).replace('max_evaluations', '--max-evaluations')}") from None
     if path is not None:
         km.trajectory.save(sim, path, degrees=args.deg)
     data = simulate_data(robot, sim, controller, constant, gravity, _written(path, args.deg))
@@ -266,7 +270,8 @@ def _add_simulate(sub: Any) -> None:
                          "constant torques",
         description="Forward dynamics integrated with SciPy's solve_ivp (LSODA). Unactuated by "
                     "default; --hold applies joint PD with gravity compensation about q0; "
-                    "--torque applies constant joint torques.")
+                    "--torque applies constant joint torques. The work is bounded by "
+                    "--max-evaluations; a long run reports its progress on stderr and Ctrl+C stops it.")
     add_robot(p)
     p.add_argument("--duration", required=True, metavar="T", help="simulated time, s")
     p.add_argument("--q0", nargs="+", metavar="Q", help=f"initial joint values (default: home): {_Q_HELP}")
@@ -278,6 +283,9 @@ def _add_simulate(sub: Any) -> None:
                      help="constant joint torques, N·m (revolute) or N (prismatic)")
     p.add_argument("--dt", default="0.01", metavar="DT", help="sample interval of the output, s (default 0.01)")
     p.add_argument("--out", metavar="FILE", help="write the simulated trajectory t, q, q̇, q̈, τ (.csv or .json)")
+    p.add_argument("--max-evaluations", type=int, metavar="N", default=MAX_EVALUATIONS,
+                   help=f"stop with an error after N evaluations of the dynamics (default {MAX_EVALUATIONS:,}: "
+                        "bounds the work on a motion too fast or stiff to integrate)")
     _add_common(p, "--q0 and --qd0 of revolute joints are in degrees; --out is written in degrees")
     p.set_defaults(func=cmd_simulate)
 

@@ -16,7 +16,8 @@ import numpy as np
 from ..explain import explain, render
 from ..explain.document import Document
 from . import ik as cli_ik
-from .common import UsageError, add_robot, dumps, finite_numbers, jsonable, load_robot, option_joint_values
+from .common import (UsageError, add_robot, dumps, finite_numbers, jsonable, option_joint_values, robot_of,
+                     with_warnings)
 
 FORMATS = ("text", "md", "html", "tex")
 _SUFFIX = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".tex": "tex", ".txt": "text"}
@@ -24,15 +25,26 @@ WHAT = ("fk", "jacobian", "ik", "dynamics")
 
 
 def _format(args: argparse.Namespace) -> str:
+    """--format, else the format --out's suffix names (checked first by `_check_out`), else text."""
     if args.format:
         return args.format
     if args.out:
-        return _SUFFIX.get(Path(args.out).suffix.lower(), "text")
+        return _SUFFIX[Path(args.out).suffix.lower()]
     return "text"
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """Without --format or --json, --out must name its format by a known suffix: a file such as
+    e.xyz would silently get terminal text."""
+    if args.out is None or args.format or args.json:
+        return
+    if Path(args.out).suffix.lower() not in _SUFFIX:
+        raise UsageError(f"--out: cannot tell the format of {Path(args.out).name!r}: use one of "
+                         f"{', '.join(_SUFFIX)}, or give --format")
 
 def build_document(args: argparse.Namespace) -> Document:
     """The explanation the options ask for."""
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     deg = True if args.deg else None
     q = option_joint_values(robot, args.q, args.deg, "--q", robot.q_home)
     if args.what == "ik":
@@ -45,8 +57,8 @@ def build_document(args: argparse.Namespace) -> Document:
     if args.position is not None or args.q0 is not None:
         raise UsageError(f"--position and --q0 belong to 'explain ik', not 'explain {args.what}'")
     if args.what == "dynamics":
-        qd = option_joint_values(robot, args.qd, args.deg, "--qd", np.zeros(robot.n))
-        qdd = option_joint_values(robot, args.qdd, args.deg, "--qdd", np.zeros(robot.n))
+        qd = option_joint_values(robot, args.qd, args.deg, "--qd", np.zeros(robot.n), derivative=1)
+        qdd = option_joint_values(robot, args.qdd, args.deg, "--qdd", np.zeros(robot.n), derivative=2)
         g = None if args.gravity is None else finite_numbers(args.gravity, "--gravity")
         return explain(robot, "dynamics", q=q, qd=qd, qdd=qdd, gravity=g, deg=deg)
     return explain(robot, args.what, q=q, params=args.params, deg=deg)
@@ -60,9 +72,10 @@ def document_data(doc: Document) -> dict[str, Any]:
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
+    _check_out(args)  # before any work
     doc = build_document(args)
     if args.json:
-        text = dumps(document_data(doc)) + "\n"
+        text = dumps(jsonable(with_warnings(document_data(doc)))) + "\n"
     else:
         fmt = _format(args)
         text = render(doc, fmt, **({"math": args.math} if fmt == "html" else {}))

@@ -10,10 +10,11 @@ import numpy as np
 
 import kinematica as km
 
+from ..bounds import RESTARTS, count
 from ..ik.analytic import has_analytic
 from ..kinematics.manipulability import is_planar
 from . import text_ik
-from .common import (UsageError, add_robot, emit, finite_numbers, load_robot, option_joint_values,
+from .common import (UsageError, add_robot, emit, finite_numbers, robot_of, option_joint_values,
                      q_deg)
 
 ORIENTATION_FLAGS = ("rpy", "euler_zyz", "quat", "approach", "pitch", "phi")
@@ -131,14 +132,12 @@ def ik_options(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"--tol: must be > 0, got {args.tol}")
         options["tol_position"] = tol
     if args.restarts is not None:
-        if args.restarts < 0:
-            raise UsageError(f"--restarts: must be >= 0, got {args.restarts}")
-        options["restarts"] = args.restarts
+        options["restarts"] = count(args.restarts, "--restarts", RESTARTS, minimum=0, error=UsageError)
     return options
 
 
 def cmd_ik(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     t, target = ik_target(robot, args)
     q0 = option_joint_values(robot, args.q0, args.deg, "--q0")
     data = ik_data(robot, t, target, q0, args.method, args.limits, args.all, ik_options(args))

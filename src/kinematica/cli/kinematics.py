@@ -13,7 +13,7 @@ import kinematica as km
 from ..kinematics import report, select_rows
 from ..kinematics.manipulability import ROWS
 from . import text
-from .common import add_robot, emit, joint_values, load_robot, q_deg
+from .common import add_robot, emit, joint_values, robot_of, q_deg
 
 
 def cmd_robots(args: argparse.Namespace, out: TextIO) -> int:
@@ -46,7 +46,7 @@ def show_data(robot: km.Robot) -> dict[str, Any]:
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     return emit(args, show_data(robot), lambda _: text.show_text(robot), out)
 
 
@@ -61,7 +61,7 @@ def fk_data(robot: km.Robot, q: np.ndarray) -> dict[str, Any]:
 
 
 def cmd_fk(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     data = fk_data(robot, joint_values(robot, args.q, args.deg))
     return emit(args, data, lambda d: text.fk_text(robot, d, args.frames), out)
 
@@ -82,7 +82,7 @@ def jacobian_data(robot: km.Robot, q: np.ndarray, frame: str, rows: str | None) 
 
 
 def cmd_jacobian(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     data = jacobian_data(robot, joint_values(robot, args.q, args.deg), args.frame, args.rows)
     return emit(args, data, lambda d: text.jacobian_text(robot, d), out)
 

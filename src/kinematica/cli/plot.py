@@ -21,7 +21,8 @@ from typing import Any, TextIO
 
 import kinematica as km
 
-from .common import (Failure, UsageError, add_robot, emit, finite_numbers, load_robot,
+from ..bounds import FRAMES, POINTS, count
+from .common import (Failure, UsageError, add_robot, emit, finite_numbers, robot_of,
                      option_joint_values)
 from .dynamics import check_trajectory
 from .ik import IK_METHODS, ik_target
@@ -133,9 +134,7 @@ def _figure(args: argparse.Namespace, robot: km.Robot, size, dpi) -> tuple[Any, 
         return viz.solutions(robot, sols, current=current, target=t.p, view=args.view, **kw), \
             f"{len(sols)} solution{'s' if len(sols) != 1 else ''}"
     if kind == "workspace":
-        samples = 5000 if args.samples is None else args.samples
-        if not 1 <= samples <= 200_000:
-            raise UsageError(f"--samples: expected 1 to 200000, got {samples}")
+        samples = 5000 if args.samples is None else count(args.samples, "--samples", POINTS, error=UsageError)
         color = None if args.color == "none" else "manipulability"
         return viz.workspace(robot, samples, seed=args.seed if args.seed is not None else 0,
                              color=color, view=args.view or "auto", **kw), None
@@ -166,7 +165,7 @@ def _convergence(args: argparse.Namespace, robot: km.Robot, kw: dict[str, Any]):
 
 
 def cmd_plot(args: argparse.Namespace, out: TextIO) -> int:
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     _check_options(args)
     path = out_path(args.out, IMAGE_FORMATS, "image")
     size, dpi = figure_size(args)
@@ -183,14 +182,14 @@ def cmd_plot(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_animate(args: argparse.Namespace, out: TextIO) -> int:
     from .. import viz
 
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     path = out_path(args.out, ANIMATION_FORMATS, "animation")
     size, dpi = figure_size(args)
     fps = float(finite_numbers([args.fps], "--fps")[0])
     if not 0 < fps <= 100:
         raise UsageError(f"--fps: expected more than 0 and at most 100, got {args.fps}")
-    if args.n_frames is not None and not 1 <= args.n_frames <= 2000:
-        raise UsageError(f"--n-frames: expected 1 to 2000, got {args.n_frames}")
+    if args.n_frames is not None:
+        count(args.n_frames, "--n-frames", FRAMES, error=UsageError)
     tr = _load_trajectory(robot, args.trajectory)
     try:
         viz.animate(robot, tr, path, fps=fps, frames=args.n_frames, view=args.view,

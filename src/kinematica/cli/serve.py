@@ -8,7 +8,7 @@ import json
 import socket
 from typing import Any, TextIO
 
-from .common import ROBOT_HELP, UsageError, load_robot
+from .common import ROBOT_HELP, UsageError, add_robot, hold_values, load_robot
 
 DEFAULT_PORT = 8080
 PORTS_TRIED = 20  # without --port: the first free one of 8080 … 8099
@@ -48,7 +48,7 @@ def choose_port(host: str, port: int | None) -> int:
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     robot = args.robot or "braccio"
-    load_robot(robot)  # a bad name or file fails here, before the server starts
+    load_robot(robot, args.tip, args.hold_at)  # a bad name or file fails here, before the server starts
     port = choose_port(args.host, args.port)
     url = f"http://{args.host if ':' not in args.host else f'[{args.host}]'}:{port}/"
     if args.json:
@@ -59,7 +59,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     out.flush()
     from ..app.main import run  # NiceGUI loads only now
 
-    run(robot, host=args.host, port=port, show=not args.no_browser)
+    run(robot, host=args.host, port=port, show=not args.no_browser, tip=args.tip, hold=hold_values(args.hold_at))
     return 0
 
 
@@ -73,6 +73,7 @@ def add_parser(sub: Any) -> None:
                                    "everything is served locally: it works offline.")
     p.add_argument("--robot", metavar="ROBOT", default=None,
                    help=f"{ROBOT_HELP} (default braccio); any other can be chosen in the page")
+    add_robot(p, positional=False)
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=None,

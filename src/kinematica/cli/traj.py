@@ -28,7 +28,7 @@ import kinematica as km
 from ..spatial import matrix_to_rpy
 from ..trajectory.follow import TASKS
 from . import text_traj as view
-from .common import Failure, UsageError, add_robot, emit, load_robot, option_joint_values, q_deg
+from .common import Failure, UsageError, add_robot, emit, robot_of, option_joint_values, q_deg
 from .dynamics import FORMATS, _out_path, joint_units
 from .traj_plan import (MODES, PROFILES, check_mode_options, default_task, entry_note, limit_failures,
                         plan_joint, plan_path, resolve_mode)
@@ -102,7 +102,7 @@ def traj_data(robot: km.Robot, tr: km.Trajectory, mode: str, motion: dict[str, A
 
 def cmd_traj(args: argparse.Namespace, out: TextIO) -> int:
     resolve_mode(args)
-    robot = load_robot(args.robot)
+    robot = robot_of(args)
     check_mode_options(args)
     path_out = _out_path(args.out)
     if path_out is not None and not path_out.parent.is_dir():

@@ -12,7 +12,9 @@ import numpy as np
 
 import kinematica as km
 
+from ..bounds import Limit, count
 from ..kinematics.manipulability import is_planar, task_rows
+from ..model.robot import LIMIT_TOL
 from ..spatial import rotation_log, rpy_to_matrix
 from ..trajectory import ramp
 from . import text_traj as view
@@ -21,7 +23,8 @@ from .common import UsageError, finite_numbers, option_joint_values, q_deg
 MODES = ("joint", "line", "arc", "spline")
 CARTESIAN = ("line", "arc", "spline")
 PROFILES = ("linear", "cubic", "quintic", "trapezoidal")
-MAX_INTERVALS = 100_000
+INTERVALS = Limit("kinematica.cli.traj_plan.INTERVALS", 100_000,
+                  "intervals of a command-line trajectory", "each point of a Cartesian one is an IK solve: use fewer")
 _DEFAULT_N = {"joint": 100, "line": 50, "arc": 50, "circle": 100, "spline": 100}
 # options that belong to some modes only: (dest, flag) -> modes
 _ONLY = {("poses", "--poses"): ("joint",), ("from_", "--from"): ("joint",),
@@ -73,9 +76,7 @@ def _positive(text: str | None, flag: str, unit: str) -> float | None:
 def _intervals(args: argparse.Namespace, kind: str) -> int:
     if args.n is None:
         return _DEFAULT_N[kind]
-    if not 1 <= args.n <= MAX_INTERVALS:
-        raise UsageError(f"--n: the number of intervals must be 1 … {MAX_INTERVALS}, got {args.n}")
-    return args.n
+    return count(args.n, "--n", INTERVALS, error=UsageError)
 
 
 def _rpy(values: list[str] | None, flag: str, deg: bool) -> np.ndarray | None:
@@ -196,7 +197,7 @@ def limit_failures(robot: km.Robot, tr: km.Trajectory) -> list[dict[str, Any]]:
     lo, hi = robot.limits[:, 0], robot.limits[:, 1]
     out = []
     for i in np.flatnonzero(~robot.within_limits(tr.q)):
-        bad = np.flatnonzero((tr.q[i] < lo - 1e-9) | (tr.q[i] > hi + 1e-9))
+        bad = np.flatnonzero((tr.q[i] < lo - LIMIT_TOL) | (tr.q[i] > hi + LIMIT_TOL))
         words = ", ".join(f"{robot.joint_names[j]} = {view.joint_value(robot, j, tr.q[i, j])} outside "
                           f"[{view.joint_value(robot, j, lo[j])}, {view.joint_value(robot, j, hi[j])}]"
                           for j in bad)

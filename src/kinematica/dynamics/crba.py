@@ -18,7 +18,7 @@ positive pivots and c < 1e12 prove M regular without computing its eigenvalues.
 from __future__ import annotations
 
 from .local import Local
-from .newton_euler import add, cross, rot, times, to_parent
+from .newton_euler import add, rot, times, to_parent
 
 
 def _turn(R, I):

@@ -11,8 +11,10 @@ from ..kinematics.fk import fk_frames
 from ..model.robot import Robot
 from .params import GRAVITY, link_params
 from .terms import mass_matrix
+from ..model.coerce import takes_robot
 
 
+@takes_robot
 def potential_energy(robot: Robot, q: ArrayLike, gravity: ArrayLike = GRAVITY) -> np.ndarray:
     """U(q) (...) in joules."""
     q = check_q(robot, q)
@@ -22,6 +24,7 @@ def potential_energy(robot: Robot, q: ArrayLike, gravity: ArrayLike = GRAVITY) -
     return -np.einsum("n,...ni,i->...", p.mass, c, np.asarray(gravity, dtype=float))
 
 
+@takes_robot
 def kinetic_energy(robot: Robot, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
     """½ q̇ᵀ M(q) q̇ (...) in joules (prismatic rates converted to m/s)."""
     q = check_q(robot, q)
@@ -29,6 +32,7 @@ def kinetic_energy(robot: Robot, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
     return 0.5 * np.einsum("...i,...ij,...j->...", v, mass_matrix(robot, q), v)
 
 
+@takes_robot
 def energy(robot: Robot, q: ArrayLike, qd: ArrayLike, gravity: ArrayLike = GRAVITY) -> np.ndarray:
     """Total mechanical energy (...) in joules."""
     return kinetic_energy(robot, q, qd) + potential_energy(robot, q, gravity)

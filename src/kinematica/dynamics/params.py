@@ -14,6 +14,7 @@ import numpy as np
 
 from ..model.inertial import Inertial
 from ..model.robot import Robot
+from ..model.coerce import takes_robot
 
 G = 9.80665  # standard gravity, m/s²
 GRAVITY = np.array([0.0, 0.0, -G])
@@ -69,6 +70,7 @@ def link_params(robot: Robot) -> LinkParams:
     )
 
 
+@takes_robot
 def with_payload(robot: Robot, mass: float, com_in_tool=(0.0, 0.0, 0.0), inertia=None) -> Robot:
     """A copy of `robot` carrying a payload rigidly at the tool: `mass` (kg) with its centre of
     mass at `com_in_tool` (length unit, tool frame) and an optional inertia about it (kg·unit²,

@@ -21,6 +21,7 @@ from ..model.robot import Robot
 from . import programs as pg
 from .local import Local, local
 from .params import GRAVITY
+from ..model.coerce import takes_robot
 
 SMALL = 16  # up to this many states a loop over single states beats the vectorised pass
 
@@ -52,6 +53,7 @@ def check_like(robot: Robot, q: np.ndarray, x: ArrayLike, what: str) -> np.ndarr
     return x if x.shape == q.shape else np.broadcast_to(x, q.shape)
 
 
+@takes_robot
 def rne(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, gravity: ArrayLike = GRAVITY,
         wrench: ArrayLike | None = None, friction: bool = True) -> np.ndarray:
     """Joint torques/forces τ (..., n) that produce accelerations qdd at (q, qd).

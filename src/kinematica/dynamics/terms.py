@@ -24,6 +24,7 @@ from . import programs as pg
 from .local import local
 from .params import GRAVITY, DynamicsError
 from .rne import SMALL, check_like, check_vector, gravity_kind
+from ..model.coerce import takes_robot
 
 BOUND = 1e12  # tr(M) tr(M⁻¹) below this proves λ_min > 1e-12 λ_max, the test of a regular M
 
@@ -44,6 +45,7 @@ def _torques(robot: Robot, kind: pg.Kind, q: np.ndarray, qd: np.ndarray | None, 
     return tau.reshape(q.shape)
 
 
+@takes_robot
 def gravity_torques(robot: Robot, q: ArrayLike, gravity: ArrayLike = GRAVITY) -> np.ndarray:
     """g(q) (..., n): the torques that hold the arm still against gravity.
 
@@ -56,12 +58,14 @@ def gravity_torques(robot: Robot, q: ArrayLike, gravity: ArrayLike = GRAVITY) ->
     return _torques(robot, pg.Kind("rne", gravity=g_on), q, None, g)
 
 
+@takes_robot
 def coriolis(robot: Robot, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
     """C(q, q̇) q̇ (..., n): Coriolis and centrifugal torques at joint speeds q̇."""
     q = check_q(robot, q)
     return _torques(robot, pg.Kind("rne", velocity=True), q, check_like(robot, q, qd, "qd"), [])
 
 
+@takes_robot
 def mass_matrix(robot: Robot, q: ArrayLike) -> np.ndarray:
     """M(q) (..., n, n), symmetric positive definite, armature included on the diagonal.
 
@@ -108,6 +112,7 @@ def _check_invertible(robot: Robot, M: np.ndarray) -> None:
             f"its joint axis — give the links inertia tensors or solid shapes, or an armature")
 
 
+@takes_robot
 def forward_dynamics(robot: Robot, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, *,
                      gravity: ArrayLike = GRAVITY, wrench: ArrayLike | None = None) -> np.ndarray:
     """Joint accelerations q̈ (..., n) under torques τ (N·m / N) at state (q, q̇).

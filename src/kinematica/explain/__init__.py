@@ -20,10 +20,12 @@ from .codegen import compile_source, fk_source, jacobian_source
 from .document import Document, Math, Quantity, Section, Step, Table
 from .notation import Formula, latex, mathml
 from .symbolic import Chain, chain, fk_symbolic, jacobian_symbolic, joint_symbols
+from ..model.coerce import takes_robot
 
 FORMATS = ("text", "md", "html", "tex")
 
 
+@takes_robot
 def explain(robot: Robot, what: str, **kw: Any) -> Document:
     """The step-by-step explanation of `what` for `robot`:
 

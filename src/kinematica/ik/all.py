@@ -12,20 +12,24 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..bounds import SEEDS, SOLVES, count
 from ..kinematics.chain import check_q
 from ..kinematics.jacobian import jacobian
 from ..model.robot import Robot
 from .limits import random_seeds, wrap_into_limits
 from .numeric import METHODS, Options, iterate
+from .frame import fit_target, judged, solver_problem
 from .reach import reach_check
 from .result import IKResult
-from .solve import fit_target, default_tolerance
+from .solve import default_tolerance
 from .verdict import near_singular as _near_singular
-from .target import Target, as_target
+from .target import Target
 from .residual import errors
 from ..kinematics.fk import fk
+from ..model.coerce import takes_robot
 
 SAME = 1e-6  # rad (or length unit): two solutions closer than this are one
+ORIENTATION_TOL = 1e-6  # rad: a solution's orientation error must be below this (as `km.ik`'s default)
 
 
 def _distance(robot: Robot, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -69,6 +73,7 @@ def _candidates(robot: Robot, t: Target, current: np.ndarray, seeds: int, rng, m
     return np.vstack(q), [None] * seeds, method
 
 
+@takes_robot
 def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None = None, *,
            seeds: int = 200, method: str = "lm", seed: int | None = 0,
            max_redundant: int = 12) -> list[IKResult]:
@@ -88,27 +93,29 @@ def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)} (the closed form, where one fits the "
                          f"robot, is always used first), got {method!r}")
-    t = fit_target(robot, as_target(target))
+    seeds = count(seeds, "seeds", SEEDS)
+    world = judged(robot, target)
+    rs, t = solver_problem(robot, fit_target(robot, world))  # the solvers' frame; FK of robot judges
     if t.shape != ():
         raise ValueError(f"ik_all takes one target; got a batch of shape {t.shape} (loop over it)")
     cur = robot.q_home if current is None else check_q(robot, current, "current")
     if cur.ndim != 1:
         raise ValueError(f"current: expected shape ({robot.n},), got {cur.shape}")
-    reachable, _, _ = reach_check(robot, t.reshape(1))
+    reachable, _, _ = reach_check(rs, t.reshape(1))
     if not reachable[0]:
         return []
-    q, labels, how = _candidates(robot, t, cur, seeds, np.random.default_rng(seed), method)
+    q, labels, how = _candidates(rs, t, cur, seeds, np.random.default_rng(seed), method)
     if len(q) == 0:
         return []
-    pos, ori = errors(t.reshape(1)[np.zeros(len(q), int)], fk(robot, q))
-    good = (pos < default_tolerance(robot)) & (ori < 1e-6)
+    pos, ori = _world_errors(robot, world, q)
+    good = (pos < default_tolerance(robot)) & (ori < ORIENTATION_TOL)
     q, labels = q[good], [l for l, g in zip(labels, good) if g]
     order = np.argsort(_distance(robot, q, cur), kind="stable")
     q, labels = q[order], [labels[i] for i in order]
     keep = _distinct(robot, q, SAME * 100)
     if t.dof < robot.n:  # a redundant problem has a continuum: keep a well-spread sample
         keep = _sample(robot, q, keep, max_redundant)
-    return [_one(robot, t, q[i], labels[i], how) for i in keep]
+    return [_one(robot, world, rs, t, q[i], labels[i], how) for i in keep]
 
 
 def _sample(robot: Robot, q: np.ndarray, keep: list[int], k: int) -> list[int]:
@@ -133,43 +140,71 @@ def _spread(robot: Robot, q: np.ndarray, k: int) -> list[int]:
     return sorted(chosen)
 
 
-def _one(robot: Robot, t: Target, q: np.ndarray, label, how: str) -> IKResult:
-    pos, ori = errors(t.reshape(1), fk(robot, q[None]))
+def _world_errors(robot: Robot, world: Target, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Position and orientation errors (k,) of configurations q (k, n): FK of the robot as
+    given (base and tool) against the world target (the verdict of `km.ik`)."""
+    return errors(world.reshape(1)[np.zeros(len(q), int)], fk(robot, q))
+
+
+def _one(robot: Robot, world: Target, rs: Robot, t: Target, q: np.ndarray, label, how: str) -> IKResult:
+    pos, ori = _world_errors(robot, world, q[None])
     inside = bool(robot.within_limits(q))
-    near = bool(_near_singular(robot, t.reshape(1), q[None])[0])
+    near = bool(_near_singular(rs, t.reshape(1), q[None])[0])
     reason = "exact (analytic)" if how == "analytic" else "converged"
     if not inside:
         reason += ", outside the joint limits"
     return IKResult(q, True, reason, 0, float(pos[0]), float(ori[0]), inside, near, how, True, label)
 
 
+@takes_robot
 def self_motion(robot: Robot, target: "Target | ArrayLike", q_start: ArrayLike, *, samples: int = 72,
                 step: float = 0.1) -> np.ndarray:
     """Walk the self-motion manifold of a redundant problem (one free degree of freedom):
     step along the null space of the task Jacobian, then pull back onto the target with a few
-    LM iterations. Returns configurations (k, n), k ≤ samples, each reaching the target;
+    LM iterations. Returns configurations (k, n), k ≤ samples, the first q_start, each reaching
+    the target (FK of the robot within `km.ik`'s default tolerances; checked, not assumed), its
+    revolute joints turned by 2π into the limits where they fit (nearest q_start otherwise);
     the walk stops early when it closes its loop or cannot be pulled back.
+    q_start must itself reach the target (ValueError otherwise: solve it first with `km.ik`).
 
     Paper 000's planar 3R to an (x, y) point and paper 001's four joints to a 3-D point are
     such problems: the family is a curve, traced here at `step` rad apart.
     """
-    t = as_target(target)
+    samples = count(samples, "samples", SOLVES)
+    world = judged(robot, target)
+    rs, t = solver_problem(robot, fit_target(robot, world))
+    if t.shape != ():
+        raise ValueError(f"self_motion takes one target; got a batch of shape {t.shape}")
     q = check_q(robot, q_start, "q_start").astype(float)
+    if q.shape != (robot.n,):
+        raise ValueError(f"q_start: expected shape ({robot.n},), got {q.shape}")
     free = robot.n - t.dof
     if free != 1:
         raise ValueError(f"self_motion needs exactly one redundant degree of freedom; this problem has {free}")
-    opts = Options(tol_position=default_tolerance(robot), clip_limits=False, max_iter=30)
+    if not (np.isfinite(step) and step > 0):
+        raise ValueError(f"step must be a finite number > 0, got {step!r}")
+    tol = default_tolerance(robot)
+    pos, ori = _world_errors(robot, world, q[None])
+    if not (pos[0] < tol and ori[0] < ORIENTATION_TOL):
+        raise ValueError(f"q_start does not reach the target (position error {pos[0]:.3g} {robot.length_unit}, "
+                         f"orientation error {ori[0]:.3g} rad): the self-motion runs through solutions; "
+                         f"solve first (km.ik) and start from its q")
+    q = wrap_into_limits(robot, q, q)
+    opts = Options(tol_position=tol, tol_orientation=ORIENTATION_TOL, clip_limits=False, max_iter=30)
     out, direction = [q.copy()], None
     for _ in range(samples - 1):
-        J = jacobian(robot, q)[t.rows]
+        J = jacobian(rs, q)[t.rows]
         v = np.linalg.svd(J)[2][-1]
         if direction is not None and v @ direction < 0:
             v = -v  # keep walking the same way along the curve
         direction = v
-        st = iterate(robot, t.reshape(1), (q + step * v)[None], opts)
+        st = iterate(rs, t.reshape(1), (q + step * v)[None], opts)
         if st.status[0] != 0:
             break
-        q = st.q[0]
+        q = wrap_into_limits(robot, st.q[0], out[0])  # sane values: 2π turns into the limits, near the start
+        pos, ori = _world_errors(robot, world, q[None])
+        if not (pos[0] < tol and ori[0] < ORIENTATION_TOL):
+            break  # the FK check is the judge, not the solver's own residual
         if len(out) > 2 and _distance(robot, q[None], out[0][None])[0] < 0.5 * step:
             break  # back where we started: the family is a closed loop
         out.append(q.copy())

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.robot import Robot
-from .limits import outside_by
+from .limits import MARGIN, outside_by
 from .linsolve import spd_solve_last
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
 from .pool import OUTSIDE, RACE, TAIL, Goals, Out, Slots, bookkeep, new_slots
@@ -37,7 +37,7 @@ POOL = 4096  # problems in flight (4–16 k kept the sketch in cache; 4096 is th
 RESTART_ITER = 30  # a good random seed converges in ~10 iterations; a bad one is not worth more
 NO_PROGRESS = 8  # iterations without halving the best error: an orbit or a crawl, reseed
 NEAR = 1e-2  # within this (relative position, rad) of the target the solution is chosen …
-MARGIN = 0.05  # … so an attempt this far (rad) outside the limits is abandoned there
+# … so an attempt `limits.MARGIN` outside the limits is abandoned there (one nearer is pulled in)
 
 
 @dataclass

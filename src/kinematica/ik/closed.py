@@ -12,15 +12,18 @@ from .target import Target
 from .verdict import judge, near_singular, package
 
 
-def analytic_ik(robot: Robot, t: Target, shape: tuple, seeds: np.ndarray, limits: str, kw: dict) -> IKResult:
-    """The closed-form branch nearest each seed (within the limits when they are enforced)."""
+def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple, seeds: np.ndarray, limits: str,
+                kw: dict) -> IKResult:
+    """The closed-form branch nearest each seed (within the limits when they are enforced),
+    solved on the solver's problem (rs, t) and judged by FK of `robot` against `world`
+    (see `frame`)."""
     from .analytic import analytic_solutions, solver_name
     from .solve import LIMIT_MODES, _options
 
     if limits not in LIMIT_MODES:
         raise ValueError(f"limits must be one of {', '.join(LIMIT_MODES)}, got {limits!r}")
     opts = _options(robot, "lm", "wrap", kw)  # tolerances only
-    found = analytic_solutions(robot, t, q_ref=seeds)
+    found = analytic_solutions(rs, t, q_ref=seeds)
     if found is None:
         raise ValueError(f"no analytic solver fits {robot.name!r} with a {t.kind} target "
                          f"(closed forms exist for planar 2R/3R, yaw-pitch-pitch-pitch-roll 5-DOF arms, "
@@ -32,12 +35,12 @@ def analytic_ik(robot: Robot, t: Target, shape: tuple, seeds: np.ndarray, limits
     best = np.argmin(np.where(usable, d, np.where(valid, 1e6 + d, 2e6 + d)), axis=1)
     q = Q[np.arange(len(Q)), best]
     if len(q) == 1:  # one target: the verdict from one FK + Jacobian call on floats
-        pb = Problem(robot, t[0], opts, enforce, 1.0)
-        ok, pos, ori, inside, near = (np.array([x]) for x in verdict_one(pb, q[0]))
+        pb = Problem(rs, t[0], opts, enforce, 1.0)
+        ok, pos, ori, inside, near = (np.array([x]) for x in verdict_one(pb, q[0], robot, world[0]))
     else:
-        ok, pos, ori, inside, J = judge(robot, t, q, opts.tol_position, opts.tol_orientation, enforce)
-        near = near_singular(robot, t, q, J)
-    reachable, dist, reach = reach_check(robot, t)
+        ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
+        near = near_singular(rs, t, q, J if rs is robot else None)
+    reachable, dist, reach = reach_check(rs, t)
     branch = np.array(labels, dtype=object)[best]
     reasons = np.array([f"exact ({label})" for label in labels], dtype=object)[best]  # a lookup, not a loop
     for k in np.flatnonzero(~ok):

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.robot import Robot
+from ..model.robot import LIMIT_TOL, Robot
 
 TWO_PI = 2 * np.pi
+# An attempt converging this far (rad, or length unit) beyond a limit is on a branch outside the
+# limits: abandoned. One converging nearer may have an exact solution on the limit itself,
+# reached from outside by rounding: it is clipped onto the limits and polished (`POLISH`).
+MARGIN = 0.05
 
 
 def wrap_into_limits(robot: Robot, q: np.ndarray, ref: np.ndarray | None = None) -> np.ndarray:
@@ -23,7 +27,7 @@ def wrap_into_limits(robot: Robot, q: np.ndarray, ref: np.ndarray | None = None)
     cand = q + k * TWO_PI
     cand = np.where(cand < lo, cand + np.ceil((lo - cand) / TWO_PI) * TWO_PI, cand)
     cand = np.where(cand > hi, cand - np.ceil((cand - hi) / TWO_PI) * TWO_PI, cand)
-    inside = (cand >= lo) & (cand <= hi)
+    inside = (cand >= lo - LIMIT_TOL) & (cand <= hi + LIMIT_TOL)
     # no 2π shift lands inside (range < 2π and q in the gap): stay nearest to the range
     nearest = q - np.round((q - (finite_lo + np.where(np.isfinite(hi), hi, np.pi)) / 2) / TWO_PI) * TWO_PI
     out = np.where(inside, cand, nearest)
@@ -43,9 +47,9 @@ def random_seeds(robot: Robot, count: int, rng: np.random.Generator) -> np.ndarr
 def wrap_inside(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The batch-last form the solver uses, q (n, k): each revolute joint shifted by the fewest
     turns of 2π that bring it inside its limits (left alone when already inside or when no
-    shift can), and whether each column then lies within all the limits (1e-9 slack, as
+    shift can), and whether each column then lies within all the limits (to `LIMIT_TOL`, as
     `Robot.within_limits`). Only the joints outside are worked on."""
-    lo, hi = robot.limits[:, :1] - 1e-9, robot.limits[:, 1:] + 1e-9
+    lo, hi = robot.limits[:, :1] - LIMIT_TOL, robot.limits[:, 1:] + LIMIT_TOL
     out = (q < lo) | (q > hi)
     if not out.any():
         return q, np.ones(q.shape[1], bool)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from ..model.robot import Robot
-from .limits import random_seeds, wrap_inside
+from .limits import MARGIN, outside_by, random_seeds, wrap_inside
 from .numeric import CONVERGED, STALLED, Options
 
 OUTSIDE = 4  # status: abandoned while converging outside the joint limits
@@ -70,7 +70,11 @@ def modes(seed_no: np.ndarray, opts: Options) -> tuple[np.ndarray, np.ndarray]:
     settings; random seeds iterate freely with Chan's λ — except, for a target that has used
     more than HARD of them, every odd one runs clipped with accept/reject: on the few targets
     whose in-limit solutions free iteration rarely finds (the Panda's), that finds them about
-    1.5x as often per seed."""
+    1.5x as often per seed.
+    A free attempt that converged just outside the limits (by less than `limits.MARGIN`: the
+    exact solution may lie on a limit, approached from outside) is polished: it goes on from
+    its end clipped onto the limits, with accept/reject, keeping its attempt number (and so
+    its iteration cap) — in `single.solve_one` and in `bookkeep` alike."""
     first = seed_no == 0
     hard = (seed_no > HARD) & (seed_no % 2 == 1)
     return (first & opts.clip_limits) | hard, (first & (opts.damping == "adaptive")) | hard
@@ -205,6 +209,8 @@ def bookkeep(robot: Robot, slots: Slots, out: Out, status: np.ndarray, seedsT: n
     unique = nxt < N  # racing (several slots per target) starts once the queue is empty
     ok = _record(robot, slots, out, rows, status, plan.enforce, unique)
     fail = rows[~ok & ~out.solved[slots.tid[rows]]]
+    polishing = _polish(robot, slots, fail, status, plan.opts) if plan.enforce else fail[:0]
+    fail = np.setdiff1d(fail, polishing, assume_unique=True) if polishing.size else fail
     granted, number = grant(out.used, slots.tid[fail], plan.restarts, unique)
     again = fail[granted]
     slots.attempt[again] = number[granted]
@@ -212,6 +218,7 @@ def bookkeep(robot: Robot, slots: Slots, out: Out, status: np.ndarray, seedsT: n
     alive = np.ones(slots.P, bool)
     alive[rows] = False
     alive[again] = True
+    alive[polishing] = True
     free = np.flatnonzero(~alive)
     take = min(free.size, N - nxt)
     if take:  # the next targets in the queue, from the caller's seeds
@@ -226,6 +233,22 @@ def bookkeep(robot: Robot, slots: Slots, out: Out, status: np.ndarray, seedsT: n
         slots = _race(robot, slots, out, plan, rng)
         out.raced = slots.P
     return slots, nxt, True
+
+
+def _polish(robot: Robot, slots: Slots, fail: np.ndarray, status: np.ndarray, opts: Options) -> np.ndarray:
+    """The failed rows whose free attempt converged just outside the limits (by less than
+    `limits.MARGIN`) go on in place, polished (see `modes`); returns those rows."""
+    cand = fail[(status[fail] == CONVERGED) & ~slots.clip[fail]]
+    if cand.size == 0:
+        return cand
+    q = slots.q[:, cand]
+    near = ~outside_by(robot, q, MARGIN)
+    rows = cand[near]
+    if rows.size:
+        q0 = np.clip(wrap_inside(robot, q[:, near])[0], robot.limits[:, :1], robot.limits[:, 1:])
+        fresh(slots, rows, q0, opts)
+        slots.clip[rows] = slots.adapt[rows] = True
+    return rows
 
 
 def _race(robot: Robot, slots: Slots, out: Out, plan, rng) -> Slots:

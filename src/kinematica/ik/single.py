@@ -17,10 +17,10 @@ import numpy as np
 from scipy.linalg.lapack import dposv
 
 from ..kinematics.chain import end_single
-from ..model.robot import Robot
-from .batch import MARGIN, NEAR, NO_PROGRESS, RESTART_ITER
+from ..model.robot import LIMIT_TOL, Robot
+from .batch import NEAR, NO_PROGRESS, RESTART_ITER
 from .pool import OUTSIDE, modes
-from .limits import TWO_PI, random_seeds
+from .limits import MARGIN, TWO_PI, random_seeds
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
 from .residual import errors, residual
 from .target import Target
@@ -92,11 +92,11 @@ class Problem:
         turned by 2π into its limits where it can be, and whether all are then inside."""
         out, inside = [], True
         for qi, lo, hi, rev in zip(q.tolist(), self.lo_l, self.hi_l, self.rev_l):
-            if rev and not lo - 1e-9 <= qi <= hi + 1e-9:
+            if rev and not lo - LIMIT_TOL <= qi <= hi + LIMIT_TOL:
                 w = qi + TWO_PI * max(math.ceil((lo - qi) / TWO_PI), 0) if qi < lo else \
                     qi - TWO_PI * max(math.ceil((qi - hi) / TWO_PI), 0)
-                qi = w if lo - 1e-9 <= w <= hi + 1e-9 else qi
-            inside = inside and lo - 1e-9 <= qi <= hi + 1e-9
+                qi = w if lo - LIMIT_TOL <= w <= hi + LIMIT_TOL else qi
+            inside = inside and lo - LIMIT_TOL <= qi <= hi + LIMIT_TOL
             out.append(qi)
         return np.array(out), inside
 
@@ -106,17 +106,19 @@ class Problem:
             if rev and not lo <= qi <= hi:  # the fewest turns of 2π towards the range
                 w = qi + TWO_PI * max(math.ceil((lo - qi) / TWO_PI), 0) if qi < lo else \
                     qi - TWO_PI * max(math.ceil((qi - hi) / TWO_PI), 0)
-                qi = w if lo - 1e-9 <= w <= hi + 1e-9 else qi
+                qi = w if lo - LIMIT_TOL <= w <= hi + LIMIT_TOL else qi
             if qi < lo - MARGIN or qi > hi + MARGIN:
                 return True
         return False
 
 
-def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None) -> tuple[np.ndarray, int, int]:
+def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
+            polish: bool = False) -> tuple[np.ndarray, int, int]:
     """One attempt from q0, the caller's seed (seed_no 0) or the seed_no-th random one:
-    (q, status, iterations), clipped or not and damped as `pool.modes` says."""
+    (q, status, iterations), clipped or not and damped as `pool.modes` says — or, to polish
+    a solution found just outside the limits, clipped with accept/reject (see `pool.modes`)."""
     opts = pb.opts
-    clip, adaptive = (bool(x) for x in modes(np.array(seed_no), opts))
+    clip, adaptive = (True, True) if polish else (bool(x) for x in modes(np.array(seed_no), opts))
     cap = opts.max_iter if seed_no == 0 else min(opts.max_iter, RESTART_ITER)
     eps2 = opts.eps_step ** 2
     qt, q, E, lam, it, best, since = q0, q0, math.inf, opts.lambda0, 0, math.inf, 0
@@ -169,6 +171,11 @@ def solve_one(pb: Problem, q0: np.ndarray, restarts: int, rng, history: list | N
             qw, inside = pb.wrapped(q)
             if inside:
                 return qw, status, iters
+            if not modes(np.array(k), pb.opts)[0] and not pb.outside(q):  # just outside: pull it in
+                qp, sp, it = attempt(pb, np.clip(qw, pb.lo, pb.hi), k, None, polish=True)
+                iters += it
+                if sp == CONVERGED:
+                    return qp, sp, iters
         if status in (CONVERGED, OUTSIDE) and told[1] not in (CONVERGED, OUTSIDE):
             told = (q, status)  # … an attempt that found solutions only outside the limits
         if k == restarts:
@@ -181,19 +188,25 @@ def solve_one(pb: Problem, q0: np.ndarray, restarts: int, rng, history: list | N
     return (pb.wrapped(q)[0] if pb.enforce else q), status, iters
 
 
-def verdict_one(pb: Problem, q: np.ndarray) -> tuple[bool, float, float, bool, bool]:
-    """`verdict.judge` and `verdict.near_singular` for one configuration, from one fresh
-    FK + Jacobian call (independent of the solver's bookkeeping): ok, position error,
-    orientation error, within limits, near a singularity."""
-    robot, t, opts = pb.robot, pb.t, pb.opts
+def verdict_one(pb: Problem, q: np.ndarray, robot: Robot | None = None, t: Target | None = None
+                ) -> tuple[bool, float, float, bool, bool]:
+    """`verdict.judge` and `verdict.near_singular` for one configuration: ok, position error,
+    orientation error, within limits, near a singularity. The errors come from one fresh FK
+    call of `robot` (default the problem's) against `t` (default the problem's) — the user's
+    robot and world target (`frame.judged`), independent of the solver's bookkeeping and of
+    the frame it iterated in; the singularity from the task Jacobian of the solver's problem."""
+    robot, t = (pb.robot if robot is None else robot), (pb.t if t is None else t)
+    opts = pb.opts
     T, J = end_single(robot, q, True)
-    if pb.fast:
+    if t is pb.t and pb.fast:
         p = (pb.pd - T[:3, 3]).tolist()
         pos, ori = math.sqrt(p[0] ** 2 + p[1] ** 2 + p[2] ** 2), _log_vee(pb.Rd, T[:3, :3])[1]
     else:
         pos, ori = (float(x) for x in errors(t, T))
-    inside = all(lo - 1e-9 <= x <= hi + 1e-9 for x, lo, hi in zip(q.tolist(), pb.lo_l, pb.hi_l))
+    inside = all(lo - LIMIT_TOL <= x <= hi + LIMIT_TOL for x, lo, hi in zip(q.tolist(), pb.lo_l, pb.hi_l))
     ok = pos < opts.tol_position and ori < opts.tol_orientation and (inside or not pb.enforce)
-    s = np.linalg.svd(J[t.rows], compute_uv=False)
-    m = min(t.dof, robot.n)
+    if robot is not pb.robot:
+        J = end_single(pb.robot, q, True)[1]
+    s = np.linalg.svd(J[pb.t.rows], compute_uv=False)
+    m = min(pb.t.dof, pb.robot.n)
     return ok, pos, ori, inside, bool(s[m - 1] < NEAR_SINGULAR * s[0])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..bounds import ITERATIONS, RESTARTS, count
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
 from .batch import solve_lm
@@ -23,8 +24,10 @@ from .numeric import METHODS, STALLED, Options, iterate
 from .reach import _bound, out_of_reach_message, reach_check
 from .result import IKResult
 from .single import Problem, solve_one, verdict_one
-from .target import Target, TargetError, as_target
+from .frame import fit_target, judged, solver_problem
+from .target import Target
 from .verdict import judge, near_singular, package, reason, reasons
+from ..model.coerce import takes_robot
 
 LIMIT_MODES = ("auto", "clip", "wrap", "ignore")
 
@@ -65,12 +68,15 @@ def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
     if kw.get("damping") in (None, "auto"):  # paper 000's accept/reject when clipping, else Chan's
         kw["damping"] = "adaptive" if mode == "clip" else "chan"
     kw.setdefault("tol_position", default_tolerance(robot))
+    if "max_iter" in kw:
+        kw["max_iter"] = count(kw["max_iter"], "max_iter", ITERATIONS)
     unknown = set(kw) - set(Options.__dataclass_fields__)
     if unknown:
         raise TypeError(f"unknown IK option(s): {', '.join(sorted(unknown))}")
     return Options(method=method, clip_limits=(mode == "clip"), **kw)
 
 
+@takes_robot
 def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" = None, method: str = "lm", *,
        limits: str = "auto", restarts: int = 200, seed: int | None = 0, **options) -> IKResult:
     """Joint values that put the tool on `target`.
@@ -102,28 +108,30 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" 
     >>> r.success, r.reason, np.degrees(r.q).round(3)
     (True, 'converged', array([38.509, 68.8  , 62.749]))
     """
-    t = as_target(target)
-    t = fit_target(robot, t)
+    restarts = count(restarts, "restarts", RESTARTS, minimum=0)
+    world = judged(robot, target)  # what the verdict holds FK to: the target as given, world frame
+    rs, t = solver_problem(robot, fit_target(robot, world))  # what the solvers iterate on
     shape = t.shape
     N = int(np.prod(shape))
     if method == "analytic":
         from .closed import analytic_ik
         rng = np.random.default_rng(seed) if isinstance(q0, str) else None  # only "random" needs one
-        return analytic_ik(robot, t.reshape(N), shape, _seeds(robot, q0, N, rng), limits, dict(options))
+        return analytic_ik(robot, world.reshape(N), rs, t.reshape(N), shape, _seeds(robot, q0, N, rng), limits,
+                           dict(options))
     mode = _limit_mode(limits, q0)
     opts = _options(robot, method, mode, dict(options))
     opts.history = opts.history and N == 1
     enforce = mode != "ignore"
     if method == "lm" and N == 1:
-        return _ik_one(robot, t.reshape(), shape, q0, seed, opts, enforce, restarts)
-    t = t.reshape(N)
+        return _ik_one(robot, world.reshape(), rs, t.reshape(), shape, q0, seed, opts, enforce, restarts)
+    t, world = t.reshape(N), world.reshape(N)
     rng = np.random.default_rng(seed)
     seeds = _seeds(robot, q0, N, rng)
-    reachable, dist, reach = reach_check(robot, t)
+    reachable, dist, reach = reach_check(rs, t)
     history = [] if opts.history else None
-    q, status, iters = _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, history)
-    ok, pos, ori, inside, J = judge(robot, t, q, opts.tol_position, opts.tol_orientation, enforce)
-    near = near_singular(robot, t, q, J)
+    q, status, iters = _solve_many(rs, t, seeds, reachable, opts, enforce, restarts, rng, history)
+    ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
+    near = near_singular(rs, t, q, J if rs is robot else None)
     words = reasons(robot, status, q, ok, pos, ori, inside, near, reachable, dist, reach, enforce, opts.max_iter)
     return package(shape, method, q, ok, words, iters, pos, ori, inside, near, reachable, history)
 
@@ -149,9 +157,10 @@ def _scale(robot: Robot) -> float:
     return reach if np.isfinite(reach) and reach > 0 else 1.0
 
 
-def _ik_one(robot, t, shape, q0, seed, opts, enforce, restarts) -> IKResult:
-    """One target (t of shape ()): `single.solve_one` and a verdict from one fresh FK +
-    Jacobian call, with none of the batch's arrays (every µs counts at ~0.3 ms a call)."""
+def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IKResult:
+    """One target (t of shape ()): `single.solve_one` on the solver's problem (rs, t) and a
+    verdict from one fresh FK + Jacobian call of `robot` against the world target, with none
+    of the batch's arrays (every µs counts at ~0.3 ms a call)."""
     def rng():  # made only if a restart needs it
         return np.random.default_rng(seed)
     if q0 is None:
@@ -163,14 +172,14 @@ def _ik_one(robot, t, shape, q0, seed, opts, enforce, restarts) -> IKResult:
         if q0.size != robot.n:
             raise ValueError(f"q0: expected one seed or one per target (1), got shape {q0.shape}")
         q0 = q0.reshape(robot.n)
-    p1, reach = _bound(robot)
+    p1, reach = _bound(rs)
     d = (t.p - p1)[:2] if t.kind == "planar" else t.p - p1
     dist = float(np.sqrt(d.dot(d)))
     reachable = dist <= reach * (1 + 1e-12)
-    pb = Problem(robot, t, opts, enforce, reach if np.isfinite(reach) and reach > 0 else 1.0)
+    pb = Problem(rs, t, opts, enforce, reach if np.isfinite(reach) and reach > 0 else 1.0)
     history = [] if opts.history else None
     q, status, iters = solve_one(pb, q0, restarts, rng, history) if reachable else (q0, STALLED, 0)
-    ok, pos, ori, inside, near = verdict_one(pb, q)
+    ok, pos, ori, inside, near = verdict_one(pb, q, robot, world)
     if ok:
         words = "converged (near a singularity: σ_min/σ_max < 1e-3)" if near else "converged"
     elif not reachable:
@@ -216,42 +225,6 @@ def _classic(robot, t, seeds, opts, enforce, restarts, rng, history: list | None
 
 RESTART_SEEDS = 8  # random seeds tried at once per unsolved target in each restart round
 RESTART_ITER = 30  # a good seed converges in well under this; a bad one is not worth more
-
-
-def fit_target(robot: Robot, t: Target) -> Target:
-    """The target as the robot can take it. A planar arm moves in one plane: a 3-D position on
-    that plane becomes the planar goal (x, y), a pose turned only about z becomes (x, y, φ);
-    anything off the plane is refused in words (TargetError). A planar goal needs a planar arm."""
-    from ..kinematics.manipulability import is_planar
-
-    planar = is_planar(robot)
-    if t.kind == "planar":
-        if not planar:
-            raise TargetError(f"a planar target (x, y) needs a planar robot; {robot.name!r} moves in 3-D: "
-                              f"give a position (x, y, z)")
-        return t
-    if not planar or t.kind not in ("position", "pose"):
-        return t
-    from ..kinematics.fk import fk
-
-    B = robot.base
-    local = (t.p - B[:3, 3]) @ B[:3, :3]  # target in base coordinates
-    height = (fk(robot, robot.q_home)[:3, 3] - B[:3, 3]) @ B[:3, 2]
-    off = np.abs(local[..., 2] - height)
-    size = max(1.0, float(np.abs(robot.before[:, :3, 3]).sum() + np.abs(robot.tool[:3, 3]).sum()))
-    if np.any(off > 1e-9 * size):
-        raise TargetError(f"{robot.name!r} moves in the plane z = {height:.6g} {robot.length_unit}; the target "
-                          f"is {off.max():.4g} {robot.length_unit} off it: give (x, y) or a point on the plane")
-    phi = None
-    if t.kind == "pose":
-        R = np.swapaxes(B[:3, :3], -1, -2) @ t.R
-        if np.any(np.abs(R[..., 2, 2] - 1) > 1e-9):
-            raise TargetError(f"{robot.name!r} is planar: it can only turn about z, and the target "
-                              f"orientation tilts out of the plane")
-        phi = np.arctan2(R[..., 1, 0], R[..., 0, 0])
-    from .target import planar
-
-    return planar(local[..., :2], phi, t.weights)
 
 
 __all__ = ["ik", "default_tolerance", "IKResult"]

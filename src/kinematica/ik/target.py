@@ -42,6 +42,7 @@ class Target:
     a: np.ndarray | None = None  # (..., 3) desired approach unit vector (approach)
     phi: np.ndarray | None = None  # (...) desired heading about z (planar, optional)
     weights: np.ndarray | None = None  # (6,) per-axis weights; None: 1 on constrained rows
+    pitch: np.ndarray | None = None  # (...) the pitch an approach was given by (see `approach`)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -62,12 +63,13 @@ class Target:
         def rs(x, tail):
             return None if x is None else x.reshape(shape + tail)
         return Target(self.kind, rs(self.p, (3,)), rs(self.R, (3, 3)), rs(self.a, (3,)),
-                      rs(self.phi, ()), self.weights)
+                      rs(self.phi, ()), self.weights, rs(self.pitch, ()))
 
     def __getitem__(self, idx) -> "Target":
         def pick(x):
             return None if x is None else x[idx]
-        return Target(self.kind, pick(self.p), pick(self.R), pick(self.a), pick(self.phi), self.weights)
+        return Target(self.kind, pick(self.p), pick(self.R), pick(self.a), pick(self.phi), self.weights,
+                      pick(self.pitch))
 
 
 def _arr(x: ArrayLike, tail: tuple[int, ...], what: str) -> np.ndarray:
@@ -156,10 +158,13 @@ def approach(p: ArrayLike, a: ArrayLike | None = None, *, pitch: ArrayLike | Non
              weights: ArrayLike | None = None) -> Target:
     """Position plus the tool's z axis (approach) along `a`, or at `pitch` φ (rad) above the
     horizontal in the vertical plane through the target (paper 003): a = (cos φ cos ψ,
-    cos φ sin ψ, sin φ) with ψ = atan2(y, x)."""
+    cos φ sin ψ, sin φ) with ψ = atan2(y, x). The pitch is kept: IK takes "vertical" and ψ
+    about the robot's joint 1 (`ik.frame.resolve`), which for a robot at the world origin
+    with joint 1 on the z axis is this `a`."""
     p = _arr(p, (3,), "target position")
     if (a is None) == (pitch is None):
         raise TargetError("give either an approach vector or a pitch angle")
+    phi = None
     if pitch is not None:
         phi = _arr(pitch, (), "pitch")
         psi = np.arctan2(p[..., 1], p[..., 0])
@@ -170,7 +175,9 @@ def approach(p: ArrayLike, a: ArrayLike | None = None, *, pitch: ArrayLike | Non
     if np.any(norm < 1e-12):
         raise TargetError("approach vector: must not be zero")
     p, a = np.broadcast_arrays(p, a / norm)
-    return Target("approach", p.copy(), a=a.copy(), weights=_weights(weights))
+    if phi is not None:
+        phi = np.broadcast_to(phi, p.shape[:-1]).copy()
+    return Target("approach", p.copy(), a=a.copy(), weights=_weights(weights), pitch=phi)
 
 
 def planar(xy: ArrayLike, phi: ArrayLike | None = None, weights: ArrayLike | None = None) -> Target:

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..kinematics.jacobian import fk_jacobian, jacobian
 from ..kinematics.manipulability import singular_values
-from ..model.robot import Robot
+from ..model.robot import LIMIT_TOL, Robot
 from .linsolve import spd_factor_last
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED
 from .pool import OUTSIDE
@@ -85,7 +85,7 @@ def reason(robot: Robot, status: int, q: np.ndarray, pos: float, ori: float, ins
            enforce: bool, max_iter: int) -> str:
     """Why a target was not solved, in words."""
     lo, hi = robot.limits[:, 0], robot.limits[:, 1]
-    bad = [i for i in range(robot.n) if not lo[i] - 1e-9 <= q[i] <= hi[i] + 1e-9]
+    bad = [i for i in range(robot.n) if not lo[i] - LIMIT_TOL <= q[i] <= hi[i] + LIMIT_TOL]
     if status == CONVERGED and enforce and not inside:
         return "converged outside the joint limits: " + ", ".join(_joint(robot, i, q[i]) for i in bad)
     err = f"position error {pos:.3g} {robot.length_unit}, orientation error {ori:.3g} rad"

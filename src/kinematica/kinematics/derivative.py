@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 
 from ..model.robot import Robot
 from .chain import _joint_matrices, check_q
+from ..model.coerce import takes_robot
 
 B_REVOLUTE = np.array([[0.0, -1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
 B_PRISMATIC = np.array([[0.0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0]])
@@ -39,6 +40,7 @@ def transform_derivatives(robot: Robot, q: ArrayLike) -> np.ndarray:
     return out
 
 
+@takes_robot
 def jacobian_derivative(robot: Robot, q: ArrayLike) -> np.ndarray:
     """Geometric Jacobian (6, n) in the base frame from derivative matrices (paper 004, eqs. 12–13).
 

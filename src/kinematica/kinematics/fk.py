@@ -7,10 +7,12 @@ from numpy.typing import ArrayLike
 
 from ..model.robot import Robot
 from .chain import check_q, end_pass, end_single, frames_pass, frames_single
+from ..model.coerce import takes_robot
 
 _SMALL = 4  # up to this many configurations, single-configuration calls are cheaper
 
 
+@takes_robot
 def fk(robot: Robot, q: ArrayLike) -> np.ndarray:
     """End-effector pose T = base · B1 · J1(q1) · A1 · … · Jn(qn) · An · tool.
 
@@ -32,6 +34,7 @@ def fk(robot: Robot, q: ArrayLike) -> np.ndarray:
     return T.reshape(q.shape[:-1] + (4, 4))
 
 
+@takes_robot
 def fk_frames(robot: Robot, q: ArrayLike) -> np.ndarray:
     """Every frame from base to tool, shape (..., n + 2, 4, 4):
     index 0 the base, i = 1..n link frame i (the DH frame i for a DH robot, the joint frame for

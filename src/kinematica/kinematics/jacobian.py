@@ -9,10 +9,12 @@ from numpy.typing import ArrayLike
 from ..model.robot import Robot
 from .chain import check_q, end_pass, end_single
 from .fk import _SMALL
+from ..model.coerce import takes_robot
 
 FRAMES = ("base", "tool")
 
 
+@takes_robot
 def fk_jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> tuple[np.ndarray, np.ndarray]:
     """End pose (..., 4, 4) and geometric Jacobian (..., 6, n) from one pass along the chain."""
     if frame not in FRAMES:
@@ -34,6 +36,7 @@ def fk_jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> tuple[np.nda
     return T, J
 
 
+@takes_robot
 def jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> np.ndarray:
     """Geometric Jacobian (..., 6, n), rows (v, ω), mapping q̇ to the tool's twist.
 

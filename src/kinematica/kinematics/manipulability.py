@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..model.robot import Robot
+from ..model.coerce import takes_robot
 
 ROWS = {"full": (0, 1, 2, 3, 4, 5), "position": (0, 1, 2), "orientation": (3, 4, 5),
         "planar": (0, 1, 5)}
@@ -43,6 +44,7 @@ def is_planar(robot: Robot, tol: float = 1e-9) -> bool:
     return True
 
 
+@takes_robot
 def task_rows(robot: Robot) -> str:
     """The task a robot's Jacobian should be judged on: "planar" (vx, vy, ωz) for planar arms,
     "full" for 6 or more joints, else "position"."""

@@ -27,6 +27,7 @@ from .chain import check_q
 from .fk import fk_frames
 from .jacobian import jacobian
 from .manipulability import JacobianReport, report, select_rows, task_rows
+from ..model.coerce import takes_robot
 
 NEAR = 1e-3
 KIND_TOL = 1e-2  # a geometric measure below this names the kind
@@ -109,6 +110,7 @@ def _candidates(robot: Robot, q: np.ndarray, rows: str) -> list[tuple[float, str
     return out
 
 
+@takes_robot
 def singularity(robot: Robot, q: ArrayLike, rows: str | None = None, near: float = NEAR) -> Singularity:
     """Singularity verdict for one configuration q (n,).
 

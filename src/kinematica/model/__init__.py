@@ -5,10 +5,11 @@ from .inertial import Inertial, InertialError
 from .library import load, robot_names, save
 from .robot import ParameterTable, Robot, RobotError
 from .schema import RobotFileError
-from .urdf import from_urdf, to_urdf
+from .urdf import from_urdf, to_urdf, urdf_tips
+from .urdf_bodies import MissingLimitWarning, OffChainBodiesWarning, URDFWarning
 from .servo import from_servo, to_servo
 
 __all__ = ["Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "InertialError",
            "from_dh", "from_mdh", "from_planar", "from_link_frames", "load", "save", "robot_names"]
 __all__ += ["to_servo", "from_servo"]
-__all__ += ["from_urdf", "to_urdf"]
+__all__ += ["from_urdf", "to_urdf", "urdf_tips", "URDFWarning", "OffChainBodiesWarning", "MissingLimitWarning"]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import difflib
 from importlib import resources
 from pathlib import Path
+from typing import Mapping
 
 from .robot import Robot
 from .robotfile import read_text, write_text
+from .coerce import takes_robot
 
 _SUFFIXES_YAML = (".yaml", ".yml")
 
@@ -22,31 +24,39 @@ def robot_names() -> list[str]:
     return sorted(_bundle())
 
 
-def load(name_or_path: str | Path) -> Robot:
+def load(name_or_path: str | Path, *, tip: str | None = None,
+         hold: Mapping[str, float] | None = None) -> Robot:
     """A bundled robot by name (``km.load("puma560")``), or a YAML / URDF robot file by path.
 
+    For a URDF, `tip` names the link that ends the chain (needed when the tree branches into
+    equally long chains; `km.urdf_tips(path)` lists the candidates) and `hold` the values
+    (rad or m) at which movable joints off the chain are held (see `from_urdf`).
     Raises ValueError naming the robot (with close matches) when neither exists, and
     RobotFileError naming the file, line and field when a file is malformed.
     """
     key = str(name_or_path)
     bundle = _bundle()
+    path = Path(key)
+    urdf = key not in bundle and path.suffix.lower() == ".urdf"
+    if not urdf and (tip is not None or hold):
+        raise ValueError(f"{key}: tip and hold choose a chain of a URDF tree; this is not a .urdf file")
     if key in bundle:
         return read_text(bundle[key].read_text(encoding="utf-8"), f"{key}.yaml")
-    path = Path(key)
     if path.suffix.lower() in _SUFFIXES_YAML + (".urdf",):
         if not path.is_file():
             raise FileNotFoundError(f"robot file not found: {path}")
         text = path.read_text(encoding="utf-8")
-        if path.suffix.lower() == ".urdf":
+        if urdf:
             from .urdf import from_urdf
 
-            return from_urdf(text, where=str(path))
+            return from_urdf(text, where=str(path), tip=tip, hold=hold)
         return read_text(text, str(path))
     close = [n for n in sorted(bundle) if n.startswith(key.lower())] or difflib.get_close_matches(key, bundle, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else f"; bundled robots: {', '.join(sorted(bundle))}"
     raise ValueError(f"unknown robot {key!r} (not a bundled name nor a .yaml/.urdf file){hint}")
 
 
+@takes_robot
 def save(robot: Robot, path: str | Path) -> Path:
     """Write `robot` as YAML (.yaml/.yml) or URDF (.urdf), chosen by the file's extension."""
     path = Path(path)

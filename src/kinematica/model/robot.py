@@ -25,6 +25,12 @@ from .inertial import Inertial
 
 REVOLUTE, PRISMATIC = "revolute", "prismatic"
 LENGTH_UNITS = ("m", "mm")
+# "Within the joint limits" means lo − LIMIT_TOL ≤ q ≤ hi + LIMIT_TOL (rad, or the length unit
+# for prismatic joints): every check — IK's single and batched paths, ik_all, the closed forms,
+# the verdict, the reports — uses this one slack. It forgives rounding only (a solution
+# computed exactly on a limit lands within ~1e-15 of it); a converged iterate that ends beyond
+# it is pulled onto the limit by the solver (see `ik.single.solve_one`), never let through.
+LIMIT_TOL = 1e-9
 
 
 class RobotError(ValueError):
@@ -179,8 +185,8 @@ class Robot:
         """A copy with some fields changed (the original is untouched), e.g. a new tool."""
         return replace(self, **changes)
 
-    def within_limits(self, q: ArrayLike, tol: float = 1e-9) -> np.ndarray:
-        """Whether each configuration (..., n) lies inside the joint limits."""
+    def within_limits(self, q: ArrayLike, tol: float = LIMIT_TOL) -> np.ndarray:
+        """Whether each configuration (..., n) lies inside the joint limits (to `LIMIT_TOL`)."""
         q = np.asarray(q, dtype=float)
         if q.ndim == 0 or q.shape[-1] != self.n:
             raise ValueError(f"q: expected shape (..., {self.n}), got {q.shape}")

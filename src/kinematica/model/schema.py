@@ -91,8 +91,31 @@ SCHEMA: dict[str, Any] = {
 }
 
 
+class _DuplicateKey(yaml.constructor.ConstructorError):
+    """A mapping gives one key twice (PyYAML would keep the last silently)."""
+
+    def __init__(self, key: Any, first: yaml.Node, again: yaml.Node):
+        super().__init__(None, None, f"key {key!r} appears twice", again.start_mark)
+        self.key, self.first, self.again = key, first.start_mark.line + 1, again.start_mark.line + 1
+
+
 class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader reading floats as YAML 1.2 does: `1e-3` is a number, not a string."""
+    """PyYAML's safe loader reading floats as YAML 1.2 does (`1e-3` is a number, not a string)
+    and refusing a key given twice in one mapping (YAML forbids it; PyYAML keeps the last)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, yaml.Node] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *base` may override keys
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                if key in seen:
+                    raise _DuplicateKey(key, seen[key], key_node)
+                seen[key] = key_node
+            except TypeError:  # an unhashable key: PyYAML's own error follows
+                pass
+        return super().construct_mapping(node, deep=deep)
 
 
 _Loader.add_implicit_resolver(
@@ -146,6 +169,9 @@ def parse(text: str, where: str = "<robot file>") -> dict[str, Any]:
     try:
         root = yaml.compose(text, Loader=_Loader)
         data = yaml.load(text, Loader=_Loader)
+    except _DuplicateKey as e:
+        raise RobotFileError(f"{where} line {e.again}: key {e.key!r} appears twice in one mapping "
+                             f"(first at line {e.first}); give each key once") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark else ""

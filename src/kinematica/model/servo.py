@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .robot import Robot
+from .coerce import takes_robot
 
 _TOL = 1e-9  # servo degrees: float noise of the deg/rad conversions, not a real excess
 
@@ -59,6 +60,7 @@ def _check_range(robot: Robot, servo: np.ndarray, rng: np.ndarray, what: str) ->
                          f"outside its range [{rng[j, 0]:g}, {rng[j, 1]:g}]")
 
 
+@takes_robot
 def to_servo(robot: Robot, q: ArrayLike) -> np.ndarray:
     """Servo degrees for joint values q (..., n): servo = zero + sign · degrees(q).
 
@@ -80,6 +82,7 @@ def to_servo(robot: Robot, q: ArrayLike) -> np.ndarray:
     return servo
 
 
+@takes_robot
 def from_servo(robot: Robot, degrees: ArrayLike) -> np.ndarray:
     """Joint values (..., n) for servo degrees (..., n): q = radians(sign · (servo − zero)).
 

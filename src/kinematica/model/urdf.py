@@ -12,9 +12,11 @@ URDF conventions, which both directions follow:
 Import: link frame i of the Robot *is* the URDF child link frame of movable joint i (table kind
 "frames"). Fixed joints between movable ones fold into the next joint's origin, those before the
 first movable joint into `robot.base`, those after the last into `robot.tool`. The inertial of
-link i is the rigid body of its URDF child link plus every link fixed to it, combined with the
-parallel-axis theorem (links behind joints off the chain, e.g. gripper fingers, are left out).
-A revolute or prismatic joint without <limit> is unlimited; a missing lower/upper is 0 (spec).
+link i is the rigid body of its URDF child link plus every link fixed to it and every link behind
+a movable joint off the chain (gripper fingers, another arm), that joint held at a configuration
+(`urdf_bodies`: `hold`, else 0 within its limits; an OffChainBodiesWarning says so); a link
+without <inertial> is massless. A revolute or prismatic joint without <limit> is unlimited, with
+a MissingLimitWarning (URDF requires one); a missing lower/upper is 0 (spec). Trees: `urdf_tree`.
 With `length_unit="mm"` lengths and prismatic limits are ×1000 and inertia ×1e6 (kg·mm²).
 
 Export: links `base_link`, one per joint, `tool0` (and `world` when the base is not identity),
@@ -29,10 +31,11 @@ imported from a URDF are kept in `robot.extras["urdf"]` and written back, others
 
 from __future__ import annotations
 
-import difflib
 import io
+import math
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 from lxml import etree
@@ -42,9 +45,12 @@ from .builders import from_link_frames
 from .inertial import Inertial
 from .robot import PRISMATIC, Robot, RobotError
 from .schema import RobotFileError
+from .coerce import takes_robot
+from .urdf_bodies import (MissingLimitWarning, OffChainBodiesWarning, URDFWarning, folded_message, held_values,
+                          limits, rigid_body, warn)
+from .urdf_tree import candidate_tips, choose_chain
 
 _TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
-_BIG = 1e300
 _NUMBERS = {  # element -> {attribute: how many numbers}
     "origin": {"xyz": 3, "rpy": 3}, "axis": {"xyz": 3}, "mass": {"value": 1},
     "limit": {"lower": 1, "upper": 1, "effort": 1, "velocity": 1},
@@ -52,6 +58,9 @@ _NUMBERS = {  # element -> {attribute: how many numbers}
     "mimic": {"multiplier": 1, "offset": 1},
 }
 _XACRO = "http://www.ros.org/wiki/xacro"
+# The XML declaration's version, e.g. "0.0" in many of pybullet_data's files: libxml2 refuses
+# any but 1.x, while urdfdom (ROS, Pinocchio) ignores it. Read as 1.0; lines stay where they are.
+_XML_VERSION = re.compile(rb"""^((?:\xef\xbb\xbf)?\s*<\?xml\s+version\s*=\s*["'])[^"']*(["'])""")
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -66,6 +75,7 @@ def _parse_xml(text_or_path: Any, where: str) -> tuple[etree._Element, str]:
         data = path.read_bytes()
     else:
         data = text_or_path.encode("utf-8") if isinstance(text_or_path, str) else bytes(text_or_path)
+    data = _XML_VERSION.sub(rb"\g<1>1.0\g<2>", data, count=1)  # see _XML_VERSION
     parser = etree.XMLParser(resolve_entities=False, no_network=True, remove_blank_text=True)
     try:
         tree = etree.parse(io.BytesIO(data), parser)
@@ -96,7 +106,7 @@ def _check(root: etree._Element, where: str) -> None:
                 vals = [float(v) for v in el.get(attr).split()]
             except ValueError:
                 vals = []
-            if len(vals) != count or (el.tag != "limit" and not np.all(np.isfinite(vals))):
+            if len(vals) != count or (el.tag != "limit" and not all(map(math.isfinite, vals))):
                 bad(el, f"{attr}={el.get(attr)!r} must be {count} finite number{'s' * (count > 1)}")
     links: set[str] = set()
     for el in root.findall("link"):
@@ -110,7 +120,7 @@ def _check(root: etree._Element, where: str) -> None:
                 bad(inertial, f"link {el.get('name')!r}: <inertial> needs <mass value=...>")
             if inertia is None or any(inertia.get(k) is None for k in _NUMBERS["inertia"]):
                 bad(inertial, f"link {el.get('name')!r}: <inertia> needs ixx ixy ixz iyy iyz izz")
-    joints, below = set(), {}
+    joints, below, has_parent = set(), {}, set()
     for el in root.findall("joint"):
         name = el.get("name")
         if not name or name in joints:
@@ -124,13 +134,16 @@ def _check(root: etree._Element, where: str) -> None:
                 bad(el if sub is None else sub, f"joint {name!r}: {tag} link "
                     f"{None if sub is None else sub.get('link')!r} is not defined")
         child = el.find("child").get("link")
-        if any(child in c for c in below.values()):
+        if child in has_parent:
             bad(el, f"joint {name!r}: link {child!r} has two parent joints")
+        has_parent.add(child)
         below.setdefault(el.find("parent").get("link"), []).append(child)
     for el in root.findall("joint/mimic"):
         if el.get("joint") not in joints:
-            bad(el, f"joint {el.getparent().get('name')!r} mimics {el.get('joint')!r}, which is not defined")
-    roots = sorted(links - {c for cs in below.values() for c in cs})
+            warn(URDFWarning(f"{where}: line {el.sourceline}: joint {el.getparent().get('name')!r} mimics "
+                             f"{el.get('joint')!r}, which is not defined: it stays a mimic joint, on no chain "
+                             "and held at 0 within its limits when off one"))
+    roots = sorted(links - has_parent)
     if len(roots) != 1:
         raise RobotFileError(f"{where}: the links must form one tree with one root link; "
                              f"found {len(roots)} roots ({', '.join(roots) or 'a cycle'})")
@@ -154,96 +167,29 @@ def _load(root: etree._Element, where: str):
         raise RobotFileError(f"{where}: cannot read the URDF ({type(e).__name__}: {e})") from None
 
 
-def _rigid_body(urdf, link: str, scale: float) -> Inertial | None:
-    """Inertial of `link` and every link fixed to it, in `link`'s frame (parallel axes)."""
-    parts, stack = [], [(link, np.eye(4))]
-    while stack:
-        name, T = stack.pop()
-        inert = urdf.link_map[name].inertial
-        if inert is not None:
-            O = T @ (np.eye(4) if inert.origin is None else inert.origin)
-            parts.append((float(inert.mass), O[:3, 3] * scale, O[:3, :3] @ inert.inertia @ O[:3, :3].T * scale**2))
-        stack += [(j.child, T @ (np.eye(4) if j.origin is None else j.origin))
-                  for j in urdf.robot.joints if j.parent == name and j.type == "fixed"]
-    if len(parts) < 2:
-        return Inertial(*parts[0]) if parts else None
-    m = sum(p[0] for p in parts)
-    c = sum(p[0] * p[1] for p in parts) / m if m > 0 else parts[0][1]
-    I = sum(p[2] + p[0] * (np.dot(p[1] - c, p[1] - c) * np.eye(3) - np.outer(p[1] - c, p[1] - c))
-            for p in parts)
-    return Inertial(m, c, (I + I.T) / 2)
-
-
-def _chain(urdf, tip: str | None, where: str) -> list:
-    """Joints from the root link to `tip` (default: the longest chain of actuated joints)."""
-    child_of = {j.child: j for j in urdf.robot.joints}
-
-    def path(link):
-        out = []
-        while link in child_of:
-            out.append(child_of[link])
-            link = out[-1].parent
-        return out[::-1]
-
-    if tip is not None:
-        if tip not in urdf.link_map:
-            close = difflib.get_close_matches(tip, list(urdf.link_map), n=3)
-            hint = f"did you mean {', '.join(close)}?" if close else f"links: {', '.join(urdf.link_map)}"
-            raise RobotFileError(f"{where}: tip link {tip!r} not found; {hint}")
-        return path(tip)
-    parents = {j.parent for j in urdf.robot.joints}
-    leaves = [name for name in urdf.link_map if name not in parents]
-    drivers = {j.mimic.joint for j in urdf.robot.joints if j.mimic is not None}
-    for skip in (drivers, set()):  # a gripper's mimicked driver joint is not part of the arm
-        keys = {leaf: tuple(j.name for j in path(leaf) if j.type != "fixed" and j.mimic is None
-                            and j.name not in skip) for leaf in leaves}
-        longest = max((len(k) for k in keys.values()), default=0)
-        if longest:
-            break
-    if not longest:
-        raise RobotFileError(f"{where}: no movable joint (revolute, continuous or prismatic) in the URDF"
-                             + (" other than mimic joints" if drivers else ""))
-    chains: dict[tuple, list[str]] = {}
-    for leaf in (leaf for leaf, key in keys.items() if len(key) == longest):
-        chains.setdefault(keys[leaf], []).append(leaf)
-    if len(chains) > 1:
-        listed = "; ".join(f"to {' / '.join(map(repr, ls))} through {', '.join(k)}" for k, ls in chains.items())
-        raise RobotFileError(f"{where}: the tree branches into {len(chains)} chains of {longest} "
-                             f"movable joints ({listed}); pass tip=<link name> to choose one")
-    link = urdf.joint_map[next(iter(chains))[-1]].child
-    while True:  # on to a tool link through fixed joints, while there is only one way
-        fixed = [j for j in urdf.robot.joints if j.parent == link and j.type == "fixed"]
-        if len(fixed) != 1:
-            return path(link)
-        link = fixed[0].child
-
-
 def _scaled(T: np.ndarray, k: float) -> np.ndarray:
     T = T.copy()
     T[:3, 3] *= k
     return T
 
 
-def _limits(j, scale: float) -> tuple[float, float]:
-    if j.type == "continuous" or j.limit is None:
-        return (-np.inf, np.inf)
-    lo, hi = (0.0 if v is None else float(v) for v in (j.limit.lower, j.limit.upper))  # spec: 0
-    lo, hi = (v if abs(v) < _BIG else np.copysign(np.inf, v) for v in (lo, hi))
-    return (lo * scale, hi * scale) if j.type == PRISMATIC else (lo, hi)
-
-
 def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = None,
-              length_unit: str = "m", name: str | None = None) -> Robot:
+              hold: Mapping[str, float] | None = None, length_unit: str = "m",
+              name: str | None = None) -> Robot:
     """Robot from URDF text (str or bytes) or a .urdf file path: the serial chain from the root
-    link to `tip` (a link name).
+    link to `tip` (a link name; `urdf_tips` lists the candidates).
 
     Without `tip`, the chain is the longest one of actuated joints; branches made only of fixed
     or mimic joints, and a gripper's driver joint whose mimic sits in a sibling branch, are not
     part of it, and it runs on through fixed joints to a tool link while there is one way on.
     Revolute, continuous (limits ±inf) and prismatic joints become joints; fixed joints fold
-    into constants. `length_unit` ("m" or "mm") is the unit of the returned Robot; the file is
-    always in metres. Raises RobotFileError naming the problem for malformed XML, no movable
-    joint, an unknown or ambiguous tip, and mimic, floating or planar joints on the chain.
+    into constants. Links behind movable joints off the chain ride along rigidly, those joints
+    held at `hold` ({joint name: value}, rad or m) or else 0 within their limits, and an
+    `OffChainBodiesWarning` says so (`robot.extras["urdf"]["held"]` keeps the values). A link
+    without `<inertial>` is massless. `length_unit` ("m" or "mm") is the unit of the returned
+    Robot; the file is always in metres. Raises RobotFileError naming the problem for malformed
+    XML, no movable joint, an unknown or ambiguous tip, a bad hold, non-physical inertia, and
+    mimic, floating or planar joints on the chain.
 
     >>> import kinematica as km
     >>> r = km.from_urdf('''<robot name="r"><link name="a"/><link name="b"/>
@@ -258,8 +204,7 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
     _check(root, where)
     urdf = _load(root, where)
     scale = 1000.0 if length_unit == "mm" else 1.0
-    path = _chain(urdf, tip, where)
-    pending, base, rows, links, inertials = np.eye(4), np.eye(4), [], [], []
+    path = choose_chain(urdf, tip, where)
     for j in path:
         if j.type in ("floating", "planar"):
             raise RobotFileError(f"{where}: joint {j.name!r} is {j.type}: only revolute, continuous, "
@@ -267,35 +212,60 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
         if j.mimic is not None:
             raise RobotFileError(f"{where}: joint {j.name!r} mimics {j.mimic.joint!r}: mimic (coupled) "
                                  "joints are not supported on the chain; choose another tip")
+    chain = {j.name for j in path if j.type != "fixed"}
+    if not chain:
+        raise RobotFileError(f"{where}: no movable joint between the root link and tip {tip!r}")
+    held = held_values(urdf, chain, hold, where)
+    lines = {el.get("name"): el.sourceline for el in root.findall("joint")}
+    lines |= {el.getparent().get("name"): el.sourceline for el in root.findall("link/inertial")}
+    children: dict[str, list] = {}
+    for j in urdf.robot.joints:
+        children.setdefault(j.parent, []).append(j)
+    pending, base, rows, links, inertials, folded, held_mass = np.eye(4), np.eye(4), [], [], [], {}, 0.0
+    for j in path:
         origin = np.eye(4) if j.origin is None else j.origin
         if j.type == "fixed":
             pending = pending @ origin
             continue
         if np.linalg.norm(j.axis) < 1e-12:
             raise RobotFileError(f"{where}: joint {j.name!r}: axis must be a non-zero vector")
+        if j.type in ("revolute", "prismatic") and j.limit is None:
+            warn(MissingLimitWarning(
+                f"{where}: line {lines[j.name]}: {j.type} joint {j.name!r} has no <limit> (URDF requires "
+                "one): taken as unlimited; a joint that turns freely is type=\"continuous\""))
         base, X = (base, pending @ origin) if rows else (pending, origin)
         pending = np.eye(4)
         rows.append({"name": j.name, "type": PRISMATIC if j.type == PRISMATIC else "revolute",
                      "xyz": tuple(map(float, X[:3, 3] * scale)), "rpy": tuple(map(float, spatial.matrix_to_rpy(X[:3, :3]))),
-                     "axis": tuple(float(a) for a in j.axis), "limits": _limits(j, scale)})
+                     "axis": tuple(float(a) for a in j.axis), "limits": limits(j, scale)})
         links.append(j.child)
-        try:
-            inertials.append(_rigid_body(urdf, j.child, scale))
-        except ValueError as e:
-            raise RobotFileError(f"{where}: link {j.child!r}: {e}") from None
-    if not rows:
-        raise RobotFileError(f"{where}: no movable joint between the root link and tip {tip!r}")
+        body, behind, mass = rigid_body(urdf, j.child, children, chain, held, scale, lines, where)
+        inertials.append(body)
+        folded |= behind
+        held_mass += mass
+    if held_mass > 0:
+        warn(OffChainBodiesWarning(folded_message(where, folded, held_mass, held, urdf)))
+    massless = Inertial(0.0, np.zeros(3), np.zeros((3, 3)))  # a link without <inertial> (legal)
     extras = {"urdf": {k: tuple(getattr(urdf.joint_map[r["name"]].limit, k, None) for r in rows)
-                       for k in ("effort", "velocity")}}
+                       for k in ("effort", "velocity")} | {"held": held}}
     try:
         return from_link_frames(
             rows, name=name or urdf.robot.name, length_unit=length_unit,
-            base=_scaled(base, scale), tool=_scaled(pending, scale),
-            link_names=tuple(links), inertials=tuple(inertials) if any(inertials) else None,
+            base=_scaled(base, scale), tool=_scaled(pending, scale), link_names=tuple(links),
+            inertials=tuple(massless if b is None else b for b in inertials) if any(inertials) else None,
             description=f"Imported from URDF {where}: links {path[0].parent} to {path[-1].child}.",
             extras=extras)
     except (RobotError, ValueError) as e:
         raise RobotFileError(f"{where}: {e}") from None
+
+
+def urdf_tips(text_or_path: Any, *, where: str = "<urdf>") -> dict[str, tuple[str, ...]]:
+    """The candidate tips of a URDF (one per distinct chain of movable joints that ends a
+    branch): tip link name → the movable joints of its chain, in the file's order. Any of
+    them can be passed as `tip` to `from_urdf` / `km.load`."""
+    root, where = _parse_xml(text_or_path, where)
+    _check(root, where)
+    return candidate_tips(_load(root, where))
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -356,6 +326,7 @@ def _inertial(link: etree._Element, inert: Inertial, H: np.ndarray, per_m: float
                                         for a, b in ("xx", "xy", "xz", "yy", "yz", "zz")})
 
 
+@takes_robot
 def to_urdf(robot: Robot) -> str:
     """URDF text of any Robot, in metres (mm robots are converted; a comment says so).
 

@@ -6,26 +6,33 @@ the result), a sequence of joint names (all revolute, metres), or None (names q1
 
 from __future__ import annotations
 
+import os
 from typing import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..bounds import SAMPLES, count, sample_count
+from ..model.coerce import as_robot
 from .value import Trajectory, TrajectoryError
 
 JointSpec = tuple[tuple[str, ...], np.ndarray, str]
 
 
 def joint_spec(robot, n: int) -> JointSpec:
-    """(names, revolute mask, length unit) for n joints from a Robot, names or None."""
+    """(names, revolute mask, length unit) for n joints from a Robot (or a bundled robot's name,
+    or a robot file's path: `as_robot`), joint names or None."""
     if robot is None:
         return tuple(f"q{i + 1}" for i in range(n)), np.ones(n, bool), "m"
+    if isinstance(robot, (str, os.PathLike)):
+        robot = as_robot(robot)
     if hasattr(robot, "joint_names") and hasattr(robot, "revolute"):
         if robot.n != n:
             raise TrajectoryError(f"{robot.name!r} has {robot.n} joints, the poses have {n} values")
         return tuple(robot.joint_names), np.asarray(robot.revolute, bool), robot.length_unit
-    if isinstance(robot, str) or not isinstance(robot, Sequence):
-        raise TrajectoryError(f"robot: expected a Robot, joint names or None, got {robot!r}")
+    if not isinstance(robot, Sequence):
+        raise TrajectoryError(f"robot: expected a Robot, a robot's name or file, joint names or None, "
+                              f"got {robot!r}")
     names = tuple(str(s) for s in robot)
     if len(names) != n:
         raise TrajectoryError(f"joint names: expected {n}, got {len(names)}")
@@ -87,12 +94,11 @@ def grid(T: float, steps: int = 100, dt: float | None = None, knots: ArrayLike =
         dt = float(dt)
         if not (np.isfinite(dt) and dt > 0):
             raise TrajectoryError(f"dt must be > 0 s, got {dt}")
+        sample_count(T, dt, f"duration / dt = {T:g} s / {dt:g} s", TrajectoryError)
         t = np.arange(0.0, T, dt)
         t = np.append(t[t < T - 1e-9 * T], T)
     else:
-        if int(steps) != steps or steps < 1:
-            raise TrajectoryError(f"steps: expected a whole number of intervals >= 1, got {steps!r}")
-        t = np.linspace(0.0, T, int(steps) + 1)
+        t = np.linspace(0.0, T, count(steps, "steps", SAMPLES, error=TrajectoryError) + 1)
     k = np.asarray(knots, dtype=float).ravel()
     k = k[(k > 0) & (k < T)]
     if k.size:

@@ -41,8 +41,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..bounds import RESTARTS, count
+from ..model.robot import LIMIT_TOL
 from .path import CartesianPath
 from .value import Trajectory, TrajectoryError, for_robot
+from ..model.coerce import takes_robot
 
 TASKS = ("pose", "position", "approach", "planar")
 LIMITS = ("clip", "ignore")
@@ -192,9 +195,12 @@ def _errors(robot, target, q: np.ndarray) -> tuple[float, float]:
 
 
 def _near_singular(robot, target, q: np.ndarray) -> bool:
-    """σ_min/σ_max < 1e-3 for the task rows of the Jacobian at q (as `km.ik` judges it)."""
+    """σ_min/σ_max < 1e-3 for the task rows of the Jacobian at q, in the frame `km.ik` judges
+    it in (a planar arm's own plane: `ik.frame.solver_problem`)."""
+    from ..ik.frame import fit_target, solver_problem
     from ..kinematics import jacobian, singular_values
 
+    robot, target = solver_problem(robot, fit_target(robot, target[0:1]))
     sv = singular_values(jacobian(robot, q)[target.rows])
     m = min(target.dof, robot.n)
     return bool(sv[m - 1] < NEAR_SINGULAR * sv[0])
@@ -204,6 +210,7 @@ def _deg(robot, i: int, v: float) -> str:
     return f"{np.degrees(v):+.4g}°" if robot.revolute[i] else f"{v:+.4g} {robot.length_unit}"
 
 
+@takes_robot
 def follow(robot, path, q0: ArrayLike | None = None, *, task: str | None = None, method: str = "auto",
            limits: str = "clip", max_step: float | ArrayLike | None = None, restarts: int = 0,
            tol_position: float | None = None, tol_orientation: float = 1e-6) -> tuple[Trajectory, FollowReport]:
@@ -213,7 +220,8 @@ def follow(robot, path, q0: ArrayLike | None = None, *, task: str | None = None,
     positions (k, 3) (then t = 0, 1, 2, … s). q0: where the arm starts (default: its home); the
     first point is solved from it. task: "pose" (default for oriented paths), "position"
     (default otherwise), "approach" (position + tool z axis, for 5-DOF arms) or "planar" (x, y and,
-    for an oriented path, the heading; the default for planar arms). method: "auto" (closed form
+    for an oriented path, the heading; the default for planar arms whose plane is level in the
+    world frame — on a tilted one "position"). method: "auto" (closed form
     where one fits, else "lm"), "analytic", "lm", or another `km.ik` method. limits: "clip" (the
     solver stays inside the joint limits: a redundant arm finds the in-limit solution, others
     fail at the limit, reported with the joint; the closed form takes the nearest in-limit
@@ -241,14 +249,16 @@ def follow(robot, path, q0: ArrayLike | None = None, *, task: str | None = None,
     """
     from ..ik import ik
 
+    restarts = count(restarts, "restarts", RESTARTS, minimum=0, error=TrajectoryError)
     t, poses, oriented, positions = _path_inputs(path)
     k = len(positions)
     if k == 0:
         raise TrajectoryError("empty path: nothing to follow")
     if task is None:
-        from ..kinematics.manipulability import is_planar
+        from ..ik.frame import plane_of
 
-        task = "planar" if is_planar(robot) else ("pose" if oriented else "position")
+        plane = plane_of(robot)  # (x, y) goals need a plane level in the world; a tilted one takes positions
+        task = ("planar" if plane.level else "position") if plane else ("pose" if oriented else "position")
     if task not in TASKS:
         raise TrajectoryError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
     if limits not in LIMITS:
@@ -346,7 +356,7 @@ def follow(robot, path, q0: ArrayLike | None = None, *, task: str | None = None,
     inside = robot.within_limits(Q)
     lo, hi = robot.limits[:, 0], robot.limits[:, 1]
     for m in np.flatnonzero(~inside & ok):  # (an unsolved point's q says nothing about the limits)
-        out = np.flatnonzero((Q[m] < lo - 1e-9) | (Q[m] > hi + 1e-9))
+        out = np.flatnonzero((Q[m] < lo - LIMIT_TOL) | (Q[m] > hi + LIMIT_TOL))
         words = ", ".join(f"{robot.joint_names[a]} = {_deg(robot, a, Q[m, a]).lstrip('+')} outside "
                           f"[{_deg(robot, a, lo[a]).lstrip('+')}, {_deg(robot, a, hi[a]).lstrip('+')}]" for a in out)
         why[m] = "; ".join(x for x in (why[m], f"outside the joint limits: {words}") if x)

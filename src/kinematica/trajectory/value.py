@@ -14,6 +14,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.interpolate import CubicHermiteSpline
 
+from ..bounds import sample_count
+from ..model.coerce import takes_robot
+
 
 class TrajectoryError(ValueError):
     """A trajectory is malformed (shapes, times not increasing, NaN) or cannot be combined."""
@@ -105,6 +108,7 @@ class Trajectory:
         if dt is not None:
             if not dt > 0:
                 raise TrajectoryError(f"dt must be > 0, got {dt}")
+            sample_count(self.duration, dt, f"duration / dt = {self.duration:g} s / {dt:g} s", TrajectoryError)
             times = np.arange(self.t[0], self.t[-1] + 0.5 * dt, dt)
             times[-1] = min(times[-1], self.t[-1])
         ts = np.asarray(times, dtype=float)
@@ -147,6 +151,7 @@ def concatenate(parts: Sequence[Trajectory]) -> Trajectory:
                    poses=cat("poses"))
 
 
+@takes_robot
 def for_robot(robot, t, q, qd, qdd, **kw) -> Trajectory:
     """A Trajectory carrying the robot's joint names, joint kinds and length unit."""
     return Trajectory(t, q, qd, qdd, joint_names=robot.joint_names, revolute=robot.revolute,

@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 from matplotlib.animation import FFMpegWriter, PillowWriter
 
+from ..bounds import FRAMES, count
 from ..kinematics.manipulability import is_planar
 from ..model.robot import Robot
 from ..trajectory.value import Trajectory
@@ -22,9 +23,9 @@ from . import style
 from .arm import ArmDrawing, fit_plane, plane_span, setup_3d, setup_plane
 from .geometry import PLANE_NAMES, PLANES, ArmGeometry, arm_geometry, azimuth_of, project
 from .style import VizError
+from ..model.coerce import takes_robot
 
 FORMATS = {".gif": "GIF", ".mp4": "MP4"}
-MAX_FRAMES = 2000
 
 
 class AnimationError(RuntimeError):
@@ -45,9 +46,7 @@ def frame_times(traj: Trajectory, fps: float, frames: int | None = None,
         raise VizError(f"fps: expected a positive number, got {fps!r}")
     if frames is None:
         frames = min(int(round(traj.duration * fps)) + 1, max_frames)
-    if not isinstance(frames, (int, np.integer)) or not 1 <= frames <= MAX_FRAMES:
-        raise VizError(f"frames: expected a whole number from 1 to {MAX_FRAMES}, got {frames!r}")
-    return np.linspace(traj.t[0], traj.t[-1], int(frames)).round(12)
+    return np.linspace(traj.t[0], traj.t[-1], count(frames, "frames", FRAMES, error=VizError)).round(12)
 
 
 def _writer(path: Path, fps: float):
@@ -72,6 +71,7 @@ def _views(robot: Robot, view: str) -> list[str]:
     raise VizError(f"view must be auto, 3d, projections or one of {', '.join(PLANES)}, got {view!r}")
 
 
+@takes_robot
 def animate(robot: Robot, traj: Trajectory, path: str | Path, *, fps: float = 20,
             frames: int | None = None, max_frames: int = 600, view: str = "auto",
             frames_axes: bool = False, title: str | None = None,

@@ -28,6 +28,7 @@ from . import style
 from .geometry import (PLANE_NAMES, PLANES, ArmGeometry, arm_geometry, azimuth_of, configurations,
                        project, reach, size_scale)
 from .style import VizError
+from ..model.coerce import takes_robot
 
 VIEWS = ("auto", "3d", "projections", *PLANES)
 
@@ -265,6 +266,7 @@ def _legend(fig: Figure, axes: list[Axes]) -> None:
                    ncols=1 if wide else min(len(handles), 3), frameon=False)
 
 
+@takes_robot
 def arm(robot: Robot, q: ArrayLike | None = None, *, view: str = "auto",
         labels: Sequence[str] | None = None, ghosts: ArrayLike | None = None,
         ghost_labels: Sequence[str] | None = None, target: ArrayLike | None = None,
@@ -293,6 +295,7 @@ def arm(robot: Robot, q: ArrayLike | None = None, *, view: str = "auto",
     return style.settle(fig)
 
 
+@takes_robot
 def projections(robot: Robot, q: ArrayLike | None = None, **kw: Any) -> Figure:
     """The arm in the XY, XZ and YZ planes side by side (paper 003's Figs. 2–4); the keywords of
     `arm`. Default size 12 x 4.5 inches."""
@@ -301,6 +304,7 @@ def projections(robot: Robot, q: ArrayLike | None = None, **kw: Any) -> Figure:
     return arm(robot, q, view="projections", **kw)
 
 
+@takes_robot
 def solutions(robot: Robot, sols: Sequence[Any] | ArrayLike, *, labels: Sequence[str] | None = None,
               current: ArrayLike | None = None, target: ArrayLike | None = None,
               view: str | None = None, title: str | None = None,

@@ -24,6 +24,7 @@ from ..kinematics.chain import check_q
 from ..kinematics.fk import fk_frames
 from ..model.robot import Robot
 from .style import VizError
+from ..model.coerce import takes_robot
 
 # 2-D views: which world axes go right and up. "rz" is the vertical plane through the arm
 # (paper 003's "XZ" plane, whose horizontal axis is the hypotenuse √(x² + y²)).
@@ -65,6 +66,7 @@ def _masks(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
     return bend | prismatic, moves | prismatic
 
 
+@takes_robot
 def arm_geometry(robot: Robot, q: ArrayLike) -> ArmGeometry:
     """The drawing geometry of configurations q (n,) or (..., n)."""
     q = check_q(robot, q)
@@ -85,6 +87,7 @@ def arm_geometry(robot: Robot, q: ArrayLike) -> ArmGeometry:
                        frames=F)
 
 
+@takes_robot
 def reach(robot: Robot) -> float:
     """An upper bound of the distance from joint 1's origin to the tool: the length of the
     skeleton after joint 1 (prismatic joints at their largest finite stroke)."""

@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from ..bounds import POINTS, count
 from ..kinematics.fk import fk
 from ..kinematics.jacobian import jacobian
 from ..kinematics.manipulability import is_planar, manipulability, select_rows, task_rows
@@ -23,9 +24,9 @@ from . import style
 from .arm import ArmDrawing, fit_plane, plane_span, setup_3d, setup_plane
 from .geometry import PLANE_NAMES, PLANES, arm_geometry, project
 from .style import VizError
+from ..model.coerce import takes_robot
 
 MEASURES = (None, "manipulability")
-MAX_SAMPLES = 200_000
 
 
 def sample_limits(robot: Robot) -> np.ndarray:
@@ -46,6 +47,7 @@ def sample_limits(robot: Robot) -> np.ndarray:
     return lim
 
 
+@takes_robot
 def workspace_points(robot: Robot, samples: int = 5000, *, seed: int | None = 0,
                      measure: str | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """(samples, 3) tool positions of uniformly random configurations within the limits, and
@@ -53,8 +55,7 @@ def workspace_points(robot: Robot, samples: int = 5000, *, seed: int | None = 0,
     `measure="manipulability"`, else None."""
     if measure not in MEASURES:
         raise VizError(f"measure must be one of {MEASURES}, got {measure!r}")
-    if not isinstance(samples, (int, np.integer)) or not 1 <= samples <= MAX_SAMPLES:
-        raise VizError(f"samples: expected a whole number from 1 to {MAX_SAMPLES}, got {samples!r}")
+    samples = count(samples, "samples", POINTS, error=VizError)
     lim = sample_limits(robot)
     rng = np.random.default_rng(seed)
     Q = rng.uniform(lim[:, 0], lim[:, 1], size=(int(samples), robot.n))
@@ -64,6 +65,7 @@ def workspace_points(robot: Robot, samples: int = 5000, *, seed: int | None = 0,
     return p, manipulability(select_rows(jacobian(robot, Q), task_rows(robot)))
 
 
+@takes_robot
 def workspace(robot: Robot, samples: int = 5000, *, seed: int | None = 0,
               color: str | None = "manipulability", view: str = "auto", arm: bool = True,
               title: str | None = None, size: Sequence[float] | None = None,

@@ -1,0 +1,62 @@
+"""The robot argument of every public verb: a `Robot`, or what `km.load` takes (a bundled
+robot's name or a .yaml/.urdf file's path), so that ``km.fk("puma560", q)`` works as
+``km.fk(km.load("puma560"), q)`` does; anything else is a TypeError saying what is expected.
+
+>>> import kinematica as km
+>>> km.fk("planar-3r", [0, 0, 0])[:3, 3].round(3).tolist()
+[60.0, 0.0, 0.0]
+>>> km.fk(None, [0, 0, 0])
+Traceback (most recent call last):
+...
+TypeError: robot: expected a Robot, a bundled robot name (e.g. 'puma560') or a .yaml/.urdf file path, got NoneType
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any, Callable, TypeVar
+
+from .robot import Robot
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@functools.lru_cache(maxsize=None)
+def _bundled(name: str) -> Robot:
+    """A bundled robot, read once: Robots are immutable, and a loop of ``km.fk("puma560", q)``
+    must not re-read the file every time (~20 ms)."""
+    from .library import load  # library's save takes a robot too: imported here, not above
+
+    return load(name)
+
+
+@functools.lru_cache(maxsize=1)
+def _names() -> frozenset[str]:
+    from .library import robot_names
+
+    return frozenset(robot_names())
+
+
+def as_robot(robot: "Robot | str | os.PathLike[str]") -> Robot:
+    """`robot` itself, the bundled robot of that name, or the robot in that file (read on every
+    call: load it once with `km.load` to use it in a loop)."""
+    if isinstance(robot, Robot):
+        return robot
+    if isinstance(robot, (str, os.PathLike)):
+        key = os.fspath(robot)
+        if key in _names():
+            return _bundled(key)
+        from .library import load
+
+        return load(key)
+    raise TypeError("robot: expected a Robot, a bundled robot name (e.g. 'puma560') or a .yaml/.urdf "
+                    f"file path, got {type(robot).__name__}")
+
+
+def takes_robot(fn: F) -> F:
+    """Decorator of a public verb whose first argument is the robot: pass it through `as_robot`."""
+    @functools.wraps(fn)
+    def verb(robot, *args, **kwargs):
+        return fn(robot if isinstance(robot, Robot) else as_robot(robot), *args, **kwargs)
+    return verb  # type: ignore[return-value]

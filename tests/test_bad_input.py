@@ -1,0 +1,287 @@
+"""Bad input to the API: counts and sizes over their bounds, a simulation that would run for
+hours, and a robot given by name or as something that is not a robot.
+
+Every count argument of the public API goes through `kinematica.bounds.count`: an oversized one
+is refused before any work with the function's own error class, naming the argument and the
+limit (a test below finds the count arguments by their names, so a new one cannot slip by).
+"""
+
+from __future__ import annotations
+
+import inspect
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.integrate import solve_ivp
+
+import kinematica as km
+from kinematica import bounds, viz
+from kinematica.explain import explain
+from kinematica.model.coerce import as_robot
+from kinematica.trajectory import TrajectoryError
+from kinematica.viz import VizError
+
+from strategies import FAST
+
+PUMA = km.load("puma560")
+T0 = km.fk(PUMA, [0.1, 0.2, -0.3, 0.2, 0.5, 0.1])
+T1 = km.fk(PUMA, [0.4, 0.1, -0.2, 0.3, 0.6, 0.2])
+P3 = ([1, 0, 0], [0, 1, 0], [-1, 0, 0])
+BIG = 10**9
+
+# (call, error class, argument named in the message, limit named in the message)
+OVER_THE_LIMIT = [
+    (lambda: km.trajectory.line(T0, T1, steps=10**8), TrajectoryError, "steps", bounds.SAMPLES),
+    (lambda: km.trajectory.line(T0, T1, duration=1e3, dt=1e-6), TrajectoryError, "duration / dt", bounds.SAMPLES),
+    (lambda: km.trajectory.arc_through(*P3, steps=BIG), TrajectoryError, "steps", bounds.SAMPLES),
+    (lambda: km.trajectory.circle_through(*P3, steps=BIG), TrajectoryError, "steps", bounds.SAMPLES),
+    (lambda: km.trajectory.spline([[0, 0, 0], [1, 1, 0], [2, 0, 0]], steps=BIG), TrajectoryError, "steps",
+     bounds.SAMPLES),
+    (lambda: km.trajectory.cubic([0], [1], 1.0, steps=BIG), TrajectoryError, "steps", bounds.SAMPLES),
+    (lambda: km.trajectory.quintic([0], [1], 1.0, dt=1e-12), TrajectoryError, "duration / dt", bounds.SAMPLES),
+    (lambda: km.trajectory.trapezoidal([0], [1], 1.0, 1.0, steps=BIG), TrajectoryError, "steps", bounds.SAMPLES),
+    (lambda: km.trajectory.via([[0], [1], [0]], 1.0, 1.0, steps=10 * BIG), TrajectoryError, "steps",
+     bounds.SAMPLES),
+    (lambda: km.trajectory.joint([[0], [1]], steps=BIG), TrajectoryError, "steps", bounds.SAMPLES),
+    (lambda: km.trajectory.cubic([0], [1], 1.0).resample(dt=1e-12), TrajectoryError, "duration / dt",
+     bounds.SAMPLES),
+    (lambda: km.trajectory.follow(PUMA, km.trajectory.line(T0, T1, steps=2), restarts=BIG), TrajectoryError,
+     "restarts", bounds.RESTARTS),
+    (lambda: km.ik(PUMA, T0, restarts=100_000_000), ValueError, "restarts", bounds.RESTARTS),
+    (lambda: km.ik(PUMA, T0, method="gn", max_iter=BIG), ValueError, "max_iter", bounds.ITERATIONS),
+    (lambda: km.ik_all(PUMA, T0, seeds=BIG), ValueError, "seeds", bounds.SEEDS),
+    (lambda: km.self_motion(km.load("planar-3r"), [-10, 35], np.radians([30, 30, 20]), samples=BIG), ValueError,
+     "samples", bounds.SOLVES),
+    (lambda: km.simulate(PUMA, 1e4, PUMA.q_home, dt=1e-6), ValueError, "duration / dt", bounds.SAMPLES),
+    (lambda: km.simulate(PUMA, 1.0, PUMA.q_home, max_evaluations=10**12), ValueError, "max_evaluations",
+     bounds.EVALUATIONS),
+    (lambda: viz.workspace_points(PUMA, samples=BIG), VizError, "samples", bounds.POINTS),
+    (lambda: viz.frame_times(km.trajectory.cubic([0], [1], 1.0), fps=10, frames=BIG), VizError, "frames",
+     bounds.FRAMES),
+]
+
+
+@pytest.mark.parametrize("call, error, argument, limit", OVER_THE_LIMIT)
+def test_counts_over_their_limit_are_refused_before_any_work(call, error, argument, limit):
+    tracemalloc.start()
+    try:
+        with pytest.raises(error) as e:
+            call()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    message = str(e.value)
+    assert argument in message and limit.name in message and f"{limit.value:,}" in message
+    # Refused before the arrays were made: far less than the 10⁸-sample line's 13 GB (the
+    # bound is loose, the building of the small inputs above counts too).
+    assert peak < 50e6
+
+
+# Every public function's parameters that count something; each must be bounded (see the table
+# above). A new count argument added to the API must be added there too.
+COUNT_NAMES = {"steps", "samples", "restarts", "seeds", "frames", "max_iter", "max_evaluations", "max_frames",
+               "n", "count", "points", "iterations"}
+BOUNDED = {("line", "steps"), ("arc_through", "steps"), ("circle_through", "steps"), ("spline", "steps"),
+           ("cubic", "steps"), ("quintic", "steps"), ("trapezoidal", "steps"), ("via", "steps"),
+           ("joint", "steps"), ("follow", "restarts"), ("ik", "restarts"), ("ik_all", "seeds"),
+           ("self_motion", "samples"), ("simulate", "max_evaluations"), ("workspace_points", "samples"),
+           ("workspace", "samples"), ("frame_times", "frames"), ("frame_times", "max_frames"),
+           ("animate", "frames"), ("animate", "max_frames")}  # animate's go to frame_times
+NOT_COUNTS = {("curve", "points"), ("spline", "points"),  # the points themselves, an array
+              ("arm", "frames")}  # whether to draw the link frames
+
+
+def _public_functions():
+    for module in (km, km.trajectory, viz):
+        for name in getattr(module, "__all__", dir(module)):
+            obj = getattr(module, name, None)
+            if inspect.isfunction(obj):
+                yield name, obj
+
+
+def test_every_count_argument_of_the_public_api_is_bounded():
+    found = {(name, p) for name, fn in _public_functions() for p in inspect.signature(fn).parameters
+             if p in COUNT_NAMES} - NOT_COUNTS
+    assert found, "the scan found no count arguments at all"
+    assert found <= BOUNDED, f"count arguments without a bound test: {sorted(found - BOUNDED)}"
+
+
+def test_max_frames_goes_through_the_same_bound():
+    tr = km.trajectory.cubic([0], [1], 1000.0)
+    with pytest.raises(VizError, match=bounds.FRAMES.name):  # 10 001 frames let through by max_frames
+        viz.frame_times(tr, fps=10, max_frames=BIG)
+
+
+@given(st.integers(-5, 3 * bounds.RESTARTS.value))
+@FAST
+def test_count_accepts_exactly_the_whole_numbers_in_range(k):
+    inside = 0 <= k <= bounds.RESTARTS.value
+    if inside:
+        assert bounds.count(k, "restarts", bounds.RESTARTS, minimum=0) == k
+        assert bounds.count(float(k), "restarts", bounds.RESTARTS, minimum=0) == k  # 10.0 is a whole number
+    else:
+        with pytest.raises(ValueError, match="restarts"):
+            bounds.count(k, "restarts", bounds.RESTARTS, minimum=0)
+
+
+@pytest.mark.parametrize("value", [True, 2.5, float("nan"), float("inf"), "10", None, [3]])
+def test_count_refuses_what_is_not_a_whole_number(value):
+    with pytest.raises(TrajectoryError, match="steps: expected a whole number"):
+        bounds.count(value, "steps", bounds.SAMPLES, error=TrajectoryError)
+
+
+@pytest.mark.parametrize("call", [lambda: km.trajectory.line(T0, T1, steps=0),
+                                  lambda: km.ik(PUMA, T0, restarts=-1),
+                                  lambda: km.ik_all(PUMA, T0, seeds=0)])
+def test_counts_below_their_minimum_are_refused(call):
+    with pytest.raises(ValueError, match=">= "):
+        call()
+
+
+# --- simulate: bounded, reported, cancellable --------------------------------------------------
+def test_simulate_steps_like_solve_ivp():
+    """The solver is stepped here (for the cap and progress) but must give solve_ivp's answer."""
+    robot = km.load("arm-5dof")
+    q0 = np.array([0.3, 0.5, -0.4, 0.2, 0.1])
+    sim = km.simulate(robot, 0.5, q0, dt=0.05, method="DOP853", rtol=1e-10, atol=1e-12)
+
+    def f(t, y):
+        return np.concatenate([y[5:], km.forward_dynamics(robot, y[:5], y[5:], np.zeros(5))])
+
+    ref = solve_ivp(f, (0, 0.5), np.concatenate([q0, np.zeros(5)]), method="DOP853", t_eval=sim.t,
+                    rtol=1e-10, atol=1e-12)
+    # Both take the same steps and interpolate the same dense output: equal to rounding, far
+    # below the 1e-10 tolerance the integration itself is run at.
+    np.testing.assert_allclose(sim.q, ref.y[:5].T, rtol=0, atol=1e-12)
+
+
+def test_a_runaway_simulation_stops_at_the_cap_saying_where_and_why():
+    # A constant 100 N·m spins the Puma's light wrist to 10⁶ rad/s: solved exactly it needs
+    # millions of evaluations; the cap stops it and says so.
+    with pytest.raises(km.SimulationStopped) as e:
+        km.simulate(PUMA, 1.0, PUMA.q_home, torque=np.full(6, 100.0), dt=0.001, max_evaluations=3000)
+    stop = e.value
+    message = str(stop)
+    assert "max_evaluations = 3,000" in message and "stopped at t = " in message
+    assert "rad/s" in message  # the fastest joint, the likely cause
+    assert 0 < stop.t < 1.0
+    part = stop.trajectory
+    assert len(part) >= 2 and part.t[-1] <= stop.t and np.all(np.isfinite(part.q))
+    # The motion up to there is the motion: an uncapped run over that span agrees with it
+    # (same steps from the same start; tolerance far above the integration's own 1e-8 rtol
+    # times the size of q).
+    again = km.simulate(PUMA, part.t[-1], PUMA.q_home, torque=np.full(6, 100.0), dt=0.001)
+    np.testing.assert_allclose(again.q, part.q[:len(again)], rtol=1e-5, atol=1e-6)
+
+
+def test_simulate_reports_progress_and_stops_when_asked():
+    seen: list[tuple[float, int]] = []
+
+    def progress(t, evaluations):
+        seen.append((t, evaluations))
+        return len(seen) < 5
+
+    with pytest.raises(km.SimulationStopped, match="cancelled") as e:
+        km.simulate(PUMA, 1.0, PUMA.q_home, torque=np.full(6, 100.0), progress=progress)
+    assert len(seen) == 5
+    t, n = np.array(seen).T
+    assert np.all(np.diff(t) > 0) and np.all(np.diff(n) > 0) and e.value.t == t[-1]
+
+
+def test_ctrl_c_inside_the_dynamics_ends_the_simulation():
+    calls = []
+
+    def torque(t, q, qd):
+        calls.append(t)
+        if len(calls) == 50:
+            raise KeyboardInterrupt
+        return np.zeros(6)
+
+    with pytest.raises(KeyboardInterrupt):
+        km.simulate(PUMA, 1.0, PUMA.q_home, torque=torque)
+    assert len(calls) == 50  # it stopped there, and did not go on
+
+
+# --- a robot by name, by path, or a clear TypeError --------------------------------------------
+Q6 = np.array([0.1, 0.2, -0.3, 0.2, 0.5, 0.1])
+VERBS = [
+    ("fk", lambda r: km.fk(r, Q6)),
+    ("fk_frames", lambda r: km.fk_frames(r, Q6)),
+    ("fk_jacobian", lambda r: km.fk_jacobian(r, Q6)[1]),
+    ("jacobian", lambda r: km.jacobian(r, Q6)),
+    ("jacobian_derivative", lambda r: km.jacobian_derivative(r, Q6)),
+    ("task_rows", lambda r: km.task_rows(r)),
+    ("singularity", lambda r: km.singularity(r, Q6).message),
+    ("ik", lambda r: km.ik(r, T0).q),
+    ("ik_all", lambda r: np.array([s.q for s in km.ik_all(r, T0)])),
+    ("rne", lambda r: km.rne(r, Q6, Q6, Q6)),
+    ("mass_matrix", lambda r: km.mass_matrix(r, Q6)),
+    ("gravity_torques", lambda r: km.gravity_torques(r, Q6)),
+    ("coriolis", lambda r: km.coriolis(r, Q6, Q6)),
+    ("forward_dynamics", lambda r: km.forward_dynamics(r, Q6, Q6, Q6)),
+    ("with_payload", lambda r: km.mass_matrix(km.with_payload(r, 1.0), Q6)),
+    ("simulate", lambda r: km.simulate(r, 0.05, Q6).q),
+    ("pd_gravity", lambda r: km.pd_gravity(r, Q6)(0.0, Q6, Q6)),
+    ("computed_torque", lambda r: km.computed_torque(r, km.trajectory.cubic(Q6, Q6 + 0.1, 1.0, robot=PUMA))(
+        0.5, Q6, Q6)),
+    ("energy", lambda r: km.energy(r, Q6, Q6)),
+    ("to_urdf", lambda r: km.to_urdf(r)),
+    ("follow", lambda r: km.trajectory.follow(r, km.trajectory.line(T0, T1, steps=3), q0=Q6)[0].q),
+    ("for_robot", lambda r: km.trajectory.for_robot(r, [0.0], [Q6], [Q6], [Q6]).joint_names),
+    ("cubic(robot=)", lambda r: km.trajectory.cubic(Q6, Q6, 1.0, robot=r).joint_names),
+    ("explain", lambda r: explain(r, "fk", q=Q6).title),
+    ("workspace_points", lambda r: viz.workspace_points(r, 10)[0]),
+    ("arm_geometry", lambda r: viz.arm_geometry(r, Q6).joints),
+]
+
+
+def _same(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        np.testing.assert_array_equal(a, b)  # the very same robot, the very same computation
+    else:
+        assert a == b
+
+
+@pytest.mark.parametrize("verb, call", VERBS, ids=[v for v, _ in VERBS])
+def test_every_verb_takes_a_robot_name_or_file(verb, call, tmp_path):
+    path = tmp_path / "my-puma.yaml"
+    km.save(PUMA, path)
+    expected = call(PUMA)
+    _same(call("puma560"), expected)
+    _same(call(path), call(km.load(path)))
+
+
+def test_servo_mappings_take_a_robot_name():
+    braccio = km.load("braccio")
+    q = np.radians([10, 20, 30, 40, 50])
+    np.testing.assert_array_equal(km.to_servo("braccio", q), km.to_servo(braccio, q))
+    np.testing.assert_array_equal(km.from_servo("braccio", km.to_servo(braccio, q)),
+                                  km.from_servo(braccio, km.to_servo(braccio, q)))
+
+
+@pytest.mark.parametrize("bad", [None, 3, [1, 2, 3], np.zeros(6)])
+def test_a_robot_that_is_not_one_is_a_type_error_saying_what_is_expected(bad):
+    with pytest.raises(TypeError, match="expected a Robot, a bundled robot name"):
+        km.fk(bad, Q6)
+    with pytest.raises(TypeError, match="expected a Robot"):
+        km.rne(bad, Q6, Q6, Q6)
+
+
+def test_an_unknown_robot_name_says_which_exist():
+    with pytest.raises(ValueError, match="did you mean puma560"):
+        km.fk("pumaa", Q6)
+
+
+def test_every_public_verb_taking_a_robot_coerces_it():
+    """One shared coercion: every public function whose first parameter is `robot` goes through it."""
+    plain = [name for name, fn in _public_functions()
+             if list(inspect.signature(fn).parameters)[:1] == ["robot"] and not hasattr(fn, "__wrapped__")]
+    assert plain == []
+
+
+def test_as_robot_reads_a_bundled_robot_once():
+    assert as_robot("puma560") is as_robot("puma560")
+    assert as_robot(PUMA) is PUMA
