@@ -196,12 +196,14 @@ names = st.text(st.characters(codec="utf-8", exclude_categories=["Cc", "Cs", "Zl
                 max_size=20).filter(lambda x: x.strip() != "" and not x.lstrip().startswith("#"))
 
 
-@given(items=st.lists(st.tuples(names, st.lists(st.floats(-3.0, 3.0), min_size=5, max_size=5)),
+@given(items=st.lists(st.tuples(names, st.lists(st.floats(0.0, 1.0), min_size=5, max_size=5)),
                       min_size=1, max_size=5))
 @settings(max_examples=40)
 def test_pose_files_round_trip(items) -> None:
+    """Any poses the joint fields could hold (anywhere within the limits, on them included)."""
     braccio = km.load("braccio")
-    poses = [Pose(" ".join(n.split()), np.array(q)) for n, q in items]
+    lo, hi = braccio.limits.T
+    poses = [Pose(" ".join(n.split()), lo + np.array(u) * (hi - lo)) for n, u in items]
     for write, read in ((poses_to_csv, poses_from_csv), (poses_to_json, poses_from_json)):
         back = read(braccio, write(braccio, poses))
         assert [p.name for p in back] == [p.name for p in poses]
@@ -225,6 +227,9 @@ def test_radians_are_converted_on_import() -> None:
     np.testing.assert_allclose(poses_from_file(braccio, "a.csv", text.encode())[0].q, [0.1, 0.2, 0.3, 0.4, 0.5])
 
 
+BRACCIO_HEAD = "name,M1 base [deg],M2 shoulder [deg],M3 elbow [deg],M4 wrist pitch [deg],M5 wrist roll [deg]\n"
+
+
 @pytest.mark.parametrize("text, words", [
     ("name,a [deg],b [deg]\nX,1,2\n", "2 joints (a, b), but braccio has 5"),
     ("name," + ",".join(f"J{i} [deg]" for i in range(5)) + "\nX,1,2,3,4,5\n", "joint 'J0' where braccio has 'M1 base'"),
@@ -238,7 +243,13 @@ def test_radians_are_converted_on_import() -> None:
     ("name,M1 base [deg],M2 shoulder [deg],M3 elbow [deg],M4 wrist pitch [deg],M5 wrist roll [deg]\nX,1,2\n",
      "expected 5 joint values, got 2"),
     ("name,M1 base [deg],M2 shoulder [deg],M3 elbow [deg],M4 wrist pitch [deg],M5 wrist roll [deg]\n,1,2,3,4,5\n",
-     "the pose needs a name"),
+     "a pose name cannot be empty"),
+    # values the joint fields would not take (state.check_joints), and names the list would not
+    (BRACCIO_HEAD + "X,1e308,2,3,4,5\n", "row 2 (X): joint 1 (M1 base): 1e+308 ° is outside its range -90 … 90 °"),
+    (BRACCIO_HEAD + "X,1,75.5,3,4,5\n", "row 2 (X): joint 2 (M2 shoulder): 75.5 ° is outside its range -75 … 75 °"),
+    (BRACCIO_HEAD + "X,1,2,3,4,nan\n", "row 2 (X): joint 5 (M5 wrist roll): expected a finite number"),
+    (BRACCIO_HEAD + "X,1,2,3,-inf,5\n", "joint 4 (M4 wrist pitch): expected a finite number"),
+    (BRACCIO_HEAD + "x" * 41 + ",1,2,3,4,5\n", "a pose name has at most 40 characters"),
 ])
 def test_bad_csv_files_are_refused_in_words(text: str, words: str) -> None:
     with pytest.raises(PoseFileError) as e:
@@ -252,6 +263,9 @@ def test_bad_csv_files_are_refused_in_words(text: str, words: str) -> None:
     ('{"format": "kinematica-poses", "version": 7}', "version 7 is not supported"),
     ('{"format": "kinematica-poses", "version": 1, "joints": [], "poses": []}', "0 joints"),
     ('{"format": "kinematica-poses", "version": 1, "joints": 3, "poses": []}', "'joints' must be a list"),
+    (json.dumps({"format": "kinematica-poses", "version": 1, "joints": [{"name": n, "unit": "rad"} for n in
+                 km.load("braccio").joint_names], "poses": [{"name": "far", "q": [0, 0, 0, 0, 1e300]}]}),
+     "pose 1 (far): joint 5 (M5 wrist roll): 5.7"),
 ])
 def test_bad_json_files_are_refused_in_words(text: str, words: str) -> None:
     with pytest.raises(PoseFileError) as e:

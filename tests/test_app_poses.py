@@ -164,5 +164,27 @@ async def test_a_pose_file_of_another_arm_is_refused_in_words(user: User) -> Non
     await user.should_see(marker="poses-import-upload")
     bad = b"name,a [deg],b [deg]\nX,1,2\n"
     await one(user, "poses-import-upload").handle_uploads([SmallFileUpload("other.csv", "text/csv", bad)])
-    await user.should_see("other.csv: 2 joints (a, b), but braccio has 5")
+    await user.should_see("Not opened — other.csv: 2 joints (a, b), but braccio has 5")
     assert names(user) == ["P1"]
+    far = ("name," + ",".join(f"{n} [deg]" for n in BRACCIO.joint_names) + "\nfar,0,0,0,0,1e308\n").encode()
+    await one(user, "poses-import-upload").handle_uploads([SmallFileUpload("far.csv", "text/csv", far)])
+    await user.should_see("far.csv row 2 (far): joint 5 (M5 wrist roll): 1e+308 ° is outside its range -90 … 90 °")
+    assert names(user) == ["P1"]
+
+
+async def test_fields_take_only_what_their_rule_takes(user: User) -> None:
+    """A joint or seconds field typed past its range leaves the session as it was (the field
+    puts itself back in range when it loses focus): the rule files are read by."""
+    before = shown_q(user)
+    one(user, "joint-1-number").value = 1e308
+    one(user, "joint-2-number").value = -75.5  # the shoulder goes to -75°
+    np.testing.assert_allclose(shown_q(user), before, atol=0)
+    one(user, "joint-1-number").value = 45.0
+    assert one(user, "joint-1-slider").value == pytest.approx(45.0)
+    await add_three(user)
+    await user.should_see("3 poses, 4.0 s, joint space.")
+    for bad in (1e-300, 0.0, 601.0):
+        one(user, "plan-seconds").value = bad
+        await user.should_see("3 poses, 4.0 s, joint space.")
+    one(user, "plan-seconds").value = 1.5
+    await user.should_see("3 poses, 3.0 s, joint space.")

@@ -16,7 +16,7 @@ from nicegui.testing import user_simulation
 import kinematica as km
 from kinematica.app import main as app_main
 from kinematica.app import project
-from kinematica.app.state import PlanSpec, Pose, Session, TargetSpec, ViewSpec
+from kinematica.app.state import ROUND_OFF, PlanSpec, Pose, Session, TargetSpec, ViewSpec
 
 
 def busy_session() -> Session:
@@ -92,11 +92,12 @@ def test_joint_values_round_trip_exactly_enough(values) -> None:
     (lambda d: d.update(format="something else"), "not a Kinematica project"),
     (lambda d: d.update(version=99), "version 99"),
     (lambda d: d.update(robot="no-such-robot"), "'no-such-robot' is neither bundled nor embedded"),
-    (lambda d: d.update(q=[1, 2]), "q: expected 6 numbers"),
-    (lambda d: d.update(q=[0, 0, "x", 0, 0, 0]), "q: expected numbers"),
+    (lambda d: d.update(q=[1, 2]), "q: expected 6 joint values"),
+    (lambda d: d.update(q=[0, 0, "x", 0, 0, 0]), r"q: joint 3 \(.*\): expected a number, got 'x'"),
+    (lambda d: d.pop("q"), "q is missing"),
     (lambda d: d.update(mode="fly"), "mode: 'fly' is not one of fk, ik"),
-    (lambda d: d["plan"].update(seconds=-1), "plan.seconds: expected a positive number"),
-    (lambda d: d["poses"]["puma560"][0].update(q=[0.0] * 5), r"poses\['puma560'\]\[0\].q: expected 6 numbers"),
+    (lambda d: d["plan"].update(seconds=-1), "plan.seconds: expected a number from 0.1 to 600 s"),
+    (lambda d: d["poses"]["puma560"][0].update(q=[0.0] * 5), r"poses\['puma560'\]\[0\].q: expected 6 joint values"),
     (lambda d: d["robots"].update(bad={"kind": "dh"}), "bad"),
 ])
 def test_malformed_projects_are_refused_naming_the_field(mutate, words) -> None:
@@ -105,6 +106,76 @@ def test_malformed_projects_are_refused_naming_the_field(mutate, words) -> None:
     mutate(data)
     with pytest.raises(project.ProjectError, match=words):
         project.from_dict(data)
+
+
+PUMA = km.load("puma560")
+PUMA_DEG = np.degrees(PUMA.limits)  # every Puma 560 joint is limited
+
+
+# Values a field of the panels would not take, each in a place the project keeps one.
+@pytest.mark.parametrize("mutate, words", [
+    (lambda d: d["q"].__setitem__(0, 1e308), r"q: joint 1 \(.*\): 1e\+308 ° is outside its range"),
+    (lambda d: d["q"].__setitem__(2, PUMA_DEG[2, 1] + 0.01), r"q: joint 3 \(.*\): .* is outside its range"),
+    (lambda d: d["q"].__setitem__(1, float("nan")), r"q: joint 2 \(.*\): expected a finite number"),
+    (lambda d: d["q"].__setitem__(1, True), r"q: joint 2 \(.*\): expected a number"),
+    (lambda d: d["plan"].update(seconds=1e-300), "plan.seconds: expected a number from 0.1 to 600 s"),
+    (lambda d: d["plan"].update(seconds=601), "plan.seconds: expected a number from 0.1 to 600 s"),
+    (lambda d: d["plan"].update(seconds="2"), "plan.seconds"),
+    (lambda d: d["plan"].update(speed=1e308), "plan.speed: expected one of 0.25, 0.5, 1, 2, 4"),
+    (lambda d: d["plan"].update(t=-1.0), "plan.t: the player's time cannot be negative"),
+    (lambda d: d["plan"].update(t=None), "plan.t: expected finite numbers, got None"),
+    (lambda d: d["plan"].update(loop="no"), "plan.loop: expected true or false"),
+    (lambda d: d["view"].update(frames=1), "view.frames: expected true or false"),
+    (lambda d: d["target"].update(position=[0, 0, 1e400]), "target.position: expected finite numbers"),
+    (lambda d: d["poses"]["puma560"][1]["q"].__setitem__(4, -1e308), r"poses\['puma560'\]\[1\].q: joint 5"),
+    (lambda d: d["poses"]["puma560"][1].update(name="start"), r"\[1\].name: another pose is already named 'start'"),
+    (lambda d: d["poses"]["puma560"][1].update(name="x" * 41), r"\[1\].name: a pose name has at most 40"),
+    (lambda d: d["poses"]["puma560"][1].update(name="  "), r"\[1\].name: a pose name cannot be empty"),
+    (lambda d: d["poses"].update(puma560={"name": "a"}), r"poses\['puma560'\]: expected a list"),
+])
+def test_values_no_field_would_take_are_refused_naming_the_field(mutate, words) -> None:
+    """The rule of each field (`state.check_joints`, `check_seconds`, …) is the rule of the file."""
+    data = json.loads(project.dumps(busy_session()))
+    mutate(data)
+    with pytest.raises(project.ProjectError, match=words):
+        project.loads(json.dumps(data))
+
+
+def test_a_planar_arm_takes_no_pitch_target() -> None:
+    """As its target select, which offers no pitch of the tool axis for a planar arm."""
+    data = project.to_dict(Session(robot_name="planar-3r"))
+    data["target"]["kind"] = "approach"
+    with pytest.raises(project.ProjectError, match="target.kind: 'approach' is not one of position, pose"):
+        project.from_dict(data)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 5), st.floats(allow_nan=True, allow_infinity=True))
+def test_a_joint_value_opens_exactly_when_its_field_takes_it(i, value) -> None:
+    """Any number in a project's q: it opens iff the joint's field takes it (within the limits,
+    up to ROUND_OFF of round-off), and then the arm is there."""
+    data = project.to_dict(busy_session())
+    data["q"][i] = value
+    lo, hi = PUMA_DEG[i]
+    takes = np.isfinite(value) and lo - ROUND_OFF <= value <= hi + ROUND_OFF
+    if takes:
+        shown = project.from_dict(data).display_q()
+        assert shown[i] == pytest.approx(min(max(value, lo), hi), abs=1e-9)
+    else:
+        with pytest.raises(project.ProjectError, match=f"q: joint {i + 1}"):
+            project.from_dict(data)
+
+
+def test_an_unlimited_joint_opens_at_any_angle_as_the_same_position() -> None:
+    """A revolute joint without limits turns past ±180° (a played path, a solve): its angle
+    opens wrapped into ±180°, the same position of the arm."""
+    s = Session(robot_name="arm-5dof")
+    assert not np.isfinite(s.robot.limits[0]).any()
+    data = project.to_dict(s)
+    data["q"][0] = 190.0
+    again = project.from_dict(data)
+    assert again.display_q()[0] == pytest.approx(-170.0)
+    np.testing.assert_allclose(km.fk(again.robot, again.q), km.fk(s.robot, np.radians(data["q"])), atol=1e-12)
 
 
 def test_text_that_is_not_json_is_refused() -> None:
@@ -157,8 +228,15 @@ async def test_the_project_menu_opens_a_file_and_refuses_a_bad_one() -> None:
         await user.open("/")
         upload = one(user, "project-upload")
         await upload.handle_uploads([SmallFileUpload("broken.kinematica.json", "application/json", b"{nope")])
-        await user.should_see("broken.kinematica.json: not JSON")
+        await user.should_see("Not opened — broken.kinematica.json: not JSON")
         assert one(user, "robot-select").value == "braccio"  # nothing changed
+        far = json.loads(project.dumps(busy_session()))
+        far["q"][0] = 1e308  # what no joint field takes
+        await upload.handle_uploads([SmallFileUpload("far.kinematica.json", "application/json",
+                                                      json.dumps(far).encode())])
+        await user.should_see("Not opened — far.kinematica.json: q: joint 1 (")
+        await user.should_see("1e+308 ° is outside its range -160 … 160 °")
+        assert one(user, "robot-select").value == "braccio"
         text = project.dumps(busy_session()).encode()
         await upload.handle_uploads([SmallFileUpload("puma.kinematica.json", "application/json", text)])
         await user.open("/")  # what the reload after opening shows

@@ -226,11 +226,17 @@ async def test_a_robot_file_opened_in_the_page_joins_the_robot_list(user: User, 
     await user.should_see(marker="joint-5-slider")
 
 
-async def test_a_bad_robot_file_is_refused_in_words(user: User) -> None:
+async def test_a_bad_robot_file_is_refused_in_words(user: User, tmp_path) -> None:
+    """Named as the user knows the file, not by the server's temporary copy of it; nothing changes."""
     await upload(user, "broken.yaml", b"kind: dh\njoints: 3\n")
-    await user.should_see("broken.yaml")
+    await user.should_see("Not opened — broken.yaml line 1: (top level): 'name' is a required property")
     await user.should_not_see(tempfile.gettempdir())  # the server's scratch path is not the user's business
     assert one(user, "robot-select").value == "braccio"
+    path = tmp_path / "my-arm.yaml"  # a good file next: the old error goes
+    km.save(km.load("planar-3r").replace(name="my-arm"), path)
+    await upload(user, "my-arm.yaml", path.read_bytes())
+    await user.should_see("my-arm: 3 joints, lengths in mm")
+    await user.should_not_see(marker="robot-upload-error")
 
 
 async def test_serve_with_a_robot_file_opens_every_tab_on_it(tmp_path) -> None:

@@ -18,6 +18,7 @@ from nicegui import events, ui
 from . import project
 from .panel import tag
 from .state import Session
+from .uploads import FileDrop
 
 TABS = {"simulator": ("Simulator", "precision_manufacturing"), "plots": ("Plots", "show_chart"),
         "math": ("Math", "functions"), "robot": ("Robot", "table_chart")}
@@ -128,9 +129,8 @@ class Page:
             ui.label(f"A {project.SUFFIX} file saved from this menu: robot, joint values, poses, "
                      "trajectory settings and view. It replaces the work in this tab.") \
                 .classes("text-sm text-grey-8")
-            tag(ui.upload(label="drop a project file here, or press +", auto_upload=True, max_files=1,
-                          on_upload=self.open_project), "project-upload") \
-                .props('accept=".json" flat bordered').classes("w-full")
+            self.project_drop = FileDrop("project-upload", "drop a project file here, or press +", ".json",
+                                         self.open_project)
         with tag(ui.button(icon="folder_open"), "project-menu").props("flat round color=white") \
                 .tooltip("project: save, open, start afresh"):
             with ui.menu():
@@ -146,9 +146,9 @@ class Page:
         try:
             session = project.loads(await e.file.read())
         except ValueError as err:
-            ui.notify(f"{e.file.name}: {err}", type="negative", multi_line=True, timeout=0, close_button=True)
-            e.sender.reset()
+            self.project_drop.refused(e.file.name, err)
             return
+        self.project_drop.accepted()
         self._replace(session)
 
     def new_project(self) -> None:

@@ -16,7 +16,8 @@ import numpy as np
 from nicegui import ui
 
 from .scene import GHOSTS, OUTSIDE
-from .state import (METHODS, Readout, Session, TargetSpec, joint_unit, slider_range, target_kinds)
+from .state import (METHODS, FieldError, Readout, Session, TargetSpec, check_joint, joint_unit, slider_range,
+                    target_kinds)
 
 STATUS_CLASSES = {"ok": "bg-green-1 text-green-10", "warning": "bg-amber-1 text-brown-10",
                   "error": "bg-red-1 text-red-10", "": "hidden"}
@@ -37,10 +38,12 @@ def length_digits(unit: str) -> int:
 
 
 class JointPanel:
-    """One row per joint: name, slider, numeric field (degrees, or the length unit)."""
+    """One row per joint: name, slider, numeric field (degrees, or the length unit). A value
+    reaches `on_change` only as `state.check_joint` takes it — the rule project and pose files
+    are read by too."""
 
-    def __init__(self, session: Session, reach: float, on_change: Callable[[int, float], None]) -> None:
-        robot = session.robot
+    def __init__(self, session: Session, on_change: Callable[[int, float], None]) -> None:
+        robot = self.robot = session.robot
         self.on_change = on_change
         self.sliders: list[ui.slider] = []
         self.numbers: list[ui.number] = []
@@ -48,8 +51,9 @@ class JointPanel:
         values = session.display_q()
         self.shown = np.array(values, dtype=float)
         self.formats = ["%.2f" if r else "%.4g" for r in robot.revolute]
+        self.spans = [slider_range(robot, i) for i in range(robot.n)]
         for i, name in enumerate(robot.joint_names):
-            lo, hi = slider_range(robot, i, reach)
+            lo, hi = self.spans[i]
             unit = joint_unit(robot, i)
             step = 1.0 if robot.revolute[i] else float(10 ** np.floor(np.log10(max(hi - lo, 1e-9)) - 2))
             with ui.row().classes("w-full items-center no-wrap gap-2 h-9"):
@@ -68,7 +72,11 @@ class JointPanel:
     def _changed(self, i: int, value: float | None) -> None:
         if self._quiet or value is None or self._echo(i, float(value)):
             return
-        self.on_change(i, float(value))
+        try:
+            value = check_joint(self.robot, i, value, span=self.spans[i])
+        except FieldError:
+            return  # typed past the range: the field puts itself back in it on blur, and reports that
+        self.on_change(i, value)
 
     def _echo(self, i: int, value: float) -> bool:
         """Whether `value` is only the field giving back what it shows: a number field rounds

@@ -18,12 +18,12 @@ from nicegui import ui
 
 from .panel import tag
 from .playlist import q_at
+from .state import SPEEDS
 
 if TYPE_CHECKING:
     from .simulator import SimulatorTab
 
 FPS = 30.0
-SPEEDS = {0.25: "0.25×", 0.5: "0.5×", 1.0: "1×", 2.0: "2×", 4.0: "4×"}
 
 
 class Player:
@@ -35,9 +35,6 @@ class Player:
         self._quiet = False
         self._last = 0.0  # time.monotonic() of the last frame
         plan = self.session.plan
-        speeds = dict(SPEEDS)
-        if plan.speed not in speeds:  # a project saved with another speed keeps it on offer
-            speeds[plan.speed] = f"{plan.speed:g}×"
         with ui.row().classes("w-full items-center no-wrap gap-3 px-1"):
             self.button = tag(ui.button(icon="play_arrow", on_click=self.toggle), "player-play") \
                 .props("round dense unelevated").tooltip("play / pause the pose list")
@@ -45,7 +42,7 @@ class Player:
                                        on_change=lambda e: self.scrubbed(e.value)), "player-scrub") \
                 .classes("grow")
             self.time = tag(ui.label(""), "player-time").classes("font-mono text-sm w-28 shrink-0 text-right")
-            self.speed = tag(ui.select(dict(sorted(speeds.items())), value=plan.speed,
+            self.speed = tag(ui.select(SPEEDS, value=plan.speed,
                                        on_change=lambda e: self.set_speed(e.value)), "player-speed") \
                 .props("dense options-dense").classes("w-20 shrink-0").tooltip("playback speed")
             self.loop = tag(ui.checkbox("loop", value=plan.loop, on_change=lambda e: self.set_loop(e.value)),

@@ -33,7 +33,8 @@ import numpy as np
 import kinematica as km
 from kinematica.trajectory import files as trajectory_files
 
-from .state import Pose
+from .playlist import check_name
+from .state import FieldError, Pose, check_joints, to_display
 
 FORMAT = "kinematica-poses"
 VERSION = 1
@@ -96,18 +97,25 @@ def _factors(robot: km.Robot, names: list[str], file_units: list[str], where: st
     return k
 
 
-def _pose(name, values, k: np.ndarray, where: str) -> Pose:
-    if not isinstance(name, str) or not name.strip():
+def _pose(robot: km.Robot, name, values, k: np.ndarray, where: str) -> Pose:
+    """One pose of a file: its name and joint values checked as the Poses card and the joint
+    fields check them (`playlist.check_name`, `state.check_joints`); values in core units."""
+    if not isinstance(name, str):
         raise PoseFileError(f"{where}: the pose needs a name")
+    try:
+        name = check_name([], name)
+    except ValueError as e:
+        raise PoseFileError(f"{where}: {e}") from None
     try:
         v = np.array(values, dtype=float)
     except (TypeError, ValueError):
         raise PoseFileError(f"{where} ({name}): expected numbers, got {values!r}") from None
     if v.shape != k.shape:
         raise PoseFileError(f"{where} ({name}): expected {len(k)} joint values, got {np.size(v)}")
-    if not np.all(np.isfinite(v)):
-        raise PoseFileError(f"{where} ({name}): joint values must be finite")
-    return Pose(" ".join(name.split()), v * k)
+    try:
+        return Pose(name, check_joints(robot, to_display(robot, v * k), f"{where} ({name})"))
+    except FieldError as e:
+        raise PoseFileError(str(e)) from None
 
 
 def poses_from_csv(robot: km.Robot, text: str | bytes, where: str = "poses CSV") -> list[Pose]:
@@ -125,7 +133,7 @@ def poses_from_csv(robot: km.Robot, text: str | bytes, where: str = "poses CSV")
         bad = head[1:][[m is None for m in matches].index(True)]
         raise PoseFileError(f"{where}: column {bad!r} has no [unit]")
     k = _factors(robot, [m["name"] for m in matches], [m["unit"] for m in matches], where)
-    return [_pose(r[0] if r else "", [x.strip() for x in r[1:]], k, f"{where} row {i + 2}")
+    return [_pose(robot, r[0] if r else "", [x.strip() for x in r[1:]], k, f"{where} row {i + 2}")
             for i, r in enumerate(rows[1:])]
 
 
@@ -145,7 +153,7 @@ def poses_from_json(robot: km.Robot, text: str | bytes, where: str = "poses JSON
     if not isinstance(poses, list) or not all(isinstance(p, dict) for p in poses):
         raise PoseFileError(f"{where}: 'poses' must be a list of {{name, q}}")
     k = _factors(robot, [str(j.get("name")) for j in joints], [str(j.get("unit")) for j in joints], where)
-    return [_pose(p.get("name"), p.get("q"), k, f"{where} pose {i + 1}") for i, p in enumerate(poses)]
+    return [_pose(robot, p.get("name"), p.get("q"), k, f"{where} pose {i + 1}") for i, p in enumerate(poses)]
 
 
 def poses_from_file(robot: km.Robot, filename: str, content: str | bytes) -> list[Pose]:

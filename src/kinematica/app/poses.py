@@ -22,7 +22,8 @@ from .posefiles import (
     poses_to_json,
     trajectory_text,
 )
-from .state import PLAN_KINDS
+from .state import PLAN_KINDS, SECONDS_RANGE, FieldError, check_seconds
+from .uploads import FileDrop
 
 if TYPE_CHECKING:
     from .player import Player
@@ -40,9 +41,8 @@ class PosesCard:
             ui.label("Import poses").classes("text-subtitle2")
             ui.label(f"A CSV or JSON pose list of {s.robot.name} (joint names must match); the poses "
                      "are added to the end of the list.").classes("text-sm text-grey-8")
-            tag(ui.upload(label="drop a .csv or .json file here, or press +", auto_upload=True, max_files=1,
-                          on_upload=self.imported), "poses-import-upload") \
-                .props('accept=".csv,.json" flat bordered').classes("w-full")
+            self.drop = FileDrop("poses-import-upload", "drop a .csv or .json file here, or press +", ".csv,.json",
+                                 self.imported)
         with ui.card().classes("w-full p-3 gap-2"):
             with ui.row().classes("w-full items-center no-wrap gap-2"):
                 ui.label("Poses and trajectories").classes("text-subtitle2")
@@ -53,7 +53,8 @@ class PosesCard:
             with ui.row().classes("w-full items-center no-wrap gap-2"):
                 self.kind = tag(ui.select(PLAN_KINDS, value=s.plan.kind, label="play as",
                                           on_change=lambda e: self.set_kind(e.value)), "plan-kind").classes("grow")
-                self.seconds = tag(ui.number("s per segment", value=s.plan.seconds, min=0.1, max=600, step=0.5,
+                self.seconds = tag(ui.number("s per segment", value=s.plan.seconds, min=SECONDS_RANGE[0],
+                                             max=SECONDS_RANGE[1], step=0.5,
                                              format="%.1f", on_change=lambda e: self.set_seconds(e.value)),
                                    "plan-seconds").classes("w-32").props("dense outlined")
             self.note = tag(ui.label(""), "plan-note").classes("w-full text-sm rounded px-3 py-2")
@@ -156,10 +157,12 @@ class PosesCard:
             self.changed("plan")
 
     def set_seconds(self, value: float | None) -> None:
-        if value is None or not value > 0:
-            return  # an empty or zero field while typing: keep the last good value
-        if float(value) != self.session.plan.seconds:
-            self.session.plan.seconds = float(value)
+        try:
+            seconds = check_seconds(value)
+        except FieldError:
+            return  # empty or out of range while typing: keep the last good value (on blur the field clamps)
+        if seconds != self.session.plan.seconds:
+            self.session.plan.seconds = seconds
             self.changed("plan")
 
     # --- files ---------------------------------------------------------------------------------
@@ -188,12 +191,11 @@ class PosesCard:
         try:
             new = poses_from_file(s.robot, e.file.name, await e.file.read())
         except PoseFileError as err:
-            ui.notify(str(err), type="negative", multi_line=True, timeout=0, close_button=True)
-            e.sender.reset()
+            self.drop.refused(e.file.name, err)
             return
         added = playlist.unique_names(s.poses, new)
         s.poses.extend(added)
-        e.sender.reset()
+        self.drop.accepted()
         self.import_dialog.close()
         self.changed("poses")
         ui.notify(f"Imported {len(added)} pose{'s' if len(added) != 1 else ''} from {e.file.name}.", type="positive")

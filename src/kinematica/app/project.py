@@ -18,7 +18,6 @@ project opens on a machine that never saw that file.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -28,8 +27,9 @@ import kinematica as km
 from kinematica.model.robotfile import read_text, robot_to_dict
 from kinematica.model.schema import dump
 
-from .state import (METHODS, MODES, PLAN_KINDS, PROJECTIONS, TARGET_KINDS, PlanSpec, Pose, Session,
-                    TargetSpec, ViewSpec, from_display, to_display)
+from .playlist import check_name
+from .state import (METHODS, MODES, PLAN_KINDS, PROJECTIONS, FieldError, PlanSpec, Pose, Session, TargetSpec,
+                    ViewSpec, bundled, check_joints, check_seconds, check_speed, target_kinds, to_display)
 
 FORMAT = "kinematica-project"
 VERSION = 1
@@ -64,11 +64,21 @@ def to_dict(s: Session) -> dict[str, Any]:
 
 
 def from_dict(data: Any) -> Session:
-    """A session from `to_dict`'s output; raises `ProjectError` naming the bad field."""
+    """A session from `to_dict`'s output; raises `ProjectError` naming the bad field. Every
+    value is checked by the rule of the field that shows it (`state.check_joints`,
+    `check_seconds`, `check_speed`, `playlist.check_name`, the selects' choices), so a project
+    opens only with values the panels themselves could have produced."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ProjectError(f"not a Kinematica project (expected \"format\": \"{FORMAT}\")")
     if data.get("version") != VERSION:
         raise ProjectError(f"project version {data.get('version')!r} is not supported (this is version {VERSION})")
+    try:
+        return _session(data)
+    except FieldError as e:  # a value no field would take: the message names it
+        raise ProjectError(str(e)) from None
+
+
+def _session(data: dict) -> Session:
     loaded = {}
     for label, robot in _get(data, "robots", dict, {}).items():
         try:
@@ -80,26 +90,36 @@ def from_dict(data: Any) -> Session:
     if name not in loaded and name not in km.robot_names():
         raise ProjectError(f"robot {name!r} is neither bundled nor embedded in the project")
     s = Session(robot_name=name, loaded=loaded)
-    s.set_q(from_display(s.robot, _vector(data, "q", s.robot.n)))
+    if "q" not in data:
+        raise ProjectError("q is missing")
+    s.set_q(check_joints(s.robot, data["q"], "q"))
     s.mode = _choice(data, "mode", MODES, "fk")
     t = _get(data, "target", dict, {})
-    s.target = TargetSpec(_choice(t, "kind", TARGET_KINDS, s.target.kind),
+    s.target = TargetSpec(_choice(t, "kind", target_kinds(s.robot), s.target.kind, "target.kind"),
                           tuple(_vector(t, "position", 3, "target.position")),
                           tuple(_vector(t, "rpy_deg", 3, "target.rpy_deg")),
                           float(_vector(t, "pitch_deg", None, "target.pitch_deg")))
     s.method = _choice(data, "method", METHODS, "lm")
-    s.ghosts_outside = bool(data.get("ghosts_outside", False))
+    s.ghosts_outside = _flag(data, "ghosts_outside")
     for label, items in _get(data, "poses", dict, {}).items():
         if label not in loaded and label not in km.robot_names():
             raise ProjectError(f"poses for robot {label!r}, which is neither bundled nor embedded")
-        robot = loaded.get(label) or _bundled(label)
-        s.pose_lists[label] = [_pose(robot, item, f"poses[{label!r}][{i}]") for i, item in enumerate(items)]
+        if not isinstance(items, list):
+            raise ProjectError(f"poses[{label!r}]: expected a list of {{name, q}}, got {type(items).__name__}")
+        robot = loaded.get(label) or bundled(label)
+        s.pose_lists[label] = poses = []
+        for i, item in enumerate(items):
+            poses.append(_pose(robot, poses, item, f"poses[{label!r}][{i}]"))
     p = _get(data, "plan", dict, {})
-    s.plan = PlanSpec(_choice(p, "kind", PLAN_KINDS, "joint"), _positive(p, "seconds", 2.0),
-                      _positive(p, "speed", 1.0), bool(p.get("loop", False)))
-    s.t = max(0.0, float(p.get("t", 0.0)))
+    s.plan = PlanSpec(_choice(p, "kind", PLAN_KINDS, "joint", "plan.kind"),
+                      check_seconds(p.get("seconds", 2.0), "plan.seconds"),
+                      check_speed(p.get("speed", 1.0), "plan.speed"), _flag(p, "loop", "plan.loop"))
+    s.t = float(_vector(p, "t", None, "plan.t")) if "t" in p else 0.0
+    if s.t < 0:
+        raise ProjectError(f"plan.t: the player's time cannot be negative, got {s.t:g}")
     v = _get(data, "view", dict, {})
-    s.view = ViewSpec(_choice(v, "projection", PROJECTIONS, s.view.projection), bool(v.get("frames", False)))
+    s.view = ViewSpec(_choice(v, "projection", PROJECTIONS, s.view.projection, "view.projection"),
+                      _flag(v, "frames", "view.frames"))
     return s
 
 
@@ -125,10 +145,18 @@ def _get(d: dict, key: str, kind: type, default: Any) -> Any:
     return value
 
 
-def _choice(d: dict, key: str, allowed, default: str) -> str:
+def _choice(d: dict, key: str, allowed, default: str, where: str | None = None) -> str:
     value = d.get(key, default)
-    if value not in allowed:
-        raise ProjectError(f"{key}: {value!r} is not one of {', '.join(allowed)}")
+    if not isinstance(value, str) or value not in allowed:
+        raise ProjectError(f"{where or key}: {value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _flag(d: dict, key: str, where: str | None = None) -> bool:
+    """A checkbox: true or false (absent: false), nothing else."""
+    value = d.get(key, False)
+    if not isinstance(value, bool):
+        raise ProjectError(f"{where or key}: expected true or false, got {value!r}")
     return value
 
 
@@ -143,32 +171,27 @@ def _vector(d: dict, key: str, n: int | None, where: str | None = None) -> np.nd
     if (n is None and v.shape != ()) or (n is not None and v.shape != (n,)):
         raise ProjectError(f"{where}: expected {'a number' if n is None else f'{n} numbers'}, got {d[key]!r}")
     if not np.all(np.isfinite(v)):
-        raise ProjectError(f"{where}: values must be finite, got {d[key]!r}")
+        raise ProjectError(f"{where}: expected finite numbers, got {d[key]!r}")
     return v
 
 
-def _positive(d: dict, key: str, default: float) -> float:
-    value = d.get(key, default)
-    if not isinstance(value, (int, float)) or not np.isfinite(value) or value <= 0:
-        raise ProjectError(f"plan.{key}: expected a positive number, got {value!r}")
-    return float(value)
-
-
-def _pose(robot: km.Robot, item: Any, where: str) -> Pose:
+def _pose(robot: km.Robot, poses: list[Pose], item: Any, where: str) -> Pose:
+    """One saved pose, its name and joint values checked as the Poses card checks them."""
     if not isinstance(item, dict) or not isinstance(item.get("name"), str):
         raise ProjectError(f"{where}: expected {{name, q}}")
-    return Pose(item["name"], from_display(robot, _vector(item, "q", robot.n, f"{where}.q")))
+    try:
+        name = check_name(poses, item["name"])
+    except ValueError as e:
+        raise ProjectError(f"{where}.name: {e}") from None
+    if "q" not in item:
+        raise ProjectError(f"{where}.q is missing")
+    return Pose(name, check_joints(robot, item["q"], f"{where}.q"))
 
 
 def _robot(s: Session, label: str) -> km.Robot:
     if label == s.robot_name:
         return s.robot
-    return s.loaded[label] if label in s.loaded else _bundled(label)
-
-
-@lru_cache(maxsize=None)
-def _bundled(name: str) -> km.Robot:
-    return km.load(name)  # robots are immutable: one read per name serves every save
+    return s.loaded[label] if label in s.loaded else bundled(label)
 
 
 def _numbers(values) -> list[float]:

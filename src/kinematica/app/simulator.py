@@ -24,6 +24,7 @@ from .player import Player
 from .poses import PosesCard
 from .scene import ArmView
 from .state import PROJECTIONS, TargetSpec, robot_choices
+from .uploads import FileDrop
 
 if TYPE_CHECKING:
     from .page import Page
@@ -45,9 +46,8 @@ class SimulatorTab:
             ui.label("Open a robot file").classes("text-subtitle2")
             ui.label("A YAML robot file (see the README's Robot files) or a URDF; it joins the "
                      "robot list for this tab.").classes("text-sm text-grey-8")
-            tag(ui.upload(label="drop a .yaml or .urdf file here, or press +", auto_upload=True, max_files=1,
-                          on_upload=self.upload), "robot-upload") \
-                .props('accept=".yaml,.yml,.urdf" flat bordered').classes("w-full")
+            self.robot_drop = FileDrop("robot-upload", "drop a .yaml or .urdf file here, or press +",
+                                       ".yaml,.yml,.urdf", self.upload)
         self.chains, self.tree = ChainPicker(self.open_chain), ("", b"")
         self.build()
 
@@ -91,7 +91,7 @@ class SimulatorTab:
                     ui.label("Joints").classes("text-subtitle2")
                     ui.space()
                     tag(ui.button("home", icon="home", on_click=self.home), "home").props("flat dense no-caps")
-                self.joints = JointPanel(s, self.view.grid.reach, self.joint_changed)
+                self.joints = JointPanel(s, self.joint_changed)
             with ui.card().classes("w-full p-3 gap-1"):
                 ui.label("End effector").classes("text-subtitle2")
                 self.readout = ReadoutPanel(s.robot.length_unit)
@@ -147,16 +147,19 @@ class SimulatorTab:
             self.chains.offer(name, tips, default_tip(name, data, tips))
         elif not self.open_file(name, data):
             return
-        e.sender.reset()
+        self.robot_drop.accepted()
         self.open_dialog.close()
 
     def open_chain(self, tip: str) -> None:
-        """The chain to `tip` of the URDF tree last uploaded (the chain picker's choice)."""
-        self.open_file(*self.tree, tip=tip)
+        """The chain to `tip` of the URDF tree last uploaded (the chain picker's choice); a chain
+        that does not open is said beside the upload widget, shown again."""
+        if not self.open_file(*self.tree, tip=tip):
+            self.open_dialog.open()
 
     def open_file(self, name: str, data: bytes, tip: str | None = None) -> bool:
-        """Open robot file `name` (its bytes), a URDF's chain to `tip`; say what went wrong or what
-        was held, with the file's own name (not the server's scratch path)."""
+        """Open robot file `name` (its bytes), a URDF's chain to `tip`: False when it is refused
+        (said beside the upload widget). What went wrong or was held is said with the file's own
+        name, not the server's scratch path."""
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / (Path(name).stem + Path(name).suffix.lower())
             path.write_bytes(data)
@@ -165,9 +168,7 @@ class SimulatorTab:
                 try:
                     self.session.add_robot_file(path, tip=tip)
                 except (ValueError, OSError) as err:
-                    said = str(err).replace(str(path), name)
-                    ui.notify(said if said.startswith(name) else f"{name}: {said}", type="negative",
-                              multi_line=True, timeout=0, close_button=True)
+                    self.robot_drop.refused(name, err, path)
                     return False
         for w in caught:
             ui.notify(str(w.message).replace(str(path), name), type="warning", multi_line=True, timeout=0,

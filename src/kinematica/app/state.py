@@ -20,12 +20,14 @@ for prismatic ones); the panels show degrees and lengths (`to_display`, `from_di
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 import kinematica as km
 from kinematica import spatial
+from kinematica.viz.geometry import size_scale
 
 DEFAULT_ROBOT = "braccio"
 MODES = ("fk", "ik")
@@ -148,12 +150,73 @@ def joint_unit(robot: km.Robot, i: int) -> str:
     return "°" if robot.revolute[i] else robot.length_unit
 
 
-def slider_range(robot: km.Robot, i: int, reach: float) -> tuple[float, float]:
-    """The displayed range of joint i: its limits, or ±180° (revolute) / ±reach (prismatic)
-    where a limit is infinite."""
+# --- what the fields accept: one rule for the panels and for every file read into a session ----
+# A value this close to a limit (deg or length unit) is taken as on it: files written in degrees
+# round to 1e-9 (posefiles), far below this and far below any joint's resolution.
+ROUND_OFF = 1e-6
+SECONDS_RANGE = (0.1, 600.0)  # the plan's seconds per segment
+SPEEDS = {0.25: "0.25×", 0.5: "0.5×", 1.0: "1×", 2.0: "2×", 4.0: "4×"}  # the player's speeds
+
+
+class FieldError(ValueError):
+    """A value no field of the simulator would take; the message names the field and its range."""
+
+
+def slider_range(robot: km.Robot, i: int, reach: float | None = None) -> tuple[float, float]:
+    """The displayed range of joint i: its limits, or ±180° (revolute) / ±reach (prismatic;
+    default the arm's reach, `viz.geometry.size_scale`) where a limit is infinite."""
     lo, hi = robot.limits[i] * robot.angle_scale[i]
-    wide = UNLIMITED_DEG if robot.revolute[i] else reach
+    if robot.revolute[i]:
+        wide = UNLIMITED_DEG
+    else:
+        wide = size_scale(robot) if reach is None else reach
     return (float(lo) if np.isfinite(lo) else -wide, float(hi) if np.isfinite(hi) else wide)
+
+
+def check_joint(robot: km.Robot, i: int, value: float, where: str = "",
+                span: tuple[float, float] | None = None) -> float:
+    """Joint i's displayed value (degrees, or the length unit) as its field takes it: a finite
+    number within `slider_range` (`span` when already known), a value within ROUND_OFF of an end
+    put on it. A revolute joint without limits turns any way: its angle is wrapped into ±180°
+    (the same joint position). FieldError names the joint otherwise."""
+    name = f"{where}{': ' if where else ''}joint {i + 1} ({robot.joint_names[i]})"
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        raise FieldError(f"{name}: expected a number, got {value!r}")
+    x = float(value)
+    if not np.isfinite(x):
+        raise FieldError(f"{name}: expected a finite number, got {value!r}")
+    if robot.revolute[i] and not np.isfinite(robot.limits[i]).any():
+        return (x + 180.0) % 360.0 - 180.0
+    lo, hi = span or slider_range(robot, i)
+    if not lo - ROUND_OFF <= x <= hi + ROUND_OFF:
+        unit = joint_unit(robot, i)
+        raise FieldError(f"{name}: {x:g} {unit} is outside its range {lo:g} … {hi:g} {unit}")
+    return min(max(x, lo), hi)
+
+
+def check_joints(robot: km.Robot, values: list | tuple | np.ndarray, where: str = "q") -> np.ndarray:
+    """Every joint's displayed value checked by `check_joint`, returned in core units (rad or
+    the length unit). FieldError names the first joint a field would not take."""
+    if not (isinstance(values, (list, tuple)) or (isinstance(values, np.ndarray) and values.ndim == 1)) \
+            or len(values) != robot.n:
+        raise FieldError(f"{where}: expected {robot.n} joint values, got {values!r}")
+    shown = [check_joint(robot, i, x, where, slider_range(robot, i)) for i, x in enumerate(values)]
+    return from_display(robot, np.array(shown, dtype=float))
+
+
+def check_seconds(value: float, where: str = "seconds per segment") -> float:
+    """Seconds per segment of the plan, as its field takes them: a number in SECONDS_RANGE."""
+    lo, hi = SECONDS_RANGE
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
+        raise FieldError(f"{where}: expected a number from {lo:g} to {hi:g} s, got {value!r}")
+    return float(value)
+
+
+def check_speed(value: float, where: str = "speed") -> float:
+    """The player's speed factor: one of SPEEDS, as its select offers."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value not in SPEEDS:
+        raise FieldError(f"{where}: expected one of {', '.join(f'{v:g}' for v in SPEEDS)}, got {value!r}")
+    return float(value)
 
 
 def target_kinds(robot: km.Robot) -> dict[str, str]:
@@ -166,6 +229,17 @@ def default_target_kind(robot: km.Robot) -> str:
     """Pose for arms with six or more joints, position for smaller ones (a 5-DOF arm cannot
     reach most full poses)."""
     return "pose" if robot.n >= 6 else "position"
+
+
+@lru_cache(maxsize=None)
+def bundled(name: str) -> km.Robot:
+    """The bundled robot `name` (a key of `km.robot_names()`), read once and shared by every
+    session: robots are immutable, and the core's caches keyed by robot (closed forms, link
+    parameters, analytic solvers) then serve all sessions instead of filling with copies of one
+    arm that keep each closed session's share alive."""
+    if name not in km.robot_names():
+        raise ValueError(f"{name!r} is not a bundled robot (bundled: {', '.join(km.robot_names())})")
+    return km.load(name)
 
 
 def robot_choices(extra: dict[str, km.Robot] | None = None) -> list[str]:
@@ -209,7 +283,7 @@ class Session:
     # --- robot and joints -----------------------------------------------------------------
     def set_robot(self, name: str) -> None:
         """Switch to a bundled robot or one in `loaded`; q goes home, the target to the tool."""
-        robot = self.loaded[name] if name in self.loaded else km.load(name)
+        robot = self.loaded[name] if name in self.loaded else bundled(name)
         self.robot_name, self.robot, self.q = name, robot, robot.q_home
         self.target = self.target_from_tool(default_target_kind(robot))
         self.solutions, self.message, self.status, self.ik_run, self.ik_start = [], "", "", None, None
@@ -231,9 +305,10 @@ class Session:
         return to_display(self.robot, self.q)
 
     def set_joint(self, i: int, value: float) -> None:
-        """Set joint i from its displayed value (degrees, or the length unit)."""
+        """Set joint i from its displayed value (degrees, or the length unit); FieldError (q
+        unchanged) for a value its field would not take (`check_joint`)."""
         q = self.q.copy()
-        q[i] = float(value) / self.robot.angle_scale[i]
+        q[i] = check_joint(self.robot, i, value) / self.robot.angle_scale[i]
         self.q = q
 
     def set_q(self, q: np.ndarray) -> None:
