@@ -14,8 +14,6 @@ import math
 
 import numpy as np
 
-from scipy.linalg.lapack import dposv
-
 from ..kinematics.chain import end_single
 from ..model.robot import LIMIT_TOL, Robot
 from .batch import NEAR, NO_PROGRESS, RESTART_ITER
@@ -25,6 +23,18 @@ from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
 from .residual import errors, residual
 from .target import Target
 from .verdict import NEAR_SINGULAR
+
+
+def _dposv():
+    """LAPACK's Cholesky solve, imported at the first solve (not with the package: start-up)."""
+    global _DPOSV
+    if _DPOSV is None:
+        from scipy.linalg.lapack import dposv
+        _DPOSV = dposv
+    return _DPOSV
+
+
+_DPOSV = None
 
 
 def _log_vee(Rd: np.ndarray, R: np.ndarray) -> tuple[list[float], float]:
@@ -82,7 +92,7 @@ class Problem:
             A = Je.dot(Je.T)
             b = e
         A.ravel()[::A.shape[0] + 1] += max(lam, 1e-12 * float(np.vdot(Je, Je)))  # tr A = ‖J‖²_F
-        _, x, info = dposv(A, b)
+        _, x, info = _dposv()(A, b)
         if info:  # not positive definite in floating point: the general solver
             x = np.linalg.lstsq(A, b, rcond=None)[0]
         return x if n <= k else Je.T.dot(x)
