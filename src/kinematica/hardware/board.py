@@ -5,7 +5,7 @@ by the emulator) follow the same rules, stated in `protocol`:
 
 - a queue of at most `depth` segments; each segment moves every servo linearly from where the
   previous one ended to its target over its duration, the servos written in whole degrees
-  (rounded) as it goes and the exact target written at its end;
+  (rounded half up) as it goes and the exact target written at its end;
 - P and H queue one segment whose duration makes the joint that moves furthest go at the given
   speed (all joints finish together), answered by OK at its end; T queues a streamed point,
   answered by A seq at its end; a segment starts when the previous one ends (no drift);
@@ -149,7 +149,7 @@ class Board:
     @staticmethod
     def _position(seg: Segment, now: float) -> list[int]:
         f = 1.0 if seg.duration <= 0 else min(1.0, max(0.0, (now - seg.t0) / seg.duration))
-        return [round(a + (b - a) * f) for a, b in zip(seg.start, seg.target)]
+        return [math.floor(a + (b - a) * f + 0.5) for a, b in zip(seg.start, seg.target)]  # as the sketch
 
     def advance(self, now: float) -> list[str]:
         """Move the servos to time `now`: finish segments whose time is up (their replies

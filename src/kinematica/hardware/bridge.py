@@ -152,6 +152,8 @@ class Braccio:
             raise link.fail(f"garbage in reply to {line!r}: {e}") from None
         if isinstance(reply, pr.Error):
             raise link.fail(f"the board refused {line!r}: E{reply.code} {reply.text}".rstrip())
+        if isinstance(reply, pr.Banner):
+            raise link.fail(pr.RESTARTED)
         if not isinstance(reply, expect):
             raise link.fail(f"unexpected reply {text!r} to {line!r}")
         return reply

@@ -3,7 +3,8 @@ or a pseudo-terminal, in a background thread, optionally misbehaving.
 
 Connect the bridge to `emulator.url` (``socket://127.0.0.1:PORT``) or to the pseudo-terminal's
 path. Each connection is a fresh board, as an Uno resets when its port opens: the banner comes
-`boot_delay` s after the connection, the arm starts at home, the servos move in real time at
+`boot_delay` s after the connection (never, with `reset_on_open=False`: a board that does not
+reset, answering `V` with its banner), the arm starts at home, the servos move in real time at
 the speeds the commands imply. `Misbehaviour` makes it fail the way real links fail; it counts
 the lines the board sends after its banner (1, 2, …) and the lines it receives:
 
@@ -79,8 +80,9 @@ class Emulator:
     (or use it as a context manager, which starts TCP on a free port)."""
 
     def __init__(self, misbehaviour: Misbehaviour = Misbehaviour(), boot_delay: float = 0.05,
-                 banner: pr.Banner = pr.DEFAULT_BANNER) -> None:
+                 banner: pr.Banner = pr.DEFAULT_BANNER, reset_on_open: bool = True) -> None:
         self.misbehaviour, self.boot_delay, self.banner = misbehaviour, boot_delay, banner
+        self.reset_on_open = reset_on_open  # False: a board that does not reset (no banner on connect)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -101,9 +103,12 @@ class Emulator:
         return self.url
 
     def start_pty(self) -> str:
-        """Serve on a new pseudo-terminal; returns its path (e.g. /dev/pts/3) to open as a port."""
+        """Serve on a new pseudo-terminal; returns its path (e.g. /dev/pts/3) to open as a port.
+        It acts as a board that does not reset when its port opens: the banner comes on `V`,
+        which the bridge sends when no banner came in half its ready_timeout."""
         self._pty = _Pty()
         self.url = self._pty.path
+        self.reset_on_open = False  # a pseudo-terminal cannot tell when it is opened: banner on `V`
         self._run(lambda: self._serve(self._pty))  # type: ignore[arg-type]
         return self.url
 
@@ -162,7 +167,8 @@ class Emulator:
             self.board = Board(now, self.banner)
             self.connections += 1
         out = _Outbox(chan, self.misbehaviour, self.sent, self._lock)
-        out.put(pr.format_reply(self.banner), now + self.boot_delay, counted=False)
+        if self.reset_on_open:
+            out.put(pr.format_reply(self.banner), now + self.boot_delay, counted=False)
         buf, got = b"", 0
         while not self._stopping.is_set():
             now = time.monotonic()

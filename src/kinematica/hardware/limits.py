@@ -81,8 +81,9 @@ def servo_degrees(robot: Robot, cal: Calibration, q: ArrayLike, gripper: ArrayLi
 
 
 def whole_degrees(physical: np.ndarray) -> np.ndarray:
-    """The board's whole degrees (round half to even, as NumPy; within range when physical is)."""
-    return np.rint(physical).astype(int)
+    """The board's whole degrees, rounded half up (within range when physical is, as the
+    ranges are whole degrees)."""
+    return np.floor(np.asarray(physical) + 0.5).astype(int)
 
 
 def check_speed(speed: float, banner: pr.Banner) -> int:

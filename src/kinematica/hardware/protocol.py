@@ -258,6 +258,10 @@ def parse_banner(line: str) -> Banner:
                   tuple(_span(fields[k], k) for k in SERVOS), tuple(home))  # type: ignore[arg-type]
 
 
+RESTARTED = ("the board restarted (a READY banner mid-session: a power dip when the servos draw "
+             "current?): its queue and state are lost")
+
+
 def parse_reply(line: str) -> Reply:
     """The reply of a line (as the host reads it); ProtocolError for anything else."""
     line = line.strip()

@@ -95,6 +95,8 @@ def _as_ack(link: Link, line: str, k: int) -> pr.Ack:
     if isinstance(reply, pr.Error):
         raise link.fail(f"the board refused point {k} or later and stopped: E{reply.code} "
                         f"{reply.text or pr.ERRORS.get(reply.code, '')}".rstrip())
+    if isinstance(reply, pr.Banner):
+        raise link.fail(pr.RESTARTED)
     if not isinstance(reply, pr.Ack):
         raise link.fail(f"unexpected line {line!r} instead of the acknowledgement of point {k}")
     if reply.seq != k:
