@@ -153,14 +153,15 @@ def test_a_stream_is_queued_acknowledged_in_order_and_ends_on_its_last_point():
     assert replies == [] and b.max_queued == 5
     assert b.advance(0.25) == [pr.format_reply(pr.Ack(0)), pr.format_reply(pr.Ack(1))]
     assert b.degrees()[0] == 95  # halfway through point 2: 94 → 96
-    assert b.feed("K", 0.3) == []  # the keep-alive that holds off the watchdog
+    assert b.feed("K", 0.29) == []  # the keep-alive that holds off the watchdog
     assert b.advance(0.5) == [pr.format_reply(pr.Ack(k)) for k in (2, 3, 4)]
     assert b.degrees() == [100, 45, 180, 180, 90, 10] and not b.busy
 
 
 @pytest.mark.parametrize("line, reply", [
     (T(1, 100, 92, 45, 180, 180, 90, 10), "E3 expected 0 got 1"),
-    ("T 0,100,92,45,180,180,90,10*00", "E2"),
+    ("T 0,100,92,45,180,180,90,10*00", "E2 bad checksum"),
+    ("T 0,100,92,45*" + pr.crc8_hex("T 0,100,92,45"), "E0 malformed line"),
     (T(0, 100, 92, 45, 180, 180, 200, 10), "E1 M5=200 outside 0..180"),
     (T(0, 100, 110, 45, 180, 180, 90, 10), "E1 M1 step 20 in 100 ms over 140 deg/s"),
     (T(0, 0, 90, 45, 180, 180, 90, 10), "E1 ms=0 outside 1..60000")])

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 from . import protocol as pr
 
+_EPS = 1e-9  # s: float round-off of sums of times; the sketch counts whole milliseconds exactly
+
 
 @dataclass
 class Segment:
@@ -65,9 +67,10 @@ class Board:
             return out
         try:
             cmd = pr.parse_command(line)
-        except pr.ProtocolError as e:
-            code = 2 if line.startswith("T") and "checksum" in str(e) else 0
-            return out + self._error(code, str(e))
+        except pr.ProtocolError as e:  # the sketch has no room for the details: the code and two words
+            if line.startswith("T") and "checksum" in str(e):
+                return out + self._error(2, "bad checksum")
+            return out + self._error(0, "malformed line")
         return out + self._command(cmd, now)
 
     def _command(self, cmd: pr.Command, now: float) -> list[str]:
@@ -101,7 +104,8 @@ class Board:
         if bad:
             return self._error(1, bad)
         far = max(abs(a - b) for a, b in zip(cmd.degrees, self.written))
-        self._push(Segment(tuple(self.written), cmd.degrees, math.inf, far / cmd.speed, "OK", False), now)
+        ms = -(-far * 1000 // cmd.speed)  # whole milliseconds, rounded up, as the sketch's clock
+        self._push(Segment(tuple(self.written), cmd.degrees, math.inf, ms / 1000, "OK", False), now)
         return []
 
     def _stream(self, cmd: pr.Stream, now: float) -> list[str]:
@@ -148,8 +152,14 @@ class Board:
     # --- time ----------------------------------------------------------------------------
     @staticmethod
     def _position(seg: Segment, now: float) -> list[int]:
-        f = 1.0 if seg.duration <= 0 else min(1.0, max(0.0, (now - seg.t0) / seg.duration))
-        return [math.floor(a + (b - a) * f + 0.5) for a, b in zip(seg.start, seg.target)]  # as the sketch
+        """start + (target − start)·e/D rounded half up, e the time into the segment of D (ms);
+        as the sketch's integer floor((2·d·e + D) / 2D). The 1e-9 keeps a float e that should
+        be whole (2.0 ms computed as 1.9999999) on the sketch's side of a half."""
+        D = seg.duration * 1000
+        if D <= 0:
+            return list(seg.target)
+        e = min(D, max(0.0, (now - seg.t0) * 1000))
+        return [a + math.floor((2 * (b - a) * e + D) / (2 * D) + 1e-9) for a, b in zip(seg.start, seg.target)]
 
     def advance(self, now: float) -> list[str]:
         """Move the servos to time `now`: finish segments whose time is up (their replies
@@ -160,12 +170,12 @@ class Board:
             seg = self.queue[0]
             end = seg.t0 + seg.duration
             bark = self.last_line + self.banner.watchdog_ms / 1000 if self.queue[-1].streamed else math.inf
-            if bark <= now and bark < end:  # the host went silent mid-stream: hold where the arm is
+            if bark < now - _EPS and bark < end - _EPS:  # the host went silent mid-stream: hold where the arm is
                 self.written = self._position(seg, bark)
                 self.queue.clear()
                 out.append(pr.format_reply(pr.Error(5, "watchdog: host silent mid-stream, holding")))
                 self.errors.append(out[-1])
-            elif end <= now:
+            elif end <= now + _EPS:
                 self.queue.popleft()
                 self.written = list(seg.target)
                 out.append(seg.reply)
