@@ -3,10 +3,11 @@
 A servo horn is fitted on a spline with 15-25 teeth, so a real arm's "90°" is rarely the model's
 straight pose, and a horn fitted mirrored turns the joint the other way. For each servo M1…M6:
 
-    physical = 90 + direction · (nominal − 90) + offset        (degrees)
-    nominal  = 90 + direction · (physical − offset − 90)
+    physical = c + direction · (nominal − c) + offset        (degrees)
+    nominal  = c + direction · (physical − offset − c)
 
-where `nominal` is what `km.to_servo` gives (the robot file's mapping). A calibration file is
+where `nominal` is what `km.to_servo` gives (the robot file's mapping) and c the middle of the
+servo's range (90° for M1…M5, 41.5° for the gripper's 10…73°): a mirrored horn turns about it. A calibration file is
 YAML (or JSON) listing only the servos that differ:
 
     servos:
@@ -31,9 +32,9 @@ import numpy as np
 import yaml
 from numpy.typing import ArrayLike
 
-from .protocol import SERVOS
+from .protocol import RANGES, SERVOS
 
-CENTRE = 90.0  # degrees: the middle of a 0-180 servo, about which a mirrored horn turns
+CENTRE = np.array([(lo + hi) / 2 for lo, hi in RANGES])  # degrees: the middle of each servo's range
 MAX_OFFSET = 45.0  # degrees: more than this is a horn on the wrong spline, not a calibration
 
 
