@@ -168,15 +168,38 @@ class Braccio:
         self.commanded = degrees
         return far / speed
 
+    # --- checks (also before connecting: opening an Uno's port resets it) ---------------------
+    def _gripper_now(self, gripper: float | None, banner: pr.Banner) -> float:
+        if gripper is not None:
+            return gripper
+        return (self.commanded or banner.home)[5]
+
+    def check_move(self, q: ArrayLike, speed: float = 60, gripper: float | None = None) -> np.ndarray:
+        """The physical servo degrees (6,) of a move, unrounded; CommandRefused if it leaves a
+        limit. Before `connect()` the firmware's own ranges (`protocol.DEFAULT_BANNER`) apply."""
+        banner = self.banner or pr.DEFAULT_BANNER
+        check_speed(speed, banner)
+        return servo_degrees(self.robot, self.calibration, q, self._gripper_now(gripper, banner), banner)
+
+    def check_play(self, trajectory: Trajectory, rate: float | None = None, gripper: float | None = None,
+                   speed: float = 60) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(t, q, physical degrees (T, 6) unrounded) of a play; CommandRefused for any point or
+        step outside a limit (the approach to the first point is checked when it is known)."""
+        banner = self.banner or pr.DEFAULT_BANNER
+        check_speed(speed, banner)
+        t, q = sample(trajectory, rate)
+        physical = servo_degrees(self.robot, self.calibration, q, self._gripper_now(gripper, banner), banner)
+        check_stream_speed(self.robot, t, physical, banner)
+        return t, q, physical
+
     # --- commands ------------------------------------------------------------------------
     def move(self, q: ArrayLike, speed: float = 60, gripper: float | None = None) -> MoveReport:
         """Move to joint values q (5, rad) and the gripper (degrees; default: where it is) at
         `speed` °/s for the servo that moves furthest, all arriving together; returns when the
         board says the move is done."""
-        banner = self._check_connected()
-        g = self.commanded[5] if gripper is None else gripper  # type: ignore[index]
-        physical = servo_degrees(self.robot, self.calibration, q, g, banner)
-        v = check_speed(speed, banner)
+        self._check_connected()
+        physical = self.check_move(q, speed, gripper)
+        v = int(speed)
         degrees = tuple(int(d) for d in whole_degrees(physical))
         duration = self._send_move(degrees, v)
         err = float(quantisation_error(self.robot, self.calibration, q, degrees))
@@ -222,11 +245,8 @@ class Braccio:
         """The points a `play` sends, checked: (q (T, 5), whole degrees (T, 6), ms (T,)); the
         first point's ms is the approach from where the arm is at `speed` °/s. CommandRefused
         for any point or step outside a limit, before anything is sent."""
-        banner = self._check_connected()
-        t, q = sample(trajectory, rate)
-        g = self.commanded[5] if gripper is None else gripper  # type: ignore[index]
-        physical = servo_degrees(self.robot, self.calibration, q, g, banner)
-        check_stream_speed(self.robot, t, physical, banner)
+        self._check_connected()
+        t, q, physical = self.check_play(trajectory, rate, gripper, speed)
         ms = np.diff(np.round((t - t[0]) * 1000).astype(int), prepend=0)
         if np.any(ms[1:] < pr.MS_RANGE[0]):
             raise CommandRefused("two points of the trajectory are less than 1 ms apart: give a lower --rate")
@@ -234,7 +254,7 @@ class Braccio:
             raise CommandRefused(f"two points of the trajectory are more than {pr.MS_RANGE[1] / 1000:g} s apart: "
                                  "give a rate")
         degrees = whole_degrees(physical)
-        v = check_speed(speed, banner)
+        v = int(speed)
         far = max(abs(int(a) - int(b)) for a, b in zip(degrees[0], self.commanded))  # type: ignore[arg-type]
         ms[0] = min(pr.MS_RANGE[1], max(pr.MS_RANGE[0], math.ceil(far / v * 1000)))
         return q, degrees, ms
