@@ -164,3 +164,23 @@ def test_emulate_serves_until_ctrl_c(capsys):
             proc.wait()
     assert proc.returncode == 0, err
     assert out.startswith("Emulator stopped: 1 connection(s)") and "[90, 50, 180, 180, 90, 10]" in out
+
+
+def test_the_readme_examples(capsys):
+    """The README's `braccio move` example (its emulator URL replaced by this one's) and its
+    Python snippet, run as printed."""
+    import readme
+
+    section = "## The physical Braccio"
+    example = next(b for b in readme.blocks("console", section) if b.startswith("$ kinematica braccio move "))
+    command, expected = example.split("\n", 1)
+    with hw.Emulator() as emu:
+        argv = command.split()[3:]  # after "$ kinematica braccio"
+        argv[argv.index("--port") + 1] = emu.url
+        code, out, err = run(capsys, "braccio", *argv)
+    assert code == 0 and err == ""
+    readme.assert_same_text(out, expected.replace("socket://127.0.0.1:5760", emu.url), what=command)
+    snippet = readme.blocks("python", section)[0]
+    exec(compile(snippet, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.split()
+    assert printed[:2] == ["True", "200"]  # ok, the last point acknowledged

@@ -6,7 +6,7 @@
 array([0.    , 0.5615, 0.89  ])
 """
 
-from . import spatial, trajectory
+from . import hardware, spatial, trajectory
 from .dynamics import (DynamicsError, SimulationStopped, computed_torque, coriolis, energy, forward_dynamics,
                        gravity_torques, mass_matrix, pd_gravity, rne, simulate, with_payload)
 from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
@@ -40,4 +40,6 @@ __all__ = [
     # trajectories
     "trajectory", "Trajectory",
     "spatial",
+    # the physical Braccio (pyserial is needed only when a link opens)
+    "hardware",
 ]

@@ -25,7 +25,6 @@ import select
 import socket
 import threading
 import time
-import tty
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +50,8 @@ class _Pty:
     """The master side of a pseudo-terminal, read and written like a socket."""
 
     def __init__(self) -> None:
+        import tty  # POSIX only: TCP serves everywhere
+
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)  # no echo, no line editing: bytes pass as they are
         self.path = os.ttyname(self.slave)
