@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -71,11 +72,11 @@ class Braccio:
     """A Braccio behind a serial port (any pyserial URL). `connect()` (or `with`) opens the
     port and waits for the board's READY banner; `close()` ends."""
 
-    def __init__(self, url: str, robot: Robot | str = "braccio", calibration: Calibration | str | None = None,
+    def __init__(self, url: str, robot: Robot | str = "braccio", calibration: Calibration | str | Path | None = None,
                  timeout: float = 1.0, ready_timeout: float = 5.0) -> None:
         self.robot = _load(robot) if isinstance(robot, str) else robot
         check_robot(self.robot)
-        self.calibration = (load_calibration(calibration) if isinstance(calibration, str)
+        self.calibration = (load_calibration(calibration) if isinstance(calibration, (str, Path))
                             else calibration or Calibration())
         if not (math.isfinite(timeout) and timeout > 0 and math.isfinite(ready_timeout) and ready_timeout > 0):
             raise ValueError(f"timeout and ready_timeout must be positive seconds, got {timeout!r}, {ready_timeout!r}")
