@@ -240,3 +240,28 @@ def test_a_board_that_restarts_mid_session_is_a_fault(emulator):
         arm.link.send("V")  # the board answers with its banner, as after a reset
         with pytest.raises(hw.LinkError, match="the board restarted"):
             arm.state()
+
+
+def test_a_calibrated_gripper_stays_where_it_is_when_not_named(emulator):
+    cal = hw.Calibration(offset=(0, 0, 0, 0, 0, 3))  # the gripper horn sits 3° on
+    with hw.Braccio(emulator.url, calibration=cal) as arm:
+        assert arm.move(np.radians([5, -45, 90, 90, 0]), speed=140).degrees[5] == 10  # not moved by the offset
+        assert arm.gripper(40, speed=140).degrees[5] == 43
+        with pytest.raises(hw.CommandRefused, match=r"gripper 'M6 gripper' needs servo 76° \(calibrated\)"):
+            arm.gripper(73)
+        with pytest.raises(hw.CommandRefused, match="gripper: expected a finite number"):
+            arm.gripper(float("nan"))
+
+
+def test_stream_speeds_are_checked_on_the_whole_milliseconds_sent():
+    """Points 1/300 s apart go out 3, 3 and 4 ms apart: a step that is 139 °/s over 3.33 ms is
+    154 °/s over the 3 ms the board is given, and is refused."""
+    t = np.arange(31) / 300
+    q = np.tile(BRACCIO.q_home, (31, 1))
+    q[:, 0] += np.radians(139) * t
+    tr = km.Trajectory(t, q, np.gradient(q, t, axis=0), np.zeros_like(q), BRACCIO.joint_names, BRACCIO.revolute)
+    with pytest.raises(hw.CommandRefused, match=r"'M1 base' would turn at 154.4 °/s between points 0 and 1"):
+        hw.Braccio("loop://").check_play(tr)
+    slower = km.Trajectory(t, q / 2 + BRACCIO.q_home / 2, q * 0, q * 0, BRACCIO.joint_names, BRACCIO.revolute)
+    t_sent, _, _ = hw.Braccio("loop://").check_play(slower)  # 69.5 °/s: within the limit at any rounding
+    assert np.all(np.isin(np.round(np.diff(t_sent) * 1000), [3, 4]))

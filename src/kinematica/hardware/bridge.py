@@ -30,8 +30,8 @@ from ..model.library import load as _load
 from ..trajectory import Trajectory
 from . import protocol as pr
 from .calibration import Calibration, load_calibration
-from .limits import (CommandRefused, check_robot, check_speed, check_stream_speed, quantisation_error,
-                     reached_q, servo_degrees, whole_degrees)
+from .limits import (CommandRefused, check_robot, check_speed, check_stream_speed, gripper_degrees,
+                     quantisation_error, reached_q, servo_degrees, whole_degrees)
 from .link import Link, LinkError, LinkTimeout
 from .stream import StreamResult, stream
 
@@ -171,9 +171,10 @@ class Braccio:
 
     # --- checks (also before connecting: opening an Uno's port resets it) ---------------------
     def _gripper_now(self, gripper: float | None, banner: pr.Banner) -> float:
+        """The gripper's nominal degrees: as given, or where it is now (uncalibrated)."""
         if gripper is not None:
             return gripper
-        return (self.commanded or banner.home)[5]
+        return float(self.calibration.to_nominal(self.commanded or banner.home)[5])
 
     def check_move(self, q: ArrayLike, speed: float = 60, gripper: float | None = None) -> np.ndarray:
         """The physical servo degrees (6,) of a move, unrounded; CommandRefused if it leaves a
@@ -190,8 +191,14 @@ class Braccio:
         check_speed(speed, banner)
         t, q = sample(trajectory, rate)
         physical = servo_degrees(self.robot, self.calibration, q, self._gripper_now(gripper, banner), banner)
-        check_stream_speed(self.robot, t, physical, banner)
-        return t, q, physical
+        t_sent = np.round((t - t[0]) * 1000) / 1000  # the board counts whole milliseconds
+        if np.any(np.diff(t_sent) < pr.MS_RANGE[0] / 1000):
+            raise CommandRefused("two points of the trajectory are less than 1 ms apart: give a lower rate")
+        if np.any(np.diff(t_sent) > pr.MS_RANGE[1] / 1000):
+            raise CommandRefused(f"two points of the trajectory are more than {pr.MS_RANGE[1] / 1000:g} s apart: "
+                                 "give a rate")
+        check_stream_speed(self.robot, t_sent, physical, banner)
+        return t_sent, q, physical
 
     # --- commands ------------------------------------------------------------------------
     def move(self, q: ArrayLike, speed: float = 60, gripper: float | None = None) -> MoveReport:
@@ -209,10 +216,10 @@ class Braccio:
     def gripper(self, degrees: float, speed: float = 60) -> MoveReport:
         """Open (10°) or close (73°) the gripper, or anything between; the arm stays."""
         banner = self._check_connected()
-        q = reached_q(self.robot, self.calibration, self.commanded)  # type: ignore[arg-type]
-        physical = servo_degrees(self.robot, self.calibration, q, degrees, banner)
-        target = (*self.commanded[:5], int(whole_degrees(physical)[5]))  # type: ignore[index]
-        return MoveReport(target, self._send_move(target, check_speed(speed, banner)), 0.0)
+        v = check_speed(speed, banner)
+        g = int(whole_degrees(gripper_degrees(self.robot, self.calibration, degrees, banner)))
+        target = (*self.commanded[:5], g)  # type: ignore[index]
+        return MoveReport(target, self._send_move(target, v), 0.0)
 
     def home(self, speed: float = pr.HOME_SPEED) -> MoveReport:
         """Go to the board's home (the Braccio library's safety position)."""
@@ -248,12 +255,7 @@ class Braccio:
         for any point or step outside a limit, before anything is sent."""
         self._check_connected()
         t, q, physical = self.check_play(trajectory, rate, gripper, speed)
-        ms = np.diff(np.round((t - t[0]) * 1000).astype(int), prepend=0)
-        if np.any(ms[1:] < pr.MS_RANGE[0]):
-            raise CommandRefused("two points of the trajectory are less than 1 ms apart: give a lower --rate")
-        if np.any(ms > pr.MS_RANGE[1]):
-            raise CommandRefused(f"two points of the trajectory are more than {pr.MS_RANGE[1] / 1000:g} s apart: "
-                                 "give a rate")
+        ms = np.diff(np.round(t * 1000).astype(int), prepend=0)
         degrees = whole_degrees(physical)
         v = int(speed)
         far = max(abs(int(a) - int(b)) for a, b in zip(degrees[0], self.commanded))  # type: ignore[arg-type]

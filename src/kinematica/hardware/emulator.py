@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import copy
 import os
 import select
 import socket
@@ -94,6 +95,7 @@ class Emulator:
         self.received: list[str] = []  # every line received, every line put on the wire
         self.sent: list[str] = []
         self.connections = 0
+        self._live = False  # a host is connected
 
     # --- starting and stopping -----------------------------------------------------------
     def start_tcp(self, port: int = 0) -> str:
@@ -136,10 +138,13 @@ class Emulator:
 
     # --- what the board did ----------------------------------------------------------------
     def degrees(self) -> list[int]:
-        """The servo degrees the virtual board has written, as of now."""
+        """The servo degrees the virtual board has written, as of now. While a host is connected
+        this looks at a copy (the serving thread alone advances the board and sends what it says);
+        after the host has gone, the board runs on here (its watchdog included)."""
         with self._lock:
-            self.board.advance(time.monotonic())
-            return self.board.degrees()
+            board = copy.deepcopy(self.board) if self._live else self.board
+            board.advance(time.monotonic())
+            return board.degrees()
 
     def log(self) -> tuple[list[str], list[str]]:
         """(lines received, lines sent) so far."""
@@ -167,6 +172,15 @@ class Emulator:
         with self._lock:
             self.board = Board(now, self.banner)
             self.connections += 1
+            self._live = True
+        try:
+            self._exchange(chan, now)
+        finally:
+            with self._lock:
+                self._live = False
+
+    def _exchange(self, chan: Any, now: float) -> None:
+        """Lines in, replies out, until the peer leaves, the misbehaviour disconnects, or stop()."""
         out = _Outbox(chan, self.misbehaviour, self.sent, self._lock)
         if self.reset_on_open:
             out.put(pr.format_reply(self.banner), now + self.boot_delay, counted=False)

@@ -80,6 +80,20 @@ def servo_degrees(robot: Robot, cal: Calibration, q: ArrayLike, gripper: ArrayLi
     return physical
 
 
+def gripper_degrees(robot: Robot, cal: Calibration, gripper: float, banner: pr.Banner) -> float:
+    """The gripper servo's physical degrees for `gripper` (nominal degrees, 10 open … 73
+    closed), after calibration; CommandRefused outside its range."""
+    if isinstance(gripper, bool) or not isinstance(gripper, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(gripper):
+        raise CommandRefused(f"gripper: expected a finite number of degrees, got {gripper!r}")
+    physical = float(cal.to_physical(np.r_[np.zeros(5), gripper])[5])
+    lo, hi = banner.ranges[5]
+    if not lo - _TOL <= physical <= hi + _TOL:
+        raise CommandRefused(f"gripper {gripper_name(robot)!r} needs servo {physical:.6g}° (calibrated), outside "
+                             f"its range [{lo:g}°, {hi:g}°]")
+    return physical
+
+
 def whole_degrees(physical: np.ndarray) -> np.ndarray:
     """The board's whole degrees, rounded half up (within range when physical is, as the
     ranges are whole degrees)."""
