@@ -265,3 +265,24 @@ def test_stream_speeds_are_checked_on_the_whole_milliseconds_sent():
     slower = km.Trajectory(t, q / 2 + BRACCIO.q_home / 2, q * 0, q * 0, BRACCIO.joint_names, BRACCIO.revolute)
     t_sent, _, _ = hw.Braccio("loop://").check_play(slower)  # 69.5 °/s: within the limit at any rounding
     assert np.all(np.isin(np.round(np.diff(t_sent) * 1000), [3, 4]))
+
+
+def test_a_stop_requested_from_another_thread_ends_the_play_and_holds_the_arm(emulator):
+    tr = ramp(300, 100.0)
+    with hw.Braccio(emulator.url) as arm:
+        def stop_after_some_points():
+            while arm.progress[0] < 40:
+                time.sleep(0.01)
+            arm.request_stop()
+
+        threading.Thread(target=stop_after_some_points, daemon=True).start()
+        res = arm.play(tr)
+        assert not res.ok and res.reason.startswith(f"stopped on request after point {res.last_acknowledged}")
+        assert 40 <= res.acknowledged < 300 and arm.progress == (res.acknowledged, 300)
+        received, sent = emulator.log()
+        assert received[-1] == "S" and sent[-1] == "OK" and not emulator.board.busy
+        assert acks(sent) == list(range(res.acknowledged))  # every acknowledgement counted, none lost
+        held = emulator.degrees()
+        assert arm.state().degrees == tuple(held)  # the link is still good: the arm answers
+        assert arm.reached == tuple(int(np.floor(d + 0.5)) for d in
+                                    [*km.to_servo(BRACCIO, tr.q[res.last_acknowledged]), 10])

@@ -16,6 +16,7 @@ error from the board) the link sends nothing more: reconnect. Hobby servos repor
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +34,7 @@ from .calibration import Calibration, load_calibration
 from .limits import (CommandRefused, check_robot, check_speed, check_stream_speed, gripper_degrees,
                      quantisation_error, reached_q, servo_degrees, whole_degrees)
 from .link import Link, LinkError, LinkTimeout
-from .stream import StreamResult, stream
+from .stream import StreamResult, stop_now, stream
 
 STATE_NOTE = "commanded, not measured: hobby servos report no position"
 MAX_RATE = 1000.0  # Hz: the board's clock counts whole milliseconds per point
@@ -85,6 +86,9 @@ class Braccio:
         self.banner: pr.Banner | None = None
         self.commanded: tuple[int, ...] | None = None
         self.last_result: PlayResult | None = None
+        self._cancel = threading.Event()
+        self.progress = (0, 0)  # (points acknowledged, points) of the last play, updated as it runs
+        self.reached: tuple[int, ...] | None = None  # the servo degrees of the last point acknowledged
 
     # --- connection ----------------------------------------------------------------------
     def connect(self) -> pr.Banner:
@@ -271,10 +275,17 @@ class Braccio:
         q, degrees, ms = self.plan(trajectory, rate, gripper, speed)
         err = quantisation_error(self.robot, self.calibration, q, degrees)
         link, banner = self._link(), self._check_connected()
+        self._cancel.clear()
+        self.progress, self.reached = (0, len(degrees)), None
+
+        def acked(k: int) -> None:
+            self.progress = (k + 1, len(degrees))
+            self.reached = tuple(int(d) for d in degrees[k])
+
         try:
-            res = stream(link, degrees, ms, banner, self.timeout)
+            res = stream(link, degrees, ms, banner, self.timeout, self._cancel, acked)
         except KeyboardInterrupt:
-            self._interrupted(link)
+            self._interrupted(link, len(degrees))
             raise
         state = None
         if res.ok:
@@ -282,18 +293,19 @@ class Braccio:
         self.last_result = PlayResult(**vars(res), max_quantisation_error=float(err.max()), final_state=state)
         return self.last_result
 
-    def _interrupted(self, link: Link) -> None:
+    def request_stop(self) -> None:
+        """Stop a `play` running in another thread (a GUI's stop button): it sends S within
+        ~50 ms and returns its result. Safe to call from any thread, at any time."""
+        self._cancel.set()
+
+    def _interrupted(self, link: Link, points: int) -> None:
         """Ctrl+C mid-stream: S, then wait briefly for its OK (acknowledgements may come first)."""
-        if link.fault is not None:
-            return
-        link.send(pr.format_command(pr.Stop()))
-        deadline = time.monotonic() + self.timeout
-        try:
-            while link.readline(deadline) != "OK":
-                pass
-        except LinkError:
-            pass
         self.last_result = None
+        if link.fault is None:
+            try:
+                stop_now(link, StreamResult(points), self.timeout)
+            except LinkError:
+                pass
 
 
 def sample(trajectory: Trajectory, rate: float | None) -> tuple[np.ndarray, np.ndarray]:

@@ -13,8 +13,10 @@ whenever it has been silent for a quarter of the watchdog time, so long segments
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -37,17 +39,26 @@ class StreamResult:
     ack_times: list[float] = field(default_factory=list, repr=False)  # s since the start, per point
 
 
-def stream(link: Link, degrees: np.ndarray, ms: np.ndarray, banner: pr.Banner, timeout: float) -> StreamResult:
+def stream(link: Link, degrees: np.ndarray, ms: np.ndarray, banner: pr.Banner, timeout: float,
+           cancel: threading.Event | None = None, on_ack: Callable[[int], None] | None = None) -> StreamResult:
     """Send the points `degrees` (T, 6 whole degrees), point k reached ms[k] milliseconds after
-    point k−1, with flow control; the result says how far it got and why it stopped."""
+    point k−1, with flow control; the result says how far it got and why it stopped. Setting
+    `cancel` (from any thread) stops the arm: S is sent and the stream ends within ~50 ms.
+    `on_ack(k)` is called as point k is acknowledged."""
     n = len(degrees)
     res = StreamResult(points=n)
     start = time.monotonic()
     sent_at = np.zeros(n)
     last_ack_time = start
     keepalive = banner.watchdog_ms / 4000
+    poll = keepalive if cancel is None else min(keepalive, 0.05)
     try:
         while res.acknowledged < n:
+            if cancel is not None and cancel.is_set():
+                stop_now(link, res, timeout, on_ack)
+                res.reason = (f"stopped on request after point {res.last_acknowledged}: S sent, the arm holds "
+                              "where it was")
+                break
             while res.sent < n and res.sent - res.acknowledged < banner.depth:
                 k = res.sent
                 link.send(pr.format_stream(pr.Stream(k, int(ms[k]), tuple(int(d) for d in degrees[k]))))
@@ -55,14 +66,17 @@ def stream(link: Link, degrees: np.ndarray, ms: np.ndarray, banner: pr.Banner, t
                 res.sent += 1
             k = res.acknowledged
             due = max(last_ack_time, sent_at[k]) + ms[k] / 1000 + timeout
-            line = _next_line(link, due, keepalive)
+            line = _next_line(link, due, keepalive, poll)
             if line is None:
                 continue
             reply = _as_ack(link, line, k)
             last_ack_time = time.monotonic()
             res.ack_times.append(last_ack_time - start)
             res.acknowledged, res.last_acknowledged = k + 1, reply.seq
-        res.ok, res.reason = True, f"all {n} points acknowledged in order"
+            if on_ack is not None:
+                on_ack(k)
+        else:
+            res.ok, res.reason = True, f"all {n} points acknowledged in order"
     except LinkTimeout:
         link.fail("timeout")
         res.reason = (f"no acknowledgement of point {res.acknowledged} within {timeout:g} s of its due time: "
@@ -73,11 +87,26 @@ def stream(link: Link, degrees: np.ndarray, ms: np.ndarray, banner: pr.Banner, t
     return res
 
 
-def _next_line(link: Link, due: float, keepalive: float) -> str | None:
-    """A line before `due`; None after a keep-alive sent when the host had been silent for
-    `keepalive` s; LinkTimeout at `due`."""
+def stop_now(link: Link, res: StreamResult, timeout: float, on_ack: Callable[[int], None] | None = None) -> None:
+    """Send S and wait up to `timeout` s for its OK; acknowledgements still on their way (of
+    points reached before the board read the S) are counted in `res` (and given to on_ack)."""
+    link.send(pr.format_command(pr.Stop()))
+    deadline = time.monotonic() + timeout
+    while True:
+        line = link.readline(deadline)
+        if line == "OK":
+            return
+        reply = _as_ack(link, line, res.acknowledged)
+        res.acknowledged, res.last_acknowledged = res.acknowledged + 1, reply.seq
+        if on_ack is not None:
+            on_ack(reply.seq)
+
+
+def _next_line(link: Link, due: float, keepalive: float, poll: float) -> str | None:
+    """A line before `due`; None after `poll` s (with a keep-alive sent when the host had been
+    silent for `keepalive` s); LinkTimeout at `due`."""
     try:
-        return link.readline(min(due, link.last_write + keepalive))
+        return link.readline(min(due, link.last_write + keepalive, time.monotonic() + poll))
     except LinkTimeout:
         if time.monotonic() >= due:
             raise
