@@ -250,10 +250,12 @@ class _Outbox:
         """Send every line whose time has come; False when the peer has gone."""
         while self.lines and self.lines[0][0] <= now:
             _, line = self.lines.pop(0)
+            with self.lock:  # logged first: a host that has read the line finds it in the log
+                self.log.append(line)
             try:
                 self.chan.sendall(line.encode("ascii", "replace") + b"\n")
             except OSError:
+                with self.lock:
+                    self.log.pop()
                 return False
-            with self.lock:
-                self.log.append(line)
         return True
