@@ -286,3 +286,14 @@ def test_a_stop_requested_from_another_thread_ends_the_play_and_holds_the_arm(em
         assert arm.state().degrees == tuple(held)  # the link is still good: the arm answers
         assert arm.reached == tuple(int(np.floor(d + 0.5)) for d in
                                     [*km.to_servo(BRACCIO, tr.q[res.last_acknowledged]), 10])
+
+
+def test_a_stop_requested_during_a_move_holds_the_arm_on_the_way(emulator):
+    with hw.Braccio(emulator.url) as arm:
+        threading.Timer(0.4, arm.request_stop).start()
+        rep = arm.move(np.radians([-80, -45, 90, 90, 0]), speed=20)  # 80° of the base at 20 °/s: 4 s
+        assert rep.stopped
+        held = arm.state().degrees
+        assert 90 < held[0] < 170 and held[1:] == pr.HOME[1:]  # the base stopped on its way
+        assert emulator.log()[0][-3:] == ["S", "?", "?"] and emulator.degrees() == list(held)
+        assert not arm.move(np.radians([0, -45, 90, 90, 0]), speed=140).stopped  # the link goes on

@@ -54,11 +54,13 @@ class ArmState:
 @dataclass(frozen=True)
 class MoveReport:
     """A move sent: the whole servo degrees, its duration (s) and the tool-point error (robot's
-    length unit) that whole degrees cost."""
+    length unit) that whole degrees cost; `stopped` when `request_stop()` ended it on the way
+    (`state()` says where the arm holds)."""
 
     degrees: tuple[int, ...]
     duration: float
     quantisation_error: float
+    stopped: bool = False
 
 
 @dataclass
@@ -142,14 +144,27 @@ class Braccio:
             raise LinkError("not connected: call connect() first")
         return self.link
 
-    def _request(self, line: str, expect: type, wait: float) -> Any:
+    def _request(self, line: str, expect: type, wait: float, stoppable: bool = False) -> Any:
         """Send `line` and return the reply of type `expect` arriving within wait + timeout s;
-        LinkError (and the link latched) for a timeout, garbage or an error reply."""
+        LinkError (and the link latched) for a timeout, garbage or an error reply. A `stoppable`
+        request (a move) ends early when `request_stop()` is called: S goes out, its OK is the
+        move's answer, and None is returned."""
         link = self._link()
+        if stoppable:
+            self._cancel.clear()
         link.send(line)
         deadline = time.monotonic() + wait + self.timeout
         try:
-            text = link.readline(deadline)
+            while True:
+                try:
+                    text = link.readline(min(deadline, time.monotonic() + 0.05) if stoppable else deadline)
+                    break
+                except LinkTimeout:
+                    if time.monotonic() >= deadline:
+                        raise
+                    if self._cancel.is_set():  # the board answers S with OK, and the move's OK never comes
+                        self._request(pr.format_command(pr.Stop()), pr.Ok, 0.0)
+                        return None
             reply = pr.parse_reply(text)
         except LinkTimeout:
             raise link.fail(f"no reply to {line!r} within {wait + self.timeout:.3g} s") from None
@@ -166,10 +181,13 @@ class Braccio:
     def _query(self) -> tuple[int, ...]:
         return self._request(pr.format_command(pr.Query()), pr.State, 0.0).degrees
 
-    def _send_move(self, degrees: tuple[int, ...], speed: int) -> float:
+    def _send_move(self, degrees: tuple[int, ...], speed: int) -> float | None:
+        """Move; the duration, or None when stopped on the way (commanded: where it stopped)."""
         assert self.commanded is not None
         far = max(abs(a - b) for a, b in zip(degrees, self.commanded))
-        self._request(pr.format_command(pr.Move(degrees, speed)), pr.Ok, far / speed)  # type: ignore[arg-type]
+        if self._request(pr.format_command(pr.Move(degrees, speed)), pr.Ok, far / speed, stoppable=True) is None:
+            self.commanded = self._query()
+            return None
         self.commanded = degrees
         return far / speed
 
@@ -215,7 +233,7 @@ class Braccio:
         degrees = tuple(int(d) for d in whole_degrees(physical))
         duration = self._send_move(degrees, v)
         err = float(quantisation_error(self.robot, self.calibration, q, degrees))
-        return MoveReport(degrees, duration, err)
+        return MoveReport(degrees, duration or 0.0, err, stopped=duration is None)
 
     def gripper(self, degrees: float, speed: float = 60) -> MoveReport:
         """Open (10°) or close (73°) the gripper, or anything between; the arm stays."""
@@ -223,14 +241,17 @@ class Braccio:
         v = check_speed(speed, banner)
         g = int(whole_degrees(gripper_degrees(self.robot, self.calibration, degrees, banner)))
         target = (*self.commanded[:5], g)  # type: ignore[index]
-        return MoveReport(target, self._send_move(target, v), 0.0)
+        duration = self._send_move(target, v)
+        return MoveReport(target, duration or 0.0, 0.0, stopped=duration is None)
 
     def home(self, speed: float = pr.HOME_SPEED) -> MoveReport:
         """Go to the board's home (the Braccio library's safety position)."""
         banner = self._check_connected()
         v = check_speed(speed, banner)
         far = max(abs(a - b) for a, b in zip(banner.home, self.commanded))  # type: ignore[arg-type]
-        self._request(pr.format_command(pr.Home(v)), pr.Ok, far / v)
+        if self._request(pr.format_command(pr.Home(v)), pr.Ok, far / v, stoppable=True) is None:
+            self.commanded = self._query()
+            return MoveReport(banner.home, 0.0, 0.0, stopped=True)
         self.commanded = banner.home
         return MoveReport(banner.home, far / v, 0.0)
 
@@ -294,8 +315,9 @@ class Braccio:
         return self.last_result
 
     def request_stop(self) -> None:
-        """Stop a `play` running in another thread (a GUI's stop button): it sends S within
-        ~50 ms and returns its result. Safe to call from any thread, at any time."""
+        """Stop a `play`, `move`, `gripper` or `home` running in another thread (a GUI's stop
+        button): it sends S within ~50 ms and returns (a play its result, a move a report with
+        `stopped`). Safe to call from any thread, at any time."""
         self._cancel.set()
 
     def _interrupted(self, link: Link, points: int) -> None:

@@ -56,8 +56,9 @@ def stream(link: Link, degrees: np.ndarray, ms: np.ndarray, banner: pr.Banner, t
         while res.acknowledged < n:
             if cancel is not None and cancel.is_set():
                 stop_now(link, res, timeout, on_ack)
-                res.reason = (f"stopped on request after point {res.last_acknowledged}: S sent, the arm holds "
-                              "where it was")
+                where = (f"after point {res.last_acknowledged}" if res.last_acknowledged >= 0
+                         else "before point 0 was reached")
+                res.reason = f"stopped on request {where}: S sent, the arm holds where it was"
                 break
             while res.sent < n and res.sent - res.acknowledged < banner.depth:
                 k = res.sent
