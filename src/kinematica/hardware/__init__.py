@@ -8,9 +8,8 @@
                and the tool error of whole servo degrees
   link         one serial link: lines with deadlines, nothing sent after a fault
   stream       flow-controlled streaming of points with acknowledgements
-  bridge       `Braccio(url)`: connect, home, move, gripper, play, stop, state
-  firmware     the Arduino sketch shipped in the package, written out by `write_firmware`
-  ports        the serial ports of this machine
+  bridge       `Braccio(url)`: connect, home, move, gripper, play, stop, state, request_stop
+  sketch       the Arduino sketch shipped in the package (firmware/), written out by `write_firmware`
 
 pyserial (the `hardware` extra) is needed only when a link opens. Hobby servos report no
 position: every state shown is the one the board last commanded.
