@@ -102,8 +102,8 @@ def cmd_emulate(args: argparse.Namespace, out: TextIO) -> int:
                                 + f"; connect with --port {d['url']}. Ctrl+C stops it."), out)
     out.flush()
     try:
-        while True:
-            emu._stopping.wait(3600)
+        while not emu.wait(3600):
+            pass
     except KeyboardInterrupt:
         pass
     finally:

@@ -11,7 +11,7 @@
   bridge       `Braccio(url)`: connect, home, move, gripper, play, stop, state, request_stop
   sketch       the Arduino sketch shipped in the package (firmware/), written out by `write_firmware`
 
-pyserial (the `hardware` extra) is needed only when a link opens. Hobby servos report no
+pyserial is imported only when a link opens. Hobby servos report no
 position: every state shown is the one the board last commanded.
 """
 

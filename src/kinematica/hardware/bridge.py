@@ -96,6 +96,7 @@ class Braccio:
     def connect(self) -> pr.Banner:
         """Open the port and wait for READY (an Uno resets when its port opens and boots in
         ~1.6 s; a board that does not reset is asked with `V` after half the wait)."""
+        self.close()  # connecting again starts afresh
         self.link = Link(self.url)
         deadline = time.monotonic() + self.ready_timeout
         asked = False
@@ -127,9 +128,10 @@ class Braccio:
         return banner
 
     def close(self) -> None:
+        """Close the port (a board keeps holding the arm where it last commanded it)."""
         if self.link is not None:
             self.link.close()
-            self.link = None
+        self.link, self.banner = None, None
 
     def __enter__(self) -> "Braccio":
         self.connect()

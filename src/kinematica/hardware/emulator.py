@@ -128,6 +128,10 @@ class Emulator:
         if self._pty is not None:
             self._pty.close()
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until `stop()` (True) or `timeout` s (False); Ctrl+C interrupts it."""
+        return self._stopping.wait(timeout)
+
     def __enter__(self) -> "Emulator":
         if not self.url:
             self.start_tcp()

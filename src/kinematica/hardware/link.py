@@ -32,8 +32,8 @@ class Link:
     def __init__(self, url: str, baud: int = pr.BAUD) -> None:
         try:
             import serial
-        except ImportError:  # pragma: no cover - pyserial is a dependency of the hardware extra
-            raise LinkError("pyserial is not installed: pip install 'kinematica[hardware]'") from None
+        except ImportError:  # pragma: no cover - pyserial is a dependency of kinematica
+            raise LinkError("pyserial is not installed: pip install 'pyserial>=3.5,<4'") from None
         self._serial_errors = (serial.SerialException, OSError)
         try:
             self.port: Any = serial.serial_for_url(url, baudrate=baud, timeout=_POLL, write_timeout=2.0)
