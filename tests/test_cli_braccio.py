@@ -100,7 +100,8 @@ def test_refused_commands_never_open_the_port(capsys, emulator, tmp_path):
     for argv, words in [
         (["move", "0", "80", "0", "0", "0", "--deg"], "joint 'M2 shoulder' = 80° is outside its limits [-75°, 75°]"),
         (["move", "0", "0", "0", "0", "0", "--gripper", "90"], "gripper 'M6 gripper' needs servo 90°"),
-        (["move", "0", "0", "0", "0", "0", "--speed", "500"], "speed 500.0 °/s is outside the board's range [20, 140]"),
+        (["move", "0", "0", "0", "0", "0", "--speed", "500"],
+         "speed 500.0 °/s is outside the board's range [20, 140]"),
         (["home", "--speed", "5"], "speed 5.0 °/s is outside"),
     ]:
         code, out, err = run(capsys, "braccio", *argv, "--port", emulator.url)
@@ -123,6 +124,8 @@ def test_refused_commands_never_open_the_port(capsys, emulator, tmp_path):
     (["emulate", "--garble", "x"], "--garble: expected a whole number"),
     (["emulate", "--tcp", "70000"], "--tcp must be a port between 0"),
     (["home", "--port", "loop://", "--timeout", "-1"], "timeout and ready_timeout must be positive seconds"),
+    (["home", "--port", "loop://", "--robot", "puma560"],
+     "--robot: robot 'puma560': the Braccio bridge needs 5 joints"),
     (["move", "0", "0", "0", "0", "0"], "the following arguments are required: --port"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, words):

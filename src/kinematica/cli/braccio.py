@@ -23,8 +23,8 @@ import numpy as np
 import kinematica as km
 
 from .. import bounds
-from ..hardware import (STATE_NOTE, ArmState, Braccio, CalibrationError, Emulator, LinkError, Misbehaviour,
-                        load_calibration)
+from ..hardware import (STATE_NOTE, ArmState, Braccio, CalibrationError, CommandRefused, Emulator, LinkError,
+                        Misbehaviour, load_calibration)
 from ..hardware import protocol as pr
 from ..hardware.limits import check_speed
 from ..hardware.sketch import SKETCH, write_firmware
@@ -79,7 +79,8 @@ def misbehaviour(args: argparse.Namespace) -> Misbehaviour:
         n, sep, seconds = args.delay.partition(":")
         s = finite_numbers([seconds], "--delay")[0] if sep else float("nan")
         if not sep or not 0 < s <= 3600:
-            raise UsageError(f"--delay: expected N:SECONDS (the N-th line sent, 0 < SECONDS <= 3600), got {args.delay!r}")
+            raise UsageError(f"--delay: expected N:SECONDS (the N-th line sent, 0 < SECONDS <= 3600), "
+                             f"got {args.delay!r}")
         delay = (_count(n, "--delay"), float(s))
     return Misbehaviour(drop=None if args.drop is None else _count(args.drop, "--drop"), delay=delay,
                         garble=None if args.garble is None else _count(args.garble, "--garble"),
@@ -123,6 +124,8 @@ def _arm(args: argparse.Namespace) -> Braccio:
         return Braccio(args.port, robot, cal, timeout=args.timeout, ready_timeout=args.ready_timeout)
     except CalibrationError as e:
         raise UsageError(f"--calibration: {e}") from None
+    except CommandRefused as e:  # a robot the bridge cannot drive
+        raise UsageError(f"--robot: {e}") from None
     except ValueError as e:  # a timeout that is not a positive number
         raise UsageError(f"--timeout/--ready-timeout: {e}") from None
 
@@ -273,7 +276,8 @@ def add_parser(sub: Any) -> None:
     move.set_defaults(func=cmd_move)
     play = actions.add_parser("play", help="play a trajectory file (from `kinematica traj --out`) on the arm")
     play.add_argument("file", metavar="FILE", help="trajectory .csv or .json")
-    play.add_argument("--rate", type=float, metavar="HZ", help="resample at HZ points per second (default: its samples)")
+    play.add_argument("--rate", type=float, metavar="HZ",
+                      help="resample at HZ points per second (default: its samples)")
     play.add_argument("--gripper", type=float, metavar="DEG", help="gripper servo degrees during the motion")
     _arm_options(play, 60)
     play.set_defaults(func=cmd_play)

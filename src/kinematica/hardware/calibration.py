@@ -7,8 +7,8 @@ straight pose, and a horn fitted mirrored turns the joint the other way. For eac
     nominal  = c + direction · (physical − offset − c)
 
 where `nominal` is what `km.to_servo` gives (the robot file's mapping) and c the middle of the
-servo's range (90° for M1…M5, 41.5° for the gripper's 10…73°): a mirrored horn turns about it. A calibration file is
-YAML (or JSON) listing only the servos that differ:
+servo's range (90° for M1…M5, 41.5° for the gripper's 10…73°): a mirrored horn turns about it.
+A calibration file is YAML (or JSON) listing only the servos that differ:
 
     servos:
       M2: {offset: -3}        # the shoulder reads 87 where the model says 90
