@@ -187,3 +187,13 @@ def test_the_readme_examples(capsys):
     exec(compile(snippet, "README.md", "exec"), {})
     printed = capsys.readouterr().out.split()
     assert printed[:2] == ["True", "200"]  # ok, the last point acknowledged
+
+
+def test_emulate_options_make_the_misbehaviour():
+    from kinematica.cli import build_parser
+    from kinematica.cli.braccio import misbehaviour
+
+    args = build_parser().parse_args(["braccio", "emulate", "--drop", "5", "--delay", "7:2.5", "--garble", "9",
+                                      "--disconnect-after", "30"])
+    assert misbehaviour(args) == hw.Misbehaviour(drop=5, delay=(7, 2.5), garble=9, disconnect_after=30)
+    assert misbehaviour(build_parser().parse_args(["braccio", "emulate"])) == hw.Misbehaviour()
