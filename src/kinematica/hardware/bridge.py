@@ -99,9 +99,10 @@ class Braccio:
         self.close()  # connecting again starts afresh
         self.link = Link(self.url)
         deadline = time.monotonic() + self.ready_timeout
+        ask_at = deadline - self.ready_timeout / 2  # fixed: line noise must not put off the V
         asked = False
         while True:
-            wake = deadline if asked else min(deadline, time.monotonic() + self.ready_timeout / 2)
+            wake = deadline if asked else ask_at
             try:
                 line = self.link.readline(wake)
             except LinkTimeout:

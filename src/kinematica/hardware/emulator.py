@@ -42,7 +42,11 @@ class Misbehaviour:
 
 
 def garbled(line: str) -> str:
-    """`line` with the bit 0x10 of its middle character flipped ("A 12*6B" → "A !2*6B")."""
+    """`line` with the bit 0x10 of its middle character flipped, as line noise does.
+
+    >>> garbled("A 0*D3")
+    'A 0:D3'
+    """
     k = len(line) // 2
     return line[:k] + chr(ord(line[k]) ^ 0x10) + line[k + 1:]
 
