@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import argparse
 import math
-from pathlib import Path
 from typing import Any, Callable, TextIO
 
-import numpy as np
 
 import kinematica as km
 
