@@ -6,9 +6,6 @@
 array([0.    , 0.5615, 0.89  ])
 """
 
-from . import hardware, spatial, trajectory
-from .dynamics import (DynamicsError, SimulationStopped, computed_torque, coriolis, energy, forward_dynamics,
-                       gravity_torques, mass_matrix, pd_gravity, rne, simulate, with_payload)
 from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
 from .ik import target as targets
 from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk_frames,
@@ -16,10 +13,37 @@ from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk
                          planar_fk, planar_jacobian, rank, singular_values, singularity,
                          task_rows)
 from .model import (Inertial, MissingLimitWarning, OffChainBodiesWarning, ParameterTable, Robot,
-                    RobotError, RobotFileError, URDFWarning, from_dh, from_link_frames, from_mdh,
+                    RobotError, RobotFileError, URDFWarning, from_dh, from_mdh, from_link_frames,
                     from_planar, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
                     urdf_tips)
-from .trajectory import Trajectory
+
+# Imported at first use (PEP 562), not with the package: the dynamics' integrators and the
+# trajectories' splines bring SciPy's integrate, interpolate and spatial modules, most of the
+# start-up of a CLI call that needs none of them (`python -X importtime -c "import kinematica"`).
+_LAZY = {
+    **dict.fromkeys(("DynamicsError", "SimulationStopped", "computed_torque", "coriolis", "energy",
+                     "forward_dynamics", "gravity_torques", "mass_matrix", "pd_gravity", "rne", "simulate",
+                     "with_payload"), "dynamics"),
+    "Trajectory": "trajectory",
+}
+_MODULES = ("spatial", "trajectory", "dynamics", "hardware")
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # once: the next access is a plain attribute
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __version__ = "0.1.0"
 
@@ -40,6 +64,6 @@ __all__ = [
     # trajectories
     "trajectory", "Trajectory",
     "spatial",
-    # the physical Braccio (pyserial is needed only when a link opens)
+    # the physical Braccio: firmware, serial bridge, emulator (pyserial loads when a link opens)
     "hardware",
 ]
