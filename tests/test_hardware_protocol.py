@@ -202,3 +202,16 @@ def test_a_new_stream_starts_at_zero_when_the_last_one_is_done():
     assert b.advance(0.1) == [pr.format_reply(pr.Ack(0))]
     assert b.feed(T(0, 10, 92, 45, 180, 180, 90, 10), 0.2) == []
     assert b.advance(0.3) == [pr.format_reply(pr.Ack(0))] and b.degrees()[0] == 92
+
+
+def test_the_hardware_package_loads_neither_pyserial_nor_scipy():
+    """pyserial loads when a link opens, so the emulator and the checks work without it; the
+    package keeps the start-up light (tests/test_startup.py)."""
+    import json
+    import subprocess
+    import sys
+
+    probe = ("import kinematica as km, sys, json\nkm.hardware.Braccio, km.hardware.Emulator\n"
+             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'serial', 'scipy', 'sympy'})))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
