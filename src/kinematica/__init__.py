@@ -26,7 +26,7 @@ _LAZY = {
                      "with_payload"), "dynamics"),
     "Trajectory": "trajectory",
 }
-_MODULES = ("spatial", "trajectory", "dynamics")
+_MODULES = ("spatial", "trajectory", "dynamics", "hardware")
 
 
 def __getattr__(name: str):
@@ -64,4 +64,6 @@ __all__ = [
     # trajectories
     "trajectory", "Trajectory",
     "spatial",
+    # the physical Braccio: firmware, serial bridge, emulator (pyserial loads when a link opens)
+    "hardware",
 ]
