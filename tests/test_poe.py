@@ -122,3 +122,14 @@ def test_bad_home_pose_and_form_are_refused():
         km.screw_axes(UR5, "world")
     with pytest.raises(ValueError, match="frame"):
         km.jacobian(UR5, np.zeros(6), "spatial")
+
+
+def test_cli_prints_the_space_jacobian_in_the_books_row_order(capsys):
+    from cli_run import run, run_json
+
+    q = ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6"]
+    data = run_json(capsys, "jacobian", "ur5", *q, "--frame", "space")
+    Js = km.jacobian(km.load("ur5"), [float(x) for x in q], "space")
+    np.testing.assert_allclose(np.array(data["J"]), Js, atol=1e-12)
+    code, out, _ = run(capsys, "jacobian", "ur5", *q, "--frame", "body")
+    assert code == 0 and "rows (ω; v) as in Modern Robotics" in out
