@@ -23,7 +23,7 @@ from .model import (Inertial, MissingLimitWarning, OffChainBodiesWarning, Parame
 _LAZY = {
     **dict.fromkeys(("DynamicsError", "SimulationStopped", "computed_torque", "coriolis", "energy",
                      "forward_dynamics", "gravity_torques", "mass_matrix", "pd_gravity", "rne", "simulate",
-                     "with_payload"), "dynamics"),
+                     "with_payload", "regressor", "identify"), "dynamics"),
     "Trajectory": "trajectory",
 }
 _MODULES = ("spatial", "trajectory", "dynamics", "hardware")
@@ -61,6 +61,7 @@ __all__ = [
     # dynamics
     "rne", "mass_matrix", "gravity_torques", "coriolis", "forward_dynamics", "with_payload",
     "simulate", "SimulationStopped", "pd_gravity", "computed_torque", "energy", "DynamicsError",
+    "regressor", "identify",
     # trajectories
     "trajectory", "Trajectory",
     "spatial",
