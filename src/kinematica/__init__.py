@@ -11,7 +11,7 @@ from .ik import target as targets
 from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk_frames,
                          fk_jacobian, jacobian, jacobian_derivative, manipulability,
                          planar_fk, planar_jacobian, rank, screw_axes, singular_values, singularity,
-                         task_rows)
+                         task_rows, to_dh)
 from .model import (Inertial, MissingLimitWarning, OffChainBodiesWarning, ParameterTable, Robot,
                     RobotError, RobotFileError, URDFWarning, from_dh, from_mdh, from_link_frames,
                     from_planar, from_poe, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
@@ -55,7 +55,7 @@ __all__ = [
     # kinematics
     "fk", "fk_frames", "fk_jacobian", "jacobian", "jacobian_derivative", "planar_fk",
     "planar_jacobian", "manipulability", "det_jjt", "condition", "rank", "singular_values",
-    "task_rows", "singularity", "Singularity", "JacobianReport", "screw_axes",
+    "task_rows", "singularity", "Singularity", "JacobianReport", "screw_axes", "to_dh",
     # inverse kinematics
     "ik", "ik_all", "self_motion", "IKResult", "Target", "TargetError", "targets",
     # dynamics

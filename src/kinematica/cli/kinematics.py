@@ -47,6 +47,8 @@ def show_data(robot: km.Robot) -> dict[str, Any]:
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     robot = robot_of(args)
+    if args.dh:  # the equivalent standard-DH model, shown like any robot
+        robot = km.to_dh(robot)
     return emit(args, show_data(robot), lambda _: text.show_text(robot), out)
 
 
@@ -104,6 +106,8 @@ def add_parsers(sub: Any) -> None:
     p.set_defaults(func=cmd_robots)
     p = sub.add_parser("show", help="a robot's parameter table, limits, home, base/tool, source")
     add_robot(p)
+    p.add_argument("--dh", action="store_true",
+                   help="show the equivalent standard DH table (base and tool take up the rest)")
     p.set_defaults(func=cmd_show)
     p = sub.add_parser("fk", help="forward kinematics: tool pose (and every frame) at q")
     _add_q(p)
