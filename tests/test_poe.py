@@ -133,3 +133,45 @@ def test_cli_prints_the_space_jacobian_in_the_books_row_order(capsys):
     np.testing.assert_allclose(np.array(data["J"]), Js, atol=1e-12)
     code, out, _ = run(capsys, "jacobian", "ur5", *q, "--frame", "body")
     assert code == 0 and "rows (ω; v) as in Modern Robotics" in out
+
+
+UR5_FILE = """\
+name: ur5-poe
+description: Modern Robotics, Example 4.5
+kind: poe
+length_unit: m
+angle_unit: deg
+home_pose: {rotation: [[-1, 0, 0], [0, 0, 1], [0, 1, 0]], xyz: [0.817, 0.191, -0.006]}
+joints:
+  - {name: j1, screw: [0, 0, 1, 0, 0, 0], limits: [-360, 360]}
+  - {name: j2, screw: [0, 1, 0, -0.089, 0, 0]}
+  - {name: j3, screw: [0, 1, 0, -0.089, 0, 0.425]}
+  - {name: j4, screw: [0, 1, 0, -0.089, 0, 0.817]}
+  - {name: j5, screw: [0, 0, -1, -0.109, 0.817, 0]}
+  - {name: j6, screw: [0, 1, 0, 0.006, 0, 0.817]}
+"""
+
+
+def test_a_poe_robot_file_reads_and_saves(tmp_path):
+    path = tmp_path / "ur5.yaml"
+    path.write_text(UR5_FILE)
+    robot = km.load(path)
+    q = np.random.default_rng(5).uniform(-3, 3, (20, 6))
+    np.testing.assert_allclose(km.fk(robot, q), km.fk(UR5, q), atol=1e-12)
+    np.testing.assert_allclose(robot.limits[0], np.radians([-360, 360]), atol=1e-12)
+    km.save(robot, tmp_path / "back.yaml")  # written as link frames, the form it is built in
+    np.testing.assert_allclose(km.fk(km.load(tmp_path / "back.yaml"), q), km.fk(robot, q), atol=1e-12)
+
+
+@pytest.mark.parametrize("change, words", [
+    (("home_pose: {rotation", "tool: {rotation"), "home_pose"),
+    (("screw: [0, 0, 1, 0, 0, 0], ", ""), "needs 'screw'"),
+    (("[0, 0, -1, -0.109, 0.817, 0]", "[0, 0, -1, -0.109, 0.817]"), "screw"),
+    (("[0, 1, 0, 0.006, 0, 0.817]", "[0, 1, 0, 0.006, 0.5, 0.817]"), "helical"),
+    (("{name: j1,", "{name: j1, type: prismatic,"), "type prismatic but its screw is revolute"),
+])
+def test_bad_poe_files_name_the_problem(tmp_path, change, words):
+    path = tmp_path / "bad.yaml"
+    path.write_text(UR5_FILE.replace(*change))
+    with pytest.raises(km.RobotFileError, match=words):
+        km.load(path)
