@@ -1,11 +1,13 @@
 """Learned kinematics and dynamics: ANFIS (paper 002) trained on a robot's own FK and RNE,
 evaluated honestly, and usable alone or as the warm start of the numeric IK solver.
 
->>> import kinematica as km
+>>> import kinematica as km, numpy as np
 >>> from kinematica.learn import train_ik
 >>> m = train_ik("planar-3r", samples=600, rules=8, epochs=2, warm_start=0)
->>> r = km.ik("planar-3r", km.targets.planar([30, 30], 1.2), q0=m)  # LM seeded by the model
->>> r.success
+>>> target = km.targets.planar([10, 45], np.radians(100))
+>>> km.ik("planar-3r", target, method="anfis", model=m).success  # the model alone: approximate
+False
+>>> km.ik("planar-3r", target, q0=m).success  # LM seeded by the model
 True
 """
 

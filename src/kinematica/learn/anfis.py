@@ -20,9 +20,8 @@ as independent networks on the same inputs (batched along a leading axis).
 
 >>> import numpy as np
 >>> x = np.linspace(-1, 1, 200)[:, None]
->>> net = grid(1, 3)
->>> net, hist = train(net, x, np.sin(2 * x[:, 0]), epochs=5)
->>> bool(hist[-1] < 1e-3)
+>>> net, hist = train(grid(1, 5), x, np.sin(2 * x[:, 0]), epochs=5)
+>>> bool(hist[-1] < 1e-2 and np.all(np.diff(hist[:, 0]) < 0))  # RMSE, epoch by epoch
 True
 """
 

@@ -5,9 +5,9 @@ An angle input (a heading φ) is periodic; a network sees a line. It is cut once
 training data is thinnest (the emptiest of 72 bins of 5°), and read as an angle in the 2π
 window starting there: the cut costs accuracy only for the few targets next to it.
 
->>> s = fit(np.array([[0.0, 3.0], [10.0, -3.0]]), (False, True))
->>> apply(s, np.array([[5.0, 3.1]])).round(3).tolist()
-[[0.0, 1.0]]
+>>> s = fit(np.array([[0.0, 3.0], [10.0, -3.0]]), (False, True))  # angles 3 and −3 rad: 0.28 apart
+>>> apply(s, np.array([[5.0, np.pi]])).round(3).tolist()  # π lies half-way between them
+[[0.0, 0.0]]
 """
 
 from __future__ import annotations
