@@ -329,3 +329,31 @@ def test_unsupported_robots_and_targets_are_refused_in_words(planar, arm5):
     with pytest.raises(LearnError, match="NaN"):
         train_dynamics("arm-5dof", trajectories=30, rules=4, epochs=1).torques(np.zeros(5), np.full(5, np.nan),
                                                                                 np.zeros(5))
+
+
+def test_explained_answer_adds_up_layer_by_layer(planar):
+    from kinematica.learn.explain import explain_answer
+
+    target = km.targets.planar([13.37, 55.81], np.radians(70))
+    e = explain_answer(planar, target, top=4)
+    answer = planar.answer(target)
+    net = planar.net
+    for k, j in enumerate(e["joints"]):
+        rules = j["all_rules"]
+        assert len(rules) == net.n_rules and len(j["strongest"]) == 4
+        assert sum(r["weight"] for r in rules) == pytest.approx(1.0, abs=1e-12)
+        assert sum(r["contribution"] for r in rules) == pytest.approx(j["sum"], abs=1e-12)
+        # layer 1 by its formula, layer 2 as the product of the rule's memberships (up to layer 2's scale)
+        for name, mfs in j["memberships"].items():
+            z = (e["scaled"][name] - np.array([m["centre"] for m in mfs])) / np.array([m["width"] for m in mfs])
+            assert np.allclose([m["degree"] for m in mfs], np.exp(-0.5 * z * z), rtol=1e-12)
+        degrees = [[m["degree"] for m in mfs] for mfs in j["memberships"].values()]
+        prod = np.array([np.prod([degrees[i][m] for i, m in enumerate(r["memberships"])]) for r in rules])
+        assert np.allclose(prod / prod.sum(), [r["weight"] for r in rules], rtol=1e-9, atol=1e-15)
+        # layer 4: the rule's first-order output from the scaled inputs
+        r0 = j["strongest"][0]
+        assert r0["output"] == pytest.approx(np.dot(r0["consequent"], j["regressors"]), rel=1e-12, abs=1e-12)
+        lo, hi = planar.branch.box[k]
+        assert answer[k] == pytest.approx(np.clip(j["sum"], lo, hi), abs=1e-12)
+    with pytest.raises(ValueError, match="one target"):
+        explain_answer(planar, km.targets.planar([[13.37, 55.81]] * 2, [1.0, 1.0]))
