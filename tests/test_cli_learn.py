@@ -85,6 +85,22 @@ def test_ik_seed_model_starts_lm_from_the_models_answer(model_file, capsys):
     assert np.hypot(*(T[:2, 3] - xy)) < 1e-3  # the mm robot's default tolerance
 
 
+def test_learn_explain_shows_the_layers_of_one_answer(model_file, capsys):
+    from kinematica.learn.explain import explain_answer
+
+    model = load_model(model_file)
+    data = _json(capsys, "learn", "explain", str(model_file), "--position", "13.37", "55.81", "--phi", "70", "--deg",
+                 "--top", "3")
+    ref = explain_answer(model, km.targets.planar([13.37, 55.81], np.radians(70)), top=3)
+    assert [j["sum"] for j in data["joints"]] == pytest.approx([j["sum"] for j in ref["joints"]], rel=1e-12)
+    assert all(len(j["strongest"]) == 3 and "all_rules" not in j for j in data["joints"])
+    code, out, _ = run(capsys, "learn", "explain", str(model_file), "--position", "13.37", "55.81", "--phi", "70",
+                       "--deg")
+    assert code == 0 and "layer 1, membership degrees" in out and out.count("Joint θ") == 3
+    code, _, err = run(capsys, "learn", "explain", str(model_file), "--position", "13.37", "55.81")
+    assert code == 2 and "give the heading" in err
+
+
 def test_learn_dynamics(capsys, tmp_path):
     out = tmp_path / "dyn.npz"
     data = _json(capsys, "learn", "dynamics", "arm-5dof", "--trajectories", "20", "--rules", "6", "--epochs", "2",

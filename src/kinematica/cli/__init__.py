@@ -12,7 +12,7 @@ stops any command with one line and code 130. Long work (simulate) reports its p
 One module per group of subcommands, each with its `add_parser(s)` and `cmd_*` functions:
 kinematics.py (robots, show, fk, jacobian), ik.py, dynamics.py (dynamics, simulate), traj.py,
 plot.py (plot, animate: figures; Matplotlib is imported only when they run), learn.py
-(learn ik|dynamics|report: ANFIS models, and ik's --model/--seed-model), demo.py,
+(learn ik|dynamics|explain|report: ANFIS models, and ik's --model/--seed-model), demo.py,
 serve.py (the browser simulator; NiceGUI is imported only when it runs);
 common.py holds argument parsing and JSON, text*.py the table views.
 """

@@ -1,4 +1,4 @@
-"""`kinematica learn ik|dynamics|report`: train an ANFIS model (paper 002) on a robot's own FK or
+"""`kinematica learn ik|dynamics|explain|report`: train an ANFIS model (paper 002) on a robot's own FK or
 RNE, write it to a model file, and show how good it is; and the model options of `kinematica
 ik` (--method anfis --model M, --seed-model M)."""
 
@@ -71,6 +71,20 @@ def cmd_learn_dynamics(args: argparse.Namespace, out: TextIO) -> int:
     return emit(args, data, lambda d: text_learn.report_text(d, full=args.report), out)
 
 
+def cmd_learn_explain(args: argparse.Namespace, out: TextIO) -> int:
+    from ..learn.explain import explain_answer
+    from .ik import ik_target
+
+    model = read_model(args.model, "MODEL")
+    t, target = ik_target(model.robot, args)
+    top = count(args.top, "--top", RULES, error=UsageError)
+    data = {"model": args.model, "robot": model.robot.name, "branch": model.branch.spec, "target": target,
+            **explain_answer(model, t, top)}
+    for j in data["joints"]:
+        j.pop("all_rules")  # the strongest rules say it; every rule is in the Python API
+    return emit(args, data, text_learn.explain_text, out)
+
+
 def cmd_learn_report(args: argparse.Namespace, out: TextIO) -> int:
     from ..learn import load_model
 
@@ -114,10 +128,23 @@ def add_parser(sub: Any) -> None:
     dy.add_argument("--rules", type=int, default=24, metavar="R", help="fuzzy c-means rules (default 24)")
     _common(dy, epochs=20)
     dy.set_defaults(func=cmd_learn_dynamics)
+    ex = s.add_parser("explain", help="one IK model answer, layer by layer",
+                      description="The layers of an IK model's answer to one target: membership degrees, "
+                                  "firing strengths, normalised weights, rule outputs and their sum, per joint.")
+    ex.add_argument("model", metavar="MODEL", help="an IK model file written by 'kinematica learn ik'")
+    ex.add_argument("--position", nargs="+", required=True, metavar="X",
+                    help="target X Y (planar arms, with --phi) or X Y Z (with --pitch or --approach)")
+    o = ex.add_mutually_exclusive_group()
+    o.add_argument("--phi", metavar="PHI", help="planar target: heading of the last link (rad, or deg with --deg)")
+    o.add_argument("--pitch", metavar="PHI", help="the tool z axis at pitch PHI (rad, or deg with --deg)")
+    o.add_argument("--approach", nargs=3, metavar=("AX", "AY", "AZ"), help="the tool z axis")
+    ex.add_argument("--deg", action="store_true", help="angles in degrees")
+    ex.add_argument("--top", type=int, default=5, metavar="K", help="the K strongest rules per joint (default 5)")
+    ex.set_defaults(func=cmd_learn_explain, rpy=None, euler_zyz=None, quat=None)
     rp = s.add_parser("report", help="the training and evaluation report stored in a model file")
     rp.add_argument("model", metavar="MODEL", help="a model file written by 'kinematica learn'")
     rp.set_defaults(func=cmd_learn_report)
-    for q in (ik, dy, rp):
+    for q in (ik, dy, ex, rp):
         q.add_argument("--json", action="store_true", help=JSON_HELP)
 
 

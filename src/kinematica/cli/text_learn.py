@@ -72,5 +72,26 @@ def dynamics_text(d: dict[str, Any], full: bool) -> str:
     return "\n".join(parts)
 
 
+def explain_text(d: dict[str, Any]) -> str:
+    """The layers of one answer: inputs, then per joint the memberships and the strongest rules."""
+    names = list(d["inputs"])
+    parts = [fields([("model", f"{d['model']} ({d['robot']}, branch {d['branch']})"),
+                     ("inputs", ", ".join(f"{n} = {v:.4g}" for n, v in d["inputs"].items())),
+                     ("scaled", ", ".join(f"{n} = {v:.4g}" for n, v in d["scaled"].items()))])]
+    for j in d["joints"]:
+        parts += ["", f"Joint {j['joint']} = Σ w̄_r f_r = {j['sum']:.6g} rad = {j['sum'] * 57.29577951308232:.4f}° "
+                      "(before clipping into the branch)",
+                  "  layer 1, membership degrees μ (centre, width in scaled units):"]
+        for n in names:
+            parts.append(f"    {n}: " + "  ".join(f"{m['degree']:.3f} ({m['centre']:+.2f}, {m['width']:.2f})"
+                                                  for m in j["memberships"][n]))
+        rows = [[str(r["rule"]), " ".join(str(m + 1) for m in r["memberships"]), f"{r['firing']:.4g}",
+                 f"{r['weight']:.4f}", f"{r['output']:.5g}", f"{r['contribution']:.5g}"] for r in j["strongest"]]
+        parts += ["  layers 2–5, the strongest rules (firing scaled so the strongest is 1):",
+                  table(["rule", "memberships", "firing w", "weight w̄", "output f", "w̄·f"], rows, indent="    ",
+                        align="rlrrrr")]
+    return "\n".join(parts)
+
+
 def report_text(d: dict[str, Any], full: bool) -> str:
     return ik_text(d, full) if d["kind"] == "ik" else dynamics_text(d, full)
