@@ -357,3 +357,11 @@ def test_explained_answer_adds_up_layer_by_layer(planar):
         assert answer[k] == pytest.approx(np.clip(j["sum"], lo, hi), abs=1e-12)
     with pytest.raises(ValueError, match="one target"):
         explain_answer(planar, km.targets.planar([[13.37, 55.81]] * 2, [1.0, 1.0]))
+
+
+def test_too_few_trajectories_for_the_dynamics_rules():
+    # 3 trajectories: 1 trains (100 points); 8 rules on 15 inputs need 128 coefficients per joint
+    with pytest.raises(LearnError, match="100 training samples are too few for 8 rules on 15 inputs"):
+        train_dynamics("arm-5dof", trajectories=3, rules=8)
+    with pytest.raises(LearnError, match="no inertial parameters"):
+        train_dynamics("planar-3r", trajectories=30)

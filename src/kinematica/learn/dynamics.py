@@ -70,12 +70,13 @@ def train_dynamics(robot: Robot, *, trajectories: int = 100, rules: int = 24, ep
         raise LearnError(f"{robot.name!r} has no inertial parameters: its dynamics cannot be learned from RNE")
     trajectories = count(trajectories, "trajectories", TRAINING, minimum=3, error=LearnError)
     n = robot.n
-    check_counts(int(trajectories * 0.8 * POINTS_PER_TRAJECTORY / 0.8), rules, epochs, 3 * n)
+    k_val = max(1, trajectories // 10)  # validation and test trajectories each; the rest train
+    train_points = (trajectories - 2 * k_val) * POINTS_PER_TRAJECTORY
+    check_counts(train_points, rules, epochs, 3 * n, train_share=1.0)
     rng = np.random.default_rng(seed)
     q, qd, qdd = random_trajectories(robot, trajectories, rng)
     tau = rne(robot, q, qd, qdd)
     idx = rng.permutation(trajectories)
-    k_val = max(1, trajectories // 10)
     te, va, tr = idx[:k_val], idx[k_val:2 * k_val], idx[2 * k_val:]
 
     def flat(ix):

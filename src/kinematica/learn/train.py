@@ -63,9 +63,10 @@ def check_counts(samples: int, rules: int, epochs: int, d: int, train_share: flo
     epochs = count(epochs, "epochs", EPOCHS, error=LearnError)
     need = rules * (d + 1)
     if int(round(train_share * samples)) < need:
-        raise LearnError(f"{samples} samples are too few for {rules} rules on {d} inputs: each joint's network has "
-                         f"{need} consequent coefficients, and {train_share:.0%} of the samples train them; give at "
-                         f"least {int(np.ceil(need / train_share))} samples or fewer rules")
+        share = f", and {train_share:.0%} of the samples train them" if train_share < 1 else ""
+        raise LearnError(f"{samples} {'training ' if train_share == 1 else ''}samples are too few for {rules} rules on "
+                         f"{d} inputs: each output's network has {need} consequent coefficients{share}; give at least "
+                         f"{int(np.ceil(need / train_share))} samples or fewer rules")
     return samples, rules, epochs
 
 
