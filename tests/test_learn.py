@@ -4,7 +4,7 @@ per-branch IK models, the warm start, honest verdicts, model files and bad input
 
 Sample counts are small (3 000 FK samples, seeds fixed) so that the whole file runs in well
 under a minute; the accuracy bounds below are looser than the benchmark's targets
-(`benchmarks/bench_learn.py` trains on 10 000) by the margins stated beside them."""
+(`benchmarks/bench_anfis.py` trains on 10 000) by the margins stated beside them."""
 
 import io
 import json
