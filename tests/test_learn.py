@@ -314,6 +314,8 @@ def test_bad_training_arguments(kwargs, match):
 def test_unsupported_robots_and_targets_are_refused_in_words(planar, arm5):
     with pytest.raises(LearnError, match="'puma560' has 6 joints"):
         train_ik("puma560", samples=2000)
+    with pytest.raises(LearnError, match="'arm-4dof': its tool z axis .* stays horizontal"):
+        train_ik("arm-4dof", samples=2000)  # paper 001's arm: its tool z is a joint axis, always level
     with pytest.raises(LearnError, match="give the heading"):
         km.ik(planar.robot, [30.0, 20.0], method="anfis", model=planar)
     with pytest.raises(LearnError, match="pitch"):

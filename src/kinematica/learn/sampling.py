@@ -4,8 +4,9 @@ An IK inverse is many-valued (elbow up and down reach the same point); a network
 samples of several branches learns their average, which solves nothing. So samples are drawn
 uniformly inside one *branch*: a box of joint values inside the limits small enough that every
 target in it has one solution there — by default the limits with the elbow on one side of
-straight (planar arms: joint 2; spatial arms: joint 3), unlimited revolute joints held to
-±90° (the arm facing forward, not over its shoulder), and a 5-DOF arm's roll fixed at home
+straight (planar arms: joint 2; spatial arms: joint 3), revolute joints that may turn a full
+turn or more held to ±90° (the arm facing forward, not over its shoulder), and a 5-DOF arm's
+roll fixed at home
 (position + pitch leave it free).
 
 Network inputs per task (`task_of`):
@@ -61,17 +62,32 @@ def task_of(robot: Robot) -> str:
     if plane_of(robot) is not None and robot.n == 3:
         return "planar"
     if plane_of(robot) is None and robot.n in (4, 5) and bool(np.all(robot.revolute)):
+        if not _pitch_settable(robot):
+            raise LearnError(f"{robot.name!r}: its tool z axis (the approach a pitch sets) stays horizontal however "
+                             f"the joints turn, so position + pitch is no IK problem for it (the arm is redundant "
+                             f"for the position alone); learned IK needs a tool z axis in the arm's vertical plane")
         return "pitch"
     raise LearnError(f"learned IK covers planar 3-joint arms (x, y, φ) and 4- or 5-joint revolute arms "
                      f"(position + pitch); {robot.name!r} has {robot.n} joints"
                      + (" in a plane" if plane_of(robot) is not None else ""))
 
 
+def _pitch_settable(robot: Robot) -> bool:
+    """Whether the tool z axis tilts out of joint 1's xy plane at some configuration (checked at
+    a few fixed ones): for paper 001's arm it stays horizontal, along the joint axes."""
+    q = robot.q_home + np.array([[0.0], [0.4], [-0.7], [1.1]]) * np.arange(1, robot.n + 1) / robot.n
+    a = fk(robot, q)[:, :3, 2] @ robot.C[0][:3, :3]
+    return bool(np.abs(a[:, 2]).max() > 1e-6)
+
+
 def _base_box(robot: Robot) -> np.ndarray:
+    """The limits, with every revolute joint that may turn a full turn or more (unlimited, or
+    ±360° as paper 001's arm) held to ±FREE: within a full turn each target has several
+    solutions (q and q + 2π, and the arm reaching over its shoulder)."""
     box = robot.limits.copy()
-    rev = robot.revolute
-    box[:, 0] = np.where(rev & ~np.isfinite(box[:, 0]), -FREE, box[:, 0])
-    box[:, 1] = np.where(rev & ~np.isfinite(box[:, 1]), FREE, box[:, 1])
+    wide = robot.revolute & ~(box[:, 1] - box[:, 0] < 2 * np.pi)  # NaN-safe: inf − inf counts as wide
+    box[:, 0] = np.where(wide, np.maximum(box[:, 0], -FREE), box[:, 0])
+    box[:, 1] = np.where(wide, np.minimum(box[:, 1], FREE), box[:, 1])
     if not np.all(np.isfinite(box)):
         raise LearnError(f"{robot.name!r} has an unlimited prismatic joint: give it limits to sample within")
     return box
