@@ -97,7 +97,7 @@ def seed_comparison(model: IKModel, targets: Target, X_nn: tuple[np.ndarray, np.
     out = {}
 
     def nearest(t):
-        return X_nn[1][tree.query(apply(model.scaling, inputs(robot, t, front(robot, model.branch))))[1]]
+        return X_nn[1][tree.query(apply(model.scaling, inputs(robot, t, front(robot, model.branch), model.branch)))[1]]
 
     for name, seed in (("home", lambda t: None), ("random", lambda t: "random"), ("nearest", nearest),
                        ("anfis", lambda t: model)):
@@ -139,5 +139,5 @@ def fresh_test(model: IKModel, count: int, rng: np.random.Generator) -> tuple[np
     """New joint values in the model's branch and the targets they reach: an independent test set."""
     from .sampling import sample_joints
 
-    q = sample_joints(model.branch, count, rng)
+    q = sample_joints(model.branch, count, rng, model.robot)
     return q, fk_targets(model.robot, q)

@@ -34,7 +34,7 @@ def explain_answer(model: IKModel, target, top: int = 5) -> dict[str, Any]:
     t = as_target(target)
     if t.shape != ():
         raise ValueError(f"explain_answer takes one target, got a batch of shape {t.shape}")
-    raw = inputs(model.robot, t, front(model.robot, model.branch))
+    raw = inputs(model.robot, t, front(model.robot, model.branch), model.branch)
     x = apply(model.scaling, raw)
     L = forward(model.net, x)
     names = TASKS[model.task]

@@ -88,7 +88,7 @@ class IKModel:
         from ..ik.target import as_target
 
         t = as_target(target)
-        X = apply(self.scaling, inputs(self.robot, t, front(self.robot, self.branch)))
+        X = apply(self.scaling, inputs(self.robot, t, front(self.robot, self.branch), self.branch))
         q = np.tile(self.branch.box[:, 0], (len(X), 1))
         J = self.branch.learned
         q[:, J] = predict(self.net, X)

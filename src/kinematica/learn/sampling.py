@@ -14,7 +14,10 @@ Network inputs per task (`task_of`):
   "pitch"   4- and 5-joint spatial arms: the position in cylindrical coordinates about joint
             1's axis and the pitch of the tool z axis above that frame's xy plane, in the
             vertical plane through the target (paper 003's convention, as
-            `ik.frame.resolve` reads a pitch).
+            `ik.frame.resolve` reads a pitch);
+  "pose"    6R arms with a spherical wrist: the wrist centre and the orientation (`learn.wrist`),
+            the branch one of the closed-form solver's ("shoulder front / elbow up / wrist no
+            flip"; "elbow+" / "elbow-" pick the first with the elbow up / down).
 Angles are wrapped into a window chosen from the training data (`learn.scaling`).
 
 >>> import kinematica as km
@@ -33,9 +36,11 @@ from ..ik.frame import fit_target, plane_of, solver_problem
 from ..ik.target import Target, TargetError, as_target
 from ..kinematics.fk import fk
 from ..model.robot import Robot
+from . import wrist
 
-TASKS = {"planar": ("x", "y", "φ"), "pitch": ("ψ", "ρ", "z", "pitch")}
-ANGULAR = {"planar": (False, False, True), "pitch": (False, False, False, True)}  # ψ stays in its half-plane
+TASKS = {"planar": ("x", "y", "φ"), "pitch": ("ψ", "ρ", "z", "pitch"), "pose": ("ψ", "ρ", "z", "rx", "ry", "rz")}
+ANGULAR = {"planar": (False, False, True), "pitch": (False, False, False, True),  # ψ stays in its half-plane
+           "pose": (True,) + (False,) * 5}
 FREE = np.pi / 2  # an unlimited revolute joint is sampled within ±FREE of zero
 
 
@@ -67,9 +72,12 @@ def task_of(robot: Robot) -> str:
                              f"the joints turn, so position + pitch is no IK problem for it (the arm is redundant "
                              f"for the position alone); learned IK needs a tool z axis in the arm's vertical plane")
         return "pitch"
-    raise LearnError(f"learned IK covers planar 3-joint arms (x, y, φ) and 4- or 5-joint revolute arms "
-                     f"(position + pitch); {robot.name!r} has {robot.n} joints"
-                     + (" in a plane" if plane_of(robot) is not None else ""))
+    if plane_of(robot) is None and robot.n == 6 and wrist.fits(robot):
+        return "pose"
+    raise LearnError(f"learned IK covers planar 3-joint arms (x, y, φ), 4- or 5-joint revolute arms "
+                     f"(position + pitch) and 6R arms with a spherical wrist (pose); {robot.name!r} has {robot.n} "
+                     f"joints" + (" in a plane" if plane_of(robot) is not None else "")
+                     + (", but no spherical wrist with a closed-form solver" if robot.n == 6 else ""))
 
 
 def _pitch_settable(robot: Robot) -> bool:
@@ -101,6 +109,8 @@ def branch(robot: Robot, spec: str = "elbow+") -> Branch:
         raise LearnError(f"branch: expected words such as 'elbow+' or 'elbow-,j1=-45..45', got {spec!r}")
     task = task_of(robot)
     box = _base_box(robot)
+    if task == "pose":
+        return _pose_branch(robot, spec.strip(), box)
     parts = [p.strip() for p in spec.split(",")]
     head = parts[0] if parts[0] in ("elbow+", "elbow-") else "elbow+"
     elbow = 1 if task == "planar" else 2
@@ -115,6 +125,17 @@ def branch(robot: Robot, spec: str = "elbow+") -> Branch:
     if empty.size:
         raise LearnError(f"branch {spec!r}: joint {robot.joint_names[empty[0]]} has no values left inside its limits")
     return Branch(spec.strip(), box)
+
+
+def _pose_branch(robot: Robot, spec: str, box: np.ndarray) -> Branch:
+    names = wrist.labels(robot)
+    if spec in ("elbow+", "elbow-"):
+        want = "elbow up" if spec == "elbow+" else "elbow down"
+        return Branch(next(n for n in names if want in n), box)
+    for n in names:
+        if spec.lower() == n.lower():
+            return Branch(n, box)
+    raise LearnError(f"branch {spec!r}: {robot.name!r}'s branches are " + "; ".join(repr(n) for n in names))
 
 
 def _interval(robot: Robot, item: str) -> tuple[int, tuple[float, float]]:
@@ -137,10 +158,23 @@ def _interval(robot: Robot, item: str) -> tuple[int, tuple[float, float]]:
     return j, (a * scale, b * scale)
 
 
-def sample_joints(br: Branch, count: int, rng: np.random.Generator) -> np.ndarray:
-    """`count` joint vectors uniform in the branch box, (count, n)."""
+def sample_joints(br: Branch, count: int, rng: np.random.Generator, robot: Robot | None = None) -> np.ndarray:
+    """`count` joint vectors uniform in the branch box, (count, n); for a 6R pose branch (give
+    the robot) only those on the named closed-form branch, drawn in rounds."""
     lo, hi = br.box[:, 0], br.box[:, 1]
-    return lo + (hi - lo) * rng.random((count, len(lo)))
+    if robot is None or task_of(robot) != "pose":
+        return lo + (hi - lo) * rng.random((count, len(lo)))
+    got: list[np.ndarray] = []
+    have = 0
+    for _ in range(40):
+        q = lo + (hi - lo) * rng.random((max(4 * (count - have), 256), len(lo)))
+        q = q[wrist.in_branch(robot, q, br.spec)]
+        got.append(q)
+        have += len(q)
+        if have >= count:
+            return np.concatenate(got)[:count]
+    raise LearnError(f"branch {br.spec!r}: too few samples of {robot.name!r} fall on it inside the limits "
+                     f"({have} of {count}); pick another branch")
 
 
 def fk_targets(robot: Robot, q: np.ndarray) -> Target:
@@ -150,20 +184,27 @@ def fk_targets(robot: Robot, q: np.ndarray) -> Target:
         from ..ik.target import planar
 
         return planar(T[:, :2, 3], np.arctan2(T[:, 1, 0], T[:, 0, 0]))
+    if task_of(robot) == "pose":
+        from ..ik.target import pose
+
+        return pose(T)
     return Target("approach", T[:, :3, 3].copy(), a=T[:, :3, 2].copy())
 
 
 def front(robot: Robot, br: Branch) -> float:
     """The azimuth ψ0 (rad, about joint 1's axis) the branch faces: that of the tool at the box
     centre. A pitch-task target is read in the half-plane around it (see `inputs`)."""
-    if task_of(robot) != "pitch":
+    task = task_of(robot)
+    if task == "pose":
+        return wrist.reference(robot, br.box)[0]
+    if task != "pitch":
         return 0.0
     T = robot.C[0]
     p = (fk(robot, br.box.mean(axis=1))[:3, 3] - T[:3, 3]) @ T[:3, :3]
     return float(np.arctan2(p[1], p[0]))
 
 
-def inputs(robot: Robot, target: "Target | np.ndarray", psi0: float = 0.0) -> np.ndarray:
+def inputs(robot: Robot, target: "Target | np.ndarray", psi0: float = 0.0, br: Branch | None = None) -> np.ndarray:
     """Network inputs (N, d) of world targets. Planar: (x, y, φ) in the base frame. Pitch:
     cylindrical coordinates about joint 1's axis, (ψ, ρ, z, pitch), with the azimuth ψ taken
     within ±90° of the branch's `psi0` and the radius ρ signed (negative past the axis), so
@@ -180,6 +221,11 @@ def inputs(robot: Robot, target: "Target | np.ndarray", psi0: float = 0.0) -> np
                              f"(a planar point with phi, or a pose)")
         t2 = tp.reshape(-1)
         return np.column_stack([t2.p[:, 0], t2.p[:, 1], t2.phi])
+    if task == "pose":
+        if t.kind != "pose":
+            raise LearnError(f"the model of {robot.name!r} answers full poses: give a position and an orientation")
+        t = t.reshape(-1)
+        return wrist.pose_inputs(robot, t.p, t.R, psi0, wrist.reference(robot, br.box)[1])
     if t.kind == "pose":
         t = Target("approach", t.p, a=t.R[..., :, 2].copy())
     if t.kind != "approach":

@@ -27,7 +27,7 @@ from .model import IKModel
 from .sampling import ANGULAR, TASKS, LearnError, branch, fk_targets, front, inputs, sample_joints, split, task_of
 from .scaling import apply, fit
 
-DEFAULT_RULES = {"planar": 125, "pitch": 81}
+DEFAULT_RULES = {"planar": 125, "pitch": 81, "pose": 60}
 PATIENCE = 3  # epochs without a 0.1 % better validation error before training stops
 PARTITIONS = ("auto", "grid", "cluster")
 
@@ -93,9 +93,9 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     warm_start = count(warm_start, "warm_start", TRAINING, minimum=0, error=LearnError)
     br = branch(robot, branch_spec)
     rng = np.random.default_rng(seed)
-    q = sample_joints(br, samples, rng)
+    q = sample_joints(br, samples, rng, robot)
     targets = fk_targets(robot, q)
-    X = inputs(robot, targets, front(robot, br))
+    X = inputs(robot, targets, front(robot, br), br)
     tr, va, te = split(samples, rng)
     scaling = fit(X[tr], ANGULAR[task])
     Xs = apply(scaling, X)
