@@ -115,7 +115,7 @@ def test_learn_dynamics(capsys, tmp_path):
     (["ik", "planar-3r", "--position", "30", "35", "--phi", "1", "--method", "anfis"], "needs --model"),
     (["ik", "planar-3r", "--position", "30", "35", "--phi", "1", "--model", "M"], "--model is for --method anfis"),
     (["learn", "ik", "planar-3r", "--samples", "500", "--out", "x.npz"], "too few for 125 rules"),
-    (["learn", "ik", "puma560", "--out", "x.npz"], "has 6 joints"),
+    (["learn", "ik", "ur5", "--out", "x.npz"], "no spherical wrist"),
     (["learn", "ik", "planar-3r", "--branch", "up", "--out", "x.npz"], "branch"),
     (["learn", "ik", "planar-3r", "--epochs", "0", "--out", "x.npz"], "--epochs"),
     (["learn", "report", "missing.npz"], "no such model file"),

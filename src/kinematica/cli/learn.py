@@ -112,7 +112,8 @@ def add_parser(sub: Any) -> None:
                     help="fuzzy rules: m^d is a grid of m memberships per input (default 125 = 5³ for "
                          "(x, y, φ), 81 = 3⁴ for position + pitch); other counts are clustered")
     ik.add_argument("--branch", default="elbow+", metavar="B",
-                    help="elbow+ (default) or elbow-, optionally narrowed: 'elbow-,j1=-45..45' (degrees)")
+                    help="elbow+ (default) or elbow-, optionally narrowed: 'elbow-,j1=-45..45' (degrees); for "
+                         "a 6R arm one of its closed-form branches, e.g. 'shoulder front / elbow up / wrist flip'")
     ik.add_argument("--warm-start", type=int, default=200, metavar="N",
                     help="test targets the LM warm-start comparison solves (default 200; 0: none)")
     _common(ik, epochs=20)
@@ -133,14 +134,16 @@ def add_parser(sub: Any) -> None:
                                   "firing strengths, normalised weights, rule outputs and their sum, per joint.")
     ex.add_argument("model", metavar="MODEL", help="an IK model file written by 'kinematica learn ik'")
     ex.add_argument("--position", nargs="+", required=True, metavar="X",
-                    help="target X Y (planar arms, with --phi) or X Y Z (with --pitch or --approach)")
+                    help="target X Y (planar arms, with --phi) or X Y Z (with --pitch, --approach, --rpy or --quat)")
     o = ex.add_mutually_exclusive_group()
     o.add_argument("--phi", metavar="PHI", help="planar target: heading of the last link (rad, or deg with --deg)")
     o.add_argument("--pitch", metavar="PHI", help="the tool z axis at pitch PHI (rad, or deg with --deg)")
     o.add_argument("--approach", nargs=3, metavar=("AX", "AY", "AZ"), help="the tool z axis")
+    o.add_argument("--rpy", nargs=3, metavar=("R", "P", "Y"), help="tool orientation: roll, pitch, yaw (6R arms)")
+    o.add_argument("--quat", nargs=4, metavar=("W", "X", "Y", "Z"), help="tool orientation: unit quaternion")
     ex.add_argument("--deg", action="store_true", help="angles in degrees")
     ex.add_argument("--top", type=int, default=5, metavar="K", help="the K strongest rules per joint (default 5)")
-    ex.set_defaults(func=cmd_learn_explain, rpy=None, euler_zyz=None, quat=None)
+    ex.set_defaults(func=cmd_learn_explain, euler_zyz=None)
     rp = s.add_parser("report", help="the training and evaluation report stored in a model file")
     rp.add_argument("model", metavar="MODEL", help="a model file written by 'kinematica learn'")
     rp.set_defaults(func=cmd_learn_report)

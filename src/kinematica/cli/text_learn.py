@@ -82,9 +82,11 @@ def explain_text(d: dict[str, Any]) -> str:
         parts += ["", f"Joint {j['joint']} = Σ w̄_r f_r = {j['sum']:.6g} rad = {j['sum'] * 57.29577951308232:.4f}° "
                       "(before clipping into the branch)",
                   "  layer 1, membership degrees μ (centre, width in scaled units):"]
-        for n in names:
-            parts.append(f"    {n}: " + "  ".join(f"{m['degree']:.3f} ({m['centre']:+.2f}, {m['width']:.2f})"
-                                                  for m in j["memberships"][n]))
+        for i, n in enumerate(names):  # clustered rules have one membership each: show the strongest rules' only
+            mfs = j["memberships"][n]
+            shown = range(len(mfs)) if len(mfs) <= 7 else sorted({r["memberships"][i] for r in j["strongest"]})
+            parts.append(f"    {n}: " + "  ".join(f"#{m + 1} {mfs[m]['degree']:.3f} ({mfs[m]['centre']:+.2f}, "
+                                                  f"{mfs[m]['width']:.2f})" for m in shown))
         rows = [[str(r["rule"]), " ".join(str(m + 1) for m in r["memberships"]), f"{r['firing']:.4g}",
                  f"{r['weight']:.4f}", f"{r['output']:.5g}", f"{r['contribution']:.5g}"] for r in j["strongest"]]
         parts += ["  layers 2–5, the strongest rules (firing scaled so the strongest is 1):",

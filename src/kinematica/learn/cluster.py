@@ -20,27 +20,30 @@ import numpy as np
 FUZZINESS = 2.0  # the exponent m: the usual choice
 
 
-def fuzzy_c_means(x: np.ndarray, R: int, *, iterations: int = 100, tol: float = 1e-6,
+def fuzzy_c_means(x: np.ndarray, R: int, *, iterations: int = 100, tol: float = 1e-6, fuzziness: float = FUZZINESS,
                   rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Centres (R, d) and widths (R, d) of R fuzzy clusters of x (N, d), started from R
-    distinct samples; stops when no centre moves more than `tol`."""
+    distinct samples; stops when no centre moves more than `tol`. fuzziness: the exponent m > 1
+    (near 1: crisp clusters, like k-means; 2, the usual choice, blurs them in many dimensions)."""
+    if not fuzziness > 1:
+        raise ValueError(f"fuzziness must be > 1, got {fuzziness!r}")
     rng = np.random.default_rng(0) if rng is None else rng
     v = x[rng.choice(len(x), R, replace=False)].copy()
     for _ in range(iterations):
-        u = _memberships(x, v)
-        um = u ** FUZZINESS
+        um = _memberships(x, v, fuzziness) ** fuzziness
         new = (um.T @ x) / um.sum(axis=0)[:, None]
         moved = np.abs(new - v).max()
         v = new
         if moved < tol:
             break
-    um = _memberships(x, v) ** FUZZINESS
+    um = _memberships(x, v, fuzziness) ** fuzziness
     var = np.einsum("nr,nrd->rd", um, (x[:, None, :] - v[None]) ** 2) / um.sum(axis=0)[:, None]
     return v, np.sqrt(var)
 
 
-def _memberships(x: np.ndarray, v: np.ndarray) -> np.ndarray:
-    d2 = ((x[:, None, :] - v[None]) ** 2).sum(axis=-1)  # (N, R)
-    d2 = np.maximum(d2, 1e-300)
-    inv = d2 ** (-1.0 / (FUZZINESS - 1))
+def _memberships(x: np.ndarray, v: np.ndarray, fuzziness: float) -> np.ndarray:
+    """u (N, R), from distances relative to each sample's nearest centre: that one's term is 1,
+    the others' (d_s/d_near)^(−2/(m−1)) ≤ 1, so no power overflows (a sample on a centre too)."""
+    d2 = np.maximum(((x[:, None, :] - v[None]) ** 2).sum(axis=-1), 1e-300)  # (N, R)
+    inv = (d2 / d2.min(axis=1, keepdims=True)) ** (-1.0 / (fuzziness - 1))
     return inv / inv.sum(axis=1, keepdims=True)

@@ -30,6 +30,8 @@ from .scaling import apply, fit
 DEFAULT_RULES = {"planar": 125, "pitch": 81, "pose": 60}
 PATIENCE = 3  # epochs without a 0.1 % better validation error before training stops
 PARTITIONS = ("auto", "grid", "cluster")
+CLUSTER_FUZZINESS = 1.5  # c-means with the usual m = 2 pulls most of 60 centres onto the mean of the KUKA's 6
+# inputs; m = 1.3–1.6 spreads them: tool error 3.2 → 2.9 % of the reach, orientation ~16° → 12–14°
 
 
 def grid_size(d: int, rules: int) -> int | None:
@@ -53,7 +55,7 @@ def initial_network(x: np.ndarray, rules: int, outputs: int, shape: str, partiti
                          f", …), not {rules}")
     if partition != "cluster" and m is not None:
         return anfis.grid(d, m, shape, outputs)
-    centres, widths = fuzzy_c_means(x, rules, rng=rng)
+    centres, widths = fuzzy_c_means(x, rules, fuzziness=CLUSTER_FUZZINESS, rng=rng)
     return anfis.clustered(centres, widths, shape, outputs)
 
 
