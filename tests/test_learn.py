@@ -111,6 +111,16 @@ def test_fuzzy_c_means_finds_separated_clusters():
     assert np.all(s < 0.2)
 
 
+@settings(max_examples=20)
+@given(st.floats(1.05, 3.0), st.integers(0, 1000))
+def test_fuzzy_c_means_stays_finite_for_any_fuzziness(m, seed):
+    # small m once overflowed d^(−2/(m−1)); samples sitting on a centre divide by zero distances
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([rng.uniform(-1, 1, (60, 6)), np.zeros((5, 6))])  # duplicates, one of them a start
+    v, s = fuzzy_c_means(x, 8, fuzziness=m, rng=rng)
+    assert np.all(np.isfinite(v)) and np.all(np.isfinite(s)) and np.all(np.abs(v) <= 1 + 1e-12)
+
+
 def test_scaling_cuts_an_angle_where_the_data_is_thinnest():
     rng = np.random.default_rng(6)
     phi = rng.uniform(np.pi - 1, np.pi + 1, 500)  # straddles ±π: a naive atan2 cut splits it in two
