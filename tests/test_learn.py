@@ -359,6 +359,9 @@ def test_unsupported_robots_and_targets_are_refused_in_words(planar, arm5):
         km.ik(planar.robot, km.targets.planar([30, 30], 1.0), method="anfis")
     with pytest.raises(TypeError, match="model= is for method='anfis'"):
         km.ik(planar.robot, km.targets.planar([30, 30], 1.0), model=planar)
+    with pytest.raises(TypeError, match="secondary goals move a solved configuration"):
+        km.ik(planar.robot, km.targets.planar([30, 30], 1.0), method="anfis", model=planar,
+              secondary={"limits": 1.0})
     with pytest.raises(TypeError, match="only the options"):
         km.ik(planar.robot, km.targets.planar([30, 30], 1.0), method="anfis", model=planar, max_iter=3)
     with pytest.raises(AnfisError, match="NaN"):
