@@ -30,6 +30,7 @@ from .result import IKResult
 from .secondary import check_goals, improve
 from .single import Problem, solve_one, verdict_one
 from .frame import fit_target, judged, solver_problem
+from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
 from .target import Target
 from .verdict import judge, near_singular, package, reason, reasons
 from ..model.coerce import takes_robot
@@ -84,15 +85,19 @@ def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
 @takes_robot
 def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" = None, method: str = "lm", *,
        limits: str = "auto", restarts: int = 200, seed: int | None = 0, secondary: dict | None = None,
-       rest: "ArrayLike | None" = None, **options) -> IKResult:
+       rest: "ArrayLike | None" = None, model=None, **options) -> IKResult:
     """Joint values that put the tool on `target`.
 
     target: a `Target` (see `kinematica.ik.target`: pose, position, orientation forms, approach
     or pitch, planar), a pose (..., 4, 4), a position (..., 3) or a planar point (..., 2).
     q0: the initial guess (n,) or one per target; default the robot's home configuration;
-    "random": a random seed inside the limits per target (from `seed`).
-    method: "lm", "gn"/"newton", "transpose", "dls", or "analytic" (the closed-form branch nearest
-    q0, where a solver fits the robot).
+    "random": a random seed inside the limits per target (from `seed`); a learned IK model
+    (`kinematica.learn`): its answer for each target (a warm start; limits "auto" read as
+    "wrap", as from home).
+    method: "lm", "gn"/"newton", "transpose", "dls", "analytic" (the closed-form branch nearest
+    q0, where a solver fits the robot), or "anfis": the answer of `model` (a learned IK model)
+    alone, judged by FK like the others — approximate, so usually success=False with the miss
+    in the reason (options: tol_position, tol_orientation only).
     limits: "clip" projects every step of the first attempt onto the joint limits (paper 000:
     the arm moves from q0 without leaving its range); "wrap" iterates freely and, at
     convergence, wraps revolute joints by 2π into range and checks the limits; "ignore" drops
@@ -124,6 +129,16 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" 
     rs, t = solver_problem(robot, fit_target(robot, world))  # what the solvers iterate on
     shape = t.shape
     N = int(np.prod(shape))
+    if method in LEARNED_METHODS:
+        if goals is not None:
+            raise TypeError(f"secondary goals move a solved configuration; method={method!r} solves nothing: "
+                            f"seed 'lm' with the model (q0=model) to use them")
+        return solve_learned(robot, world, rs, t, method, model, dict(options))
+    if model is not None:
+        raise TypeError(f"model= is for method='anfis'; to seed {method!r} with a model pass it as q0")
+    if is_model(q0):  # a guess, not the arm's pose: "auto" iterates freely, as from home
+        q0 = model_seeds(robot, q0, world)
+        limits = "wrap" if limits == "auto" else limits
     if method == "analytic":
         from .closed import analytic_ik
         rng = np.random.default_rng(seed) if isinstance(q0, str) else None  # only "random" needs one
