@@ -20,6 +20,7 @@ from .model import (Inertial, MissingLimitWarning, OffChainBodiesWarning, Parame
                     from_planar, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
                     urdf_tips)
 from .trajectory import Trajectory
+from .scene import Scene, SceneError, SceneFileError
 
 __version__ = "0.1.0"
 
@@ -39,5 +40,7 @@ __all__ = [
     "simulate", "SimulationStopped", "pd_gravity", "computed_torque", "energy", "DynamicsError",
     # trajectories
     "trajectory", "Trajectory",
+    # shared workspaces
+    "Scene", "SceneError", "SceneFileError",
     "spatial",
 ]
