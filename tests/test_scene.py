@@ -203,12 +203,14 @@ def test_trajectory_through_an_obstacle_is_caught_at_the_right_time():
     # The oracle: the gripper segment against the ball, by NumPy on a fine yaw grid; the first
     # time its distance drops to the radii sum is the true first contact.
     R = s.geometry("arm").radius
-    def gap(t):
-        q = REACH.copy()
-        q[0] = np.interp(t, [0, 4], [start[0], end[0]])
-        return segment_distance(centre, *last_segment(BRACCIO, q)) - R - rho
     ts = np.linspace(0, 4, 40001)
-    t_true = ts[np.argmax([gap(t) <= 0 for t in ts])]
+    Q = np.tile(REACH, (len(ts), 1))
+    Q[:, 0] = np.interp(ts, [0, 4], [start[0], end[0]])
+    F = km.fk_frames(BRACCIO, Q)
+    a, b = (F[:, -3] @ BRACCIO.before[-1])[:, :3, 3], F[:, -1, :3, 3]
+    t_seg = np.clip(np.sum((centre - a) * (b - a), -1) / np.sum((b - a) ** 2, -1), 0, 1)
+    gap = np.linalg.norm(centre - (a + t_seg[:, None] * (b - a)), axis=-1) - R - rho
+    t_true = ts[np.argmax(gap <= 0)]
     # the report is late by at most one check: every point moved ≤ resolution since t_true
     assert rep.clear_until < t_true + 1e-4 and rep.time >= t_true - 1e-4
     def tool(t):
