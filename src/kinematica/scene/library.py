@@ -56,7 +56,7 @@ def _build(parsed: dict, folder: Path) -> Scene:
             scene.add_robot(r["name"], r["robot"], r["base"], q=r["q"], radius=c.get("radius"),
                             exclude=c.get("exclude", ()), include=c.get("include", ()), source=src)
         except SceneError as e:
-            raise fail_at(parsed, r["path"] + (["collision"] if "collision" in str(e) else []), str(e)) from None
+            raise fail_at(parsed, r["path"] + (["collision"] if c else []), str(e)) from None
     for o in parsed["obstacles"]:
         scene.add_obstacle(o["name"], o["shape"], o["pose"])
     for i, (a, b) in enumerate(parsed["allow"]):

@@ -39,7 +39,7 @@ _mat4 = {"type": "array", "minItems": 4, "maxItems": 4,
          "items": {"type": "array", "items": _num, "minItems": 4, "maxItems": 4}}
 _placement = {"type": "object", "additionalProperties": False,
               "properties": {"xyz": _vec3, "rpy": _vec3, "rotation": _mat3, "matrix": _mat4}}
-_name = {"type": "string", "pattern": "^[^/=]+$"}
+_name = {"type": "string", "minLength": 1}
 _pair = {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 2, "maxItems": 2}
 
 ROBOT = {"type": "object", "additionalProperties": False, "required": ["name", "robot"],
@@ -79,6 +79,15 @@ def _rigid(p: dict | None, deg: bool, root, where: str, path: list) -> np.ndarra
         raise _fail(root, where, path, "not a rigid placement (rotation must be orthonormal, det +1; "
                                        "last matrix row 0 0 0 1)")
     return T
+
+
+def _check_name(name: str, seen: dict, root, where: str, path: list) -> None:
+    if "/" in name or "=" in name or not name.strip():
+        raise _fail(root, where, path + ["name"], f"{name!r}: a name may not be blank or contain '/' or '=' "
+                                                  "('/' joins robot and link, '=' ends a name on the command line)")
+    if name in seen:
+        raise _fail(root, where, path + ["name"], f"name {name!r} is used twice (first at line "
+                                                  f"{line_of(root, seen[name] + ['name'])})")
 
 
 def _shape(o: dict, folder: Path, root, where: str, path: list):
@@ -123,8 +132,7 @@ def parse(text: str, where: str = "<scene file>", folder: Path | None = None) ->
     robots, obstacles = [], []
     for i, r in enumerate(data.get("robots", [])):
         path = ["robots", i]
-        if r["name"] in seen:
-            raise _fail(root, where, path + ["name"], f"name {r['name']!r} is used twice")
+        _check_name(r["name"], seen, root, where, path)
         seen[r["name"]] = path
         ref = r["robot"]
         local = folder / ref
@@ -143,8 +151,7 @@ def parse(text: str, where: str = "<scene file>", folder: Path | None = None) ->
                        "collision": r.get("collision", {}), "path": path})
     for i, o in enumerate(data.get("obstacles", [])):
         path = ["obstacles", i]
-        if o["name"] in seen:
-            raise _fail(root, where, path + ["name"], f"name {o['name']!r} is used twice")
+        _check_name(o["name"], seen, root, where, path)
         seen[o["name"]] = path
         shape = _shape(o, folder, root, where, path)
         obstacles.append({"name": o["name"], "shape": shape, "path": path,

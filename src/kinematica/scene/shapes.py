@@ -102,7 +102,9 @@ def make_shape(kind: str, **size: Any) -> Shape:
             raise SceneError(f"mesh: file not found: {path}")
         if path.suffix.lower() not in MESH_SUFFIXES:
             raise SceneError(f"mesh: {path.name}: unknown mesh format (use {', '.join(MESH_SUFFIXES)})")
-        return Shape("mesh", path=str(path), scale=_positive(size.get("scale", 1.0), "mesh: scale"))
+        shape = Shape("mesh", path=str(path), scale=_positive(size.get("scale", 1.0), "mesh: scale"))
+        mesh_data(shape)  # read now: a corrupt file is refused here, not at the first query
+        return shape
     radius = _positive(size["radius"], f"{kind}: radius")
     length = _positive(size["length"], f"{kind}: length") if "length" in size else None
     return Shape(kind, radius=radius, length=length)
