@@ -23,6 +23,7 @@ from ..kinematics.chain import check_q
 from ..model.robot import Robot
 from .batch import solve_lm
 from .closed import rescue
+from .collide import avoid, seat_of
 from .limits import random_seeds, wrap_into_limits
 from .numeric import CONVERGED, METHODS, STALLED, Options, iterate
 from .reach import _bound, out_of_reach_message, reach_check
@@ -82,7 +83,7 @@ def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
 
 @takes_robot
 def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" = None, method: str = "lm", *,
-       limits: str = "auto", restarts: int = 200, seed: int | None = 0, **options) -> IKResult:
+       limits: str = "auto", restarts: int = 200, seed: int | None = 0, scene=None, **options) -> IKResult:
     """Joint values that put the tool on `target`.
 
     target: a `Target` (see `kinematica.ik.target`: pose, position, orientation forms, approach
@@ -106,12 +107,25 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" 
     99.9 %) and bounds the work on a target no seed solves. options: `Options` fields
     (tolerances, max_iter, damping ("adaptive": paper 000's accept/reject, default with clip;
     "chan": λ = 0.1·E, default otherwise), lambda0, step, history …).
+    scene: a `km.Scene` holding this robot once, or `scene.for_robot(name, others_q)`: a
+    solution that collides is re-solved from random seeds, and one still colliding is marked
+    (success False, `collision` the pair, the reason naming it) — see `ik.collide`.
 
     >>> import kinematica as km, numpy as np
     >>> r = km.ik(km.load("planar-3r"), [-10, 35], np.radians([30, 30, 20]))
     >>> r.success, r.reason, np.degrees(r.q).round(3)
     (True, 'converged', array([38.509, 68.8  , 62.749]))
     """
+    if scene is None:
+        return _ik(robot, target, q0, method, limits, restarts, seed, options)
+    seat = seat_of(robot, scene)  # a scene that does not hold the robot fails before any work
+    first = _ik(robot, target, q0, method, limits, restarts, seed, options)
+    return avoid(robot, judged(robot, target), first, seat,
+                 lambda t, q, s: _ik(robot, t, q, method, limits, restarts, s, options), seed)
+
+
+def _ik(robot: Robot, target, q0, method: str, limits: str, restarts: int, seed, options: dict) -> IKResult:
+    """`ik` without a scene."""
     restarts = count(restarts, "restarts", RESTARTS, minimum=0)
     world = judged(robot, target)  # what the verdict holds FK to: the target as given, world frame
     rs, t = solver_problem(robot, fit_target(robot, world))  # what the solvers iterate on
