@@ -238,3 +238,16 @@ def test_trajectory_resolution_bounds_every_link_point():
     Q = a + np.outer(t, b - a)
     P = km.fk_frames(PANDA, Q)[:, :, :3, 3]
     assert np.linalg.norm(np.diff(P, axis=0), axis=-1).max() <= 0.005 + 1e-12
+
+
+def test_pairs_touching_at_the_stated_home_are_excluded_and_say_so():
+    """The home pose is one the real arm takes: shapes overlapping there overlap in the model
+    only. planar-3r folded (link 3 back over link 1) as its home: link1-link3 excluded."""
+    folded = km.load("planar-3r").replace(home=np.radians([0, 175, -175]))
+    s = km.Scene()
+    s.add_robot("r", folded)
+    assert ("r/link1", "r/link3", "touching at home") in s.excluded()
+    assert not s.check().colliding
+    t = km.Scene()
+    t.add_robot("r", "planar-3r")  # its own home is straight: the pair is checked
+    assert ("r/link1", "r/link3") in t.check({"r": np.radians([0, 175, -175])}).collisions

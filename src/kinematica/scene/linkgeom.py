@@ -119,7 +119,8 @@ def link_geometry(robot: Robot, radius: float | None = None) -> LinkGeometry:
     for k, segs in enumerate(segments(robot)):
         own = urdf.get(k)
         if own:
-            parts += [Part(k, shape, np.asarray(T, dtype=float)) for shape, T in own]
+            parts += [Part(k, make_shape(d["kind"], **{key: v for key, v in d.items() if key != "kind"}),
+                           np.asarray(T, dtype=float)) for d, T in own]
             source.append("urdf")
         elif segs:
             parts += [capsule_part(k, a, b, r) for a, b in segs]

@@ -7,6 +7,9 @@ Three rules, each listed with its reason so a user can see it and overrule it:
 - "always touching": their shapes overlap in every one of `SAMPLES` configurations (the home
   configuration and random ones within the limits, fixed seed) — capsules that meet around a
   short link by construction, which no motion separates;
+- "touching at home": they touch in the robot's stated home configuration (`home` in its
+  file) — a pose the real arm takes, so shapes overlapping there overlap in the model only
+  (the Panda's wrist meshes of example-robot-data do);
 - "listed": the robot file's (or the scene's) `collision.exclude` pairs.
 A pair in `collision.include` is checked whatever the rules say.
 
@@ -70,6 +73,9 @@ def excluded_pairs(robot: Robot, geom: LinkGeometry, exclude: Iterable[Sequence[
         hits = col.collide(body_poses(robot, _sample(robot, samples, seed)))
         for pair in set.intersection(*hits):
             out[pair] = "always touching"
+        if robot.home is not None:
+            for pair in hits[0]:  # sample 0 is the home configuration
+                out.setdefault(pair, "touching at home")
     for pair in named_pairs(geom, exclude, "exclude", robot.name):
         out.setdefault(pair, "listed")
     for pair in named_pairs(geom, include, "include", robot.name):
