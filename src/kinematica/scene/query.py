@@ -18,7 +18,8 @@ name, in the order the scene lists them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -54,6 +55,8 @@ def joint_batch(scene: Any, q: Mapping[str, ArrayLike] | None) -> tuple[dict[str
         arrays[name] = a
     lead = shape[0] if shape else ()
     B = int(np.prod(lead)) if lead else 1
+    if not lead:
+        return {k: v.reshape(1, -1) for k, v in arrays.items()}, lead
     return {k: np.broadcast_to(v, lead + v.shape[-1:]).reshape(B, -1) for k, v in arrays.items()}, lead
 
 
