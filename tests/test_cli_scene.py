@@ -99,3 +99,14 @@ def test_malformed_scene_file_and_wrong_trajectory_joints(capsys, tmp_path):
     km.trajectory.save(km.trajectory.joint([k.q_home, k.q_home + 0.1], robot=k), path)
     code, _, err = run(capsys, "scene", "check", "two-braccios", "--trajectory", f"left={path}")
     assert code == 2 and "has 6 joints, braccio has 5" in err
+
+
+def test_readme_scene_example_is_real(capsys):
+    import readme
+
+    examples = [b for b in readme.blocks("console") if b.startswith("$ kinematica scene ")]
+    assert examples
+    for block in examples:
+        command, expected = block.split("\n", 1)
+        code, out, err = run(capsys, *command.split()[2:])
+        readme.assert_same_text(out + err, expected, what=command)
