@@ -25,8 +25,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import spatial
+from ..bounds import BOUND_WORDS, joint_bounds
 from ..model.coerce import as_robot
-from ..model.robot import Robot
+from ..model.robot import MAX_LENGTH, Robot
 from .collider import Collider
 from .linkgeom import LinkGeometry, body_poses, link_geometry
 from .selfpairs import excluded_pairs
@@ -43,6 +44,8 @@ def _pose(T: ArrayLike | None, what: str) -> np.ndarray:
         raise SceneError(f"{what}: expected a finite 4x4 transform, got shape {T.shape}")
     if not (spatial.is_rotation(T[:3, :3], tol=1e-6) and np.allclose(T[3], [0, 0, 0, 1])):
         raise SceneError(f"{what}: not a rigid transform (rotation orthonormal, det +1; last row 0 0 0 1)")
+    if np.abs(T[:3, 3]).max() > MAX_LENGTH:
+        raise SceneError(f"{what}: position {T[:3, 3].tolist()} is beyond ±{MAX_LENGTH:g}")
     T.setflags(write=False)
     return T
 
@@ -133,7 +136,11 @@ class Scene:
         r = as_robot(robot)
         qq = r.q_home if q is None else np.array(q, dtype=float)
         if qq.shape != (r.n,) or not np.all(np.isfinite(qq)):
-            raise SceneError(f"{name}: q: {r.name} has {r.n} joints, expected {r.n} finite values, got shape {qq.shape}")
+            raise SceneError(f"{name}: q: {r.name} has {r.n} joints, expected {r.n} finite values, got {qq.tolist()}")
+        beyond = np.flatnonzero(np.abs(qq) > joint_bounds(r.revolute, r.length_unit))
+        if beyond.size:
+            raise SceneError(f"{name}: q: {r.joint_names[beyond[0]]} = {qq[beyond[0]]:g} is beyond "
+                             f"{BOUND_WORDS[0]}")
         coll: dict[str, Any] = {}
         if radius is not None:
             coll["radius"] = radius

@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 
 from .. import spatial
+from ..bounds import BOUND_WORDS, joint_bounds
+from ..model.robot import MAX_LENGTH
 from ..model.robotfile import placement
 from ..model.schema import COLLISION, RobotFileError, dump, field_name, line_of, load_yaml, validate
 from .shapes import SHAPES, SIZES, SceneError, make_shape
@@ -75,9 +77,11 @@ def _rigid(p: dict | None, deg: bool, root, where: str, path: list) -> np.ndarra
         both = given[1] if len(given) > 1 else "xyz"
         raise _fail(root, where, path + [both], f"give only one of {', '.join(given + (['xyz'] if both == 'xyz' else []))}")
     T = placement(p, deg)
-    if not (spatial.is_rotation(T[:3, :3], tol=1e-6) and np.allclose(T[3], [0, 0, 0, 1])):
-        raise _fail(root, where, path, "not a rigid placement (rotation must be orthonormal, det +1; "
+    if not np.all(np.isfinite(T)) or not (spatial.is_rotation(T[:3, :3], tol=1e-6) and np.allclose(T[3], [0, 0, 0, 1])):
+        raise _fail(root, where, path, "not a rigid placement (finite; rotation orthonormal, det +1; "
                                        "last matrix row 0 0 0 1)")
+    if np.abs(T[:3, 3]).max() > MAX_LENGTH:
+        raise _fail(root, where, path, f"position {T[:3, 3].tolist()} is beyond ±{MAX_LENGTH:g}")
     return T
 
 
@@ -146,6 +150,10 @@ def parse(text: str, where: str = "<scene file>", folder: Path | None = None) ->
                 raise _fail(root, where, path + ["q"], f"{robot.name} has {robot.n} joints, got {len(r['q'])} values")
             q = np.asarray(r["q"], dtype=float)
             q = np.where(robot.revolute, np.radians(q), q) if deg else q
+            beyond = np.flatnonzero(~(np.abs(q) <= joint_bounds(robot.revolute, robot.length_unit)))
+            if beyond.size:
+                raise _fail(root, where, path + ["q"], f"{robot.joint_names[beyond[0]]} = {r['q'][beyond[0]]} "
+                                                       f"is beyond {BOUND_WORDS[0]}")
         robots.append({"name": r["name"], "robot": robot, "source": ref, "q": q,
                        "base": _rigid(r.get("base"), deg, root, where, path + ["base"]),
                        "collision": r.get("collision", {}), "path": path})

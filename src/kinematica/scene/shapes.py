@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from ..model.robot import MAX_LENGTH
+
 SHAPES = ("box", "sphere", "cylinder", "capsule", "mesh")
 SIZES = {"box": ("size",), "sphere": ("radius",), "cylinder": ("radius", "length"),
          "capsule": ("radius", "length"), "mesh": ("path", "scale")}
@@ -70,6 +72,8 @@ def _positive(value: Any, what: str) -> float:
     v = float(value)
     if not (math.isfinite(v) and v > 0):
         raise SceneError(f"{what} must be a positive finite number, got {value!r}")
+    if v > MAX_LENGTH:
+        raise SceneError(f"{what} = {v:g} is beyond {MAX_LENGTH:g}, larger than any workspace")
     return v
 
 
