@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -28,10 +28,12 @@ from .. import spatial
 from ..bounds import BOUND_WORDS, joint_bounds
 from ..model.coerce import as_robot
 from ..model.robot import MAX_LENGTH, Robot
-from .collider import Collider
-from .linkgeom import LinkGeometry, body_poses, link_geometry
+from .linkgeom import LinkGeometry, link_geometry
 from .selfpairs import excluded_pairs
-from .shapes import Shape, SceneError, make_shape, scaled
+from .shapes import Shape, SceneError, make_shape
+
+if TYPE_CHECKING:
+    from .compiled import Compiled
 
 UNIT_IN_M = {"m": 1.0, "mm": 1e-3}
 
@@ -237,6 +239,8 @@ class Scene:
 
     def compiled(self) -> "Compiled":
         """The collision engine of the scene as it is now (rebuilt after any change)."""
+        from .compiled import Compiled
+
         if self._compiled is None:
             self._compiled = Compiled.build(self)
         return self._compiled
@@ -315,60 +319,3 @@ class Seat:
     def check(self, q: ArrayLike):
         """`scene.check` with this robot at q (n,) or (..., n)."""
         return self.scene.check({**self.others, self.robot: q})
-
-
-@dataclass(frozen=True)
-class Compiled:
-    """A scene turned into one `Collider`: body b's full name `names[b]`; robot r's bodies are
-    `slices[r]`; obstacles' poses are fixed in `poses`."""
-
-    collider: Collider
-    names: tuple[str, ...]
-    slices: Mapping[str, slice]
-    poses: np.ndarray
-    entries: tuple[SceneRobot, ...]
-
-    @classmethod
-    def build(cls, scene: Scene) -> "Compiled":
-        names: list[str] = []
-        slices, shapes, bodies, places, pairs = {}, [], [], [], []
-        for r in scene._robots.values():
-            geom, ex = scene._geometry_of(r)
-            start = len(names)
-            slices[r.name] = slice(start, start + len(geom.names))
-            names += [f"{r.name}/{n}" for n in geom.names]
-            s = r.scale
-            for p in geom.parts:
-                T = p.placement.copy()
-                T[:3, 3] *= s
-                shapes.append(scaled(p.shape, s))
-                bodies.append(start + p.body)
-                places.append(T)
-            shaped = geom.bodies_with_geometry()
-            pairs += [(start + a, start + b) for i, a in enumerate(shaped) for b in shaped[i + 1:] if (a, b) not in ex]
-        robot_bodies = sorted(set(bodies))
-        owner = {b: n.split("/")[0] for b, n in enumerate(names)}
-        pairs += [(a, b) for i, a in enumerate(robot_bodies) for b in robot_bodies[i + 1:] if owner[a] != owner[b]]
-        poses = [np.eye(4)] * len(names)
-        for o in scene._obstacles.values():
-            b = len(names)
-            names.append(o.name)
-            poses.append(o.pose)
-            shapes.append(o.shape)
-            bodies.append(b)
-            places.append(np.eye(4))
-            pairs += [(a, b) for a in robot_bodies]
-        index = {n: i for i, n in enumerate(names)}
-        allowed = {tuple(sorted((index[x], index[y]))) for a, b in scene._allowed
-                   for x in scene._bodies_named(a) for y in scene._bodies_named(b)}
-        pairs = [p for p in pairs if tuple(sorted(p)) not in allowed]
-        col = Collider(shapes, np.array(bodies, dtype=int), np.array(places).reshape(-1, 4, 4), pairs)
-        return cls(col, tuple(names), MappingProxyType(slices), np.array(poses).reshape(-1, 4, 4),
-                   tuple(scene._robots.values()))
-
-    def body_poses(self, qs: Mapping[str, np.ndarray], B: int) -> np.ndarray:
-        """World poses (B, bodies, 4, 4): each robot at qs[name] (B, n), obstacles fixed."""
-        P = np.broadcast_to(self.poses, (B,) + self.poses.shape).copy()
-        for r in self.entries:
-            P[:, self.slices[r.name]] = body_poses(r.robot, qs[r.name], r.base, r.scale)
-        return P
