@@ -14,10 +14,10 @@ T = km.fk(KUKA, Q)
 
 
 def post_at_elbow() -> tuple[km.Scene, np.ndarray]:
-    """A small sphere where the KUKA's elbow (joint 4's origin) is at Q: the branch through Q
+    """A small sphere where the KUKA's elbow (joint 3's origin) is at Q: the branch through Q
     collides, other branches of the same target do not."""
     F = km.fk_frames(KUKA, Q)
-    elbow = (F[2] @ KUKA.before[3])[:3, 3]
+    elbow = (F[2] @ KUKA.before[2])[:3, 3]
     s = km.Scene()
     s.add_robot("kuka", KUKA)
     s.add_obstacle("post", "sphere", spatial.transl(elbow), radius=0.03)
@@ -33,7 +33,7 @@ def test_ik_all_marks_colliding_solutions_and_can_drop_them():
     assert hits and len(hits) < len(marked)
     for r in marked:
         # independent of the scene's verdict: the elbow joint's origin vs the post centre
-        e = (km.fk_frames(KUKA, r.q)[2] @ KUKA.before[3])[:3, 3]
+        e = (km.fk_frames(KUKA, r.q)[2] @ KUKA.before[2])[:3, 3]
         if np.linalg.norm(e - elbow) < 1e-9:
             assert r.collision == ("kuka/link2", "post") and not r.success
             assert "kuka/link2 collides with post" in r.reason
@@ -84,3 +84,18 @@ def test_scene_argument_must_name_the_robot():
         km.ik_all(KUKA, T, scene="two-braccios")
     with pytest.raises(km.SceneError, match="unknown robot 'middle'"):
         s.for_robot("middle")
+
+
+def test_batched_ik_re_solves_only_the_colliding_targets():
+    """A batch: the target whose first solution goes through the post is re-solved onto a
+    clear branch, the other target (far from the post) keeps its first answer."""
+    s, _ = post_at_elbow()
+    other = km.fk(KUKA, [2.0, 1.0, 0.2, 0.0, 0.5, 0.0])
+    q0 = np.stack([Q + 0.01, [2.0, 1.0, 0.2, 0.0, 0.5, 0.0]])
+    plain = km.ik(KUKA, np.stack([T, other]), q0=q0)
+    res = km.ik(KUKA, np.stack([T, other]), q0=q0, scene=s)
+    assert list(res.success) == [True, True] and list(res.collision) == [None, None]
+    assert not np.allclose(res.q[0], plain.q[0], atol=1e-3)  # another branch
+    np.testing.assert_array_equal(res.q[1], plain.q[1])
+    assert not s.check({"kuka": res.q}).colliding.any()
+    assert np.allclose(km.fk(KUKA, res.q)[:, :3, 3], [T[:3, 3], other[:3, 3]], atol=1e-6)
