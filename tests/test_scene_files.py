@@ -187,3 +187,44 @@ def test_api_bad_input_names_the_problem(tmp_path):
     with pytest.raises(SceneError, match="mesh: .*bad.stl"):
         s.add_obstacle("m", "mesh", path=bad)
     assert list(s.obstacles) == ["table"]
+
+
+def test_move_remove_allow_and_an_empty_scene():
+    s = km.Scene(length_unit="mm")
+    s.add_robot("arm", "braccio")
+    tool = km.fk("braccio", km.load("braccio").q_home)[:3, 3]
+    s.add_obstacle("ball", "sphere", spatial.transl(tool), radius=5)
+    assert ("arm/gripper", "ball") in s.check().collisions
+    s.allow("arm/gripper", "ball")
+    assert ("arm/gripper", "ball") not in s.check().collisions
+    assert ("arm/gripper", "ball", "allowed in the scene") in s.excluded()
+    s.move("ball", spatial.transl(tool + [0, 0, 500]))
+    assert not s.check().colliding
+    s.move("arm", spatial.transl([0, 0, 500]))  # the arm's base moves up, the ball onto its elbow
+    b = km.load("braccio")
+    elbow = (km.fk_frames(b, b.q_home)[2] @ b.before[2])[:3, 3]
+    s.move("ball", spatial.transl(elbow + [0, 0, 500]))
+    hit = s.check().collisions
+    assert hit and all("ball" in p for p in hit) and ("arm/gripper", "ball") not in hit
+    s.remove("ball")
+    assert list(s.obstacles) == [] and s.allowed == ()
+    with pytest.raises(SceneError, match="unknown robot or obstacle 'ball'"):
+        s.remove("ball")
+    empty = km.Scene().distance()
+    assert empty.pair is None and empty.min_distance == np.inf and empty.words() == "nothing to check"
+
+
+def test_robot_file_referenced_relative_to_the_scene_survives_save_elsewhere(tmp_path):
+    (tmp_path / "robots").mkdir()
+    km.save(km.load("braccio"), tmp_path / "robots" / "arm.yaml")
+    p = write(tmp_path, """\
+        length_unit: mm
+        robots: [{name: a, robot: robots/arm.yaml, base: {xyz: [10, 20, 30], rpy: [0, 0, 90]}}]
+        obstacles: [{name: b, shape: sphere, radius: 20, pose: {xyz: [200, 0, 100]}}]
+        """)
+    s = km.Scene.load(p)
+    (tmp_path / "elsewhere").mkdir()
+    t = km.Scene.load(s.save(tmp_path / "elsewhere" / "copy.yaml"))
+    assert np.allclose(t.robots["a"].base, s.robots["a"].base, atol=1e-12)
+    assert t.distance().min_distance == pytest.approx(s.distance().min_distance, abs=1e-9)
+    assert "../robots/arm.yaml" in (tmp_path / "elsewhere" / "copy.yaml").read_text(encoding="utf-8")

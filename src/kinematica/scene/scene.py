@@ -290,8 +290,8 @@ class Scene:
                 own = path.with_name(f"{path.stem}.{r.name}.yaml")
                 save_robot(r.robot, own)
                 d["source"] = own.name
-            elif Path(d["source"]).suffix and not Path(d["source"]).is_absolute():
-                d["source"] = os.path.relpath(Path(d["source"]).resolve(), path.parent.resolve())
+            elif Path(d["source"]).suffix:  # a robot file: referenced from where the scene is written
+                d["source"] = Path(os.path.relpath(Path(d["source"]).resolve(), path.parent.resolve())).as_posix()
         path.write_text(dump_scene(data), encoding="utf-8")
         return path
 
