@@ -265,3 +265,25 @@ def test_pairs_touching_at_the_stated_home_are_excluded_and_say_so():
     t = km.Scene()
     t.add_robot("r", "planar-3r")  # its own home is straight: the pair is checked
     assert ("r/link1", "r/link3") in t.check({"r": np.radians([0, 175, -175])}).collisions
+
+
+@settings(max_examples=40)
+@given(st.lists(st.floats(-3, 3), min_size=3, max_size=3), st.floats(-70, 70), st.floats(-70, 70),
+       st.floats(-10, 10), st.floats(0.5, 15))
+def test_distance_to_a_sphere_equals_the_segment_oracle(q, x, y, z, rho):
+    """planar-3r (three 20 mm links, capsules of 3 mm) and a ball anywhere: the scene's signed
+    distance is min over the links of |centre − segment| − 3 − ρ, the segments' ends taken from
+    `km.fk_frames` (joint origins and the tool). Its self pair is excluded so that the ball
+    alone decides. Where the capsule and ball overlap coal reports the penetration depth, which
+    for a sphere against a capsule is the same expression (negative) — so one formula, 1e-9 mm."""
+    robot = km.load("planar-3r")
+    s = km.Scene(length_unit="mm")
+    s.add_robot("r", robot, exclude=[("link1", "link3")])
+    s.add_obstacle("ball", "sphere", spatial.transl([x, y, z]), radius=rho)
+    F = km.fk_frames(robot, q)
+    ends = [(F[k] @ robot.before[k])[:3, 3] for k in range(3)] + [F[-1][:3, 3]]
+    R = s.geometry("r").radius
+    oracle = min(segment_distance(np.array([x, y, z]), a, b) for a, b in zip(ends, ends[1:])) - R - rho
+    rep = s.distance({"r": q})
+    assert abs(rep.min_distance - oracle) < 1e-9
+    assert s.check({"r": q}).colliding == (oracle < 0) or abs(oracle) < 1e-9
