@@ -172,6 +172,9 @@ class Scene:
         if name in self._obstacles:
             ob = self._obstacles[name]
             self._obstacles[name] = Obstacle(name, ob.shape, _pose(pose, f"{name}: pose"))
+            if self._compiled is not None:  # the engine stays: only the obstacle's pose changes
+                self._compiled.poses[self._compiled.names.index(name)] = self._obstacles[name].pose
+                return
         else:
             r = self.robot_entry(name)
             self._robots[name] = SceneRobot(name, r.robot, _pose(pose, f"{name}: base"), r.q, r.source, r.collision,
