@@ -52,6 +52,7 @@ class Collider:
         self.geoms = [coal_geometry(s) for s in shapes]
         spheres = [bounding_sphere(s) for s in shapes]
         self.centres = np.array([c for c, _ in spheres]).reshape(-1, 3)
+        self._centres4 = np.hstack([self.centres, np.ones((len(spheres), 1))])[:, :, None]  # homogeneous
         self.radii = np.array([r for _, r in spheres], dtype=float)
         wanted = {tuple(sorted(p)) for p in body_pairs}
         pa, pb = [], []
@@ -61,6 +62,7 @@ class Collider:
                     pa.append(i)
                     pb.append(j)
         self.pa, self.pb = np.array(pa, dtype=int), np.array(pb, dtype=int)
+        self._pairs = [(i, j, (int(self.bodies[i]), int(self.bodies[j]))) for i, j in zip(pa, pb)]  # plain ints: fast in the loops
         self._collide = [coal.ComputeCollision(self.geoms[i], self.geoms[j]) for i, j in zip(pa, pb)]
         self._distance = [coal.ComputeDistance(self.geoms[i], self.geoms[j]) for i, j in zip(pa, pb)]
         self._T = (coal.Transform3s(), coal.Transform3s())
@@ -75,13 +77,14 @@ class Collider:
 
     def bounds(self, W: np.ndarray) -> np.ndarray:
         """Lower bounds (B, K) on the distance of each tested part pair (bounding spheres)."""
-        c = np.einsum("bpij,pj->bpi", W[..., :3, :3], self.centres) + W[..., :3, 3]
+        c = (W @ self._centres4)[..., :3, 0]
         gap = np.linalg.norm(c[:, self.pa] - c[:, self.pb], axis=-1)
         return gap - self.radii[self.pa] - self.radii[self.pb]
 
     def _set(self, W: np.ndarray, b: int, k: int) -> tuple:
         Ta, Tb = self._T
-        A, B = W[b, self.pa[k]], W[b, self.pb[k]]
+        i, j, _ = self._pairs[k]
+        A, B = W[b, i], W[b, j]
         Ta.setRotation(A[:3, :3])
         Ta.setTranslation(A[:3, 3])
         Tb.setRotation(B[:3, :3])
@@ -97,8 +100,8 @@ class Collider:
         near = np.argwhere(self.bounds(W) <= 0.0)
         req = self._coal.CollisionRequest()
         res = self._coal.CollisionResult()
-        for b, k in near:
-            pair = (int(self.bodies[self.pa[k]]), int(self.bodies[self.pb[k]]))
+        for b, k in near.tolist():
+            pair = self._pairs[k][2]
             if pair in out[b]:
                 continue
             res.clear()

@@ -68,7 +68,9 @@ class Compiled:
 
     def body_poses(self, qs: Mapping[str, np.ndarray], B: int) -> np.ndarray:
         """World poses (B, bodies, 4, 4): each robot at qs[name] (B, n), obstacles fixed."""
-        P = np.broadcast_to(self.poses, (B,) + self.poses.shape).copy()
+        P = np.empty((B,) + self.poses.shape)
+        P[:] = self.poses
         for r in self.entries:
-            P[:, self.slices[r.name]] = body_poses(r.robot, qs[r.name], r.base, r.scale)
+            q = qs[r.name]
+            P[:, self.slices[r.name]] = body_poses(r.robot, q[0] if B == 1 else q, r.base, r.scale)
         return P
