@@ -117,18 +117,20 @@ class Collider:
             return [None] * len(W)
         lb = self.bounds(W)
         order = np.argsort(lb, axis=1)
+        bound = np.take_along_axis(lb, order, axis=1)
         req = self._coal.DistanceRequest()
         res = self._coal.DistanceResult()
         out = []
-        for b in range(len(W)):
-            best: Contact | None = None
-            for k in order[b]:
-                if best is not None and lb[b, k] >= best.distance:
+        for b, (ks, lbs) in enumerate(zip(order.tolist(), bound.tolist())):
+            best, where, pts = np.inf, None, None
+            for k, low in zip(ks, lbs):
+                if low >= best:
                     break
                 res.clear()
                 d = float(self._distance[k](*self._set(W, b, k), req, res))
-                if best is None or d < best.distance:
+                if d < best:
+                    best, where = d, k
                     pts = np.array([res.getNearestPoint1(), res.getNearestPoint2()])
-                    best = Contact(d, (int(self.pa[k]), int(self.pb[k])), pts)
-            out.append(best)
+            i, j, _ = self._pairs[where]
+            out.append(Contact(best, (i, j), pts))
         return out
