@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import spatial
+from ..kinematics.fk import fk_frames
 from ..model.robot import Robot
 from .shapes import SceneError, Shape, make_shape
 
@@ -134,8 +135,6 @@ def link_geometry(robot: Robot, radius: float | None = None) -> LinkGeometry:
 def body_poses(robot: Robot, q: np.ndarray, base: np.ndarray | None = None, scale: float = 1.0) -> np.ndarray:
     """World poses (..., n + 1, 4, 4) of bodies 0..n at q (..., n): `base` · link frame k with
     every translation multiplied by `scale` (the robot's length unit → the scene's)."""
-    from ..kinematics.fk import fk_frames
-
     F = fk_frames(robot, q)[..., :-1, :, :]
     if scale != 1.0:
         F = F.copy()

@@ -29,6 +29,7 @@ from ..bounds import BOUND_WORDS, joint_bounds
 from ..model.coerce import as_robot
 from ..model.robot import MAX_LENGTH, Robot
 from .linkgeom import LinkGeometry, link_geometry
+from .query import check, distance
 from .selfpairs import excluded_pairs
 from .shapes import Shape, SceneError, make_shape
 
@@ -242,23 +243,19 @@ class Scene:
 
     def compiled(self) -> "Compiled":
         """The collision engine of the scene as it is now (rebuilt after any change)."""
-        from .compiled import Compiled
-
         if self._compiled is None:
+            from .compiled import Compiled  # compiled.py builds from a Scene: imported when first needed
+
             self._compiled = Compiled.build(self)
         return self._compiled
 
     # --- queries -------------------------------------------------------------------------
     def check(self, q: Mapping[str, ArrayLike] | None = None):
         """Which pairs collide at q (dict robot → (n,) or (..., n)): see `query.CheckReport`."""
-        from .query import check
-
         return check(self, q)
 
     def distance(self, q: Mapping[str, ArrayLike] | None = None):
         """The smallest distance at q, its pair and witness points: see `query.DistanceReport`."""
-        from .query import distance
-
         return distance(self, q)
 
     def for_robot(self, name: str, q: Mapping[str, ArrayLike] | None = None) -> "Seat":
