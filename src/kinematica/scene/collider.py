@@ -11,9 +11,9 @@ positive cannot touch, so `collide` calls coal only on the rest; `distance` visi
 configuration's pairs in increasing bound and stops once the bound passes the best distance
 found, which is therefore exact. coal's own broad-phase managers work one configuration at a
 time: driven from Python per configuration they cost ~4x more per configuration than this
-pass over a batch, though less than one `check` call of a single configuration, whose NumPy
-fixed costs dominate (`benchmarks/scene.py` measures all of them). Distances are signed:
-negative is coal's penetration depth.
+pass over a batch, and ~0.6x a `check` call of a single configuration, whose NumPy fixed costs
+dominate (`benchmarks/scene.py` measures all of them). Distances are signed: negative is
+coal's penetration depth.
 """
 
 from __future__ import annotations
