@@ -228,3 +228,36 @@ def test_robot_file_referenced_relative_to_the_scene_survives_save_elsewhere(tmp
     assert np.allclose(t.robots["a"].base, s.robots["a"].base, atol=1e-12)
     assert t.distance().min_distance == pytest.approx(s.distance().min_distance, abs=1e-9)
     assert "../robots/arm.yaml" in (tmp_path / "elsewhere" / "copy.yaml").read_text(encoding="utf-8")
+
+
+def test_the_docs_scene_file_example_loads(tmp_path):
+    """docs/scenes.md's scene file is a real one (with a part.stl beside it)."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "scenes.md").read_text(encoding="utf-8")
+    block = doc.split("```yaml\n")[1].split("```", 1)[0]
+    trimesh.creation.box((40.0, 40.0, 20.0)).export(tmp_path / "part.stl")
+    s = km.Scene.load(write(tmp_path, block))
+    assert list(s.obstacles) == ["table", "can", "pill", "ball", "part"] and s.length_unit == "mm"
+    assert ("left/base", "left/forearm", "listed") in s.excluded()
+    assert s.geometry("left").radius == 20
+    rep = s.check()
+    assert isinstance(rep.colliding, bool)
+
+
+def test_sweep_bad_input():
+    s = km.Scene.load("two-braccios")
+    b = km.load("braccio")
+    tr = km.trajectory.joint([b.q_home, b.q_home + 0.1], robot=b)
+    with pytest.raises(SceneError, match="'left' has a motion; q holds the robots that stay still"):
+        km.scene.check_trajectory(s, {"left": tr}, {"left": b.q_home})
+    with pytest.raises(SceneError, match="unknown robot 'middle'"):
+        km.scene.check_trajectory(s, {"middle": tr})
+    with pytest.raises(SceneError, match=r"left: expected t \(T,\) and q \(T, 5\)"):
+        km.scene.check_trajectory(s, {"left": (tr.t, tr.q[:, :4])})
+    with pytest.raises(SceneError, match="times must increase strictly"):
+        km.scene.check_trajectory(s, {"left": (tr.t[::-1], tr.q)})
+    with pytest.raises(SceneError, match="resolution must be a positive finite length"):
+        km.scene.check_trajectory(s, {"left": tr}, resolution=0)
+    with pytest.raises(SceneError, match="over the limit"):
+        km.scene.check_trajectory(s, {"left": tr}, resolution=1e-9)

@@ -116,6 +116,9 @@ def check_trajectory(scene: Any, motions: Mapping[str, Any], q: Mapping[str, Arr
     radius, see the module text). Returns a `SweepReport` with the first colliding time."""
     if not motions:
         raise SceneError("check_trajectory: give at least one robot's motion")
+    both = sorted(set(q or {}) & set(motions))
+    if both:
+        raise SceneError(f"check_trajectory: {both[0]!r} has a motion; q holds the robots that stay still")
     static, lead = joint_batch(scene, {k: v for k, v in (q or {}).items()})
     if lead:
         raise SceneError("check_trajectory: q holds one configuration per robot, not a batch")
