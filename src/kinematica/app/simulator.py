@@ -1,5 +1,5 @@
 """The Simulator tab: the robot choice, the FK/IK mode, the joint panel, the pose readout, the
-IK panel and the 3-D view of one session.
+IK panel, the workspace (a scene around the arm: `workspace.py`) and the 3-D view of one session.
 
 A panel reports what the user did, the session changes, this tab shows the new state, and
 `page.changed` tells the other tabs (and the saved project) what changed.
@@ -25,6 +25,7 @@ from .poses import PosesCard
 from .scene import ArmView
 from .state import PROJECTIONS, TargetSpec, robot_choices
 from .uploads import FileDrop
+from .workspace import Workspace
 
 if TYPE_CHECKING:
     from .page import Page
@@ -49,6 +50,7 @@ class SimulatorTab:
             self.robot_drop = FileDrop("robot-upload", "drop a .yaml or .urdf file here, or press +",
                                        ".yaml,.yml,.urdf", self.upload)
         self.chains, self.tree = ChainPicker(self.open_chain), ("", b"")
+        self.workspace = Workspace(self)  # kept across rebuilds: the scene stays open
         self.build()
 
     # --- building -------------------------------------------------------------------------
@@ -101,7 +103,9 @@ class SimulatorTab:
                 self.ik = IKPanel(s, self.target_changed, self.solve, self.target_from_tool,
                                   self.method_changed, self.adopt, self.ghosts_outside)
             self.poses = PosesCard(self, self.player)
+            self.workspace.card()
         self.view.show_frames(s.view.frames)
+        self.workspace.draw()
         self.refresh()
         self._show_mode()
 
@@ -117,6 +121,8 @@ class SimulatorTab:
         """Look at the arm in 3-D or from one of the XY / XZ / YZ planes."""
         self.session.view.projection = projection
         self.view.set_projection(projection)
+        self.workspace.draw()  # the view was rebuilt: the scene's shapes go back in
+        self.workspace.show(self.session.q)
         self.view_hint.text = view_hint(projection)
         self.page.changed("view")
 
@@ -131,6 +137,7 @@ class SimulatorTab:
         self.joints.show(s.display_q())
         self.readout.show(s.readout())
         self.view.show(s.q)
+        self.workspace.show(s.q)
 
     # --- what the user did ------------------------------------------------------------------
     def switch_robot(self, name: str) -> None:

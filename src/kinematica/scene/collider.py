@@ -49,6 +49,7 @@ class Collider:
         self._coal = coal
         self.bodies = np.asarray(bodies, dtype=int)
         self.placements = np.asarray(placements, dtype=float).reshape(-1, 4, 4)
+        self.shapes = list(shapes)
         self.geoms = [coal_geometry(s) for s in shapes]
         spheres = [bounding_sphere(s) for s in shapes]
         self.centres = np.array([c for c, _ in spheres]).reshape(-1, 3)

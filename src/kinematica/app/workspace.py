@@ -1,0 +1,181 @@
+"""The Simulator's workspace: a scene (`kinematica.scene`) drawn around the arm and checked as
+it moves.
+
+Pick a bundled scene and which of its robots the session's arm plays ("left" of two-braccios);
+the tab switches to that robot. The other robots stand at their scene configurations, the
+obstacles are drawn as their shapes, and every link's collision shape is a translucent
+overlay. After each move the scene is checked at the arm's q: colliding shapes turn red and one
+line says what collides, or the minimum distance in words ("left/upper arm is 50.92 mm from
+table"). The arm keeps its own frame in the view: the world is drawn around it through the
+inverse of its base pose.
+
+Not here yet (issue 15's simulator list): sliders for the other arms, obstacles moved by
+numbers or dragging, IK solutions marked in the list, the player stopping at a collision; the
+workspace is not saved in project files.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from nicegui import ui
+
+import kinematica as km
+from kinematica.scene import scene_names
+from kinematica.scene.shapes import mesh_data
+
+from .panel import tag
+from .scene import along
+
+if TYPE_CHECKING:
+    from .simulator import SimulatorTab
+
+NONE = "(none)"
+SHAPE, OBSTACLE, HIT = ("#78909c", 0.22), ("#8d6e63", 0.45), ("#e53935", 0.7)
+
+
+def seats(scene: km.Scene) -> list[str]:
+    """The scene's robots a session can play: those that are bundled robots (by model name)."""
+    return [name for name, e in scene.robots.items() if e.robot.name in km.robot_names()]
+
+
+def status_words(check: Any, dist: Any) -> str:
+    """One line: what collides, or the minimum distance in words."""
+    if check.colliding:
+        return "COLLISION: " + "; ".join(f"{a} with {b}" for a, b in check.collisions)
+    return "no collision · " + dist.words()
+
+
+class Workspace:
+    """The scene around one session's arm: choice (scene name, seat) kept by the tab across
+    rebuilds; `draw` puts the shapes in the tab's view, `show(q)` checks and colours them."""
+
+    def __init__(self, tab: "SimulatorTab") -> None:
+        self.tab = tab
+        self.scene: km.Scene | None = None
+        self.seat: str | None = None
+        self.shapes: dict[str, list] = {}  # body name -> drawn objects
+        self.status = None
+
+    # --- the card -----------------------------------------------------------------------
+    def card(self) -> None:
+        """The controls: scene, seat, and the status line (built inside the tab's controls)."""
+        with ui.card().classes("w-full p-3 gap-1"):
+            ui.label("Workspace").classes("text-subtitle2")
+            with ui.row().classes("w-full no-wrap gap-2"):
+                tag(ui.select([NONE] + scene_names(), value=self.scene.name if self.scene else NONE,
+                              label="scene", on_change=lambda e: self.choose(e.value, None)),
+                    "workspace-scene").classes("grow").props("dense")
+                if self.scene is not None:
+                    tag(ui.select(seats(self.scene), value=self.seat, label="this arm is",
+                                  on_change=lambda e: self.choose(self.scene.name, e.value)),
+                        "workspace-seat").classes("w-40").props("dense")
+            self.status = tag(ui.label(""), "workspace-status").classes("text-sm")
+
+    def choose(self, name: str | None, seat: str | None) -> None:
+        """Open scene `name` (NONE closes it) with the session's arm as `seat` (default: the
+        first robot of the session's model, else the first that can be played)."""
+        if not name or name == NONE:
+            self.scene, self.seat = None, None
+        else:
+            scene = km.Scene.load(name)
+            playable = seats(scene)
+            if not playable:
+                ui.notify(f"{name}: none of its robots is a bundled robot the simulator can show", type="warning")
+                return
+            mine = [s for s in playable if scene.robots[s].robot.name == self.tab.session.robot_name]
+            self.scene, self.seat = scene, seat if seat in playable else (mine or playable)[0]
+            model = scene.robots[self.seat].robot.name
+            if model != self.tab.session.robot_name:
+                self.tab.switch_robot(model)  # rebuilds the tab, and this card with it
+                return
+        self.tab.build()
+
+    # --- drawing ------------------------------------------------------------------------
+    def _to_view(self, T_world: np.ndarray) -> np.ndarray:
+        """A scene-world pose → the view's coordinates (the arm's base frame, grid units)."""
+        e = self.scene.robots[self.seat]
+        T = np.linalg.inv(e.base) @ T_world
+        T = T.copy()
+        T[..., :3, 3] /= e.scale * self.tab.view.grid.step
+        return T
+
+    def _length(self, x: float) -> float:
+        return x / (self.scene.robots[self.seat].scale * self.tab.view.grid.step)
+
+    def draw(self) -> None:
+        """Put every shape of the scene in the tab's view (after each build of the view)."""
+        self.shapes = {}
+        if self.scene is not None and self.scene.robots[self.seat].robot.name != self.tab.session.robot_name:
+            self.scene, self.seat = None, None  # another robot was chosen: this seat is not it
+        if self.scene is None:
+            return
+        c = self.scene.compiled()
+        view = self.tab.view.scene
+        with view:
+            for shape, body, M in zip(c.collider.shapes, c.collider.bodies, c.collider.placements):
+                obstacle = c.names[body] in self.scene.obstacles
+                self.shapes.setdefault(c.names[body], []).append(
+                    (self._object(view, shape, OBSTACLE if obstacle else SHAPE), shape, M, obstacle))
+
+    def _object(self, view: Any, shape: Any, colour: tuple[str, float]) -> list:
+        """Unit objects for one shape (placed by `_place`): a capsule is a cylinder and two balls."""
+        if shape.kind == "box":
+            parts = [view.box(1.0, 1.0, 1.0)]
+        elif shape.kind == "mesh":
+            parts = [view.box(1.0, 1.0, 1.0)]  # its bounding box
+        elif shape.kind == "sphere":
+            parts = [view.sphere(1.0, 20, 14)]
+        elif shape.kind == "cylinder":
+            parts = [view.cylinder(1.0, 1.0, 1.0, 20)]
+        else:
+            parts = [view.cylinder(1.0, 1.0, 1.0, 16), view.sphere(1.0, 16, 10), view.sphere(1.0, 16, 10)]
+        for p in parts:
+            p.material(*colour)
+        return parts
+
+    def _place(self, parts: list, shape: Any, T: np.ndarray) -> None:
+        """Move and size the objects of `shape` at view pose T."""
+        L = self._length
+        if shape.kind in ("box", "mesh"):
+            if shape.kind == "box":
+                size, centre = np.asarray(shape.size), np.zeros(3)
+            else:
+                v = mesh_data(shape)[0]
+                size, centre = v.max(axis=0) - v.min(axis=0), 0.5 * (v.max(axis=0) + v.min(axis=0))
+            parts[0].move(*(T[:3, :3] @ (L(1.0) * centre) + T[:3, 3])).rotate_R(T[:3, :3].tolist()) \
+                .scale(*(L(1.0) * size))
+            return
+        if shape.kind == "sphere":
+            parts[0].move(*T[:3, 3]).scale(L(shape.radius))
+            return
+        half = T[:3, 2] * L(shape.length) / 2
+        a, b = T[:3, 3] - half, T[:3, 3] + half
+        mid, R, length = along(a, b)
+        r = L(shape.radius)
+        parts[0].move(*mid).rotate_R(R).scale(r, length, r)
+        for ball, p in zip(parts[1:], (a, b)):
+            ball.move(*p).scale(r)
+
+    def show(self, q: np.ndarray) -> None:
+        """Check the scene with the arm at q; place and colour the shapes; say the verdict."""
+        if self.scene is None:
+            if self.status is not None:
+                self.status.text = "no scene: pick one to see other arms and obstacles around this one"
+            return
+        c = self.scene.compiled()
+        qs = {name: e.q[None] for name, e in self.scene.robots.items()} | {self.seat: np.asarray(q)[None]}
+        poses = c.body_poses(qs, 1)[0]
+        check, dist = self.scene.check({self.seat: q}), self.scene.distance({self.seat: q})
+        hit = {n for pair in check.collisions for n in pair}
+        for name, drawn in self.shapes.items():
+            body = c.names.index(name)
+            for parts, shape, M, obstacle in drawn:
+                self._place(parts, shape, self._to_view(poses[body] @ M))
+                colour = HIT if name in hit else (OBSTACLE if obstacle else SHAPE)
+                for p in parts:
+                    p.material(*colour)
+        if self.status is not None:
+            self.status.text = status_words(check, dist)
+            self.status.classes(replace="text-sm " + ("text-negative text-weight-bold" if check.colliding else ""))

@@ -1,0 +1,70 @@
+"""The simulator's workspace (issue 15, first part): a bundled scene drawn around the arm,
+checked as it moves, through NiceGUI's simulated user."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from app_user import one
+from nicegui.testing import User
+
+import kinematica as km
+from kinematica.app.workspace import HIT, OBSTACLE
+
+pytestmark = pytest.mark.asyncio
+
+DOWN = [0, -60, -60, -60, 0]  # deg: the left Braccio's gripper into the table
+
+
+def objects(user: User) -> dict:
+    return one(user, "arm-scene").objects
+
+
+async def test_a_scene_is_drawn_around_the_arm_and_checked_as_it_moves(user: User) -> None:
+    before = len(objects(user))
+    await user.should_see("no scene")
+    one(user, "workspace-scene").value = "two-braccios"
+    assert one(user, "workspace-seat").value == "left"  # the session's Braccio plays the first one
+    scene = km.Scene.load("two-braccios")
+    words = scene.distance({"left": km.load("braccio").q_home}).words()
+    await user.should_see("no collision · " + words)
+    drawn = len(objects(user)) - before
+    c = scene.compiled()
+    capsules = sum(s.kind == "capsule" for s in c.collider.shapes)
+    assert drawn == 3 * capsules + (len(c.collider.shapes) - capsules)  # a capsule: cylinder + 2 balls
+    # The view keeps the left arm's base frame, in grid squares of 100 mm: the table (a box
+    # 800 x 400 x 20 mm centred 250 mm ahead of the left base and 10 mm down) is at (2.5, 0, -0.1)
+    # with its size as scale; the right arm's base capsule stands 500 mm ahead.
+    boxes = [o for o in objects(user).values() if o.type == "box" and (o.color, o.opacity) == OBSTACLE]
+    assert len(boxes) == 1
+    assert np.allclose([boxes[0].x, boxes[0].y, boxes[0].z], [2.5, 0, -0.1], atol=1e-12)
+    assert np.allclose([boxes[0].sx, boxes[0].sy, boxes[0].sz], [8, 4, 0.2], atol=1e-12)
+    tool = km.fk("braccio", km.load("braccio").q_home)[:3, 3] / 100
+    balls = [o for o in objects(user).values() if o.type == "sphere" and (o.color, o.opacity) != OBSTACLE]
+    assert any(np.allclose([b.x, b.y, b.z], tool, atol=1e-9) for b in balls)  # the gripper capsule's end
+    right_tool = np.array([5.0, 0, 0]) + np.diag([-1, -1, 1]) @ tool  # the right arm: turned 180° about z
+    assert any(np.allclose([b.x, b.y, b.z], right_tool, atol=1e-9) for b in balls)
+
+    for i, v in enumerate(DOWN):
+        one(user, f"joint-{i + 1}-slider").value = v
+    expected = scene.check({"left": np.radians(DOWN)})
+    assert ("left/gripper", "table") in expected.collisions
+    await user.should_see("COLLISION: " + "; ".join(f"{a} with {b}" for a, b in expected.collisions))
+    colours = {(o.color, o.opacity) for o in objects(user).values()}
+    assert HIT in colours and OBSTACLE not in colours  # the table (the one obstacle) is red
+
+    one(user, "joint-1-slider").value = 0
+    for i, v in enumerate(np.degrees(km.load("braccio").q_home)):
+        one(user, f"joint-{i + 1}-slider").value = v
+    await user.should_see("no collision")
+    assert OBSTACLE in {(o.color, o.opacity) for o in objects(user).values()}
+
+
+async def test_choosing_a_scene_of_another_robot_switches_to_it_and_none_closes_it(user: User) -> None:
+    one(user, "workspace-scene").value = "kuka-table"
+    assert one(user, "robot-select").value == "kuka-kr6-r900"
+    scene = km.Scene.load("kuka-table")
+    await user.should_see("no collision · " + scene.distance().words())
+    one(user, "workspace-scene").value = "(none)"
+    await user.should_see("no scene")
+    assert one(user, "robot-select").value == "kuka-kr6-r900"
