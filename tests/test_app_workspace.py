@@ -9,7 +9,7 @@ from app_user import one
 from nicegui.testing import User
 
 import kinematica as km
-from kinematica.app.workspace import HIT, OBSTACLE
+from kinematica.app.workspace import HIT, OBSTACLE, OTHER, SHAPE
 
 pytestmark = pytest.mark.asyncio
 
@@ -40,7 +40,7 @@ async def test_a_scene_is_drawn_around_the_arm_and_checked_as_it_moves(user: Use
     assert np.allclose([boxes[0].x, boxes[0].y, boxes[0].z], [2.5, 0, -0.1], atol=1e-12)
     assert np.allclose([boxes[0].sx, boxes[0].sy, boxes[0].sz], [8, 4, 0.2], atol=1e-12)
     tool = km.fk("braccio", km.load("braccio").q_home)[:3, 3] / 100
-    balls = [o for o in objects(user).values() if o.type == "sphere" and (o.color, o.opacity) != OBSTACLE]
+    balls = [o for o in objects(user).values() if o.type == "sphere" and (o.color, o.opacity) in (SHAPE, OTHER)]
     assert any(np.allclose([b.x, b.y, b.z], tool, atol=1e-9) for b in balls)  # the gripper capsule's end
     right_tool = np.array([5.0, 0, 0]) + np.diag([-1, -1, 1]) @ tool  # the right arm: turned 180° about z
     assert any(np.allclose([b.x, b.y, b.z], right_tool, atol=1e-9) for b in balls)

@@ -6,7 +6,7 @@ the tab switches to that robot. The other robots stand at their scene configurat
 obstacles are drawn as their shapes, and every link's collision shape is a translucent
 overlay. After each move the scene is checked at the arm's q: colliding shapes turn red and one
 line says what collides, or the minimum distance in words ("left/upper arm is 50.92 mm from
-table"). The arm keeps its own frame in the view: the world is drawn around it through the
+table"). The other arms are drawn by their collision shapes. The arm keeps its own frame in the view: the world is drawn around it through the
 inverse of its base pose.
 
 Not here yet (issue 15's simulator list): sliders for the other arms, obstacles moved by
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from .simulator import SimulatorTab
 
 NONE = "(none)"
-SHAPE, OBSTACLE, HIT = ("#78909c", 0.22), ("#8d6e63", 0.45), ("#e53935", 0.7)
+# (colour, opacity): this arm's collision shapes over its drawing, the other arms, obstacles, a hit
+SHAPE, OTHER, OBSTACLE, HIT = ("#78909c", 0.22), ("#546e7a", 0.85), ("#8d6e63", 0.45), ("#e53935", 0.7)
 
 
 def seats(scene: km.Scene) -> list[str]:
@@ -115,9 +116,10 @@ class Workspace:
         view = self.tab.view.scene
         with view:
             for shape, body, M in zip(c.collider.shapes, c.collider.bodies, c.collider.placements):
-                obstacle = c.names[body] in self.scene.obstacles
-                self.shapes.setdefault(c.names[body], []).append(
-                    (self._object(view, shape, OBSTACLE if obstacle else SHAPE), shape, M, obstacle))
+                name = c.names[body]
+                colour = OBSTACLE if name in self.scene.obstacles else \
+                    SHAPE if name.startswith(self.seat + "/") else OTHER
+                self.shapes.setdefault(name, []).append((self._object(view, shape, colour), shape, M, colour))
 
     def _object(self, view: Any, shape: Any, colour: tuple[str, float]) -> list:
         """Unit objects for one shape (placed by `_place`): a capsule is a cylinder and two balls."""
@@ -171,11 +173,10 @@ class Workspace:
         hit = {n for pair in check.collisions for n in pair}
         for name, drawn in self.shapes.items():
             body = c.names.index(name)
-            for parts, shape, M, obstacle in drawn:
+            for parts, shape, M, own in drawn:
                 self._place(parts, shape, self._to_view(poses[body] @ M))
-                colour = HIT if name in hit else (OBSTACLE if obstacle else SHAPE)
                 for p in parts:
-                    p.material(*colour)
+                    p.material(*(HIT if name in hit else own))
         if self.status is not None:
             self.status.text = status_words(check, dist)
             self.status.classes(replace="text-sm " + ("text-negative text-weight-bold" if check.colliding else ""))
