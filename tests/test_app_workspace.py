@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from app_user import one
+from app_user import one, solve
 from nicegui.testing import User
 
 import kinematica as km
@@ -68,3 +68,14 @@ async def test_choosing_a_scene_of_another_robot_switches_to_it_and_none_closes_
     one(user, "workspace-scene").value = "(none)"
     await user.should_see("no scene")
     assert one(user, "robot-select").value == "kuka-kr6-r900"
+
+
+async def test_ik_solutions_that_collide_are_marked(user: User) -> None:
+    one(user, "workspace-scene").value = "two-braccios"
+    await user.should_see("no collision")
+    braccio = km.load("braccio")
+    p = km.fk(braccio, np.radians(DOWN))[:3, 3]  # the tool 18.5 mm into the table top
+    await solve(user, "Solved", x=float(p[0]), y=float(p[1]), z=float(p[2]))
+    marks = user.find(marker="solution-1-collides").elements
+    assert len(marks) == 1 and next(iter(marks)).text.startswith("collides: left/")
+    assert "with table" in next(iter(marks)).text

@@ -205,7 +205,7 @@ class SimulatorTab:
         self.session.set_joint(i, value)
         self.refresh()
         if self.session.solutions and self._drawn != self._ghost_key():  # which solution is current changed
-            self.ik.show_result(self.session)
+            self.ik.show_result(self.session, self.workspace.collisions(self.session.solutions))
             self.show_ghosts()
         self.page.changed("q")
 
@@ -219,7 +219,7 @@ class SimulatorTab:
         s = self.session
         s.target = spec
         s.solutions, s.message, s.status = [], "", ""
-        self.ik.show_result(s)
+        self.ik.show_result(s, self.workspace.collisions(s.solutions))
         try:
             self.view.show_target(spec.pose(), oriented=spec.kind != "position", handles=HANDLES[spec.kind])
         except ValueError:  # e.g. a zero approach vector: the marker stays where it was
@@ -282,7 +282,7 @@ class SimulatorTab:
 
     def after_ik(self) -> None:
         self.refresh()
-        self.ik.show_result(self.session)
+        self.ik.show_result(self.session, self.workspace.collisions(self.session.solutions))
         self.show_ghosts()
         self.page.changed("q", "ik")
 

@@ -9,9 +9,10 @@ line says what collides, or the minimum distance in words ("left/upper arm is 50
 table"). The other arms are drawn by their collision shapes. The arm keeps its own frame in the view: the world is drawn around it through the
 inverse of its base pose.
 
+IK solutions that collide are marked in the solution list ("collides: left/gripper with table").
 Not here yet (issue 15's simulator list): sliders for the other arms, obstacles moved by
-numbers or dragging, IK solutions marked in the list, the player stopping at a collision; the
-workspace is not saved in project files.
+numbers or dragging, the player stopping at a collision; the workspace is not saved in project
+files.
 """
 
 from __future__ import annotations
@@ -180,3 +181,11 @@ class Workspace:
         if self.status is not None:
             self.status.text = status_words(check, dist)
             self.status.classes(replace="text-sm " + ("text-negative text-weight-bold" if check.colliding else ""))
+
+    def collisions(self, solutions: list) -> list | None:
+        """Per IK solution (anything with `.q`), its first colliding pair, None when clear;
+        None for all when no scene is open."""
+        if self.scene is None or not solutions:
+            return None
+        rep = self.scene.check({self.seat: np.array([s.q for s in solutions])})
+        return [pairs[0] if pairs else None for pairs in rep.collisions]
