@@ -79,3 +79,31 @@ async def test_ik_solutions_that_collide_are_marked(user: User) -> None:
     marks = user.find(marker="solution-1-collides").elements
     assert len(marks) == 1 and next(iter(marks)).text.startswith("collides: left/")
     assert "with table" in next(iter(marks)).text
+
+
+async def test_the_player_stops_at_the_first_collision(user: User) -> None:
+    import asyncio
+
+    one(user, "workspace-scene").value = "two-braccios"
+    await user.should_see("no collision")
+    user.find(marker="pose-add").click()  # home
+    for i, v in enumerate(DOWN):
+        one(user, f"joint-{i + 1}-slider").value = v
+    user.find(marker="pose-add").click()  # into the table
+    one(user, "plan-seconds").value = 0.5
+    await user.should_see("2 poses, 0.5 s, joint space.")
+    user.find(marker="pose-1-goto").click()
+    user.find(marker="player-play").click()
+    await asyncio.sleep(1.0)
+    await user.should_see("Stopped at the first collision")
+    t = float(one(user, "player-time").text.split("/")[0])
+    assert 0 < t < 0.5
+    # the same motion (the player's plan: a quintic at rest on both poses) checked by the library
+    from kinematica.app.playlist import STEPS
+
+    b = km.load("braccio")
+    scene = km.Scene.load("two-braccios")
+    motion = km.trajectory.quintic(b.q_home, np.radians(DOWN), 0.5, steps=STEPS, robot=b)
+    rep = km.scene.check_trajectory(scene, {"left": motion})
+    assert rep.colliding and abs(t - rep.time) < 0.006  # the player shows t to 0.01 s
+    await user.should_see("COLLISION: " + "; ".join(f"{a} with {c}" for a, c in rep.collisions))

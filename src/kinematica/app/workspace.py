@@ -9,10 +9,11 @@ line says what collides, or the minimum distance in words ("left/upper arm is 50
 table"). The other arms are drawn by their collision shapes. The arm keeps its own frame in the view: the world is drawn around it through the
 inverse of its base pose.
 
-IK solutions that collide are marked in the solution list ("collides: left/gripper with table").
+IK solutions that collide are marked in the solution list ("collides: left/gripper with table"),
+and the trajectory player stops at the first collision ahead (`first_collision`: the motion
+checked at the scene's default resolution, half the smallest link radius).
 Not here yet (issue 15's simulator list): sliders for the other arms, obstacles moved by
-numbers or dragging, the player stopping at a collision; the workspace is not saved in project
-files.
+numbers or dragging; the workspace is not saved in project files.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ import numpy as np
 from nicegui import ui
 
 import kinematica as km
-from kinematica.scene import scene_names
+from kinematica.scene import SweepReport, check_trajectory, scene_names
 from kinematica.scene.shapes import mesh_data
 
 from .panel import tag
+from .playlist import q_at
 from .scene import along
 
 if TYPE_CHECKING:
@@ -189,3 +191,16 @@ class Workspace:
             return None
         rep = self.scene.check({self.seat: np.array([s.q for s in solutions])})
         return [pairs[0] if pairs else None for pairs in rep.collisions]
+
+    def first_collision(self, trajectory: Any, t_from: float) -> SweepReport | None:
+        """The first collision of `trajectory` after time `t_from` (None when clear or no
+        scene is open): the motion from the arm's q at t_from through the later samples."""
+        if self.scene is None or trajectory is None:
+            return None
+        later = trajectory.t > t_from
+        t = np.concatenate([[t_from], trajectory.t[later]])
+        if len(t) < 2:
+            return None
+        q = np.vstack([q_at(trajectory, t_from), trajectory.q[later]])
+        rep = check_trajectory(self.scene, {self.seat: (t, q)})
+        return rep if rep.colliding and rep.time > t_from else None
