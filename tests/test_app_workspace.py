@@ -107,3 +107,30 @@ async def test_the_player_stops_at_the_first_collision(user: User) -> None:
     rep = km.scene.check_trajectory(scene, {"left": motion})
     assert rep.colliding and abs(t - rep.time) < 0.006  # the player shows t to 0.01 s
     await user.should_see("COLLISION: " + "; ".join(f"{a} with {c}" for a, c in rep.collisions))
+
+
+async def test_the_sliders_drive_one_arm_at_a_time(user: User) -> None:
+    one(user, "workspace-scene").value = "two-braccios"
+    await user.should_see("no collision")
+    one(user, "joint-1-slider").value = 30
+    one(user, "workspace-seat").value = "right"
+    assert one(user, "workspace-seat").value == "right"
+    home = np.degrees(km.load("braccio").q_home)
+    np.testing.assert_allclose([one(user, f"joint-{i + 1}-slider").value for i in range(5)], home, atol=1e-9)
+    one(user, "workspace-seat").value = "left"  # back: the left arm is where it was left
+    assert one(user, "joint-1-slider").value == pytest.approx(30, abs=1e-9)  # through rad and back
+
+
+async def test_an_obstacle_moved_by_numbers(user: User) -> None:
+    one(user, "workspace-scene").value = "two-braccios"
+    await user.should_see("no collision")
+    assert one(user, "workspace-obstacle").value == "table"
+    assert one(user, "workspace-obstacle-z").value == -10
+    one(user, "workspace-obstacle-z").value = 120  # the table rises into the arm
+    scene = km.Scene.load("two-braccios")
+    T = np.array(scene.obstacles["table"].pose)
+    T[2, 3] = 120
+    scene.move("table", T)
+    expected = scene.check({"left": km.load("braccio").q_home})
+    assert expected.colliding
+    await user.should_see("COLLISION: " + "; ".join(f"{a} with {b}" for a, b in expected.collisions))

@@ -261,3 +261,15 @@ def test_sweep_bad_input():
         km.scene.check_trajectory(s, {"left": tr}, resolution=0)
     with pytest.raises(SceneError, match="over the limit"):
         km.scene.check_trajectory(s, {"left": tr}, resolution=1e-9)
+
+
+def test_set_q_is_the_configuration_queries_default_to():
+    s = km.Scene.load("two-braccios")
+    reach = np.radians([0, -60, -30, -30, 0])
+    s.set_q("left", reach)
+    s.set_q("right", reach)
+    assert s.check().colliding and np.array_equal(s.robots["left"].q, reach)
+    with pytest.raises(SceneError, match="left: q: braccio has 5 joints"):
+        s.set_q("left", [0, 0])
+    with pytest.raises(SceneError, match="unknown robot 'middle'"):
+        s.set_q("middle", reach)

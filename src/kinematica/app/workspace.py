@@ -12,8 +12,9 @@ inverse of its base pose.
 IK solutions that collide are marked in the solution list ("collides: left/gripper with table"),
 and the trajectory player stops at the first collision ahead (`first_collision`: the motion
 checked at the scene's default resolution, half the smallest link radius).
-Not here yet (issue 15's simulator list): sliders for the other arms, obstacles moved by
-numbers or dragging; the workspace is not saved in project files.
+The sliders drive one arm at a time: "this arm is" picks which, the others stay where they
+were left. Obstacles move by numbers (their position, scene unit). Not here yet (issue 15's
+simulator list): dragging obstacles in the view; the workspace is not saved in project files.
 """
 
 from __future__ import annotations
@@ -75,26 +76,74 @@ class Workspace:
                     tag(ui.select(seats(self.scene), value=self.seat, label="this arm is",
                                   on_change=lambda e: self.choose(self.scene.name, e.value)),
                         "workspace-seat").classes("w-40").props("dense")
+            if self.scene is not None and self.scene.obstacles:
+                self._obstacle_fields()
             self.status = tag(ui.label(""), "workspace-status").classes("text-sm")
+
+    def _obstacle_fields(self) -> None:
+        """An obstacle to move, and its position by numbers (scene unit)."""
+        names = list(self.scene.obstacles)
+        unit = self.scene.length_unit
+        with ui.row().classes("w-full no-wrap gap-2 items-center"):
+            pick = tag(ui.select(names, value=names[0], label="move obstacle"), "workspace-obstacle") \
+                .classes("w-36").props("dense")
+            fields = []
+            for axis, label in enumerate("xyz"):
+                fields.append(tag(ui.number(f"{label} ({unit})", format="%.4g",
+                                            on_change=lambda e, a=axis: self.move_obstacle(pick.value, a, e.value)),
+                                  f"workspace-obstacle-{label}").classes("w-20").props("dense"))
+
+            def fill(name: str) -> None:
+                p = self.scene.obstacles[name].pose[:3, 3]
+                for f, v in zip(fields, p):
+                    f.set_value(float(v))
+            pick.on_value_change(lambda e: fill(e.value))
+            fill(names[0])
 
     def choose(self, name: str | None, seat: str | None) -> None:
         """Open scene `name` (NONE closes it) with the session's arm as `seat` (default: the
-        first robot of the session's model, else the first that can be played)."""
+        first robot of the session's model, else the first that can be played). Switching seats
+        in the open scene leaves the arm given up where it was and takes over the other one
+        where it stands: the sliders drive one arm at a time."""
+        session = self.tab.session
         if not name or name == NONE:
             self.scene, self.seat = None, None
+            self.tab.build()
+            return
+        if self.scene is not None and self.scene.name == name:
+            scene = self.scene
+            scene.set_q(self.seat, session.q)  # the arm given up stays where it is
         else:
             scene = km.Scene.load(name)
-            playable = seats(scene)
-            if not playable:
-                ui.notify(f"{name}: none of its robots is a bundled robot the simulator can show", type="warning")
-                return
-            mine = [s for s in playable if scene.robots[s].robot.name == self.tab.session.robot_name]
-            self.scene, self.seat = scene, seat if seat in playable else (mine or playable)[0]
-            model = scene.robots[self.seat].robot.name
-            if model != self.tab.session.robot_name:
-                self.tab.switch_robot(model)  # rebuilds the tab, and this card with it
-                return
+        playable = seats(scene)
+        if not playable:
+            ui.notify(f"{name}: none of its robots is a bundled robot the simulator can show", type="warning")
+            return
+        mine = [s for s in playable if scene.robots[s].robot.name == session.robot_name]
+        self.scene, self.seat = scene, seat if seat in playable else (mine or playable)[0]
+        entry = scene.robots[self.seat]
+        if entry.robot.name != session.robot_name:
+            session.set_robot(entry.robot.name)
+            self.tab.page.changed("robot")
+        if seat is not None:
+            session.set_q(entry.q)  # take over the arm where it stands
+            self.tab.page.changed("q")
         self.tab.build()
+
+    def move_obstacle(self, name: str, axis: int, value: float | None) -> None:
+        """Type an obstacle's position (scene unit) along one axis."""
+        if self.scene is None or name not in self.scene.obstacles or value is None:
+            return
+        T = np.array(self.scene.obstacles[name].pose)
+        if T[axis, 3] == float(value):
+            return  # the field was filled from the pose (or typed the same): nothing moves
+        T[axis, 3] = float(value)
+        try:
+            self.scene.move(name, T)
+        except km.SceneError as e:
+            ui.notify(str(e), type="warning")
+            return
+        self.show(self.tab.session.q)
 
     # --- drawing ------------------------------------------------------------------------
     def _to_view(self, T_world: np.ndarray) -> np.ndarray:

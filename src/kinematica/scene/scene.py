@@ -53,6 +53,18 @@ def _pose(T: ArrayLike | None, what: str) -> np.ndarray:
     return T
 
 
+def _joint_values(robot: Robot, q: ArrayLike, name: str) -> np.ndarray:
+    qq = np.array(q, dtype=float)
+    if qq.shape != (robot.n,) or not np.all(np.isfinite(qq)):
+        raise SceneError(f"{name}: q: {robot.name} has {robot.n} joints, expected {robot.n} finite values, "
+                         f"got {qq.tolist()}")
+    beyond = np.flatnonzero(np.abs(qq) > joint_bounds(robot.revolute, robot.length_unit))
+    if beyond.size:
+        raise SceneError(f"{name}: q: {robot.joint_names[beyond[0]]} = {qq[beyond[0]]:g} is beyond {BOUND_WORDS[0]}")
+    qq.setflags(write=False)
+    return qq
+
+
 def _name(name: Any, what: str) -> str:
     if not isinstance(name, str) or not name.strip() or "/" in name or "=" in name:
         raise SceneError(f"{what} name must be a non-empty text without '/' or '=', got {name!r}")
@@ -137,13 +149,7 @@ class Scene:
         if isinstance(robot, (str, os.PathLike)):
             source = os.fspath(robot)
         r = as_robot(robot)
-        qq = r.q_home if q is None else np.array(q, dtype=float)
-        if qq.shape != (r.n,) or not np.all(np.isfinite(qq)):
-            raise SceneError(f"{name}: q: {r.name} has {r.n} joints, expected {r.n} finite values, got {qq.tolist()}")
-        beyond = np.flatnonzero(np.abs(qq) > joint_bounds(r.revolute, r.length_unit))
-        if beyond.size:
-            raise SceneError(f"{name}: q: {r.joint_names[beyond[0]]} = {qq[beyond[0]]:g} is beyond "
-                             f"{BOUND_WORDS[0]}")
+        qq = r.q_home if q is None else _joint_values(r, q, name)
         coll: dict[str, Any] = {}
         if radius is not None:
             coll["radius"] = radius
@@ -167,6 +173,12 @@ class Scene:
         self._obstacles[name] = ob
         self._compiled = None
         return ob
+
+    def set_q(self, name: str, q: ArrayLike) -> None:
+        """Robot `name`'s configuration when a query leaves it out (rad / length unit)."""
+        r = self.robot_entry(name)
+        self._robots[name] = SceneRobot(name, r.robot, r.base, _joint_values(r.robot, q, name), r.source,
+                                        r.collision, r.scale)  # the engine reads q from here: it stays
 
     def move(self, name: str, pose: ArrayLike) -> None:
         """Move an obstacle to `pose`, or a robot's base to `pose` (4x4, scene unit)."""
