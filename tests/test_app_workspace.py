@@ -134,3 +134,19 @@ async def test_an_obstacle_moved_by_numbers(user: User) -> None:
     expected = scene.check({"left": km.load("braccio").q_home})
     assert expected.colliding
     await user.should_see("COLLISION: " + "; ".join(f"{a} with {b}" for a, b in expected.collisions))
+
+
+async def test_an_obstacle_dragged_in_the_view(user: User) -> None:
+    from nicegui import events
+
+    one(user, "workspace-scene").value = "two-braccios"
+    await user.should_see("no collision")
+    scene = one(user, "arm-scene")
+    table = next(o for o in scene.objects.values() if o.type == "box" and (o.color, o.opacity) == OBSTACLE)
+    assert table.draggable_
+    # dropped 100 mm further along y (the view: the left arm's base frame, 100 mm squares)
+    args = {"type": "dragend", "object_id": table.id, "object_name": table.name, "x": 2.5, "y": 1.0, "z": -0.1}
+    scene._handle_drag(events.GenericEventArguments(sender=scene, client=scene.client, args=args))
+    assert one(user, "workspace-obstacle-y").value == pytest.approx(100, abs=1e-9)
+    assert one(user, "workspace-obstacle-x").value == pytest.approx(0, abs=1e-9)  # the world's x
+    assert one(user, "workspace-obstacle-z").value == pytest.approx(-10, abs=1e-9)

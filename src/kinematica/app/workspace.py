@@ -13,8 +13,9 @@ IK solutions that collide are marked in the solution list ("collides: left/gripp
 and the trajectory player stops at the first collision ahead (`first_collision`: the motion
 checked at the scene's default resolution, half the smallest link radius).
 The sliders drive one arm at a time: "this arm is" picks which, the others stay where they
-were left. Obstacles move by numbers (their position, scene unit). Not here yet (issue 15's
-simulator list): dragging obstacles in the view; the workspace is not saved in project files.
+were left. Obstacles move by numbers (their position, scene unit) and by dragging them in the
+view. Not here yet (issue 15's
+simulator list): the workspace is not saved in project files, and only bundled scenes open.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import kinematica as km
 from kinematica.scene import SweepReport, check_trajectory, scene_names
 from kinematica.scene.shapes import mesh_data
 
+from . import camera
 from .panel import tag
 from .playlist import q_at
 from .scene import along
@@ -61,6 +63,7 @@ class Workspace:
         self.scene: km.Scene | None = None
         self.seat: str | None = None
         self.shapes: dict[str, list] = {}  # body name -> drawn objects
+        self.handles: dict[str, str] = {}  # id of an obstacle's draggable object -> obstacle name
         self.status = None
 
     # --- the card -----------------------------------------------------------------------
@@ -130,6 +133,32 @@ class Workspace:
             self.tab.page.changed("q")
         self.tab.build()
 
+    def dropped(self, object_id: str, p: np.ndarray) -> bool:
+        """An object was dragged to p (the arm's base frame, robot units): an obstacle moves
+        there (its shape's centre; in a projection the hidden coordinate stays). Whether the
+        object was an obstacle."""
+        name = self.handles.get(object_id)
+        if name is None or self.scene is None:
+            return False
+        e = self.scene.robots[self.seat]
+        T = np.array(self.scene.obstacles[name].pose)
+        shape = self.scene.obstacles[name].shape
+        centre = 0.5 * np.add(*[f(mesh_data(shape)[0], axis=0) for f in (np.min, np.max)]) \
+            if shape.kind == "mesh" else np.zeros(3)
+        old = (np.linalg.inv(e.base) @ np.append(T[:3, :3] @ centre + T[:3, 3], 1.0))[:3] / e.scale
+        hidden = camera.hidden_axis(self.tab.view.projection)
+        if hidden is not None:  # a drag in a projection moves in its plane only
+            p = np.array(p, dtype=float)
+            p[hidden] = old[hidden]
+        world = (e.base @ np.append(np.asarray(p) * e.scale, 1.0))[:3]
+        T[:3, 3] = world - T[:3, :3] @ centre
+        try:
+            self.scene.move(name, T)
+        except km.SceneError as err:
+            ui.notify(str(err), type="warning")
+        self.tab.build()  # the fields show the new position; the view redraws
+        return True
+
     def move_obstacle(self, name: str, axis: int, value: float | None) -> None:
         """Type an obstacle's position (scene unit) along one axis."""
         if self.scene is None or name not in self.scene.obstacles or value is None:
@@ -159,7 +188,7 @@ class Workspace:
 
     def draw(self) -> None:
         """Put every shape of the scene in the tab's view (after each build of the view)."""
-        self.shapes = {}
+        self.shapes, self.handles = {}, {}
         if self.scene is not None and self.scene.robots[self.seat].robot.name != self.tab.session.robot_name:
             self.scene, self.seat = None, None  # another robot was chosen: this seat is not it
         if self.scene is None:
@@ -171,7 +200,12 @@ class Workspace:
                 name = c.names[body]
                 colour = OBSTACLE if name in self.scene.obstacles else \
                     SHAPE if name.startswith(self.seat + "/") else OTHER
-                self.shapes.setdefault(name, []).append((self._object(view, shape, colour), shape, M, colour))
+                parts = self._object(view, shape, colour)
+                if colour == OBSTACLE:
+                    parts[0].draggable()
+                    self.handles[parts[0].id] = name
+                self.shapes.setdefault(name, []).append((parts, shape, M, colour))
+        self.tab.view.on_other_drop = self.dropped
 
     def _object(self, view: Any, shape: Any, colour: tuple[str, float]) -> list:
         """Unit objects for one shape (placed by `_place`): a capsule is a cylinder and two balls."""
