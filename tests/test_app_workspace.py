@@ -150,3 +150,39 @@ async def test_an_obstacle_dragged_in_the_view(user: User) -> None:
     assert one(user, "workspace-obstacle-y").value == pytest.approx(100, abs=1e-9)
     assert one(user, "workspace-obstacle-x").value == pytest.approx(0, abs=1e-9)  # the world's x
     assert one(user, "workspace-obstacle-z").value == pytest.approx(-10, abs=1e-9)
+
+
+def test_the_workspace_is_saved_with_the_project() -> None:
+    from kinematica.app import project
+    from kinematica.app.state import Session
+
+    s = Session()
+    s.scene, s.seat = km.Scene.load("two-braccios"), "left"
+    reach = np.radians([0, -60, -30, -30, 0])
+    s.scene.set_q("right", reach)
+    T = np.array(s.scene.obstacles["table"].pose)
+    T[2, 3] = 35.0
+    s.scene.move("table", T)
+    again = project.loads(project.dumps(s))
+    assert again.seat == "left" and list(again.scene.robots) == ["left", "right"]
+    np.testing.assert_allclose(again.scene.robots["right"].q, reach, atol=1e-12)
+    np.testing.assert_allclose(again.scene.obstacles["table"].pose, T, atol=1e-12)
+    assert again.scene.excluded() == s.scene.excluded()
+    data = project.to_dict(s)
+    data["workspace"]["seat"] = "middle"
+    with pytest.raises(project.ProjectError, match="workspace.seat: 'middle' is not a robot of the scene"):
+        project.from_dict(data)
+    data["workspace"]["scene"]["obstacles"][0]["size"] = [1, 2]
+    with pytest.raises(project.ProjectError, match=r"obstacles\[0\]\.size"):
+        project.from_dict(data)
+    assert "workspace" not in project.to_dict(Session())
+
+
+async def test_a_reload_keeps_the_workspace(user: User) -> None:
+    one(user, "workspace-scene").value = "two-braccios"
+    one(user, "workspace-seat").value = "right"
+    await user.should_see("no collision")
+    await user.open("/")
+    assert one(user, "workspace-scene").value == "two-braccios"
+    assert one(user, "workspace-seat").value == "right"
+    await user.should_see("no collision · ")

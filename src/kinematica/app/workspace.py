@@ -15,7 +15,8 @@ checked at the scene's default resolution, half the smallest link radius).
 The sliders drive one arm at a time: "this arm is" picks which, the others stay where they
 were left. Obstacles move by numbers (their position, scene unit) and by dragging them in the
 view. Not here yet (issue 15's
-simulator list): the workspace is not saved in project files, and only bundled scenes open.
+simulator list): only bundled scenes open here (a scene file cannot be uploaded yet). The
+workspace (scene, seat, the other arms' q, obstacle poses) is saved with the project.
 """
 
 from __future__ import annotations
@@ -55,16 +56,31 @@ def status_words(check: Any, dist: Any) -> str:
 
 
 class Workspace:
-    """The scene around one session's arm: choice (scene name, seat) kept by the tab across
-    rebuilds; `draw` puts the shapes in the tab's view, `show(q)` checks and colours them."""
+    """The scene around one session's arm (the session keeps it, and the project saves it);
+    `draw` puts the shapes in the tab's view, `show(q)` checks and colours them."""
 
     def __init__(self, tab: "SimulatorTab") -> None:
         self.tab = tab
-        self.scene: km.Scene | None = None
-        self.seat: str | None = None
         self.shapes: dict[str, list] = {}  # body name -> drawn objects
         self.handles: dict[str, str] = {}  # id of an obstacle's draggable object -> obstacle name
         self.status = None
+
+    # the open scene and the arm's seat live in the session: saved with the project
+    @property
+    def scene(self) -> km.Scene | None:
+        return self.tab.session.scene
+
+    @scene.setter
+    def scene(self, value: km.Scene | None) -> None:
+        self.tab.session.scene = value
+
+    @property
+    def seat(self) -> str | None:
+        return self.tab.session.seat
+
+    @seat.setter
+    def seat(self, value: str | None) -> None:
+        self.tab.session.seat = value
 
     # --- the card -----------------------------------------------------------------------
     def card(self) -> None:
@@ -112,6 +128,7 @@ class Workspace:
         if not name or name == NONE:
             self.scene, self.seat = None, None
             self.tab.build()
+            self.tab.page.changed("workspace")
             return
         if self.scene is not None and self.scene.name == name:
             scene = self.scene
@@ -132,6 +149,7 @@ class Workspace:
             session.set_q(entry.q)  # take over the arm where it stands
             self.tab.page.changed("q")
         self.tab.build()
+        self.tab.page.changed("workspace")
 
     def dropped(self, object_id: str, p: np.ndarray) -> bool:
         """An object was dragged to p (the arm's base frame, robot units): an obstacle moves
@@ -157,6 +175,7 @@ class Workspace:
         except km.SceneError as err:
             ui.notify(str(err), type="warning")
         self.tab.build()  # the fields show the new position; the view redraws
+        self.tab.page.changed("workspace")
         return True
 
     def move_obstacle(self, name: str, axis: int, value: float | None) -> None:
@@ -173,6 +192,7 @@ class Workspace:
             ui.notify(str(e), type="warning")
             return
         self.show(self.tab.session.q)
+        self.tab.page.changed("workspace")
 
     # --- drawing ------------------------------------------------------------------------
     def _to_view(self, T_world: np.ndarray) -> np.ndarray:

@@ -41,8 +41,13 @@ def read_scene(name_or_path: "str | os.PathLike[str]") -> Scene:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         raise SceneFileError(f"{where}: not a YAML text file (byte {e.start} is not UTF-8)") from None
-    parsed = parse(text, where, path.parent)
-    return _build(parsed, path.parent)
+    return read_scene_text(text, where, path.parent)
+
+
+def read_scene_text(text: str, where: str = "<scene>", folder: Path | None = None) -> Scene:
+    """A scene from the text of a YAML scene file (robot and mesh files relative to `folder`)."""
+    folder = folder or Path(".")
+    return _build(parse(text, where, folder), folder)
 
 
 def _build(parsed: dict, folder: Path) -> Scene:
