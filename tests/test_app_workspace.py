@@ -11,8 +11,6 @@ from nicegui.testing import User
 import kinematica as km
 from kinematica.app.workspace import HIT, OBSTACLE, OTHER, SHAPE
 
-pytestmark = pytest.mark.asyncio
-
 DOWN = [0, -60, -60, -60, 0]  # deg: the left Braccio's gripper into the table
 
 
@@ -20,6 +18,7 @@ def objects(user: User) -> dict:
     return one(user, "arm-scene").objects
 
 
+@pytest.mark.asyncio
 async def test_a_scene_is_drawn_around_the_arm_and_checked_as_it_moves(user: User) -> None:
     before = len(objects(user))
     await user.should_see("no scene")
@@ -60,6 +59,7 @@ async def test_a_scene_is_drawn_around_the_arm_and_checked_as_it_moves(user: Use
     assert OBSTACLE in {(o.color, o.opacity) for o in objects(user).values()}
 
 
+@pytest.mark.asyncio
 async def test_choosing_a_scene_of_another_robot_switches_to_it_and_none_closes_it(user: User) -> None:
     one(user, "workspace-scene").value = "kuka-table"
     assert one(user, "robot-select").value == "kuka-kr6-r900"
@@ -70,6 +70,7 @@ async def test_choosing_a_scene_of_another_robot_switches_to_it_and_none_closes_
     assert one(user, "robot-select").value == "kuka-kr6-r900"
 
 
+@pytest.mark.asyncio
 async def test_ik_solutions_that_collide_are_marked(user: User) -> None:
     one(user, "workspace-scene").value = "two-braccios"
     await user.should_see("no collision")
@@ -81,6 +82,7 @@ async def test_ik_solutions_that_collide_are_marked(user: User) -> None:
     assert "with table" in next(iter(marks)).text
 
 
+@pytest.mark.asyncio
 async def test_the_player_stops_at_the_first_collision(user: User) -> None:
     import asyncio
 
@@ -109,6 +111,7 @@ async def test_the_player_stops_at_the_first_collision(user: User) -> None:
     await user.should_see("COLLISION: " + "; ".join(f"{a} with {c}" for a, c in rep.collisions))
 
 
+@pytest.mark.asyncio
 async def test_the_sliders_drive_one_arm_at_a_time(user: User) -> None:
     one(user, "workspace-scene").value = "two-braccios"
     await user.should_see("no collision")
@@ -121,6 +124,7 @@ async def test_the_sliders_drive_one_arm_at_a_time(user: User) -> None:
     assert one(user, "joint-1-slider").value == pytest.approx(30, abs=1e-9)  # through rad and back
 
 
+@pytest.mark.asyncio
 async def test_an_obstacle_moved_by_numbers(user: User) -> None:
     one(user, "workspace-scene").value = "two-braccios"
     await user.should_see("no collision")
@@ -136,6 +140,7 @@ async def test_an_obstacle_moved_by_numbers(user: User) -> None:
     await user.should_see("COLLISION: " + "; ".join(f"{a} with {b}" for a, b in expected.collisions))
 
 
+@pytest.mark.asyncio
 async def test_an_obstacle_dragged_in_the_view(user: User) -> None:
     from nicegui import events
 
@@ -178,6 +183,7 @@ def test_the_workspace_is_saved_with_the_project() -> None:
     assert "workspace" not in project.to_dict(Session())
 
 
+@pytest.mark.asyncio
 async def test_a_reload_keeps_the_workspace(user: User) -> None:
     one(user, "workspace-scene").value = "two-braccios"
     one(user, "workspace-seat").value = "right"
