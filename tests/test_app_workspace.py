@@ -192,3 +192,21 @@ async def test_a_reload_keeps_the_workspace(user: User) -> None:
     assert one(user, "workspace-scene").value == "two-braccios"
     assert one(user, "workspace-seat").value == "right"
     await user.should_see("no collision · ")
+
+
+@pytest.mark.asyncio
+async def test_a_scene_file_opens_and_a_bad_one_is_refused_in_words(user: User) -> None:
+    from nicegui.elements.upload_files import SmallFileUpload
+
+    text = ("name: my-cell\nlength_unit: m\nrobots:\n  - {name: arm, robot: kuka-kr6-r900}\n"
+            "obstacles:\n  - {name: post, shape: cylinder, radius: 0.05, length: 1.0, pose: {xyz: [0.4, 0.3, 0.5]}}\n")
+    user.find(marker="open-scene-file").click()
+    await user.should_see(marker="scene-upload")
+    bad = text.replace("radius: 0.05, ", "")
+    await one(user, "scene-upload").handle_uploads([SmallFileUpload("bad.yaml", "text/yaml", bad.encode())])
+    await user.should_see("Not opened — bad.yaml line 6: obstacles[0]: a cylinder needs 'radius'")
+    await one(user, "scene-upload").handle_uploads([SmallFileUpload("my-cell.yaml", "text/yaml", text.encode())])
+    scene = km.scene.read_scene_text(text, "my-cell.yaml")
+    await user.should_see("no collision · " + scene.distance().words())  # (the upload is handled in a task)
+    assert one(user, "workspace-scene").value == "my-cell"
+    assert one(user, "robot-select").value == "kuka-kr6-r900"

@@ -1,7 +1,7 @@
 """The Simulator's workspace: a scene (`kinematica.scene`) drawn around the arm and checked as
 it moves.
 
-Pick a bundled scene and which of its robots the session's arm plays ("left" of two-braccios);
+Pick a bundled scene (or open a scene file) and which of its robots the session's arm plays ("left" of two-braccios);
 the tab switches to that robot. The other robots stand at their scene configurations, the
 obstacles are drawn as their shapes, and every link's collision shape is a translucent
 overlay. After each move the scene is checked at the arm's q: colliding shapes turn red and one
@@ -15,8 +15,9 @@ checked at the scene's default resolution, half the smallest link radius).
 The sliders drive one arm at a time: "this arm is" picks which, the others stay where they
 were left. Obstacles move by numbers (their position, scene unit) and by dragging them in the
 view. Not here yet (issue 15's
-simulator list): only bundled scenes open here (a scene file cannot be uploaded yet). The
-workspace (scene, seat, the other arms' q, obstacle poses) is saved with the project.
+simulator list): a scene's robots must be bundled ones (the simulator shows those), and
+an opened file's meshes need absolute paths. The workspace (scene, seat, the other arms' q,
+obstacle poses) is saved with the project.
 """
 
 from __future__ import annotations
@@ -28,12 +29,14 @@ from nicegui import ui
 
 import kinematica as km
 from kinematica.scene import SweepReport, check_trajectory, scene_names
+from kinematica.scene.library import read_scene_text
 from kinematica.scene.shapes import mesh_data
 
 from . import camera
 from .panel import tag
 from .playlist import q_at
 from .scene import along
+from .uploads import FileDrop
 
 if TYPE_CHECKING:
     from .simulator import SimulatorTab
@@ -61,6 +64,12 @@ class Workspace:
 
     def __init__(self, tab: "SimulatorTab") -> None:
         self.tab = tab
+        with ui.dialog() as self.open_dialog, ui.card().classes("w-96"):
+            ui.label("Open a scene file").classes("text-subtitle2")
+            ui.label("A YAML scene file (see docs/scenes.md) whose robots are bundled ones; mesh "
+                     "obstacles need absolute paths.").classes("text-sm text-grey-8")
+            self.drop = FileDrop("scene-upload", "drop a .yaml scene file here, or press +", ".yaml,.yml",
+                                 self.upload)
         self.shapes: dict[str, list] = {}  # body name -> drawn objects
         self.handles: dict[str, str] = {}  # id of an obstacle's draggable object -> obstacle name
         self.status = None
@@ -88,9 +97,14 @@ class Workspace:
         with ui.card().classes("w-full p-3 gap-1"):
             ui.label("Workspace").classes("text-subtitle2")
             with ui.row().classes("w-full no-wrap gap-2"):
-                tag(ui.select([NONE] + scene_names(), value=self.scene.name if self.scene else NONE,
+                names = [NONE] + scene_names()
+                if self.scene is not None and self.scene.name not in names:
+                    names.append(self.scene.name)  # an opened file
+                tag(ui.select(names, value=self.scene.name if self.scene else NONE,
                               label="scene", on_change=lambda e: self.choose(e.value, None)),
                     "workspace-scene").classes("grow").props("dense")
+                tag(ui.button(icon="upload_file", on_click=self.open_dialog.open), "open-scene-file") \
+                    .props("flat round dense").tooltip("open a scene file (.yaml)")
                 if self.scene is not None:
                     tag(ui.select(seats(self.scene), value=self.seat, label="this arm is",
                                   on_change=lambda e: self.choose(self.scene.name, e.value)),
@@ -135,9 +149,30 @@ class Workspace:
             scene.set_q(self.seat, session.q)  # the arm given up stays where it is
         else:
             scene = km.Scene.load(name)
+        self._open(scene, seat)
+
+    async def upload(self, e: Any) -> None:
+        """A scene file dropped in the dialog: opened, or refused in words beside the widget."""
+        name = e.file.name
+        try:
+            scene = read_scene_text((await e.file.read()).decode("utf-8"), name)
+            if not seats(scene):
+                raise km.SceneError("none of its robots is a bundled robot the simulator can show")
+        except UnicodeDecodeError as err:
+            self.drop.refused(name, ValueError(f"not a YAML text file (byte {err.start} is not UTF-8)"))
+            return
+        except (ValueError, OSError) as err:
+            self.drop.refused(name, err)
+            return
+        self.drop.accepted()
+        self.open_dialog.close()
+        self._open(scene, None)
+
+    def _open(self, scene: km.Scene, seat: str | None) -> None:
+        session = self.tab.session
         playable = seats(scene)
         if not playable:
-            ui.notify(f"{name}: none of its robots is a bundled robot the simulator can show", type="warning")
+            ui.notify(f"{scene.name}: none of its robots is a bundled robot the simulator can show", type="warning")
             return
         mine = [s for s in playable if scene.robots[s].robot.name == session.robot_name]
         self.scene, self.seat = scene, seat if seat in playable else (mine or playable)[0]

@@ -7,7 +7,7 @@ engine with a batched broad phase), scene (`Scene`), scenefile (YAML scene files
 scenes).
 """
 
-from .library import read_scene, scene_names
+from .library import read_scene, read_scene_text, scene_names
 from .query import CheckReport, DistanceReport
 from .scene import Obstacle, Scene, SceneRobot, Seat
 from .scenefile import SceneFileError
@@ -16,4 +16,4 @@ from .sweep import SweepReport, check_trajectory
 
 __all__ = ["Scene", "SceneRobot", "Obstacle", "Seat", "SceneError", "SceneFileError", "Shape", "SHAPES",
            "make_shape", "CheckReport", "DistanceReport", "SweepReport", "check_trajectory", "read_scene",
-           "scene_names"]
+           "read_scene_text", "scene_names"]
