@@ -1,23 +1,22 @@
 """The Simulator's workspace: a scene (`kinematica.scene`) drawn around the arm and checked as
 it moves.
 
-Pick a bundled scene (or open a scene file) and which of its robots the session's arm plays ("left" of two-braccios);
-the tab switches to that robot. The other robots stand at their scene configurations, the
-obstacles are drawn as their shapes, and every link's collision shape is a translucent
-overlay. After each move the scene is checked at the arm's q: colliding shapes turn red and one
-line says what collides, or the minimum distance in words ("left/upper arm is 50.92 mm from
-table"). The other arms are drawn by their collision shapes. The arm keeps its own frame in the view: the world is drawn around it through the
-inverse of its base pose.
+Pick a bundled scene (or open a scene file) and which of its robots the session's arm is
+("left" of two-braccios); the tab switches to that robot. The arm keeps its own frame in the
+view: the world is drawn around it through the inverse of its base pose. This arm's collision
+shapes are a translucent overlay on its drawing, the other arms are drawn by their collision
+shapes at their scene configurations, the obstacles as their shapes. After each move the scene
+is checked at the arm's q: colliding shapes turn red and one line says what collides, or the
+minimum distance in words ("left/upper arm is 50.92 mm from table").
 
-IK solutions that collide are marked in the solution list ("collides: left/gripper with table"),
-and the trajectory player stops at the first collision ahead (`first_collision`: the motion
-checked at the scene's default resolution, half the smallest link radius).
-The sliders drive one arm at a time: "this arm is" picks which, the others stay where they
-were left. Obstacles move by numbers (their position, scene unit) and by dragging them in the
-view. Not here yet (issue 15's
-simulator list): a scene's robots must be bundled ones (the simulator shows those), and
-an opened file's meshes need absolute paths. The workspace (scene, seat, the other arms' q,
-obstacle poses) is saved with the project.
+The sliders drive one arm at a time: "this arm is" picks which, the others stay where they were
+left. Obstacles move by numbers (their position, scene unit) or by dragging them in the view.
+IK solutions that collide are marked in the solution list ("collides: left/gripper with
+table"); the trajectory player stops at the first collision ahead (`first_collision`: the
+motion checked at the scene's default resolution, half the smallest link radius). The
+workspace (scene, seat, the other arms' q, obstacle poses) is saved with the project.
+Limits: a scene's robots must be bundled ones (those the simulator shows), and an opened
+file's meshes need absolute paths (an upload has no folder).
 """
 
 from __future__ import annotations
