@@ -241,3 +241,21 @@ def test_targets_whose_solution_lies_on_the_limits_are_solved(name, k):
     assert np.mean(res.success) >= 0.999, np.unique(res.reason[~res.success])
     single = [km.ik(robot, T[i], q0="random", seed=i) for i in range(60)]
     assert all(s.success for s in single), [s.reason for s in single if not s.success]
+
+
+@pytest.mark.parametrize("k", [1, 2, 7])
+def test_redundant_arm_finds_solutions_on_the_corners_of_its_joint_box(k):
+    """The Panda (7 joints): a target reached with all 7 joints on limits often has no other
+    solution inside the limits (its self-motion curve leaves the box at the corner), which
+    free iteration finds only by luck; bound-constrained restarts (`limits.pinned`) find it.
+    Measured on 2 000 targets: 1 / 2 / 7 joints on limits 100 / 100 / 99.8 % batched (99.65 /
+    96.8 / 87.4 % before them). 300 targets here: at a miss rate of 0.2 %, 4 or fewer misses
+    in 300 has probability 0.9997, hence the bound (the old code missed ~38); for k < 7 none
+    is allowed (none in 2 000 measured)."""
+    robot = km.load("panda")
+    q = on_limits(robot, k, 300, np.random.default_rng(100 + k))
+    T = km.fk(robot, q)
+    res = km.ik(robot, T, q0="random", seed=1)
+    assert_honest(robot, res, T[:, :3, 3], R=T[:, :3, :3])
+    assert np.all(robot.within_limits(res.q[res.success]))
+    assert np.sum(~res.success) <= (4 if k == 7 else 0), np.unique(res.reason[~res.success])

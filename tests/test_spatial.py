@@ -119,6 +119,18 @@ def test_rpy_is_urdf_convention_fixed_xyz(r, p, y):
     np.testing.assert_allclose(spatial.rpy_to_matrix(back), ref[:3, :3], atol=1e-12)
 
 
+@MEDIUM
+@given(rpy=st.lists(st.floats(-7, 7), min_size=3, max_size=3))
+def test_rpy_matches_scipy_extrinsic_xyz(rpy):
+    """An independent oracle: SciPy's extrinsic x-y-z Euler angles (entries of a product of
+    three rotations: rounding ≤ a few ε)."""
+    from scipy.spatial.transform import Rotation
+
+    np.testing.assert_allclose(spatial.rpy_to_matrix(rpy), Rotation.from_euler("xyz", rpy).as_matrix(), atol=1e-14)
+    batch = np.array([rpy, rpy[::-1]]).reshape(2, 1, 3)
+    assert spatial.rpy_to_matrix(batch).shape == (2, 1, 3, 3)
+
+
 def test_rpy_at_gimbal_lock_still_reproduces_the_rotation():
     for pitch in (np.pi / 2, -np.pi / 2):
         R = spatial.rpy_to_matrix([0.3, pitch, -0.7])

@@ -6,21 +6,45 @@
 array([0.    , 0.5615, 0.89  ])
 """
 
-from . import spatial, trajectory
-from .dynamics import (DynamicsError, SimulationStopped, computed_torque, coriolis, energy, forward_dynamics,
-                       gravity_torques, mass_matrix, pd_gravity, rne, simulate, with_payload)
 from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
 from .ik import target as targets
 from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk_frames,
                          fk_jacobian, jacobian, jacobian_derivative, manipulability,
-                         planar_fk, planar_jacobian, rank, singular_values, singularity,
-                         task_rows)
+                         planar_fk, planar_jacobian, rank, screw_axes, singular_values, singularity,
+                         task_rows, to_dh)
 from .model import (Inertial, MissingLimitWarning, OffChainBodiesWarning, ParameterTable, Robot,
-                    RobotError, RobotFileError, URDFWarning, from_dh, from_link_frames, from_mdh,
-                    from_planar, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
+                    RobotError, RobotFileError, URDFWarning, from_dh, from_mdh, from_link_frames,
+                    from_planar, from_poe, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
                     urdf_tips)
-from .trajectory import Trajectory
-from .scene import Scene, SceneError, SceneFileError
+
+# Imported at first use (PEP 562), not with the package: the dynamics' integrators and the
+# trajectories' splines bring SciPy's integrate, interpolate and spatial modules, most of the
+# start-up of a CLI call that needs none of them (`python -X importtime -c "import kinematica"`).
+_LAZY = {
+    **dict.fromkeys(("DynamicsError", "SimulationStopped", "computed_torque", "coriolis", "energy",
+                     "forward_dynamics", "gravity_torques", "mass_matrix", "pd_gravity", "rne", "simulate",
+                     "with_payload", "regressor", "identify"), "dynamics"),
+    "Trajectory": "trajectory",
+    **dict.fromkeys(("Scene", "SceneError", "SceneFileError"), "scene"),
+}
+_MODULES = ("spatial", "trajectory", "dynamics", "hardware", "scene")
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # once: the next access is a plain attribute
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __version__ = "0.1.0"
 
@@ -28,19 +52,22 @@ __all__ = [
     # models
     "Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "from_dh", "from_mdh",
     "from_planar", "from_link_frames", "from_urdf", "to_urdf", "load", "save", "robot_names",
-    "to_servo", "from_servo", "urdf_tips", "URDFWarning", "OffChainBodiesWarning", "MissingLimitWarning",
+    "to_servo", "from_servo", "urdf_tips", "from_poe", "URDFWarning", "OffChainBodiesWarning", "MissingLimitWarning",
     # kinematics
     "fk", "fk_frames", "fk_jacobian", "jacobian", "jacobian_derivative", "planar_fk",
     "planar_jacobian", "manipulability", "det_jjt", "condition", "rank", "singular_values",
-    "task_rows", "singularity", "Singularity", "JacobianReport",
+    "task_rows", "singularity", "Singularity", "JacobianReport", "screw_axes", "to_dh",
     # inverse kinematics
     "ik", "ik_all", "self_motion", "IKResult", "Target", "TargetError", "targets",
     # dynamics
     "rne", "mass_matrix", "gravity_torques", "coriolis", "forward_dynamics", "with_payload",
     "simulate", "SimulationStopped", "pd_gravity", "computed_torque", "energy", "DynamicsError",
+    "regressor", "identify",
     # trajectories
     "trajectory", "Trajectory",
     # shared workspaces
     "Scene", "SceneError", "SceneFileError",
     "spatial",
+    # the physical Braccio: firmware, serial bridge, emulator (pyserial loads when a link opens)
+    "hardware",
 ]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.spatial.transform import Rotation
 
 __all__ = [
     "rotx", "roty", "rotz", "trans", "transl", "homogeneous", "inv",
@@ -82,11 +81,12 @@ def inv(T: ArrayLike) -> np.ndarray:
 def rpy_to_matrix(rpy: ArrayLike) -> np.ndarray:
     """Rotation (..., 3, 3) from roll, pitch, yaw (rad) about fixed x, y, z: R = Rz(y)·Ry(p)·Rx(r).
 
-    This is the URDF convention.
+    This is the URDF convention (SciPy's `Rotation.from_euler("xyz", rpy)`, checked against it
+    in the tests; written out here because importing SciPy's spatial module would add a third
+    of a second to loading any robot file).
     """
     rpy = np.asarray(rpy, dtype=float)
-    flat = Rotation.from_euler("xyz", rpy.reshape(-1, 3)).as_matrix()
-    return flat.reshape(rpy.shape[:-1] + (3, 3))
+    return (rotz(rpy[..., 2]) @ roty(rpy[..., 1]) @ rotx(rpy[..., 0]))[..., :3, :3]
 
 
 def matrix_to_rpy(R: ArrayLike) -> np.ndarray:
@@ -164,5 +164,7 @@ def rotation_log(R: ArrayLike) -> np.ndarray:
     out = v * scale[..., None]
     far = c < -0.99  # within ~8° of π: R − Rᵀ loses the axis
     if np.any(far):
+        from scipy.spatial.transform import Rotation
+
         out[far] = Rotation.from_matrix(R[far]).as_rotvec()
     return out

@@ -1,5 +1,5 @@
 """The `kinematica` command: robots, show, fk, jacobian, ik, dynamics, simulate, traj, plot,
-animate, explain, scene, demo, serve.
+animate, explain, scene, demo, serve, braccio.
 
 Every subcommand prints readable tables by default and JSON with `--json`. JSON states its units:
 joint values as `q` (rad for revolute joints, the robot's length unit for prismatic ones) and
@@ -13,7 +13,8 @@ One module per group of subcommands, each with its `add_parser(s)` and `cmd_*` f
 kinematics.py (robots, show, fk, jacobian), ik.py, dynamics.py (dynamics, simulate), traj.py,
 scene.py (scene check, scene show),
 plot.py (plot, animate: figures; Matplotlib is imported only when they run), demo.py,
-serve.py (the browser simulator; NiceGUI is imported only when it runs);
+serve.py (the browser simulator; NiceGUI is imported only when it runs), braccio.py (the
+physical Braccio: ports, emulator, firmware, home, move, play);
 common.py holds argument parsing and JSON, text*.py the table views.
 """
 
@@ -26,7 +27,7 @@ from typing import Sequence, TextIO
 
 import kinematica as km
 
-from . import demo, dynamics, explain, ik, kinematics, plot, scene, serve, traj
+from . import braccio, demo, dynamics, explain, ik, kinematics, plot, scene, serve, traj
 from .common import JSON_HELP, Failure, Parser, UsageError, show_warnings, start_warnings
 
 EXIT_USAGE = 2
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     scene.add_parser(sub)
     demo.add_parser(sub)
     serve.add_parser(sub)
+    braccio.add_parser(sub)
     for p in sub.choices.values():
         p.add_argument("--json", action="store_true", help=JSON_HELP)
     return parser

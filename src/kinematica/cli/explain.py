@@ -9,15 +9,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
-from ..explain import explain, render
-from ..explain.document import Document
 from . import ik as cli_ik
 from .common import (UsageError, add_robot, dumps, finite_numbers, jsonable, option_joint_values, robot_of,
                      with_warnings)
+
+if TYPE_CHECKING:
+    from ..explain.document import Document
 
 FORMATS = ("text", "md", "html", "tex")
 _SUFFIX = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".tex": "tex", ".txt": "text"}
@@ -44,6 +45,8 @@ def _check_out(args: argparse.Namespace) -> None:
 
 def build_document(args: argparse.Namespace) -> Document:
     """The explanation the options ask for."""
+    from ..explain import explain  # here: SymPy takes most of a second to import
+
     robot = robot_of(args)
     deg = True if args.deg else None
     q = option_joint_values(robot, args.q, args.deg, "--q", robot.q_home)
@@ -77,6 +80,8 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         text = dumps(jsonable(with_warnings(document_data(doc)))) + "\n"
     else:
+        from ..explain import render
+
         fmt = _format(args)
         text = render(doc, fmt, **({"math": args.math} if fmt == "html" else {}))
     if args.out:

@@ -13,7 +13,6 @@ from typing import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
 from ..bounds import EVALUATIONS, count, sample_count
 from ..kinematics.chain import check_q
@@ -29,7 +28,7 @@ TorqueFn = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
 Progress = Callable[[float, int], "bool | None"]
 """progress(t, evaluations): called after every integrator step; False stops the simulation."""
 
-METHODS = {m.__name__: m for m in (LSODA, RK45, RK23, DOP853, Radau, BDF)}
+METHODS = ("LSODA", "RK45", "RK23", "DOP853", "Radau", "BDF")  # scipy.integrate's classes
 MAX_EVALUATIONS = 100_000
 """The default cap on evaluations of the dynamics in one simulation: ~20 s on a 2-core machine
 for a 6-joint arm; an arm swinging freely for 1 s takes ~750 at rtol 1e-8."""
@@ -137,7 +136,9 @@ def simulate(robot: Robot, duration: float, q0: ArrayLike, qd0: ArrayLike | None
         return np.concatenate([qd, forward_dynamics(robot, q, qd, tau_fn(t, q, qd), gravity=gravity)])
 
     times = np.linspace(0.0, duration, samples)
-    solver = METHODS[method](f, 0.0, np.concatenate([q0, qd0]), duration, rtol=rtol, atol=atol)
+    import scipy.integrate  # here: its import is a third of a second of start-up
+
+    solver = getattr(scipy.integrate, method)(f, 0.0, np.concatenate([q0, qd0]), duration, rtol=rtol, atol=atol)
     ys, stop = _march(solver, times, lambda: evaluations, max_evaluations, progress)
     k = len(ys)
     sim = _trajectory(robot, times[:k], ys, tau_fn, gravity, method, evaluations)

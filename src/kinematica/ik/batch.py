@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.robot import Robot
-from .limits import MARGIN, outside_by
+from .limits import MARGIN, outside_by, pinned
 from .linsolve import spd_solve_last
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
 from .pool import OUTSIDE, RACE, TAIL, Goals, Out, Slots, bookkeep, new_slots
@@ -134,9 +134,14 @@ def _step(robot: Robot, slots: Slots, plan: Plan, e, Je, conv: np.ndarray, near:
     CONVERGED, STALLED, AT_LIMIT, LIMIT (this attempt's iteration cap) or OUTSIDE."""
     opts = plan.opts
     lo, hi = robot.limits[:, :1], robot.limits[:, 1:]
+    clip = slots.clip
+    active = clip & ((slots.attempt > 0) | (not opts.clip_limits))  # as `single.attempt`
+    if active.any():
+        held = pinned(Je, e, slots.q, lo, hi) & active
+        if held.any():
+            Je = np.where(held, 0.0, Je)
     dq = damped_steps(Je, e, slots.lam)
     qt = slots.q + dq
-    clip = slots.clip
     if clip.any():
         qt = np.where(clip, np.clip(qt, lo, hi), qt)
         dq = qt - slots.q

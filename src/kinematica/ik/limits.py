@@ -63,6 +63,17 @@ def wrap_inside(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return q, ~out.any(axis=0)
 
 
+def pinned(Je: np.ndarray, e: np.ndarray, q: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The joints a bound-constrained step holds still: those on a limit (q ≤ lo or q ≥ hi)
+    that the descent direction g = J_eᵀe of ½‖e‖² pushes further out. Their Jacobian columns
+    are zeroed, so the damped step moves the other joints only (an active-set projected LM):
+    a clipped full step would spend the free joints' motion on one the limit then cancels, and
+    a solution on a corner of the joint box would be approached only by luck.
+    Shapes batch-last or single: Je (k, n[, P]), e (k[, P]), q (n[, P]), lo and hi (n[, 1])."""
+    g = np.einsum("rn...,r...->n...", Je, e)
+    return ((q <= lo) & (g < 0)) | ((q >= hi) & (g > 0))
+
+
 def outside_by(robot: Robot, q: np.ndarray, margin: float) -> np.ndarray:
     """Whether some joint of q (n, k), revolute ones wrapped by 2π, lies beyond its limits by
     more than `margin` — too far for the last iterations of a converging solver to bring back."""

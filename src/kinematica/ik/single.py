@@ -14,17 +14,27 @@ import math
 
 import numpy as np
 
-from scipy.linalg.lapack import dposv
-
 from ..kinematics.chain import end_single
 from ..model.robot import LIMIT_TOL, Robot
 from .batch import NEAR, NO_PROGRESS, RESTART_ITER
 from .pool import OUTSIDE, modes
-from .limits import MARGIN, TWO_PI, random_seeds
+from .limits import MARGIN, TWO_PI, pinned, random_seeds
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
 from .residual import errors, residual
 from .target import Target
 from .verdict import NEAR_SINGULAR
+
+
+def _dposv():
+    """LAPACK's Cholesky solve, imported at the first solve (not with the package: start-up)."""
+    global _DPOSV
+    if _DPOSV is None:
+        from scipy.linalg.lapack import dposv
+        _DPOSV = dposv
+    return _DPOSV
+
+
+_DPOSV = None
 
 
 def _log_vee(Rd: np.ndarray, R: np.ndarray) -> tuple[list[float], float]:
@@ -82,7 +92,7 @@ class Problem:
             A = Je.dot(Je.T)
             b = e
         A.ravel()[::A.shape[0] + 1] += max(lam, 1e-12 * float(np.vdot(Je, Je)))  # tr A = ‖J‖²_F
-        _, x, info = dposv(A, b)
+        _, x, info = _dposv()(A, b)
         if info:  # not positive definite in floating point: the general solver
             x = np.linalg.lstsq(A, b, rcond=None)[0]
         return x if n <= k else Je.T.dot(x)
@@ -119,6 +129,7 @@ def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
     a solution found just outside the limits, clipped with accept/reject (see `pool.modes`)."""
     opts = pb.opts
     clip, adaptive = (True, True) if polish else (bool(x) for x in modes(np.array(seed_no), opts))
+    active = polish or (clip and seed_no > 0)  # the caller's clipped attempt stays paper 000's plain LM
     cap = opts.max_iter if seed_no == 0 else min(opts.max_iter, RESTART_ITER)
     eps2 = opts.eps_step ** 2
     qt, q, E, lam, it, best, since = q0, q0, math.inf, opts.lambda0, 0, math.inf, 0
@@ -139,7 +150,11 @@ def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
             lam = opts.chan_factor * E
         if acc and pos < opts.tol_position and ori < opts.tol_orientation:
             return q, CONVERGED, it
-        dq = pb.step(Je, e, lam)
+        if active:
+            held = pinned(Je, e, q, pb.lo, pb.hi)
+            dq = pb.step(np.where(held, 0.0, Je) if held.any() else Je, e, lam)
+        else:
+            dq = pb.step(Je, e, lam)
         qt = q + dq
         if clip:
             qt = np.clip(qt, pb.lo, pb.hi)

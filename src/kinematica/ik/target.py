@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.spatial.transform import Rotation
 
 KINDS = ("pose", "position", "approach", "planar")
 _ROWS = {"pose": np.arange(6), "position": np.arange(3), "approach": np.arange(6), "planar": np.array([0, 1]),
@@ -137,6 +136,8 @@ def orientation(p: ArrayLike, *, R: ArrayLike | None = None, rpy: ArrayLike | No
         raise TargetError(f"give exactly one orientation (R, rpy, euler_zyz or quat), got {list(given) or 'none'}")
     (kind, value), = given.items()
     p = _arr(p, (3,), "target position")
+    from scipy.spatial.transform import Rotation  # here: SciPy's import is most of a CLI call's start-up
+
     if kind == "R":
         Rm = _arr(value, (3, 3), "target rotation")
     elif kind == "quat":

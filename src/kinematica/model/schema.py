@@ -5,12 +5,14 @@ The schema is documented for users in docs/robot-files.md; keep the two in step.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import re
 
-import jsonschema
 import yaml
+
+if TYPE_CHECKING:
+    import jsonschema
 
 _num = {"type": "number"}
 _vec3 = {"type": "array", "items": _num, "minItems": 3, "maxItems": 3}
@@ -113,9 +115,10 @@ class _DuplicateKey(yaml.constructor.ConstructorError):
         self.key, self.first, self.again = key, first.start_mark.line + 1, again.start_mark.line + 1
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """PyYAML's safe loader reading floats as YAML 1.2 does (`1e-3` is a number, not a string)
-    and refusing a key given twice in one mapping (YAML forbids it; PyYAML keeps the last)."""
+    and refusing a key given twice in one mapping (YAML forbids it; PyYAML keeps the last).
+    On libyaml's parser where PyYAML has it: the pure-Python one took 60 ms a robot file."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         seen: dict[Any, yaml.Node] = {}
@@ -203,8 +206,12 @@ def load_yaml(text: str, where: str) -> tuple[Any, yaml.Node]:
     given twice); RobotFileError naming the file and line when it is not valid YAML or empty.
     Scene files share it (`kinematica.scene.scenefile`)."""
     try:
-        root = yaml.compose(text, Loader=_Loader)
-        data = yaml.load(text, Loader=_Loader)
+        loader = _Loader(text)
+        try:  # one parse: the nodes (their lines name the bad field) and the data built from them
+            root = loader.get_single_node()
+            data = None if root is None else loader.construct_document(root)
+        finally:
+            loader.dispose()
     except _DuplicateKey as e:
         raise RobotFileError(f"{where} line {e.again}: key {e.key!r} appears twice in one mapping "
                              f"(first at line {e.first}); give each key once") from None
@@ -298,6 +305,8 @@ def _check_meaning(data: dict, root: yaml.Node, where: str) -> None:
 
 
 def _validate(data: Any, schema: dict, root: yaml.Node, where: str, prefix: list) -> None:
+    import jsonschema  # at the first file read, not at `import kinematica`
+
     err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
     if err is None:
         return

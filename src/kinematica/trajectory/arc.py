@@ -19,7 +19,6 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.spatial.transform import Rotation, Slerp
 
 from .path import CartesianPath, as_pose_or_point, as_rotation, poses_from, sample
 from .value import TrajectoryError
@@ -92,6 +91,8 @@ def _through(p1, p2, p3, steps, R, total_angle, timing, kind) -> CartesianPath:
     if all(given):
         keys = [0.0, phi2, phi3] + ([2 * np.pi] if total_angle is not None else [])
         mats = [R1, R2, R3] + ([R1] if total_angle is not None else [])
+        from scipy.spatial.transform import Rotation, Slerp
+
         turn = Slerp(keys, Rotation.from_matrix(np.stack(mats)))
     else:
         turn = None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.spatial.transform import Rotation, Slerp
 
 from .path import CartesianPath, as_pose_or_point, as_rotation, poses_from, sample
 from .value import TrajectoryError
@@ -40,6 +39,8 @@ def line(start: ArrayLike, end: ArrayLike, steps: int = 50, *, R: ArrayLike | No
     oriented = R0 is not None or fixed is not None
     if R0 is None:
         R0 = R1 = fixed if fixed is not None else np.eye(3)
+    from scipy.spatial.transform import Rotation, Slerp
+
     rots = Rotation.from_matrix(np.stack([R0, R1]))
     angle = float((rots[0].inv() * rots[1]).magnitude())
     L = float(np.linalg.norm(p1 - p0))

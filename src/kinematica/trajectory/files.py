@@ -16,7 +16,6 @@ import re
 from pathlib import Path
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from .value import Trajectory, TrajectoryError
 
@@ -45,6 +44,8 @@ def _columns(tr: Trajectory, degrees: bool) -> tuple[list[str], np.ndarray]:
         blocks.append(tr.tau)
     if tr.poses is not None:
         heads += [f"{a} [{tr.length_unit}]" for a in "xyz"] + [f"{a} [1]" for a in ("qw", "qx", "qy", "qz")]
+        from scipy.spatial.transform import Rotation
+
         quat = Rotation.from_matrix(tr.poses[:, :3, :3]).as_quat(scalar_first=True)
         blocks += [tr.poses[:, :3, 3], quat]
     return heads, np.hstack(blocks)
@@ -94,6 +95,8 @@ def from_csv(text: str, where: str = "<csv>") -> Trajectory:
         poses = np.zeros((len(data), 4, 4))
         poses[:, :3, 3] = data[:, [cols[a][0] for a in "xyz"]]
         quat = data[:, [cols[a][0] for a in ("qw", "qx", "qy", "qz")]]
+        from scipy.spatial.transform import Rotation
+
         poses[:, :3, :3] = Rotation.from_quat(quat, scalar_first=True).as_matrix()
         poses[:, 3, 3] = 1.0
     q, qd, qdd = get("q") * k, get("qd"), get("qdd")

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.interpolate import CubicSpline
-from scipy.spatial.transform import Rotation, Slerp
 
 from .path import CartesianPath, as_rotation, poses_from, sample
 from .value import TrajectoryError
@@ -141,6 +139,8 @@ def curve(points: ArrayLike, kind: str = "cubic", bc="natural"):
         if d0.shape != (3,) or d1.shape != (3,):
             raise TrajectoryError("bc: end tangents must be two 3-vectors")
         bc_type = ((1, d0), (1, d1))
+    from scipy.interpolate import CubicSpline
+
     return CubicSpline(u, P, bc_type=bc_type)
 
 
@@ -202,6 +202,8 @@ def spline(points: ArrayLike, steps: int = 100, *, kind: str = "cubic", bc="natu
     >>> bool(np.any(np.all(np.isclose(p.positions, [1, 1, 0]), axis=1))), p.oriented
     (True, False)
     """
+    from scipy.spatial.transform import Rotation, Slerp
+
     raw = np.array(points, dtype=float)
     rots = None
     if raw.ndim == 3 and raw.shape[1:] == (4, 4):

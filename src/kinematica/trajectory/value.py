@@ -12,7 +12,6 @@ from typing import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.interpolate import CubicHermiteSpline
 
 from ..bounds import sample_count
 from ..model.coerce import takes_robot
@@ -116,6 +115,8 @@ class Trajectory:
             raise TrajectoryError(f"times must lie in [{self.t[0]}, {self.t[-1]}]")
         if len(self) == 1:
             raise TrajectoryError("cannot resample a single sample")
+        from scipy.interpolate import CubicHermiteSpline
+
         spline = CubicHermiteSpline(self.t, self.q, self.qd, axis=0)
         lin = lambda y: None if y is None else np.stack([np.interp(ts, self.t, c) for c in y.T], axis=1)
         return replace(self, t=ts, q=spline(ts), qd=spline(ts, 1), qdd=lin(self.qdd), tau=lin(self.tau),
