@@ -13,7 +13,8 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("scipy", "sympy", "matplotlib", "nicegui", "jsonschema", "yourdfpy", "trimesh")
+HEAVY = ("scipy", "sympy", "matplotlib", "nicegui", "jsonschema", "yourdfpy", "trimesh", "mujoco", "toppra",
+         "modern_robotics", "serial")
 
 
 def loaded_after(code: str) -> list[str]:

@@ -14,7 +14,7 @@ from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk
                          task_rows, to_dh)
 from .model import (Inertial, MissingLimitWarning, OffChainBodiesWarning, ParameterTable, Robot,
                     RobotError, RobotFileError, URDFWarning, from_dh, from_mdh, from_link_frames,
-                    from_planar, from_poe, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
+                    from_planar, from_poe, from_mjcf, MJCFError, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
                     urdf_tips)
 
 # Imported at first use (PEP 562), not with the package: the dynamics' integrators and the
@@ -52,7 +52,7 @@ __all__ = [
     # models
     "Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "from_dh", "from_mdh",
     "from_planar", "from_link_frames", "from_urdf", "to_urdf", "load", "save", "robot_names",
-    "to_servo", "from_servo", "urdf_tips", "from_poe", "URDFWarning", "OffChainBodiesWarning", "MissingLimitWarning",
+    "to_servo", "from_servo", "urdf_tips", "from_poe", "from_mjcf", "MJCFError", "URDFWarning", "OffChainBodiesWarning", "MissingLimitWarning",
     # kinematics
     "fk", "fk_frames", "fk_jacobian", "jacobian", "jacobian_derivative", "planar_fk",
     "planar_jacobian", "manipulability", "det_jjt", "condition", "rank", "singular_values",

@@ -28,6 +28,7 @@ from .limits import random_seeds, wrap_into_limits
 from .numeric import CONVERGED, METHODS, STALLED, Options, iterate
 from .reach import _bound, out_of_reach_message, reach_check
 from .result import IKResult
+from .secondary import check_goals, improve
 from .single import Problem, solve_one, verdict_one
 from .frame import fit_target, judged, solver_problem
 from .target import Target
@@ -83,7 +84,8 @@ def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
 
 @takes_robot
 def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" = None, method: str = "lm", *,
-       limits: str = "auto", restarts: int = 200, seed: int | None = 0, scene=None, **options) -> IKResult:
+       limits: str = "auto", restarts: int = 200, seed: int | None = 0, secondary: dict | None = None,
+       rest: "ArrayLike | None" = None, scene=None, **options) -> IKResult:
     """Joint values that put the tool on `target`.
 
     target: a `Target` (see `kinematica.ik.target`: pose, position, orientation forms, approach
@@ -107,6 +109,10 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" 
     99.9 %) and bounds the work on a target no seed solves. options: `Options` fields
     (tolerances, max_iter, damping ("adaptive": paper 000's accept/reject, default with clip;
     "chan": λ = 0.1·E, default otherwise), lambda0, step, history …).
+    secondary: goals for the freedom a solved target leaves (a redundant arm; a position-only
+    or axis-free target), as weights: {"limits": w, "manipulability": w, "rest": w}, `rest`
+    the rest pose (default home) — each solution is then moved in the task's null space to
+    lower the weighted cost, staying on its target (`secondary.improve`; numeric methods).
     scene: a `km.Scene` holding this robot once, or `scene.for_robot(name, others_q)`: a
     solution that collides is re-solved from random seeds, and one still colliding is marked
     (success False, `collision` the pair, the reason naming it) — see `ik.collide`.
@@ -116,17 +122,19 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" 
     >>> r.success, r.reason, np.degrees(r.q).round(3)
     (True, 'converged', array([38.509, 68.8  , 62.749]))
     """
+    def solve(t, q, s):
+        return _ik(robot, t, q, method, limits, restarts, s, secondary, rest, options)
     if scene is None:
-        return _ik(robot, target, q0, method, limits, restarts, seed, options)
+        return solve(target, q0, seed)
     seat = seat_of(robot, scene)  # a scene that does not hold the robot fails before any work
-    first = _ik(robot, target, q0, method, limits, restarts, seed, options)
-    return avoid(robot, judged(robot, target), first, seat,
-                 lambda t, q, s: _ik(robot, t, q, method, limits, restarts, s, options), seed)
+    return avoid(robot, judged(robot, target), solve(target, q0, seed), seat, solve, seed)
 
 
-def _ik(robot: Robot, target, q0, method: str, limits: str, restarts: int, seed, options: dict) -> IKResult:
+def _ik(robot: Robot, target, q0, method: str, limits: str, restarts: int, seed, secondary, rest,
+        options: dict) -> IKResult:
     """`ik` without a scene."""
     restarts = count(restarts, "restarts", RESTARTS, minimum=0)
+    goals = check_goals(robot, secondary, rest)
     world = judged(robot, target)  # what the verdict holds FK to: the target as given, world frame
     rs, t = solver_problem(robot, fit_target(robot, world))  # what the solvers iterate on
     shape = t.shape
@@ -140,7 +148,7 @@ def _ik(robot: Robot, target, q0, method: str, limits: str, restarts: int, seed,
     opts = _options(robot, method, mode, dict(options))
     opts.history = opts.history and N == 1
     enforce = mode != "ignore"
-    if method == "lm" and N == 1:
+    if method == "lm" and N == 1 and goals is None:
         return _ik_one(robot, world.reshape(), rs, t.reshape(), shape, q0, seed, opts, enforce, restarts)
     t, world = t.reshape(N), world.reshape(N)
     rng = np.random.default_rng(seed)
@@ -151,6 +159,11 @@ def _ik(robot: Robot, target, q0, method: str, limits: str, restarts: int, seed,
     ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
     if method == "lm" and np.any(~ok & reachable):
         rescue(rs, t, q, status, seeds, enforce, np.flatnonzero(~ok & reachable))
+        ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
+    if goals is not None and ok.any():
+        # the solvers' tolerances, a little inside: the verdict below must still see the target
+        q = improve(rs, t, q, np.flatnonzero(ok), *goals, 0.5 * opts.tol_position, 0.5 * opts.tol_orientation,
+                    enforce)
         ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
     near = near_singular(rs, t, q, J if rs is robot else None)
     words = reasons(robot, status, q, ok, pos, ori, inside, near, reachable, dist, reach, enforce, opts.max_iter)
