@@ -92,6 +92,7 @@ OUTSIDE = {  # (command, option dest) -> argv with q1 = 3 rad on the Puma
     ("traj", "from_"): ["traj", "puma560", "joint", "--from", *PUMA_OUT, "--to", *PUMA_IN],
     ("traj", "to"): ["traj", "puma560", "joint", "--from", *PUMA_IN, "--to", *PUMA_OUT],
     ("traj", "poses"): ["traj", "puma560", "joint", "--poses", *PUMA_IN, "--poses", *PUMA_OUT],
+    ("scene", "q"): ["scene", "check", "{tmp}/puma-scene.yaml", "--q", "arm=" + ",".join(PUMA_OUT)],
 }
 JOINT_DESTS = {"q", "q0", "from_", "to", "poses"}
 
@@ -105,6 +106,7 @@ def test_every_command_reading_joint_values_is_covered():
 @pytest.mark.parametrize("key", sorted(OUTSIDE), ids=["-".join(k) for k in sorted(OUTSIDE)])
 def test_joint_values_outside_the_limits_are_warned_about(capsys, tmp_path, key):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in OUTSIDE[key]]
+    (tmp_path / "puma-scene.yaml").write_text("robots: [{name: arm, robot: puma560}]\n", encoding="utf-8")
     code, out, err = run(capsys, *argv, "--json")
     warnings = [line for line in err.splitlines() if line.startswith("kinematica: warning: ")]
     assert len(warnings) == 1, err

@@ -25,8 +25,9 @@ _LAZY = {
                      "forward_dynamics", "gravity_torques", "mass_matrix", "pd_gravity", "rne", "simulate",
                      "with_payload", "regressor", "identify"), "dynamics"),
     "Trajectory": "trajectory",
+    **dict.fromkeys(("Scene", "SceneError", "SceneFileError"), "scene"),
 }
-_MODULES = ("spatial", "trajectory", "dynamics", "hardware")
+_MODULES = ("spatial", "trajectory", "dynamics", "hardware", "scene")
 
 
 def __getattr__(name: str):
@@ -64,6 +65,8 @@ __all__ = [
     "regressor", "identify",
     # trajectories
     "trajectory", "Trajectory",
+    # shared workspaces
+    "Scene", "SceneError", "SceneFileError",
     "spatial",
     # the physical Braccio: firmware, serial bridge, emulator (pyserial loads when a link opens)
     "hardware",

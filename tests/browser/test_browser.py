@@ -188,6 +188,23 @@ def test_a_projection_shows_the_arm_from_above(page):
     assert after != before
 
 
+def test_a_workspace_scene_turns_what_collides_red(page):
+    """Issue 15's simulator part: the two-Braccio scene around the arm; the gripper driven into
+    the table turns the table (and the gripper's collision shape) red on screen."""
+    def reddish(px: np.ndarray) -> int:
+        r, g, b = px[..., 0], px[..., 1], px[..., 2]
+        return int(((r > 200) & (r - g > 80) & (r - b > 80)).sum())
+
+    choose(page, "workspace-scene", "two-braccios")
+    expect(page.get_by_test_id("workspace-status")).to_contain_text("no collision", timeout=15_000)
+    wait_for_scene(page)
+    clear = reddish(scene_pixels(page))
+    set_joints(page, {1: 0, 2: -60, 3: -60, 4: -60, 5: 0})
+    expect(page.get_by_test_id("workspace-status")).to_contain_text("COLLISION: left/gripper with table")
+    page.wait_for_timeout(400)
+    assert reddish(scene_pixels(page)) > clear + 2000  # the table is large: thousands of red pixels
+
+
 def test_the_readme_screenshots(browser, server, tmp_path):
     """The README's pictures can be taken, and its words about them are what the page shows."""
     from PIL import Image

@@ -212,8 +212,9 @@ class IKPanel:
             self._quiet = False
         self._rows_visible()
 
-    def show_result(self, session: Session) -> None:
-        """The verdict and the solutions list of the last Solve (or Adopt)."""
+    def show_result(self, session: Session, collisions: list | None = None) -> None:
+        """The verdict and the solutions list of the last Solve (or Adopt); `collisions`: per
+        solution, the pair it collides with in the open workspace (None when clear)."""
         self.message.set_text(session.message)
         self.message.classes(replace="w-full text-sm rounded px-3 py-2 " + STATUS_CLASSES[session.status])
         self.solutions.clear()
@@ -239,6 +240,9 @@ class IKPanel:
                             ui.label(sol.label).classes("text-sm")
                             if not sol.within_limits:
                                 ui.label("outside the limits").classes("text-xs text-grey-7 shrink-0")
+                            if collisions and collisions[i]:
+                                tag(ui.label("collides: {} with {}".format(*collisions[i])),
+                                    f"solution-{i + 1}-collides").classes("text-xs text-negative shrink-0")
                         ui.label(f"({values})").classes("text-xs font-mono text-grey-8")
                     button = tag(ui.button("current" if current else "adopt",
                                            on_click=lambda _, i=i: self.on_adopt(i)), f"adopt-{i + 1}") \

@@ -3,7 +3,8 @@ the time, the speed (0.25× … 4×) and loop.
 
 Playing advances `session.t` by the wall-clock time since the last frame times the speed
 (a ~30 Hz timer), puts the arm at `q_at(trajectory, t)` and shows it through the Simulator
-tab's `refresh` (sliders, readout, arm). The other tabs and the saved project hear about the
+tab's `refresh` (sliders, readout, arm); with a workspace open it stops at the first collision
+ahead and says so. The other tabs and the saved project hear about the
 new q only when playback stops (pause, the end, a scrub): saving the project every frame would
 write the browser storage 30 times a second for nothing.
 """
@@ -34,6 +35,7 @@ class Player:
         self.session = tab.session
         self._quiet = False
         self._last = 0.0  # time.monotonic() of the last frame
+        self.stop_at = None  # the workspace's first collision ahead of this playback, if any
         plan = self.session.plan
         with ui.row().classes("w-full items-center no-wrap gap-3 px-1"):
             self.button = tag(ui.button(icon="play_arrow", on_click=self.toggle), "player-play") \
@@ -95,6 +97,7 @@ class Player:
             return
         if self.session.t >= self.duration - 1e-9:  # at the end: play from the start again
             self.session.t = 0.0
+        self.stop_at = self.tab.workspace.first_collision(self.session.trajectory, self.session.t)
         self._last = time.monotonic()
         self.timer.activate()
         self.button.props("icon=pause")
@@ -115,6 +118,15 @@ class Player:
         dt, self._last = now - self._last, now
         s, end = self.session, self.duration
         s.t += dt * s.plan.speed
+        hit = self.stop_at
+        if hit is not None and s.t >= hit.time:  # the workspace's first collision ahead: stop there
+            s.t = hit.time
+            self.stop_at = None
+            self.show()
+            self.pause()
+            ui.notify(f"Stopped at the first collision, t = {hit.time:.2f} s: "
+                      + "; ".join(f"{a} with {b}" for a, b in hit.collisions), type="warning")
+            return
         if s.t >= end:
             if s.plan.loop and end > 0:
                 s.t %= end

@@ -1,5 +1,5 @@
 """The simulator's work as a project: a plain JSON-able dict (robot, joint values, mode, IK
-target and method, the pose lists, how they are played, the view), written to a `.kinematica.json`
+target and method, the pose lists, how they are played, the view, the workspace scene), written to a `.kinematica.json`
 file and kept in the browser session's storage so a page reload loses nothing.
 
 Joint values are stored as the panels show them (degrees for revolute joints, the robot's length
@@ -26,6 +26,8 @@ import yaml
 import kinematica as km
 from kinematica.model.robotfile import read_text, robot_to_dict
 from kinematica.model.schema import dump
+from kinematica.scene.library import read_scene_text
+from kinematica.scene.scenefile import dump_scene
 
 from .playlist import check_name
 from .state import (METHODS, MODES, PLAN_KINDS, PROJECTIONS, FieldError, PlanSpec, Pose, Session, TargetSpec,
@@ -60,7 +62,8 @@ def to_dict(s: Session) -> dict[str, Any]:
         "plan": {"kind": s.plan.kind, "seconds": float(s.plan.seconds), "speed": float(s.plan.speed),
                  "loop": bool(s.plan.loop), "t": float(s.t)},
         "view": {"projection": s.view.projection, "frames": bool(s.view.frames)},
-    }
+    } | ({"workspace": {"seat": s.seat, "scene": yaml.safe_load(dump_scene(s.scene.to_dict()))}}
+         if s.scene is not None else {})
 
 
 def from_dict(data: Any) -> Session:
@@ -120,7 +123,23 @@ def _session(data: dict) -> Session:
     v = _get(data, "view", dict, {})
     s.view = ViewSpec(_choice(v, "projection", PROJECTIONS, s.view.projection, "view.projection"),
                       _flag(v, "frames", "view.frames"))
+    if "workspace" in data:
+        s.scene, s.seat = _workspace(_get(data, "workspace", dict, {}), s)
     return s
+
+
+def _workspace(w: dict, s: Session) -> tuple[km.Scene, str]:
+    """The open scene and the arm's seat in it, read through the scene file's own checks."""
+    try:
+        plain = json.loads(json.dumps(_get(w, "scene", dict, {})))  # the browser storage's dicts → plain
+        scene = read_scene_text(dump(plain), "project workspace.scene")
+    except (ValueError, TypeError, yaml.YAMLError) as e:
+        raise ProjectError(str(e)) from None
+    seat = w.get("seat")
+    if not isinstance(seat, str) or seat not in scene.robots or scene.robots[seat].robot.name != s.robot_name:
+        raise ProjectError(f"workspace.seat: {seat!r} is not a robot of the scene that the arm "
+                           f"({s.robot_name}) can be")
+    return scene, seat
 
 
 def dumps(s: Session) -> str:

@@ -153,6 +153,7 @@ class ArmView:
         self.grid = GridScale.for_robot(robot)
         self.projection = camera.check(projection)
         self.on_target_drop, self.on_handle_drop = on_target_drop, on_handle_drop
+        self.on_other_drop: Callable[[str, np.ndarray], bool] | None = None
         self.height = height
         self.radius = 0.035 * self.grid.reach / self.grid.step
         self.q = np.asarray(q, float)
@@ -301,10 +302,14 @@ class ArmView:
 
     def _dropped(self, e: events.SceneDragEventArguments) -> None:
         """The marker or a handle was dropped: report it in robot terms, then put the marker
-        back where the target is (the callbacks redraw it if they accept the drop)."""
+        back where the target is (the callbacks redraw it if they accept the drop). Another
+        object's drop goes to `on_other_drop(object id, position in robot units)`, which says
+        whether it was its own (the workspace's obstacles)."""
+        where = np.array([e.x, e.y, e.z], dtype=float)
+        if self.on_other_drop is not None and self.on_other_drop(e.object_id, self.grid.from_scene(where)):
+            return
         if self.target_T is None:
             return
-        where = np.array([e.x, e.y, e.z], dtype=float)
         T = self.target_T
         axis = next((a for a, ball in self.handles.items() if ball.id == e.object_id), None)
         try:

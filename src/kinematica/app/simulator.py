@@ -1,5 +1,5 @@
 """The Simulator tab: the robot choice, the FK/IK mode, the joint panel, the pose readout, the
-IK panel and the 3-D view of one session.
+IK panel, the workspace (a scene around the arm: `workspace.py`) and the 3-D view of one session.
 
 A panel reports what the user did, the session changes, this tab shows the new state, and
 `page.changed` tells the other tabs (and the saved project) what changed.
@@ -26,6 +26,7 @@ from .robotlink import RobotLink
 from .scene import ArmView
 from .state import PROJECTIONS, TargetSpec, robot_choices
 from .uploads import FileDrop
+from .workspace import Workspace
 
 if TYPE_CHECKING:
     from .page import Page
@@ -51,6 +52,7 @@ class SimulatorTab:
                                        ".yaml,.yml,.urdf", self.upload)
         self.chains, self.tree = ChainPicker(self.open_chain), ("", b"")
         self.link = RobotLink(self)  # outlives the rebuilds for another robot
+        self.workspace = Workspace(self)  # kept across rebuilds: the scene stays open
         self.build()
 
     # --- building -------------------------------------------------------------------------
@@ -104,7 +106,9 @@ class SimulatorTab:
                                   self.method_changed, self.adopt, self.ghosts_outside)
             self.poses = PosesCard(self, self.player)
             self.link.card()
+            self.workspace.card()
         self.view.show_frames(s.view.frames)
+        self.workspace.draw()
         self.refresh()
         self._show_mode()
 
@@ -120,6 +124,8 @@ class SimulatorTab:
         """Look at the arm in 3-D or from one of the XY / XZ / YZ planes."""
         self.session.view.projection = projection
         self.view.set_projection(projection)
+        self.workspace.draw()  # the view was rebuilt: the scene's shapes go back in
+        self.workspace.show(self.session.q)
         self.view_hint.text = view_hint(projection)
         self.page.changed("view")
 
@@ -134,6 +140,7 @@ class SimulatorTab:
         self.joints.show(s.display_q())
         self.readout.show(s.readout())
         self.view.show(s.q)
+        self.workspace.show(s.q)
 
     # --- what the user did ------------------------------------------------------------------
     def switch_robot(self, name: str) -> None:
@@ -201,7 +208,7 @@ class SimulatorTab:
         self.session.set_joint(i, value)
         self.refresh()
         if self.session.solutions and self._drawn != self._ghost_key():  # which solution is current changed
-            self.ik.show_result(self.session)
+            self.ik.show_result(self.session, self.workspace.collisions(self.session.solutions))
             self.show_ghosts()
         self.page.changed("q")
 
@@ -215,7 +222,7 @@ class SimulatorTab:
         s = self.session
         s.target = spec
         s.solutions, s.message, s.status = [], "", ""
-        self.ik.show_result(s)
+        self.ik.show_result(s, self.workspace.collisions(s.solutions))
         try:
             self.view.show_target(spec.pose(), oriented=spec.kind != "position", handles=HANDLES[spec.kind])
         except ValueError:  # e.g. a zero approach vector: the marker stays where it was
@@ -278,7 +285,7 @@ class SimulatorTab:
 
     def after_ik(self) -> None:
         self.refresh()
-        self.ik.show_result(self.session)
+        self.ik.show_result(self.session, self.workspace.collisions(self.session.solutions))
         self.show_ghosts()
         self.page.changed("q", "ik")
 

@@ -271,6 +271,8 @@ class Session:
     trajectory_note: str = ""  # what planning it said (a failure, points not reached)
     t: float = 0.0  # the player's time on the trajectory, s
     view: ViewSpec = field(default_factory=ViewSpec)
+    scene: km.Scene | None = None  # the workspace around the arm (kinematica.scene), if one is open
+    seat: str | None = None  # which robot of `scene` the arm is
 
     def __post_init__(self) -> None:
         self.set_robot(self.robot_name)

@@ -1,5 +1,5 @@
 """The `kinematica` command: robots, show, fk, jacobian, ik, dynamics, simulate, traj, plot,
-animate, learn, demo, serve, braccio.
+animate, learn, explain, scene, demo, serve, braccio.
 
 Every subcommand prints readable tables by default and JSON with `--json`. JSON states its units:
 joint values as `q` (rad for revolute joints, the robot's length unit for prismatic ones) and
@@ -11,6 +11,7 @@ stops any command with one line and code 130. Long work (simulate) reports its p
 
 One module per group of subcommands, each with its `add_parser(s)` and `cmd_*` functions:
 kinematics.py (robots, show, fk, jacobian), ik.py, dynamics.py (dynamics, simulate), traj.py,
+scene.py (scene check, scene show),
 plot.py (plot, animate: figures; Matplotlib is imported only when they run), learn.py
 (learn ik|dynamics|explain|report: ANFIS models, and ik's --model/--seed-model), demo.py,
 serve.py (the browser simulator; NiceGUI is imported only when it runs), braccio.py (the
@@ -27,7 +28,7 @@ from typing import Sequence, TextIO
 
 import kinematica as km
 
-from . import braccio, demo, dynamics, explain, ik, kinematics, learn, plot, serve, traj
+from . import braccio, demo, dynamics, explain, ik, kinematics, learn, plot, scene, serve, traj
 from .common import JSON_HELP, Failure, Parser, UsageError, show_warnings, start_warnings
 
 EXIT_USAGE = 2
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_parsers(sub)
     explain.add_parser(sub)
     learn.add_parser(sub)
+    scene.add_parser(sub)
     demo.add_parser(sub)
     serve.add_parser(sub)
     braccio.add_parser(sub)

@@ -16,6 +16,7 @@ from ..bounds import SEEDS, SOLVES, count
 from ..kinematics.chain import check_q
 from ..kinematics.jacobian import jacobian
 from ..model.robot import Robot
+from .collide import mark, seat_of
 from .limits import random_seeds, wrap_into_limits
 from .numeric import METHODS, Options, iterate
 from .frame import fit_target, judged, solver_problem
@@ -76,7 +77,7 @@ def _candidates(robot: Robot, t: Target, current: np.ndarray, seeds: int, rng, m
 @takes_robot
 def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None = None, *,
            seeds: int = 200, method: str = "lm", seed: int | None = 0,
-           max_redundant: int = 12) -> list[IKResult]:
+           max_redundant: int = 12, scene=None, colliding: str = "mark") -> list[IKResult]:
     """All distinct configurations reaching one target, nearest to `current` first.
 
     Each result has `success` True (the FK check passed), `within_limits` marked, and `branch`
@@ -84,6 +85,9 @@ def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None
     limit); an unreachable target gives an empty list — use `km.ik` for the reason in words.
     A redundant problem (fewer constraints than joints) has infinitely many solutions: a
     well-spread sample of `max_redundant` of them is returned; `self_motion` traces the family.
+    scene: a `km.Scene` holding this robot once, or `scene.for_robot(name, others_q)`: each
+    solution is checked; with colliding="mark" (default) one that collides has success False,
+    its `collision` pair and a reason naming it; with colliding="drop" it is left out.
 
     >>> import kinematica as km, numpy as np
     >>> sols = km.ik_all(km.load("kuka-kr6-r900"), km.fk(km.load("kuka-kr6-r900"), [0.3, 0.2, -0.4, 0.5, 0.6, 0.7]))
@@ -94,6 +98,9 @@ def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None
         raise ValueError(f"method must be one of {', '.join(METHODS)} (the closed form, where one fits the "
                          f"robot, is always used first), got {method!r}")
     seeds = count(seeds, "seeds", SEEDS)
+    if colliding not in ("mark", "drop"):
+        raise ValueError(f"colliding must be 'mark' or 'drop', got {colliding!r}")
+    seat = None if scene is None else seat_of(robot, scene)
     world = judged(robot, target)
     rs, t = solver_problem(robot, fit_target(robot, world))  # the solvers' frame; FK of robot judges
     if t.shape != ():
@@ -115,7 +122,11 @@ def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None
     keep = _distinct(robot, q, SAME * 100)
     if t.dof < robot.n:  # a redundant problem has a continuum: keep a well-spread sample
         keep = _sample(robot, q, keep, max_redundant)
-    return [_one(robot, world, rs, t, q[i], labels[i], how) for i in keep]
+    found = [_one(robot, world, rs, t, q[i], labels[i], how) for i in keep]
+    if seat is None or not found:
+        return found
+    marked = [mark(r, seat) for r in found]
+    return [r for r in marked if r.collision is None] if colliding == "drop" else marked
 
 
 def _sample(robot: Robot, q: np.ndarray, keep: list[int], k: int) -> list[int]:

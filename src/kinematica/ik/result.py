@@ -18,7 +18,8 @@ class IKResult:
     reason: a sentence per target; iterations: solver iterations spent, restarts included;
     position_error (length unit), orientation_error (rad): of the returned q;
     within_limits; near_singular: σ_min/σ_max of the task Jacobian at q below 1e-3;
-    history: per-iteration records (error, λ, Δq, q, accepted) when asked for, single target only.
+    history: per-iteration records (error, λ, Δq, q, accepted) when asked for, single target only;
+    collision: when solved against a scene, the first colliding pair of names (None when clear).
     """
 
     q: np.ndarray
@@ -33,6 +34,7 @@ class IKResult:
     reachable: np.ndarray | bool = True
     branch: Any = None
     history: list[dict] | None = field(default=None, repr=False)
+    collision: Any = None
 
     @property
     def batched(self) -> bool:
@@ -42,7 +44,7 @@ class IKResult:
         """The result of one target of a batch."""
         if not self.batched:
             raise TypeError("a single-target result cannot be indexed")
-        pick = {k: (np.asarray(v, dtype=object)[idx] if k in ("reason", "branch") and v is not None
+        pick = {k: (np.asarray(v, dtype=object)[idx] if k in ("reason", "branch", "collision") and v is not None
                     else (v[idx] if isinstance(v, np.ndarray) else v))
                 for k, v in self.__dict__.items() if k != "history"}
         out = {k: (v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v) for k, v in pick.items()}
@@ -64,6 +66,8 @@ class IKResult:
             d["q_deg"] = (np.asarray(self.q) * angle_scale).tolist()
         if self.branch is not None:
             d["branch"] = self.branch
+        if self.collision is not None:
+            d["collision"] = np.asarray(self.collision, dtype=object).tolist()
         return d
 
     def __repr__(self) -> str:

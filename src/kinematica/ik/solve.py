@@ -23,6 +23,7 @@ from ..kinematics.chain import check_q
 from ..model.robot import Robot
 from .batch import solve_lm
 from .closed import rescue
+from .collide import avoid, seat_of
 from .limits import random_seeds, wrap_into_limits
 from .numeric import CONVERGED, METHODS, STALLED, Options, iterate
 from .reach import _bound, out_of_reach_message, reach_check
@@ -85,7 +86,7 @@ def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
 @takes_robot
 def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" = None, method: str = "lm", *,
        limits: str = "auto", restarts: int = 200, seed: int | None = 0, secondary: dict | None = None,
-       rest: "ArrayLike | None" = None, model=None, **options) -> IKResult:
+       rest: "ArrayLike | None" = None, model=None, scene=None, **options) -> IKResult:
     """Joint values that put the tool on `target`.
 
     target: a `Target` (see `kinematica.ik.target`: pose, position, orientation forms, approach
@@ -117,12 +118,26 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" 
     or axis-free target), as weights: {"limits": w, "manipulability": w, "rest": w}, `rest`
     the rest pose (default home) — each solution is then moved in the task's null space to
     lower the weighted cost, staying on its target (`secondary.improve`; numeric methods).
+    scene: a `km.Scene` holding this robot once, or `scene.for_robot(name, others_q)`: a
+    solution that collides is re-solved from random seeds, and one still colliding is marked
+    (success False, `collision` the pair, the reason naming it) — see `ik.collide`.
 
     >>> import kinematica as km, numpy as np
     >>> r = km.ik(km.load("planar-3r"), [-10, 35], np.radians([30, 30, 20]))
     >>> r.success, r.reason, np.degrees(r.q).round(3)
     (True, 'converged', array([38.509, 68.8  , 62.749]))
     """
+    def solve(t, q, s):
+        return _ik(robot, t, q, method, limits, restarts, s, secondary, rest, model, options)
+    if scene is None:
+        return solve(target, q0, seed)
+    seat = seat_of(robot, scene)  # a scene that does not hold the robot fails before any work
+    return avoid(robot, judged(robot, target), solve(target, q0, seed), seat, solve, seed)
+
+
+def _ik(robot: Robot, target, q0, method: str, limits: str, restarts: int, seed, secondary, rest, model,
+        options: dict) -> IKResult:
+    """`ik` without a scene."""
     restarts = count(restarts, "restarts", RESTARTS, minimum=0)
     goals = check_goals(robot, secondary, rest)
     world = judged(robot, target)  # what the verdict holds FK to: the target as given, world frame

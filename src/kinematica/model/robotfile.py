@@ -29,6 +29,9 @@ def _placement(p: dict | None, deg: bool) -> np.ndarray | None:
     return spatial.homogeneous(R, p.get("xyz", (0, 0, 0)))
 
 
+placement = _placement  # public name: scene files read placements the same way (kinematica.scene)
+
+
 def _inertial(d: dict) -> Inertial:
     com = d.get("com", (0.0, 0.0, 0.0))
     if "cylinder" in d:
@@ -67,7 +70,7 @@ def robot_from_dict(data: dict[str, Any], where: str = "<robot file>") -> Robot:
             base=_placement(data.get("base"), deg), description=data.get("description", ""),
             source=data.get("source", ""),
             link_names=tuple(j["link"] for j in joints) if all("link" in j for j in joints) else None,
-            extras={k: data[k] for k in ("gripper", "extras", "notes") if k in data}
+            extras={k: data[k] for k in ("gripper", "extras", "notes", "collision") if k in data}
             | ({"servo": [j.get("servo") for j in joints]} if any("servo" in j for j in joints) else {})
             | _drives(joints),
         )
@@ -204,7 +207,7 @@ def robot_to_dict(robot: Robot) -> dict[str, Any]:
         if placed:
             out[key] = placed
     out["joints"] = rows
-    for key in ("gripper", "extras", "notes"):
+    for key in ("gripper", "extras", "notes", "collision"):
         if key in robot.extras:
             out[key] = robot.extras[key]
     return out

@@ -94,8 +94,22 @@ SCHEMA: dict[str, Any] = {
         "home": {"type": "array", "items": _num},
         "gripper": {"type": "object"},
         "extras": {"type": "object"},
+        "collision": None,  # COLLISION below
     },
 }
+
+
+_link_pair = {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 2, "maxItems": 2}
+COLLISION = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {"radius": {"type": "number", "exclusiveMinimum": 0},
+                   "exclude": {"type": "array", "items": _link_pair},
+                   "include": {"type": "array", "items": _link_pair}},
+}
+"""A robot's collision geometry (kinematica.scene): the capsule `radius` around its links
+(robot length unit) and link-name pairs to `exclude` from or `include` in its self-collision check."""
+SCHEMA["properties"]["collision"] = COLLISION
 
 
 class _DuplicateKey(yaml.constructor.ConstructorError):
@@ -192,8 +206,10 @@ def _unknown_key_line(node: yaml.Node, err: jsonschema.ValidationError) -> tuple
     return None
 
 
-def parse(text: str, where: str = "<robot file>") -> dict[str, Any]:
-    """Parse and validate robot-file text; raise RobotFileError naming file, line and field."""
+def load_yaml(text: str, where: str) -> tuple[Any, yaml.Node]:
+    """(data, node tree) of YAML text read as robot files are (floats as in YAML 1.2, no key
+    given twice); RobotFileError naming the file and line when it is not valid YAML or empty.
+    Scene files share it (`kinematica.scene.scenefile`)."""
     try:
         loader = _Loader(text)
         try:  # one parse: the nodes (their lines name the bad field) and the data built from them
@@ -210,6 +226,28 @@ def parse(text: str, where: str = "<robot file>") -> dict[str, Any]:
         raise RobotFileError(f"{where}{line}: not valid YAML ({getattr(e, 'problem', e)})") from None
     if root is None:
         raise RobotFileError(f"{where}: the file is empty")
+    return data, root
+
+
+def validate(data: Any, schema: dict, root: yaml.Node, where: str, path: list | None = None) -> None:
+    """Check `data` (found at `path` in the node tree `root`) against a JSON schema; the first
+    error as RobotFileError naming the file, line and field."""
+    _validate(data, schema, root, where, list(path or []))
+
+
+def line_of(root: yaml.Node, path: list) -> int:
+    """The 1-based line of the field at `path` (or of its nearest existing parent)."""
+    return _node_at(root, path).start_mark.line + 1
+
+
+def field_name(path: list) -> str:
+    """A field path as users read it: joints[2].limits."""
+    return _field(path)
+
+
+def parse(text: str, where: str = "<robot file>") -> dict[str, Any]:
+    """Parse and validate robot-file text; raise RobotFileError naming file, line and field."""
+    data, root = load_yaml(text, where)
     _validate(data, SCHEMA, root, where, [])
     if isinstance(data.get("joints"), list):
         joint_schema = {"type": "object", "additionalProperties": False,

@@ -48,6 +48,7 @@ from .schema import RobotFileError
 from .coerce import takes_robot
 from .urdf_bodies import (MissingLimitWarning, OffChainBodiesWarning, URDFWarning, folded_message, held_values,
                           limits, rigid_body, warn)
+from .urdf_collision import collision_shapes
 from .urdf_tree import candidate_tips, choose_chain
 
 _TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -248,6 +249,11 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
     massless = Inertial(0.0, np.zeros(3), np.zeros((3, 3)))  # a link without <inertial> (legal)
     extras = {"urdf": {k: tuple(getattr(urdf.joint_map[r["name"]].limit, k, None) for r in rows)
                        for k in ("effort", "velocity")} | {"held": held}}
+    first = next(j for j in path if j.type != "fixed")
+    folder = Path(where).parent if Path(where).suffix.lower() == ".urdf" else None
+    shapes = collision_shapes(urdf, [first.parent] + links, chain, held, scale, folder, where)
+    if shapes:
+        extras["collision_shapes"] = shapes
     try:
         return from_link_frames(
             rows, name=name or urdf.robot.name, length_unit=length_unit,

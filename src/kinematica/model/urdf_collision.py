@@ -1,0 +1,91 @@
+"""The `<collision>` shapes of a URDF chain's links, for collision checking (kinematica.scene).
+
+Each body of the chain — body 0 the link the first movable joint hangs from, body k the child
+link of movable joint k — gets the collision elements of its link and of every link rigidly
+attached to it off the chain (through fixed joints, and through movable joints off the chain
+held as `from_urdf` holds them), placed in that link's frame (= the Robot's link frame k).
+Each shape is plain data — {"kind": "box", "size": (x, y, z)} | {"kind": "sphere", "radius"}
+| {"kind": "cylinder", "radius", "length"} | {"kind": "mesh", "path", "scale"} — with its 4x4
+placement, lengths in the Robot's unit. Mesh files are found as ROS does: `package://PKG/rest`
+under the nearest folder above the URDF that is (or holds) PKG; `file://` and relative
+paths from the URDF's folder. A body whose mesh cannot be found or read, or is scaled
+unevenly, keeps no URDF shapes (a URDFWarning says so; it falls back to capsules).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .urdf_bodies import URDFWarning, motion, warn
+
+
+def resolve_mesh(filename: str, folder: Path | None) -> Path | None:
+    """The mesh file a URDF names, or None when it is not found."""
+    if filename.startswith("file://"):
+        p = Path(filename[len("file://"):])
+        return p if p.is_file() else None
+    if filename.startswith("package://"):
+        pkg, _, rest = filename[len("package://"):].partition("/")
+        for d in ([folder, *folder.parents] if folder else []):
+            for cand in (d / rest if d.name == pkg else None, d / pkg / rest):
+                if cand is not None and cand.is_file():
+                    return cand
+        return None
+    p = Path(filename)
+    p = p if p.is_absolute() or folder is None else folder / p
+    return p if p.is_file() else None
+
+
+def _shape(geometry: Any, folder: Path | None, scale: float, link: str, where: str) -> dict | None:
+    g = geometry
+    if g.box is not None:
+        return {"kind": "box", "size": tuple(float(v) * scale for v in g.box.size)}
+    if g.sphere is not None:
+        return {"kind": "sphere", "radius": float(g.sphere.radius) * scale}
+    if g.cylinder is not None:
+        return {"kind": "cylinder", "radius": float(g.cylinder.radius) * scale, "length": float(g.cylinder.length) * scale}
+    if g.mesh is not None:
+        path = resolve_mesh(g.mesh.filename, folder)
+        s = np.atleast_1d(1.0 if g.mesh.scale is None else np.asarray(g.mesh.scale, dtype=float))
+        if path is None or not np.allclose(s, s[0]):
+            why = "not found" if path is None else f"scaled unevenly ({s.tolist()})"
+            warn(URDFWarning(f"{where}: link {link!r}: collision mesh {g.mesh.filename} {why}: "
+                             "capsules stand in for this link"))
+            return None
+        return {"kind": "mesh", "path": str(path), "scale": float(s[0]) * scale}
+    return None
+
+
+def collision_shapes(urdf: Any, bodies: list[str], chain: set[str], held: dict[str, float],
+                     scale: float, folder: Path | None, where: str) -> dict[int, list[tuple[dict, np.ndarray]]]:
+    """{body index: [(shape dict, placement 4x4), ...]} of the links `bodies` (body 0 first)."""
+    children: dict[str, list] = {}
+    for j in urdf.robot.joints:
+        children.setdefault(j.parent, []).append(j)
+    out: dict[int, list[tuple[dict, np.ndarray]]] = {}
+    for k, link in enumerate(bodies):
+        found, ok, stack = [], True, [(link, np.eye(4))]
+        while stack:
+            name, T = stack.pop()
+            for c in urdf.link_map[name].collisions:
+                shape = _shape(c.geometry, folder, scale, name, where)
+                if shape is None:
+                    ok = False
+                    continue
+                X = T @ (np.eye(4) if c.origin is None else np.asarray(c.origin, dtype=float))
+                X = X.copy()
+                X[:3, 3] *= scale
+                found.append((shape, X))
+            for j in children.get(name, ()):
+                if j.name in chain:
+                    continue
+                X = T @ (np.eye(4) if j.origin is None else j.origin)
+                if j.name in held:
+                    X = X @ motion(j, held[j.name])
+                stack.append((j.child, X))
+        if found and ok:
+            out[k] = found
+    return out

@@ -1,0 +1,19 @@
+"""Shared workspaces: several robots, obstacles, collision geometry and queries with coal.
+
+shapes (box, sphere, cylinder, capsule, mesh → coal), linkgeom (each link's collision
+geometry), selfpairs (pairs left out of self-collision, with reasons), collider (the coal
+engine with a batched broad phase), scene (`Scene`), scenefile (YAML scene files), query
+(`check`, `distance`), sweep (trajectories checked at a stated resolution), library (bundled
+scenes).
+"""
+
+from .library import read_scene, read_scene_text, scene_names
+from .query import CheckReport, DistanceReport
+from .scene import Obstacle, Scene, SceneRobot, Seat
+from .scenefile import SceneFileError
+from .shapes import SHAPES, SceneError, Shape, make_shape
+from .sweep import SweepReport, check_trajectory
+
+__all__ = ["Scene", "SceneRobot", "Obstacle", "Seat", "SceneError", "SceneFileError", "Shape", "SHAPES",
+           "make_shape", "CheckReport", "DistanceReport", "SweepReport", "check_trajectory", "read_scene",
+           "read_scene_text", "scene_names"]

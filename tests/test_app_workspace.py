@@ -1,0 +1,212 @@
+"""The simulator's workspace (issue 15, first part): a bundled scene drawn around the arm,
+checked as it moves, through NiceGUI's simulated user."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from app_user import one, solve
+from nicegui.testing import User
+
+import kinematica as km
+from kinematica.app.workspace import HIT, OBSTACLE, OTHER, SHAPE
+
+DOWN = [0, -60, -60, -60, 0]  # deg: the left Braccio's gripper into the table
+
+
+def objects(user: User) -> dict:
+    return one(user, "arm-scene").objects
+
+
+@pytest.mark.asyncio
+async def test_a_scene_is_drawn_around_the_arm_and_checked_as_it_moves(user: User) -> None:
+    before = len(objects(user))
+    await user.should_see("no scene")
+    one(user, "workspace-scene").value = "two-braccios"
+    assert one(user, "workspace-seat").value == "left"  # the session's Braccio plays the first one
+    scene = km.Scene.load("two-braccios")
+    words = scene.distance({"left": km.load("braccio").q_home}).words()
+    await user.should_see("no collision · " + words)
+    drawn = len(objects(user)) - before
+    c = scene.compiled()
+    capsules = sum(s.kind == "capsule" for s in c.collider.shapes)
+    assert drawn == 3 * capsules + (len(c.collider.shapes) - capsules)  # a capsule: cylinder + 2 balls
+    # The view keeps the left arm's base frame, in grid squares of 100 mm: the table (a box
+    # 800 x 400 x 20 mm centred 250 mm ahead of the left base and 10 mm down) is at (2.5, 0, -0.1)
+    # with its size as scale; the right arm's base capsule stands 500 mm ahead.
+    boxes = [o for o in objects(user).values() if o.type == "box" and (o.color, o.opacity) == OBSTACLE]
+    assert len(boxes) == 1
+    assert np.allclose([boxes[0].x, boxes[0].y, boxes[0].z], [2.5, 0, -0.1], atol=1e-12)
+    assert np.allclose([boxes[0].sx, boxes[0].sy, boxes[0].sz], [8, 4, 0.2], atol=1e-12)
+    tool = km.fk("braccio", km.load("braccio").q_home)[:3, 3] / 100
+    balls = [o for o in objects(user).values() if o.type == "sphere" and (o.color, o.opacity) in (SHAPE, OTHER)]
+    assert any(np.allclose([b.x, b.y, b.z], tool, atol=1e-9) for b in balls)  # the gripper capsule's end
+    right_tool = np.array([5.0, 0, 0]) + np.diag([-1, -1, 1]) @ tool  # the right arm: turned 180° about z
+    assert any(np.allclose([b.x, b.y, b.z], right_tool, atol=1e-9) for b in balls)
+
+    for i, v in enumerate(DOWN):
+        one(user, f"joint-{i + 1}-slider").value = v
+    expected = scene.check({"left": np.radians(DOWN)})
+    assert ("left/gripper", "table") in expected.collisions
+    await user.should_see("COLLISION: " + "; ".join(f"{a} with {b}" for a, b in expected.collisions))
+    colours = {(o.color, o.opacity) for o in objects(user).values()}
+    assert HIT in colours and OBSTACLE not in colours  # the table (the one obstacle) is red
+
+    one(user, "joint-1-slider").value = 0
+    for i, v in enumerate(np.degrees(km.load("braccio").q_home)):
+        one(user, f"joint-{i + 1}-slider").value = v
+    await user.should_see("no collision")
+    assert OBSTACLE in {(o.color, o.opacity) for o in objects(user).values()}
+
+
+@pytest.mark.asyncio
+async def test_choosing_a_scene_of_another_robot_switches_to_it_and_none_closes_it(user: User) -> None:
+    one(user, "workspace-scene").value = "kuka-table"
+    assert one(user, "robot-select").value == "kuka-kr6-r900"
+    scene = km.Scene.load("kuka-table")
+    await user.should_see("no collision · " + scene.distance().words())
+    one(user, "workspace-scene").value = "(none)"
+    await user.should_see("no scene")
+    assert one(user, "robot-select").value == "kuka-kr6-r900"
+
+
+@pytest.mark.asyncio
+async def test_ik_solutions_that_collide_are_marked(user: User) -> None:
+    one(user, "workspace-scene").value = "two-braccios"
+    await user.should_see("no collision")
+    braccio = km.load("braccio")
+    p = km.fk(braccio, np.radians(DOWN))[:3, 3]  # the tool 18.5 mm into the table top
+    await solve(user, "Solved", x=float(p[0]), y=float(p[1]), z=float(p[2]))
+    marks = user.find(marker="solution-1-collides").elements
+    assert len(marks) == 1 and next(iter(marks)).text.startswith("collides: left/")
+    assert "with table" in next(iter(marks)).text
+
+
+@pytest.mark.asyncio
+async def test_the_player_stops_at_the_first_collision(user: User) -> None:
+    import asyncio
+
+    one(user, "workspace-scene").value = "two-braccios"
+    await user.should_see("no collision")
+    user.find(marker="pose-add").click()  # home
+    for i, v in enumerate(DOWN):
+        one(user, f"joint-{i + 1}-slider").value = v
+    user.find(marker="pose-add").click()  # into the table
+    one(user, "plan-seconds").value = 0.5
+    await user.should_see("2 poses, 0.5 s, joint space.")
+    user.find(marker="pose-1-goto").click()
+    user.find(marker="player-play").click()
+    await asyncio.sleep(1.0)
+    await user.should_see("Stopped at the first collision")
+    t = float(one(user, "player-time").text.split("/")[0])
+    assert 0 < t < 0.5
+    # the same motion (the player's plan: a quintic at rest on both poses) checked by the library
+    from kinematica.app.playlist import STEPS
+
+    b = km.load("braccio")
+    scene = km.Scene.load("two-braccios")
+    motion = km.trajectory.quintic(b.q_home, np.radians(DOWN), 0.5, steps=STEPS, robot=b)
+    rep = km.scene.check_trajectory(scene, {"left": motion})
+    assert rep.colliding and abs(t - rep.time) < 0.006  # the player shows t to 0.01 s
+    await user.should_see("COLLISION: " + "; ".join(f"{a} with {c}" for a, c in rep.collisions))
+
+
+@pytest.mark.asyncio
+async def test_the_sliders_drive_one_arm_at_a_time(user: User) -> None:
+    one(user, "workspace-scene").value = "two-braccios"
+    await user.should_see("no collision")
+    one(user, "joint-1-slider").value = 30
+    one(user, "workspace-seat").value = "right"
+    assert one(user, "workspace-seat").value == "right"
+    home = np.degrees(km.load("braccio").q_home)
+    np.testing.assert_allclose([one(user, f"joint-{i + 1}-slider").value for i in range(5)], home, atol=1e-9)
+    one(user, "workspace-seat").value = "left"  # back: the left arm is where it was left
+    assert one(user, "joint-1-slider").value == pytest.approx(30, abs=1e-9)  # through rad and back
+
+
+@pytest.mark.asyncio
+async def test_an_obstacle_moved_by_numbers(user: User) -> None:
+    one(user, "workspace-scene").value = "two-braccios"
+    await user.should_see("no collision")
+    assert one(user, "workspace-obstacle").value == "table"
+    assert one(user, "workspace-obstacle-z").value == -10
+    one(user, "workspace-obstacle-z").value = 120  # the table rises into the arm
+    scene = km.Scene.load("two-braccios")
+    T = np.array(scene.obstacles["table"].pose)
+    T[2, 3] = 120
+    scene.move("table", T)
+    expected = scene.check({"left": km.load("braccio").q_home})
+    assert expected.colliding
+    await user.should_see("COLLISION: " + "; ".join(f"{a} with {b}" for a, b in expected.collisions))
+
+
+@pytest.mark.asyncio
+async def test_an_obstacle_dragged_in_the_view(user: User) -> None:
+    from nicegui import events
+
+    one(user, "workspace-scene").value = "two-braccios"
+    await user.should_see("no collision")
+    scene = one(user, "arm-scene")
+    table = next(o for o in scene.objects.values() if o.type == "box" and (o.color, o.opacity) == OBSTACLE)
+    assert table.draggable_
+    # dropped 100 mm further along y (the view: the left arm's base frame, 100 mm squares)
+    args = {"type": "dragend", "object_id": table.id, "object_name": table.name, "x": 2.5, "y": 1.0, "z": -0.1}
+    scene._handle_drag(events.GenericEventArguments(sender=scene, client=scene.client, args=args))
+    assert one(user, "workspace-obstacle-y").value == pytest.approx(100, abs=1e-9)
+    assert one(user, "workspace-obstacle-x").value == pytest.approx(0, abs=1e-9)  # the world's x
+    assert one(user, "workspace-obstacle-z").value == pytest.approx(-10, abs=1e-9)
+
+
+def test_the_workspace_is_saved_with_the_project() -> None:
+    from kinematica.app import project
+    from kinematica.app.state import Session
+
+    s = Session()
+    s.scene, s.seat = km.Scene.load("two-braccios"), "left"
+    reach = np.radians([0, -60, -30, -30, 0])
+    s.scene.set_q("right", reach)
+    T = np.array(s.scene.obstacles["table"].pose)
+    T[2, 3] = 35.0
+    s.scene.move("table", T)
+    again = project.loads(project.dumps(s))
+    assert again.seat == "left" and list(again.scene.robots) == ["left", "right"]
+    np.testing.assert_allclose(again.scene.robots["right"].q, reach, atol=1e-12)
+    np.testing.assert_allclose(again.scene.obstacles["table"].pose, T, atol=1e-12)
+    assert again.scene.excluded() == s.scene.excluded()
+    data = project.to_dict(s)
+    data["workspace"]["seat"] = "middle"
+    with pytest.raises(project.ProjectError, match="workspace.seat: 'middle' is not a robot of the scene"):
+        project.from_dict(data)
+    data["workspace"]["scene"]["obstacles"][0]["size"] = [1, 2]
+    with pytest.raises(project.ProjectError, match=r"obstacles\[0\]\.size"):
+        project.from_dict(data)
+    assert "workspace" not in project.to_dict(Session())
+
+
+@pytest.mark.asyncio
+async def test_a_reload_keeps_the_workspace(user: User) -> None:
+    one(user, "workspace-scene").value = "two-braccios"
+    one(user, "workspace-seat").value = "right"
+    await user.should_see("no collision")
+    await user.open("/")
+    assert one(user, "workspace-scene").value == "two-braccios"
+    assert one(user, "workspace-seat").value == "right"
+    await user.should_see("no collision · ")
+
+
+@pytest.mark.asyncio
+async def test_a_scene_file_opens_and_a_bad_one_is_refused_in_words(user: User) -> None:
+    from nicegui.elements.upload_files import SmallFileUpload
+
+    text = ("name: my-cell\nlength_unit: m\nrobots:\n  - {name: arm, robot: kuka-kr6-r900}\n"
+            "obstacles:\n  - {name: post, shape: cylinder, radius: 0.05, length: 1.0, pose: {xyz: [0.4, 0.3, 0.5]}}\n")
+    user.find(marker="open-scene-file").click()
+    await user.should_see(marker="scene-upload")
+    bad = text.replace("radius: 0.05, ", "")
+    await one(user, "scene-upload").handle_uploads([SmallFileUpload("bad.yaml", "text/yaml", bad.encode())])
+    await user.should_see("Not opened — bad.yaml line 6: obstacles[0]: a cylinder needs 'radius'")
+    await one(user, "scene-upload").handle_uploads([SmallFileUpload("my-cell.yaml", "text/yaml", text.encode())])
+    scene = km.scene.read_scene_text(text, "my-cell.yaml")
+    await user.should_see("no collision · " + scene.distance().words())  # (the upload is handled in a task)
+    assert one(user, "workspace-scene").value == "my-cell"
+    assert one(user, "robot-select").value == "kuka-kr6-r900"

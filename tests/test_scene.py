@@ -1,0 +1,289 @@
+"""Shared workspaces (issue 15): collision and distance queries, self-collision, two arms,
+trajectories — each checked against geometry computed independently here with NumPy from
+`km.fk` / `km.fk_frames` (not from the scene's own link geometry)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import kinematica as km
+from kinematica import spatial
+
+BRACCIO = km.load("braccio")
+PANDA = km.load("panda")
+REACH = np.radians([0, -60, -30, -30, 0])  # Braccio reaching forward and down: tool 311 mm out
+
+
+def segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """Distance from point p to segment ab, by the clamped projection (the oracle)."""
+    t = np.clip(np.dot(p - a, b - a) / np.dot(b - a, b - a), 0.0, 1.0)
+    return float(np.linalg.norm(p - (a + t * (b - a))))
+
+
+def last_segment(robot: km.Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Braccio's last link as the test sees it: from the wrist-roll joint's origin (the
+    frame before joint n turns) to the tool point, both from `km.fk_frames`."""
+    F = km.fk_frames(robot, q)
+    return (F[-3] @ robot.before[-1])[:3, 3], F[-1][:3, 3]
+
+
+def one_braccio(**obstacle) -> km.Scene:
+    s = km.Scene(length_unit="mm")
+    s.add_robot("arm", "braccio")
+    if obstacle:
+        s.add_obstacle("ball", "sphere", **obstacle)
+    return s
+
+
+# --- a sphere at the tool point -----------------------------------------------------------
+@pytest.mark.parametrize("q", [BRACCIO.q_home, REACH, np.radians([40, 30, 45, -60, 20])])
+def test_sphere_at_tool_point_collides_with_last_link(q):
+    tool = km.fk(BRACCIO, q)[:3, 3]
+    s = one_braccio(pose=spatial.transl(tool), radius=5.0)
+    rep = s.check({"arm": q})
+    assert rep.colliding is True
+    assert ("arm/gripper", "ball") in rep.collisions
+
+
+@settings(max_examples=40)
+@given(st.floats(0.01, 10.0), st.floats(-1, 1), st.floats(-1, 1), st.floats(0, 1),
+       st.sampled_from([0, 1, 2]))
+def test_sphere_moved_clear_by_a_margin_is_that_far(margin, u, v, w, k):
+    """The sphere is moved from the tool point outwards (away from the link, so the tool end
+    of the segment is nearest) by capsule radius + sphere radius + margin: the distance the
+    scene reports equals the margin and the independent sphere-capsule distance, to 1e-9 mm
+    (values ~100 mm, coal's sphere-capsule distance is closed-form: errors ~1e-13)."""
+    q = [BRACCIO.q_home, REACH, np.radians([40, 30, 45, -60, 20])][k]
+    a, b = last_segment(BRACCIO, q)
+    axis = (b - a) / np.linalg.norm(b - a)
+    d = np.array([u, v, w]) + 1e-3
+    d = d - min(0.0, d @ axis) * axis  # point away from the link (d · axis ≥ 0)
+    d /= np.linalg.norm(d)
+    s = one_braccio(pose=np.eye(4), radius=4.0)
+    R = s.geometry("arm").radius
+    centre = b + d * (R + 4.0 + margin)
+    s.move("ball", spatial.transl(centre))
+    rep = s.distance({"arm": q})
+    independent = segment_distance(centre, a, b) - R - 4.0
+    assert rep.pair == ("arm/gripper", "ball")
+    assert abs(rep.min_distance - margin) < 1e-9
+    assert abs(rep.min_distance - independent) < 1e-9
+    # witness points: on the capsule surface and on the sphere, margin apart
+    p1, p2 = rep.points
+    assert abs(np.linalg.norm(p2 - p1) - margin) < 1e-9
+    assert abs(np.linalg.norm(p2 - centre) - 4.0) < 1e-9
+    assert not s.check({"arm": q}).colliding
+
+
+def test_batch_equals_loop_of_single_queries():
+    rng = np.random.default_rng(3)
+    Q = rng.uniform(BRACCIO.limits[:, 0], BRACCIO.limits[:, 1], (40, 5))
+    s = one_braccio(pose=spatial.transl([150, 0, 150]), radius=40.0)
+    batch, dist = s.check({"arm": Q}), s.distance({"arm": Q})
+    assert batch.colliding.shape == (40,) and dist.min_distance.shape == (40,)
+    assert batch.colliding.any() and not batch.colliding.all()  # both kinds are in the sample
+    for i, q in enumerate(Q):
+        one = s.check({"arm": q})
+        assert one.colliding == batch.colliding[i] and one.collisions == batch.collisions[i]
+        d = s.distance({"arm": q})
+        assert d.min_distance == pytest.approx(dist.min_distance[i], abs=1e-12)
+        assert (d.min_distance <= 0) == one.colliding or abs(d.min_distance) < 1e-9
+
+
+def test_distance_is_exact_minimum_over_all_pairs():
+    """The broad phase prunes pairs; the answer must still be the minimum over every pair:
+    brute force with coal on every checked pair (no pruning) agrees."""
+    import coal
+
+    s = km.Scene.load("kuka-table")
+    rng = np.random.default_rng(5)
+    r = s.robots["kuka"].robot
+    Q = rng.uniform(r.limits[:, 0], r.limits[:, 1], (25, 6))
+    rep = s.distance({"kuka": Q})
+    c = s.compiled()
+    W = c.collider.part_poses(c.body_poses({"kuka": Q}, len(Q)))
+    for i in range(len(Q)):
+        best = np.inf
+        for a, b in zip(c.collider.pa, c.collider.pb):
+            Ta = coal.Transform3s(W[i, a, :3, :3], W[i, a, :3, 3])
+            Tb = coal.Transform3s(W[i, b, :3, :3], W[i, b, :3, 3])
+            best = min(best, coal.distance(c.collider.geoms[a], Ta, c.collider.geoms[b], Tb,
+                                           coal.DistanceRequest(), coal.DistanceResult()))
+        assert rep.min_distance[i] == pytest.approx(best, abs=1e-12)
+
+
+# --- self-collision -----------------------------------------------------------------------
+def test_panda_folded_into_its_base_collides_home_does_not():
+    s = km.Scene()
+    s.add_robot("panda", PANDA)
+    assert not s.check({"panda": PANDA.q_home}).colliding
+    # IK puts the flange 0.12 m from the base axis at 0.25 m height: the hand is folded back
+    # into the first link (independently: flange to the base axis < twice the link radius)
+    res = km.ik(PANDA, [0.12, 0.05, 0.25], q0="random")
+    assert res.success
+    flange = km.fk(PANDA, res.q)[:3, 3]
+    R = s.geometry("panda").radius
+    assert segment_distance(flange, np.zeros(3), np.array([0, 0, 0.333])) < 2 * R
+    rep = s.check({"panda": res.q})
+    assert rep.colliding and ("panda/link1", "panda/link7") in rep.collisions
+
+
+def test_excluded_pairs_are_listed_with_reasons_and_editable():
+    s = km.Scene()
+    s.add_robot("p", "panda")
+    ex = {(a, b): why for a, b, why in s.excluded()}
+    assert ex[("p/link1", "p/link3")] == "adjacent"  # link 2 has no length: 1 and 3 are neighbours
+    assert set(ex.values()) <= {"adjacent", "always touching"}
+    t = km.Scene()
+    t.add_robot("p", "panda", exclude=[("link1", "link7")], include=[("link5", "link7")])
+    ex2 = {(a, b): why for a, b, why in t.excluded()}
+    assert ex2[("p/link1", "p/link7")] == "listed" and ("p/link5", "p/link7") not in ex2
+    folded = km.ik(PANDA, [0.12, 0.05, 0.25], q0="random").q
+    assert ("p/link1", "p/link7") not in t.check({"p": folded}).collisions
+    with pytest.raises(km.SceneError, match="unknown link 'hand'.*link1"):
+        km.Scene().add_robot("p", "panda", exclude=[("hand", "link1")])
+
+
+# --- two facing Braccios ------------------------------------------------------------------
+def test_two_facing_braccios_meeting_in_the_middle_collide():
+    s = km.Scene.load("two-braccios")
+    assert not s.check().colliding  # both at home
+    rep = s.check({"left": REACH, "right": REACH})
+    assert rep.colliding and ("left/gripper", "right/gripper") in rep.collisions
+    # independently: the two grippers' segments, in the world, cross within 2 radii
+    a1, b1 = ((s.robots["left"].base @ np.append(p, 1))[:3] for p in last_segment(BRACCIO, REACH))
+    assert abs(b1[0] - (-250 + 311.2)) < 0.1 and abs(a1[1]) < 1e-9  # left's tool is past the middle
+    # one arm pulled back: clear, and the distance is the gap between the grippers
+    back = np.radians([0, -20, -30, -30, 0])
+    d = s.distance({"left": REACH, "right": back})
+    assert not s.check({"left": REACH, "right": back}).colliding and d.min_distance > 0
+    la, lb = last_segment(BRACCIO, REACH)
+    ra, rb = last_segment(BRACCIO, back)
+    Tl, Tr = s.robots["left"].base, s.robots["right"].base
+    lo = [(Tl @ np.append(p, 1))[:3] for p in (la, lb)]
+    ro = [(Tr @ np.append(p, 1))[:3] for p in (ra, rb)]
+    tips = min(segment_distance(ro[1], *lo), segment_distance(lo[1], *ro)) - 2 * s.geometry("left").radius
+    assert d.min_distance <= tips + 1e-9
+
+
+def test_unit_conversion_mm_robot_in_metre_scene():
+    """The same Braccio reaching into the same sphere, in a scene in m and one in mm: the same
+    verdict and distances scaled by 1000."""
+    tool = km.fk(BRACCIO, REACH)[:3, 3]
+    mm, m = km.Scene(length_unit="mm"), km.Scene()
+    mm.add_robot("a", "braccio")
+    m.add_robot("a", "braccio")
+    mm.add_obstacle("b", "sphere", spatial.transl(tool + [0, 0, 60]), radius=10)
+    m.add_obstacle("b", "sphere", spatial.transl((tool + [0, 0, 60]) / 1000), radius=0.01)
+    dmm, dm = mm.distance({"a": REACH}), m.distance({"a": REACH})
+    assert dmm.pair == dm.pair and dm.min_distance * 1000 == pytest.approx(dmm.min_distance, abs=1e-9)
+
+
+# --- trajectories -------------------------------------------------------------------------
+def _yaw_sweep_scene(z_offset: float = 0.0) -> tuple[km.Scene, np.ndarray, float]:
+    """The Braccio reaching out, a ball in its tool's circle at yaw 30°, radius 15 mm."""
+    q = REACH.copy()
+    q[0] = np.radians(30)
+    centre = km.fk(BRACCIO, q)[:3, 3] + [0, 0, z_offset]
+    s = one_braccio(pose=spatial.transl(centre), radius=15.0)
+    return s, centre, 15.0
+
+
+def test_trajectory_through_an_obstacle_is_caught_at_the_right_time():
+    s, centre, rho = _yaw_sweep_scene()
+    start, end = REACH.copy(), REACH.copy()
+    start[0], end[0] = np.radians(-80), np.radians(80)
+    tr = km.trajectory.joint([start, end], duration=4.0, steps=20, robot=BRACCIO)
+    res = 2.0  # mm
+    rep = km.scene.check_trajectory(s, {"arm": tr}, resolution=res)
+    assert rep.colliding and ("arm/gripper", "ball") in rep.collisions
+
+    # The oracle: the gripper segment against the ball, by NumPy on a fine yaw grid; the first
+    # time its distance drops to the radii sum is the true first contact.
+    R = s.geometry("arm").radius
+    ts = np.linspace(0, 4, 40001)
+    Q = np.tile(REACH, (len(ts), 1))
+    Q[:, 0] = np.interp(ts, [0, 4], [start[0], end[0]])
+    F = km.fk_frames(BRACCIO, Q)
+    a, b = (F[:, -3] @ BRACCIO.before[-1])[:, :3, 3], F[:, -1, :3, 3]
+    t_seg = np.clip(np.sum((centre - a) * (b - a), -1) / np.sum((b - a) ** 2, -1), 0, 1)
+    gap = np.linalg.norm(centre - (a + t_seg[:, None] * (b - a)), axis=-1) - R - rho
+    t_true = ts[np.argmax(gap <= 0)]
+    # the report is late by at most one check: every point moved ≤ resolution since t_true
+    assert rep.clear_until < t_true + 1e-4 and rep.time >= t_true - 1e-4
+    def tool(t):
+        q = REACH.copy()
+        q[0] = np.interp(t, [0, 4], [start[0], end[0]])
+        return km.fk(BRACCIO, q)[:3, 3]
+    assert np.linalg.norm(tool(rep.time) - tool(t_true)) <= res + 1e-6
+    assert np.linalg.norm(tool(rep.time) - tool(rep.clear_until)) <= res + 1e-9
+
+    away, _, _ = _yaw_sweep_scene(z_offset=200.0)
+    clear = km.scene.check_trajectory(away, {"arm": tr}, resolution=res)
+    assert not clear.colliding and clear.time is None and clear.checks > 20
+
+
+@pytest.mark.parametrize("name", ["panda", "kuka-kr6-r900", "braccio"])
+def test_trajectory_resolution_bounds_every_link_point(name):
+    """Property of the sweep's bound: between consecutive checks no point of any link shape
+    moves more than the resolution. Checked by brute force: the extreme points of every part's
+    bounding sphere (centre ± radius along 26 directions) carried by FK of the body frames at
+    every check of a straight joint-space move (the sweep cuts each step evenly, so checks
+    along one straight move are evenly spaced)."""
+    robot = km.load(name)
+    s = km.Scene()
+    s.add_robot("r", robot)
+    a = robot.q_home
+    b = np.clip(a + np.linspace(0.9, -0.7, robot.n), robot.limits[:, 0], robot.limits[:, 1])
+    tr = km.trajectory.joint([a, b], duration=1.0, steps=1, robot=robot)
+    res = 0.005
+    rep = km.scene.check_trajectory(s, {"r": tr}, resolution=res)
+    Q = a + np.outer(np.linspace(0, 1, rep.checks), b - a)
+    F = km.fk_frames(robot, Q)[:, :-1] * np.array([1, 1, 1, s.robots["r"].scale])  # → scene unit
+    F[..., 3, 3] = 1.0
+    dirs = np.array([[i, j, k] for i in (-1, 0, 1) for j in (-1, 0, 1) for k in (-1, 0, 1) if (i, j, k) != (0, 0, 0)])
+    dirs = dirs / np.linalg.norm(dirs, axis=1, keepdims=True)
+    scale = s.robots["r"].scale
+    for p in s.geometry("r").parts:
+        c, rho = km.scene.shapes.bounding_sphere(p.shape)
+        local = (p.placement[:3, :3] @ c + p.placement[:3, 3] + rho * dirs) * scale
+        world = F[:, p.body, :3, :3] @ local.T + F[:, p.body, :3, 3:4]  # (checks, 3, points)
+        step = np.linalg.norm(np.diff(world, axis=0), axis=1).max()
+        assert step <= res * (1 + 1e-9), (p.body, step)
+
+
+def test_pairs_touching_at_the_stated_home_are_excluded_and_say_so():
+    """The home pose is one the real arm takes: shapes overlapping there overlap in the model
+    only. planar-3r folded (link 3 back over link 1) as its home: link1-link3 excluded."""
+    folded = km.load("planar-3r").replace(home=np.radians([0, 175, -175]))
+    s = km.Scene()
+    s.add_robot("r", folded)
+    assert ("r/link1", "r/link3", "touching at home") in s.excluded()
+    assert not s.check().colliding
+    t = km.Scene()
+    t.add_robot("r", "planar-3r")  # its own home is straight: the pair is checked
+    assert ("r/link1", "r/link3") in t.check({"r": np.radians([0, 175, -175])}).collisions
+
+
+@settings(max_examples=40)
+@given(st.lists(st.floats(-3, 3), min_size=3, max_size=3), st.floats(-70, 70), st.floats(-70, 70),
+       st.floats(-10, 10), st.floats(0.5, 15))
+def test_distance_to_a_sphere_equals_the_segment_oracle(q, x, y, z, rho):
+    """planar-3r (three 20 mm links, capsules of 3 mm) and a ball anywhere: the scene's signed
+    distance is min over the links of |centre − segment| − 3 − ρ, the segments' ends taken from
+    `km.fk_frames` (joint origins and the tool). Its self pair is excluded so that the ball
+    alone decides. Where the capsule and ball overlap coal reports the penetration depth, which
+    for a sphere against a capsule is the same expression (negative) — so one formula, 1e-9 mm."""
+    robot = km.load("planar-3r")
+    s = km.Scene(length_unit="mm")
+    s.add_robot("r", robot, exclude=[("link1", "link3")])
+    s.add_obstacle("ball", "sphere", spatial.transl([x, y, z]), radius=rho)
+    F = km.fk_frames(robot, q)
+    ends = [(F[k] @ robot.before[k])[:3, 3] for k in range(3)] + [F[-1][:3, 3]]
+    R = s.geometry("r").radius
+    oracle = min(segment_distance(np.array([x, y, z]), a, b) for a, b in zip(ends, ends[1:])) - R - rho
+    rep = s.distance({"r": q})
+    assert abs(rep.min_distance - oracle) < 1e-9
+    assert s.check({"r": q}).colliding == (oracle < 0) or abs(oracle) < 1e-9
