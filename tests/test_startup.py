@@ -13,7 +13,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("scipy", "sympy", "matplotlib", "nicegui", "jsonschema", "yourdfpy", "trimesh")
+HEAVY = ("scipy", "sympy", "matplotlib", "nicegui", "jsonschema", "yourdfpy", "trimesh", "dask", "distributed")
 
 
 def loaded_after(code: str) -> list[str]:

@@ -26,7 +26,7 @@ _LAZY = {
                      "with_payload"), "dynamics"),
     "Trajectory": "trajectory",
 }
-_MODULES = ("spatial", "trajectory", "dynamics")
+_MODULES = ("spatial", "trajectory", "dynamics", "workspace")  # workspace: maps on Dask
 
 
 def __getattr__(name: str):
@@ -63,5 +63,5 @@ __all__ = [
     "simulate", "SimulationStopped", "pd_gravity", "computed_torque", "energy", "DynamicsError",
     # trajectories
     "trajectory", "Trajectory",
-    "spatial",
+    "spatial", "workspace",
 ]
