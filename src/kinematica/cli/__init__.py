@@ -1,5 +1,5 @@
 """The `kinematica` command: robots, show, fk, jacobian, ik, dynamics, simulate, traj, plot,
-animate, demo, serve.
+animate, workspace, demo, serve.
 
 Every subcommand prints readable tables by default and JSON with `--json`. JSON states its units:
 joint values as `q` (rad for revolute joints, the robot's length unit for prismatic ones) and
@@ -11,7 +11,8 @@ stops any command with one line and code 130. Long work (simulate) reports its p
 
 One module per group of subcommands, each with its `add_parser(s)` and `cmd_*` functions:
 kinematics.py (robots, show, fk, jacobian), ik.py, dynamics.py (dynamics, simulate), traj.py,
-plot.py (plot, animate: figures; Matplotlib is imported only when they run), demo.py,
+plot.py (plot, animate: figures; Matplotlib is imported only when they run), workspace.py (maps;
+Dask is imported only when it runs), demo.py,
 serve.py (the browser simulator; NiceGUI is imported only when it runs);
 common.py holds argument parsing and JSON, text*.py the table views.
 """
@@ -25,7 +26,7 @@ from typing import Sequence, TextIO
 
 import kinematica as km
 
-from . import demo, dynamics, explain, ik, kinematics, plot, serve, traj
+from . import demo, dynamics, explain, ik, kinematics, plot, serve, traj, workspace
 from .common import JSON_HELP, Failure, Parser, UsageError, show_warnings, start_warnings
 
 EXIT_USAGE = 2
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     dynamics.add_parsers(sub)
     traj.add_parser(sub)
     plot.add_parsers(sub)
+    workspace.add_parser(sub)
     explain.add_parser(sub)
     demo.add_parser(sub)
     serve.add_parser(sub)

@@ -37,6 +37,7 @@ class Envelope:
     the volume (area when planar; length unit³ or ²) = `volume` ± `volume_uncertainty`."""
 
     robot: str
+    length_unit: str
     grid: Grid
     voxels: np.ndarray
     samples_per_voxel: np.ndarray
@@ -136,5 +137,5 @@ def envelope(robot: Robot, samples: int = 200_000, voxel: float | None = None, *
                                -(-chunk // SAMPLE_BLOCK), scheduler=scheduler, parts=parts, progress=progress)
     voxels, counts = merge_counts(results)
     vol, unc = volume(grid, voxels)
-    return Envelope(robot.name, grid, voxels, counts, vol, unc, samples, seed, time.perf_counter() - t0, resumed,
-                    write_text(robot))
+    return Envelope(robot.name, robot.length_unit, grid, voxels, counts, vol, unc, samples, seed,
+                    time.perf_counter() - t0, resumed, write_text(robot))

@@ -57,17 +57,21 @@ class Parts:
 
     def __init__(self, directory: str | os.PathLike, job: dict[str, Any]) -> None:
         self.dir = Path(directory)
+        self.stamp, self.job = self.dir / "job.json", json.dumps(job, sort_keys=True)
+        if self.stamp.exists() and self.stamp.read_text() != self.job:
+            raise WorkspaceError(f"{self.dir} holds the partial results of another job: remove it or resume "
+                                 "with the same robot and parameters")
+
+    def _start(self) -> None:
+        """Make the folder and its job stamp at the first save (a job that fails before any
+        task finishes leaves nothing behind)."""
+        if self.stamp.exists():
+            return
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise WorkspaceError(f"cannot keep partial results in {self.dir}: {e.strerror or e}") from None
-        stamp = self.dir / "job.json"
-        text = json.dumps(job, sort_keys=True)
-        if stamp.exists() and stamp.read_text() != text:
-            raise WorkspaceError(f"{self.dir} holds the partial results of another job: remove it or resume "
-                                 "with the same robot and parameters")
-        if not stamp.exists():
-            self._write(stamp, text.encode())
+        self._write(self.stamp, self.job.encode())
 
     def _write(self, path: Path, data: bytes) -> None:
         tmp = path.with_name(path.name + f".tmp{os.getpid()}-{threading.get_ident()}")
@@ -79,7 +83,7 @@ class Parts:
             raise WorkspaceError(f"cannot write {path}: {e.strerror or e}") from None
 
     def load(self) -> dict[tuple[int, int], dict[str, np.ndarray]]:
-        found = {}
+        found: dict[tuple[int, int], dict[str, np.ndarray]] = {}
         for f in sorted(self.dir.glob("blocks-*-*.npz")):
             _, a, b = f.stem.split("-")
             with np.load(f) as z:
@@ -89,6 +93,7 @@ class Parts:
     def save(self, span: tuple[int, int], result: dict[str, np.ndarray]) -> None:
         import io
 
+        self._start()
         buf = io.BytesIO()
         np.savez(buf, **result)
         self._write(self.dir / f"blocks-{span[0]:09d}-{span[1]:09d}.npz", buf.getvalue())

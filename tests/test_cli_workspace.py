@@ -1,0 +1,106 @@
+"""`kinematica workspace`: maps written to NPZ, CSV and PLY, their summaries, and bad input."""
+
+from __future__ import annotations
+
+import socket
+
+import numpy as np
+import pytest
+
+import kinematica as km
+from kinematica.model.robotfile import read_text
+from kinematica.workspace import envelope
+from kinematica.workspace.io import read, save
+
+from cli_run import run, run_json
+
+SMALL = ["--samples", "20000", "--voxel", "0.3", "--orientations", "4", "--rolls", "2"]
+
+
+def one_error(code: int, out: str, err: str, expected_code: int) -> str:
+    assert code == expected_code and out == "" and err.count("\n") == 1, err
+    assert err.startswith("kinematica: error: ")
+    return err
+
+
+def test_an_envelope_npz_says_how_it_was_made(capsys, tmp_path):
+    path = tmp_path / "env.npz"
+    d = run_json(capsys, "workspace", "planar-3r", "--voxel", "2", "--samples", "50000", "--seed", "4",
+                 "--out", str(path))
+    assert d["kind"] == "envelope" and d["length_unit"] == "mm" and d["volume_unit"] == "mm^2"
+    m = read(path)
+    again = envelope("planar-3r", samples=50_000, voxel=2.0, seed=4)  # the same job through the API
+    assert np.array_equal(m["voxels"], again.voxels) and m["meta"]["voxels"] == again.voxels.size
+    assert m["meta"]["seed"] == 4 and "SeedSequence" in m["meta"]["seeding"]
+    assert np.isclose(d["volume"], again.volume) and np.isclose(d["volume_uncertainty"], again.volume_uncertainty)
+    robot = read_text(m["robot"])  # the robot file inside the map rebuilds the arm
+    q = np.radians([40, 10, -20])
+    np.testing.assert_allclose(km.fk(robot, q), km.fk(km.load("planar-3r"), q), atol=1e-12)
+    assert not (tmp_path / "env.npz.parts").exists()  # partial results go once the map is written
+
+
+def test_a_dexterity_map_as_csv_and_ply(capsys, tmp_path):
+    d = run_json(capsys, "workspace", "puma560", "--kind", "dexterity", *SMALL, "--out", str(tmp_path / "m.csv"))
+    assert d["solves"] == d["voxels"] * d["orientations"] and d["solves_per_s"] > 0
+    rows = np.genfromtxt(tmp_path / "m.csv", delimiter=",", names=True)
+    assert len(rows) == d["voxels"]
+    assert set(rows.dtype.names) >= {"x", "y", "z", "share", "manipulability_min", "condition_max", "singular"}
+    assert np.count_nonzero(rows["reached"]) == d["reachable_voxels"]
+    code, out, err = run(capsys, "workspace", "puma560", "--kind", "reach", *SMALL, "--out", str(tmp_path / "m.ply"))
+    assert code == 0 and "reachable voxels" in out, err
+    lines = (tmp_path / "m.ply").read_text().splitlines()
+    n = int(next(x for x in lines if x.startswith("element vertex")).split()[-1])
+    body = lines[lines.index("end_header") + 1:]
+    assert n == d["voxels"] == len(body) and len(body[0].split()) == 6  # x y z samples reached share
+
+
+@pytest.mark.parametrize("voxel", ["0", "-2", "nan", "inf"])
+def test_a_voxel_that_is_not_a_positive_length(capsys, tmp_path, voxel):
+    err = one_error(*run(capsys, "workspace", "planar-3r", "--voxel", voxel, "--out", str(tmp_path / "m.npz")), 2)
+    assert "voxel" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_options_that_do_not_fit_the_kind_or_the_limits(capsys, tmp_path):
+    out = str(tmp_path / "m.npz")
+    assert "--orientations" in one_error(*run(capsys, "workspace", "planar-3r", "--orientations", "4",
+                                              "--out", out), 2)
+    assert "ORIENTATIONS" in one_error(*run(capsys, "workspace", "puma560", "--kind", "reach", "--orientations",
+                                            "100000", "--out", out), 2)
+    assert "ENVELOPE" in one_error(*run(capsys, "workspace", "puma560", "--samples", str(10 ** 10), "--out", out), 2)
+    assert "format" in one_error(*run(capsys, "workspace", "puma560", "--out", str(tmp_path / "m.txt")), 2)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_output_path_that_cannot_be_written_is_refused_before_the_work(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("a file, not a folder")
+    err = one_error(*run(capsys, "workspace", "planar-3r", "--out", str(blocker / "m.npz")), 1)
+    assert "does not exist" in err
+    (tmp_path / "dir.npz").mkdir()
+    assert "is a folder" in one_error(*run(capsys, "workspace", "planar-3r", "--out", str(tmp_path / "dir.npz")), 1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.npz", "file"]  # nothing else written
+
+
+def test_a_failed_write_leaves_nothing_half_written(tmp_path, monkeypatch):
+    env = envelope("planar-3r", samples=5000, voxel=5.0)
+    target = tmp_path / "m.npz"
+    target.write_bytes(b"the previous map")
+
+    def full_disk(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("os.replace", full_disk)  # the rename that completes the write fails
+    with pytest.raises(ValueError, match="No space left"):
+        save(env, target)
+    assert target.read_bytes() == b"the previous map" and [p.name for p in tmp_path.iterdir()] == ["m.npz"]
+
+
+def test_a_scheduler_that_does_not_answer(capsys, tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    err = one_error(*run(capsys, "workspace", "planar-3r", "--samples", "1000", "--scheduler",
+                         f"tcp://127.0.0.1:{port}", "--out", str(tmp_path / "m.npz")), 2)
+    assert "did not answer within 3 s" in err
+    assert list(tmp_path.iterdir()) == []  # no partial-results folder for a job that never started
