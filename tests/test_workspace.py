@@ -229,3 +229,26 @@ def test_a_scheduler_that_does_not_answer_is_a_clear_error():
     # distributed retries until our 3 s connect timeout (run.CONNECT_TIMEOUT), then we say so
     with pytest.raises(WorkspaceError, match=f"127.0.0.1:{port}.*did not answer within 3 s"):
         envelope("planar-3r", samples=100, voxel=5.0, scheduler=f"tcp://127.0.0.1:{port}")
+
+
+def test_restarts_add_nothing_where_the_closed_form_tries_every_branch(puma):
+    # why the Puma's default is 0 restarts (reach.default_restarts): 8 random restarts per miss
+    # find no solution the closed-form rescue did not
+    kw = dict(voxel=0.3, orientations=4, rolls=2, samples=20_000, seed=5)
+    default = reachability(puma, **kw)
+    assert default.restarts == 0
+    assert np.array_equal(default.reached, reachability(puma, restarts=8, **kw).reached)
+
+
+def test_a_5_dof_arm_is_mapped_over_approach_directions():
+    robot = km.load("arm-5dof")
+    m = reachability(robot, orientations=6, samples=20_000, voxel=robot_reach(robot) / 6, seed=2)
+    hit = np.flatnonzero(m.reached > 0)
+    assert m.orientations.kind == "approach" and hit.size > 5
+    z = km.fk(robot, m.witness_q[hit])[:, :3, 2]  # the tool's approach axis, by our own FK
+    np.testing.assert_allclose(z, m.orientations.values[m.witness_orientation[hit]], atol=1e-5)
+
+
+def robot_reach(robot) -> float:
+    from kinematica.ik.reach import _bound
+    return _bound(robot)[1]

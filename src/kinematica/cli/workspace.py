@@ -53,8 +53,8 @@ def _counts(args: argparse.Namespace) -> dict[str, Any]:
     kw["chunk"] = count(args.chunk if args.chunk is not None else 256, "--chunk", VOXELS, error=UsageError)
     kw["orientations"] = count(args.orientations or 20, "--orientations", ORIENTATIONS, error=UsageError)
     kw["rolls"] = count(args.rolls or 4, "--rolls", ORIENTATIONS, error=UsageError)
-    kw["restarts"] = count(args.restarts if args.restarts is not None else 8, "--restarts", RESTARTS, minimum=0,
-                           error=UsageError)
+    kw["restarts"] = None if args.restarts is None else count(args.restarts, "--restarts", RESTARTS, minimum=0,
+                                                              error=UsageError)
     return kw
 
 
@@ -117,7 +117,8 @@ def add_parser(sub: Any) -> None:
                    help="approach directions on a Fibonacci sphere (headings for a planar arm; default 20)")
     p.add_argument("--rolls", type=int, default=None, metavar="R", help="roll steps per direction, 6-DOF (default 4)")
     p.add_argument("--restarts", type=int, default=None, metavar="N",
-                   help="random IK restarts per unsolved target (default 8)")
+                   help="random IK restarts per unsolved target (default 0 where a closed form fits the arm: "
+                        "it tries every branch; else 8)")
     p.add_argument("--chunk", type=int, default=None, metavar="C",
                    help="samples (envelope) or voxels (reach, dexterity) per task; the map does not depend on it")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,

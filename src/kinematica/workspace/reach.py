@@ -25,6 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..bounds import RESTARTS, VOXELS, count
+from ..ik.analytic import has_analytic
 from ..ik.solve import ik
 from ..kinematics.jacobian import jacobian
 from ..kinematics.manipulability import condition, manipulability, select_rows, task_rows
@@ -132,21 +133,30 @@ def _measures(robot: Robot, q: np.ndarray, ok: np.ndarray) -> dict[str, np.ndarr
     return out
 
 
+def default_restarts(robot: Robot, oset: OrientationSet) -> int:
+    """0 where a closed form fits the robot and the orientation task: km.ik then tries every
+    closed-form branch of each target Levenberg–Marquardt misses (`ik.closed.rescue`), so random
+    restarts cannot add a solution (the Puma's map is identical with 0 and 8, 3.4× faster with 0:
+    benchmarks/bench_workspace.py); else 8."""
+    return 0 if has_analytic(robot, oset.targets(np.zeros((1, 3)))) else 8
+
+
 @takes_robot
 def reachability(robot: Robot, voxel: float | None = None, *, orientations: int = 20, rolls: int = 4,
-                 samples: int = 200_000, seed: int = 0, restarts: int = 8, chunk: int = 256,
+                 samples: int = 200_000, seed: int = 0, restarts: int | None = None, chunk: int = 256,
                  scheduler: str | None = None, resume: str | None = None,
                  progress: Callable[[int, int], None] | None = None, _kind: str = "reach") -> ReachMap:
     """The reachability map: the envelope (`envelope(robot, samples, voxel, …)`), then at every
     occupied voxel's centre batched IK for each orientation of `orientation_set(robot,
     orientations, rolls)`, `restarts` random restarts per unsolved target (a share is what this
-    budget reached: a lower bound). chunk: voxels per Dask task (rounded up to whole blocks);
+    budget reached: a lower bound; default `default_restarts`). chunk: voxels per Dask task (rounded up to whole blocks);
     scheduler, resume, progress: as for `envelope` (the envelope's parts in resume/envelope)."""
     t0 = time.perf_counter()
-    restarts = count(restarts, "restarts", RESTARTS, minimum=0, error=WorkspaceError)
     chunk = count(chunk, "chunk", VOXELS, error=WorkspaceError)
     seed = check_seed(seed)
     oset = orientation_set(robot, orientations, rolls)
+    restarts = default_restarts(robot, oset) if restarts is None else \
+        count(restarts, "restarts", RESTARTS, minimum=0, error=WorkspaceError)
     env = envelope(robot, samples, voxel, seed=seed, scheduler=scheduler, progress=progress,
                    resume=None if resume is None else f"{resume}/envelope")
     measures = _kind == "dexterity"
