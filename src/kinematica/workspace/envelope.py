@@ -100,16 +100,6 @@ def sample_blocks(robot: Robot, grid: Grid, lim: np.ndarray, seed: int, samples:
     return {"voxels": voxels, "counts": counts}
 
 
-def merge_counts(results: list[dict[str, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted unique voxels and summed counts over task results (order-free, so exact)."""
-    v = np.concatenate([r["voxels"] for r in results]) if results else np.zeros(0, np.int64)
-    c = np.concatenate([r["counts"] for r in results]) if results else np.zeros(0, np.int64)
-    voxels, inv = np.unique(v, return_inverse=True)
-    counts = np.zeros(voxels.size, np.int64)
-    np.add.at(counts, inv, c)
-    return voxels, counts
-
-
 def job_key(robot: Robot, **params: Any) -> dict[str, Any]:
     """What identifies a job (for resuming): the robot file's hash and the parameters."""
     return {"robot_sha256": hashlib.sha256(write_text(robot).encode()).hexdigest(), **params}
@@ -133,9 +123,14 @@ def envelope(robot: Robot, samples: int = 200_000, voxel: float | None = None, *
     n_blocks = -(-samples // SAMPLE_BLOCK)
     parts = Parts(resume, job_key(robot, kind="envelope", samples=samples, voxel=grid.voxel, seed=seed)) \
         if resume is not None else None
-    results, resumed = execute(sample_blocks, lambda a, b: (robot, grid, lim, seed, samples, a, b), n_blocks,
-                               -(-chunk // SAMPLE_BLOCK), scheduler=scheduler, parts=parts, progress=progress)
-    voxels, counts = merge_counts(results)
+    dense = np.zeros(grid.size, np.int64)  # samples per voxel: integer sums, exact in any order
+
+    def combine(span, result):
+        np.add.at(dense, result["voxels"], result["counts"])
+    resumed = execute(sample_blocks, lambda a, b: (robot, grid, lim, seed, samples, a, b), n_blocks,
+                      -(-chunk // SAMPLE_BLOCK), combine, scheduler=scheduler, parts=parts, progress=progress)
+    voxels = np.flatnonzero(dense)
+    counts = dense[voxels]
     vol, unc = volume(grid, voxels)
     return Envelope(robot.name, robot.length_unit, grid, voxels, counts, vol, unc, samples, seed,
                     time.perf_counter() - t0, resumed, write_text(robot))

@@ -149,8 +149,9 @@ def reachability(robot: Robot, voxel: float | None = None, *, orientations: int 
     """The reachability map: the envelope (`envelope(robot, samples, voxel, …)`), then at every
     occupied voxel's centre batched IK for each orientation of `orientation_set(robot,
     orientations, rolls)`, `restarts` random restarts per unsolved target (a share is what this
-    budget reached: a lower bound; default `default_restarts`). chunk: voxels per Dask task (rounded up to whole blocks);
-    scheduler, resume, progress: as for `envelope` (the envelope's parts in resume/envelope)."""
+    budget reached: a lower bound; default `default_restarts`). chunk: voxels per Dask task
+    (rounded up to whole blocks); scheduler, resume, progress: as for `envelope` (the envelope's
+    parts in resume/envelope)."""
     t0 = time.perf_counter()
     chunk = count(chunk, "chunk", VOXELS, error=WorkspaceError)
     seed = check_seed(seed)
@@ -164,19 +165,25 @@ def reachability(robot: Robot, voxel: float | None = None, *, orientations: int 
         robot, kind=_kind, samples=env.samples, voxel=env.grid.voxel, seed=seed, orientations=orientations,
         rolls=rolls, restarts=restarts))
     V, nb = env.voxels, block_voxels(oset.size)
-    results, resumed = execute(
+    cat = _empty(robot, V.size, measures)
+
+    def combine(span, result):
+        for k, v in result.items():
+            cat[k][span[0] * nb:span[0] * nb + len(v)] = v
+    resumed = execute(
         solve_blocks, lambda a, b: (robot, env.grid, oset, V[a * nb:b * nb], seed, restarts, measures, a, b),
-        -(-V.size // nb), -(-chunk // nb), scheduler=scheduler, parts=parts, progress=progress)
-    cat = {k: np.concatenate([r[k] for r in results]) for k in results[0]} if results else _empty(robot, measures)
+        -(-V.size // nb), -(-chunk // nb), combine, scheduler=scheduler, parts=parts, progress=progress)
     return ReachMap(_kind, env, oset, cat["reached"], cat["witness_q"], cat["witness_orientation"],
                     {k: cat[k] for k in MEASURES} if measures else None, seed, restarts, V.size * oset.size,
                     time.perf_counter() - t0, resumed)
 
 
-def _empty(robot: Robot, measures: bool) -> dict[str, np.ndarray]:
-    out = {"reached": np.zeros(0, int), "witness_q": np.zeros((0, robot.n)), "witness_orientation": np.zeros(0, int)}
+def _empty(robot: Robot, k: int, measures: bool) -> dict[str, np.ndarray]:
+    """The per-voxel arrays of a map of k voxels, before any block is combined."""
+    out = {"reached": np.zeros(k, np.int64), "witness_q": np.full((k, robot.n), np.nan),
+           "witness_orientation": np.full(k, -1, np.int64)}
     if measures:
-        out.update({k: np.zeros(0, bool if k == "singular" else float) for k in MEASURES})
+        out.update({m: np.zeros(k, bool) if m == "singular" else np.full(k, np.nan) for m in MEASURES})
     return out
 
 

@@ -82,13 +82,13 @@ class Parts:
             tmp.unlink(missing_ok=True)
             raise WorkspaceError(f"cannot write {path}: {e.strerror or e}") from None
 
-    def load(self) -> dict[tuple[int, int], dict[str, np.ndarray]]:
-        found: dict[tuple[int, int], dict[str, np.ndarray]] = {}
-        for f in sorted(self.dir.glob("blocks-*-*.npz")):
-            _, a, b = f.stem.split("-")
-            with np.load(f) as z:
-                found[(int(a), int(b))] = {k: z[k] for k in z.files}
-        return found
+    def spans(self) -> list[tuple[int, int]]:
+        """The block ranges (start, stop) of the saved task results."""
+        return sorted((int(a), int(b)) for _, a, b in (f.stem.split("-") for f in self.dir.glob("blocks-*-*.npz")))
+
+    def read(self, span: tuple[int, int]) -> dict[str, np.ndarray]:
+        with np.load(self.dir / f"blocks-{span[0]:09d}-{span[1]:09d}.npz") as z:
+            return {k: z[k] for k in z.files}
 
     def save(self, span: tuple[int, int], result: dict[str, np.ndarray]) -> None:
         import io
@@ -107,39 +107,44 @@ def _dask():
         raise ImportError(f"{EXTRA_HINT} ({e})") from None
 
 
-def execute(work: Callable[..., dict], args: Callable[[int, int], tuple], n_blocks: int, per_task: int, *,
-            scheduler: str | None = None, parts: Parts | None = None,
-            progress: Callable[[int, int], None] | None = None) -> tuple[list[dict], int]:
-    """Run `work(*args(start, stop))` for every task of `n_blocks` blocks, `per_task` blocks each;
-    returns the task results in block order and how many blocks came from saved parts."""
+def execute(work: Callable[..., dict], args: Callable[[int, int], tuple], n_blocks: int, per_task: int,
+            combine: Callable[[tuple[int, int], dict], None], *, scheduler: str | None = None,
+            parts: Parts | None = None, progress: Callable[[int, int], None] | None = None) -> int:
+    """Run `work(*args(start, stop))` for every task of `n_blocks` blocks, `per_task` blocks each,
+    handing each result to `combine(span, result)` (under a lock, in any order; results are not
+    kept, so a map of millions of voxels holds only its own arrays). Saved parts are combined
+    first. Returns how many blocks came from saved parts."""
     _dask()
-    done = parts.load() if parts else {}
-    covered = {b for a, z in done for b in range(a, z)}
+    lock, count = threading.Lock(), [0]
+    covered: set[int] = set()
+    for span in parts.spans() if parts else ():
+        combine(span, parts.read(span))
+        covered.update(range(*span))
+    count[0] = len(covered)
     todo = tasks([b for b in range(n_blocks) if b not in covered], per_task)
-    lock, count = threading.Lock(), [len(covered)]
 
-    def finished(span: tuple[int, int], result: dict) -> dict:
+    def finished(span: tuple[int, int], result: dict) -> None:
         if parts:
             parts.save(span, result)
         with lock:
+            combine(span, result)
             count[0] += span[1] - span[0]
             if progress:
                 progress(count[0], n_blocks)
-        return result
 
     if scheduler is None:
         import dask
 
         def one(span):
-            return finished(span, work(*args(*span)))
-        fresh = dask.compute(*[dask.delayed(one)(s) for s in todo], scheduler="threads") if todo else ()
+            finished(span, work(*args(*span)))
+        if todo:
+            dask.compute(*[dask.delayed(one)(s) for s in todo], scheduler="threads")
     else:
-        fresh = _on_cluster(scheduler, work, args, todo, finished)
-    results = dict(done) | dict(zip(todo, fresh))
-    return [results[s] for s in sorted(results)], len(covered)
+        _on_cluster(scheduler, work, args, todo, finished)
+    return len(covered)
 
 
-def _on_cluster(address: str, work, args, todo, finished) -> list[dict]:
+def _on_cluster(address: str, work, args, todo, finished) -> None:
     from distributed import Client, as_completed
 
     try:
@@ -150,10 +155,8 @@ def _on_cluster(address: str, work, args, todo, finished) -> list[dict]:
                              "it with `dask scheduler` or leave out the scheduler to run here") from None
     try:
         futures = {client.submit(work, *args(*s), pure=False): s for s in todo}
-        out = {}
         for fut in as_completed(list(futures), loop=client.loop):
-            span = futures[fut]
-            out[span] = finished(span, fut.result())
-        return [out[s] for s in todo]
+            finished(futures[fut], fut.result())
+            fut.release()  # the cluster may forget it: the result is combined (and saved)
     finally:
         client.close()
