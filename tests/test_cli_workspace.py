@@ -104,3 +104,46 @@ def test_a_scheduler_that_does_not_answer(capsys, tmp_path):
                          f"tcp://127.0.0.1:{port}", "--out", str(tmp_path / "m.npz")), 2)
     assert "did not answer within 3 s" in err
     assert list(tmp_path.iterdir()) == []  # no partial-results folder for a job that never started
+
+
+# --- figures of map files: `kinematica plot ROBOT map --map FILE` --------------------------------
+@pytest.fixture(scope="module")
+def puma_npz(tmp_path_factory):
+    path = tmp_path_factory.mktemp("maps") / "puma.npz"
+    save(km.workspace.reachability("puma560", voxel=0.3, orientations=4, rolls=2, samples=20_000), path)
+    return path
+
+
+def test_a_section_shows_the_voxels_of_its_layer(puma_npz):
+    from kinematica.viz.maps import _section
+
+    m = read(puma_npz)
+    h = m["meta"]["grid"]["voxel"]
+    image, extent, where = _section(m["meta"]["grid"], m["voxels"], m["share"], "xz", 0.1)
+    # independently: the voxels whose centre lies within half a voxel of the plane y = 0.1
+    layer = np.abs(m["points"][:, 1] - 0.1) <= h / 2
+    assert np.count_nonzero(np.isfinite(image)) == np.count_nonzero(layer)
+    cols = np.floor((m["points"][layer, 0] - extent[0]) / h).astype(int)
+    rows = np.floor((m["points"][layer, 2] - extent[2]) / h).astype(int)
+    np.testing.assert_array_equal(image[rows, cols], m["share"][layer])
+
+
+def test_plot_map_writes_sections_and_scatters(capsys, tmp_path, puma_npz):
+    for view in ("xz", "3d"):
+        d = run_json(capsys, "plot", "puma560", "map", "--map", str(puma_npz), "--view", view, "--value", "share",
+                     "--out", str(tmp_path / f"{view}.png"))
+        assert d["written"]["width_px"] > 0 and (tmp_path / f"{view}.png").stat().st_size > 1000
+
+
+def test_plot_map_bad_input(capsys, tmp_path, puma_npz):
+    out = str(tmp_path / "x.png")
+    assert "not of 'ur5'" in one_error(*run(capsys, "plot", "ur5", "map", "--map", str(puma_npz), "--out", out), 2)
+    assert "value must be" in one_error(*run(capsys, "plot", "puma560", "map", "--map", str(puma_npz), "--value",
+                                             "manipulability_min", "--out", out), 2)
+    assert "outside the map" in one_error(*run(capsys, "plot", "puma560", "map", "--map", str(puma_npz), "--at",
+                                               "50", "--out", out), 2)
+    np.savez(tmp_path / "other.npz", a=np.arange(3))
+    assert "not a map" in one_error(*run(capsys, "plot", "puma560", "map", "--map", str(tmp_path / "other.npz"),
+                                         "--out", out), 2)
+    assert "needs --map" in one_error(*run(capsys, "plot", "puma560", "map", "--out", out), 2)
+    assert not (tmp_path / "x.png").exists()

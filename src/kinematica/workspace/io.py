@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -125,12 +126,22 @@ def save(m: Envelope | ReachMap, path: str | os.PathLike) -> Path:
     return p
 
 
+ARRAYS = ("voxels", "points", "samples_per_voxel", "meta", "robot")
+META = ("kind", "robot", "grid", "length_unit", "voxels")
+
+
 def read(path: str | os.PathLike) -> dict[str, Any]:
-    """The arrays of a map saved as NPZ, with `meta` parsed and `robot` as text."""
+    """The arrays of a map saved as NPZ, with `meta` parsed and `robot` as text; a file that is
+    not such a map is a WorkspaceError saying so."""
     try:
         with np.load(path, allow_pickle=False) as z:
             out = {k: z[k] for k in z.files}
-    except (OSError, ValueError) as e:
+        missing = [k for k in ARRAYS if k not in out]
+        if missing:
+            raise ValueError(f"no {', '.join(missing)} in it: not a map from `kinematica workspace`")
+        out["meta"], out["robot"] = json.loads(str(out["meta"])), str(out["robot"])
+        if not isinstance(out["meta"], dict) or any(k not in out["meta"] for k in META):
+            raise ValueError("its meta data is incomplete: not a map from `kinematica workspace`")
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
         raise WorkspaceError(f"cannot read the workspace map {path}: {e}") from None
-    out["meta"], out["robot"] = json.loads(str(out["meta"])), str(out["robot"])
     return out
