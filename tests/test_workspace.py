@@ -177,6 +177,30 @@ def test_a_local_two_worker_cluster_gives_the_in_process_map(puma):
     assert same_map(remote, reachability(puma, **kw))
 
 
+def test_a_worker_lost_mid_job_loses_nothing(puma, monkeypatch):
+    import os
+    import signal
+
+    import kinematica.workspace.reach as reach
+    from distributed import Client, LocalCluster
+
+    monkeypatch.setattr(reach, "BLOCK_TARGETS", 40)  # many small tasks, so the loss lands mid-job
+    kw = dict(voxel=0.3, orientations=4, rolls=2, samples=20_000, seed=5, chunk=1)
+    killed = []
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, protocol="tcp://", host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            pids = sorted(client.run(os.getpid).values())  # the worker processes this test started
+
+        def kill_a_worker(done, total):
+            if total > 4 and done >= 2 and not killed:  # in the reach phase, tasks finished and pending
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(done)
+        remote = reachability(puma, scheduler=cluster.scheduler_address, progress=kill_a_worker, **kw)
+    assert killed  # the worker died mid-job; Dask reran its tasks elsewhere
+    assert same_map(remote, reachability(puma, **kw))
+
+
 class Interrupted(Exception):
     pass
 

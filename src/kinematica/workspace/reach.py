@@ -73,10 +73,6 @@ class ReachMap:
     def share(self) -> np.ndarray:
         return self.reached / self.orientations.size
 
-    def targets(self, i: int) -> Any:
-        """The IK targets of occupied voxel i (one per orientation), as solved."""
-        return self.orientations.targets(self.grid.centres(self.voxels[i:i + 1]))
-
     def summary(self) -> dict[str, Any]:
         return {"kind": self.kind, "voxels": int(self.voxels.size), "orientations": self.orientations.size,
                 "reachable_voxels": int(np.count_nonzero(self.reached)),
@@ -90,10 +86,10 @@ def block_voxels(k: int) -> int:
 
 
 def solve_blocks(robot: Robot, grid: Grid, oset: OrientationSet, voxels: np.ndarray, seed: int, restarts: int,
-                 measures: bool, start: int, stop: int) -> dict[str, np.ndarray]:
-    """Results of voxel blocks start … stop − 1; `voxels` is the slice of occupied voxels they hold."""
+                 measures: bool, nb: int, start: int, stop: int) -> dict[str, np.ndarray]:
+    """Results of voxel blocks start … stop − 1 of nb voxels each; `voxels` is the slice of occupied
+    voxels they hold (nb is passed, not recomputed: a worker's process has its own constants)."""
     out: dict[str, list] = {}
-    nb = block_voxels(oset.size)
     for b in range(start, stop):
         sub = voxels[(b - start) * nb:(b - start + 1) * nb]
         for k, v in _block(robot, grid, oset, sub, block_seed(seed, 1, b), restarts, measures).items():
@@ -171,7 +167,7 @@ def reachability(robot: Robot, voxel: float | None = None, *, orientations: int 
         for k, v in result.items():
             cat[k][span[0] * nb:span[0] * nb + len(v)] = v
     resumed = execute(
-        solve_blocks, lambda a, b: (robot, env.grid, oset, V[a * nb:b * nb], seed, restarts, measures, a, b),
+        solve_blocks, lambda a, b: (robot, env.grid, oset, V[a * nb:b * nb], seed, restarts, measures, nb, a, b),
         -(-V.size // nb), -(-chunk // nb), combine, scheduler=scheduler, parts=parts, progress=progress)
     return ReachMap(_kind, env, oset, cat["reached"], cat["witness_q"], cat["witness_orientation"],
                     {k: cat[k] for k in MEASURES} if measures else None, seed, restarts, V.size * oset.size,
