@@ -276,3 +276,12 @@ def test_a_5_dof_arm_is_mapped_over_approach_directions():
 def robot_reach(robot) -> float:
     from kinematica.ik.reach import _bound
     return _bound(robot)[1]
+
+
+def test_the_preview_is_the_envelope_without_dask():
+    from kinematica.workspace.envelope import preview
+
+    points, counts, grid = preview("braccio", 20_000, seed=1)
+    env = envelope("braccio", samples=20_000, seed=1)
+    np.testing.assert_array_equal(points, env.points())
+    np.testing.assert_array_equal(counts, env.samples_per_voxel)

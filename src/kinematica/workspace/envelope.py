@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..bounds import ENVELOPE, count
+from ..bounds import ENVELOPE, POINTS, count
 from ..ik.reach import _bound
 from ..kinematics.fk import fk
 from ..model.coerce import takes_robot
@@ -98,6 +98,18 @@ def sample_blocks(robot: Robot, grid: Grid, lim: np.ndarray, seed: int, samples:
         hits.append(idx[idx >= 0])
     voxels, counts = np.unique(np.concatenate(hits), return_counts=True)
     return {"voxels": voxels, "counts": counts}
+
+
+@takes_robot
+def preview(robot: Robot, samples: int = 20_000, voxel: float | None = None, *,
+            seed: int = 0) -> tuple[np.ndarray, np.ndarray, Grid]:
+    """(centres (k, 3), samples per voxel (k,), grid) of `envelope`'s map for the same arguments,
+    computed here in one call without Dask: for a quick look (the simulator's overlay)."""
+    samples = count(samples, "samples", POINTS, error=WorkspaceError)
+    grid = robot_grid(robot, voxel)
+    out = sample_blocks(robot, grid, sampling_ranges(robot), check_seed(seed), samples, 0,
+                        -(-samples // SAMPLE_BLOCK))
+    return grid.centres(out["voxels"]), out["counts"], grid
 
 
 def job_key(robot: Robot, **params: Any) -> dict[str, Any]:
