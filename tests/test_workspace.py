@@ -285,3 +285,9 @@ def test_the_preview_is_the_envelope_without_dask():
     env = envelope("braccio", samples=20_000, seed=1)
     np.testing.assert_array_equal(points, env.points())
     np.testing.assert_array_equal(counts, env.samples_per_voxel)
+
+
+@pytest.mark.parametrize("address", ["nonsense", "ftp://x:1", "", "tcp://127.0.0.1:99999", "tcp://host:port"])
+def test_a_malformed_scheduler_address_is_refused_before_dask_sees_it(address):
+    with pytest.raises(WorkspaceError, match="expected a Dask scheduler address"):
+        envelope("planar-3r", samples=100, voxel=5.0, scheduler=address)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -144,9 +145,23 @@ def execute(work: Callable[..., dict], args: Callable[[int, int], tuple], n_bloc
     return len(covered)
 
 
+ADDRESS = re.compile(r"^(?:(?:tcp|tls|ws|wss)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
+
+
+def check_address(address: object) -> str:
+    """A scheduler address [tcp|tls|ws|wss://]HOST:PORT, else a WorkspaceError (checked before
+    Dask sees it: a Client made from a malformed address hangs for seconds as it is collected)."""
+    m = ADDRESS.match(address) if isinstance(address, str) else None
+    if m is None or not 0 < int(m.group(1)) < 65536:
+        raise WorkspaceError(f"scheduler: expected a Dask scheduler address such as tcp://10.0.0.5:8786, "
+                             f"got {address!r}")
+    return address
+
+
 def _on_cluster(address: str, work, args, todo, finished) -> None:
     from distributed import Client, as_completed
 
+    check_address(address)
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
