@@ -147,3 +147,14 @@ def test_plot_map_bad_input(capsys, tmp_path, puma_npz):
                                          "--out", out), 2)
     assert "needs --map" in one_error(*run(capsys, "plot", "puma560", "map", "--out", out), 2)
     assert not (tmp_path / "x.png").exists()
+
+
+def test_an_undersampled_envelope_says_so(capsys, tmp_path):
+    code, out, err = run(capsys, "workspace", "puma560", "--voxel", "0.03", "--samples", "20000",
+                         "--out", str(tmp_path / "m.npz"))
+    assert code == 0 and "undersampled" in out and "raise --samples" in out, err
+    d = run_json(capsys, "workspace", "planar-3r", "--voxel", "5", "--samples", "100000", "--out", str(tmp_path / "p.npz"))
+    assert d["voxels_with_one_sample"] <= 0.05 * d["voxels"]  # dense: every voxel hit many times, no note
+    code, out, err = run(capsys, "workspace", "planar-3r", "--voxel", "5", "--samples", "100000",
+                         "--out", str(tmp_path / "p.npz"))
+    assert code == 0 and "undersampled" not in out

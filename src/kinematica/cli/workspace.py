@@ -23,6 +23,7 @@ from ..bounds import ENVELOPE, ORIENTATIONS, RESTARTS, VOXELS, count
 from .common import Failure, UsageError, add_robot, emit, robot_of
 
 KINDS = ("envelope", "reach", "dexterity")
+SPARSE = 0.05  # above this share of one-sample voxels, the envelope has surely missed some
 
 
 class BlockProgress:
@@ -68,6 +69,10 @@ def _text(d: dict[str, Any]) -> str:
                   f"  reachable voxels  {d['reachable_voxels']} (mean share {d['mean_share']:.3f})",
                   f"  IK solves         {d['solves']:,} ({d['solves_per_s']:,.0f} per s)"]
     lines += [f"  time              {d['time_s']:.2f} s", f"  written           {d['written']}"]
+    sparse = d["voxels_with_one_sample"] / max(d["voxels"], 1)
+    if sparse > SPARSE:
+        lines.append(f"  note: {sparse:.0%} of the voxels hold a single sample: the envelope is undersampled "
+                     "(voxels it missed are not in the map); raise --samples")
     return "\n".join(lines)
 
 

@@ -42,7 +42,8 @@ def meta(m: Envelope | ReachMap) -> dict[str, Any]:
         "length_unit": env.length_unit,
         "grid": env.grid.to_dict(), "samples": env.samples, "seed": env.seed,
         "seeding": SEEDING.format(sample=SAMPLE_BLOCK, targets=BLOCK_TARGETS),
-        "voxels": int(env.voxels.size), "volume": env.volume, "volume_uncertainty": env.volume_uncertainty,
+        "voxels": int(env.voxels.size), "voxels_with_one_sample": int(np.count_nonzero(env.samples_per_voxel == 1)),
+        "volume": env.volume, "volume_uncertainty": env.volume_uncertainty,
         "volume_unit": f"{env.length_unit}^{env.grid.dim}",
         "time_s": m.elapsed,
     }
