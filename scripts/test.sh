@@ -24,6 +24,21 @@ if [ ! -x /usr/bin/chromium ]; then
     fi
 fi
 
+# The Braccio firmware tests compile the sketch with Debian's AVR toolchain and build it for
+# this machine with g++ (tests/test_hardware_firmware.py); without them those tests are skipped.
+avr_core=/usr/share/arduino/hardware/arduino/avr/cores/arduino/Arduino.h
+if ! command -v avr-g++ >/dev/null || [ ! -f "$avr_core" ] || ! command -v g++ >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "test.sh: installing Debian's AVR toolchain and g++ for the firmware tests"
+        if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+                   gcc-avr avr-libc arduino-core-avr g++ >/dev/null; }; then
+            echo "test.sh: could not install them: the firmware compile tests will be skipped"
+        fi
+    else
+        echo "test.sh: no AVR toolchain, and apt-get needs root here: the firmware compile tests will be skipped"
+    fi
+fi
+
 if [ -n "${VIRTUAL_ENV:-}" ] && [ -z "${KINEMATICA_VENV:-}" ]; then
     python="$VIRTUAL_ENV/bin/python"
 else

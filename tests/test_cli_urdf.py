@@ -76,7 +76,7 @@ def test_bad_tip_or_hold_is_one_line(capsys, trees, argv, words):
 
 def test_tip_on_a_yaml_robot_is_refused(capsys):
     code, _, err = run(capsys, "fk", "puma560", *["0"] * 6, "--tip", "link6")
-    assert code == 2 and "tip and hold choose a chain of a URDF tree" in err
+    assert code == 2 and "tip chooses a chain of a URDF or MJCF tree" in err
 
 
 def test_serve_refuses_a_tree_without_tip_before_serving(capsys, trees):

@@ -109,9 +109,9 @@ def test_fk_jacobian_pose_equals_fk(rq, k):
 
 
 def test_jacobian_rejects_unknown_frame():
-    with pytest.raises(ValueError, match="'base' or 'tool'"):
+    with pytest.raises(ValueError, match="'base', 'tool', 'space', 'body'"):
         km.jacobian(km.load("arm-4dof"), [0, 0, 0, 0], frame="world")
-    with pytest.raises(ValueError, match="'base' or 'tool'"):
+    with pytest.raises(ValueError, match="'base', 'tool', 'space', 'body'"):
         km.fk_jacobian(km.load("arm-4dof"), [0, 0, 0, 0], frame="ee")
 
 

@@ -13,7 +13,8 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("scipy", "sympy", "matplotlib", "nicegui", "jsonschema", "yourdfpy", "trimesh", "dask", "distributed")
+HEAVY = ("scipy", "sympy", "matplotlib", "nicegui", "jsonschema", "yourdfpy", "trimesh", "mujoco", "toppra",
+         "modern_robotics", "serial", "dask", "distributed")
 
 
 def loaded_after(code: str) -> list[str]:

@@ -498,7 +498,7 @@ def test_branched_tree_says_what_to_pass_and_lists_the_tips(tmp_path):
         km.load(path)
     assert km.load(path, tip="tcp").joint_names == ("j1", "j2", "j3")
     assert km.load(path, tip="right", hold={"f1": 0.5}).extras["urdf"]["held"] == {"f1": 0.5}
-    with pytest.raises(ValueError, match="tip and hold choose a chain of a URDF tree"):
+    with pytest.raises(ValueError, match="tip chooses a chain of a URDF or MJCF tree"):
         km.load("puma560", tip="link6")
 
 

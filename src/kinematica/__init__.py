@@ -10,11 +10,11 @@ from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
 from .ik import target as targets
 from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk_frames,
                          fk_jacobian, jacobian, jacobian_derivative, manipulability,
-                         planar_fk, planar_jacobian, rank, singular_values, singularity,
-                         task_rows)
+                         planar_fk, planar_jacobian, rank, screw_axes, singular_values, singularity,
+                         task_rows, to_dh)
 from .model import (Inertial, MissingLimitWarning, OffChainBodiesWarning, ParameterTable, Robot,
                     RobotError, RobotFileError, URDFWarning, from_dh, from_mdh, from_link_frames,
-                    from_planar, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
+                    from_planar, from_poe, from_mjcf, MJCFError, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
                     urdf_tips)
 
 # Imported at first use (PEP 562), not with the package: the dynamics' integrators and the
@@ -23,10 +23,10 @@ from .model import (Inertial, MissingLimitWarning, OffChainBodiesWarning, Parame
 _LAZY = {
     **dict.fromkeys(("DynamicsError", "SimulationStopped", "computed_torque", "coriolis", "energy",
                      "forward_dynamics", "gravity_torques", "mass_matrix", "pd_gravity", "rne", "simulate",
-                     "with_payload"), "dynamics"),
+                     "with_payload", "regressor", "identify"), "dynamics"),
     "Trajectory": "trajectory",
 }
-_MODULES = ("spatial", "trajectory", "dynamics", "workspace")  # workspace: maps on Dask
+_MODULES = ("spatial", "trajectory", "dynamics", "hardware", "workspace")  # workspace: maps on Dask
 
 
 def __getattr__(name: str):
@@ -51,17 +51,22 @@ __all__ = [
     # models
     "Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "from_dh", "from_mdh",
     "from_planar", "from_link_frames", "from_urdf", "to_urdf", "load", "save", "robot_names",
-    "to_servo", "from_servo", "urdf_tips", "URDFWarning", "OffChainBodiesWarning", "MissingLimitWarning",
+    "to_servo", "from_servo", "urdf_tips", "from_poe", "from_mjcf", "MJCFError", "URDFWarning", "OffChainBodiesWarning", "MissingLimitWarning",
     # kinematics
     "fk", "fk_frames", "fk_jacobian", "jacobian", "jacobian_derivative", "planar_fk",
     "planar_jacobian", "manipulability", "det_jjt", "condition", "rank", "singular_values",
-    "task_rows", "singularity", "Singularity", "JacobianReport",
+    "task_rows", "singularity", "Singularity", "JacobianReport", "screw_axes", "to_dh",
     # inverse kinematics
     "ik", "ik_all", "self_motion", "IKResult", "Target", "TargetError", "targets",
     # dynamics
     "rne", "mass_matrix", "gravity_torques", "coriolis", "forward_dynamics", "with_payload",
     "simulate", "SimulationStopped", "pd_gravity", "computed_torque", "energy", "DynamicsError",
+    "regressor", "identify",
     # trajectories
     "trajectory", "Trajectory",
-    "spatial", "workspace",
+    "spatial",
+    # the physical Braccio: firmware, serial bridge, emulator (pyserial loads when a link opens)
+    "hardware",
+    # workspace, reachability and dexterity maps (Dask loads when a map runs)
+    "workspace",
 ]

@@ -46,6 +46,11 @@ SEEDS = Limit("kinematica.bounds.SEEDS", 100_000, "multi-start IK seeds", "use f
 SOLVES = Limit("kinematica.bounds.SOLVES", 10_000, "configurations of a self-motion walk", "use fewer samples")
 ITERATIONS = Limit("kinematica.bounds.ITERATIONS", 100_000, "iterations of an IK solver",
                    "a solver that has not converged in 100 000 iterations will not")
+TRAINING = Limit("kinematica.bounds.TRAINING", 200_000, "training samples of a learned model",
+                 "accuracy stops improving long before (10 000 train in well under a minute)")
+EPOCHS = Limit("kinematica.bounds.EPOCHS", 10_000, "training epochs", "use fewer epochs")
+RULES = Limit("kinematica.bounds.RULES", 2_000, "fuzzy rules of a learned model",
+              "each rule costs a block of the least-squares system: use fewer")
 EVALUATIONS = Limit("kinematica.bounds.EVALUATIONS", 100_000_000, "evaluations of the dynamics in one simulation",
                     "shorten the simulation")
 

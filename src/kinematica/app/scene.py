@@ -35,6 +35,7 @@ TARGET = "#d81b60"
 AXES = ("#e53935", "#43a047", "#1e88e5")  # x, y, z
 GHOSTS = ("#1e88e5", "#43a047", "#8e24aa", "#00897b", "#f4511e", "#6d4c41", "#3949ab", "#c0ca33")
 OUTSIDE = "#9e9e9e"  # ghosts of solutions outside the joint limits
+MIRROR = "#212121"  # the physical arm, as its board last commanded it (Robot link)
 BACKGROUND = "#f5f7fa"
 CLOUD = [0.55, 0.7, 0.95]  # the workspace overlay's dots (RGB 0–1, as three.js takes them)
 GRID, GRID_AXIS = "#d5dbe1", "#9aa7b4"  # grid lines, and the axes through the base
@@ -164,6 +165,8 @@ class ArmView:
         self.cloud_args: tuple | None = None  # (points, size) of the workspace overlay, None: hidden
         self.cloud = None
         self.ghosts: list = []
+        self.mirror_q: np.ndarray | None = None  # the physical arm's commanded q (Robot link)
+        self.mirror = None
         # the camera type is fixed when a scene is built: a projection change rebuilds it in here
         self.box = ui.element("div").classes("w-full")
         self._build()
@@ -203,13 +206,14 @@ class ArmView:
                 self.target_axes = self._axes(0.28 * r)
             self.handles = {a: self.scene.sphere(1.1 * self.radius, 16, 12).material(colour, 0.8)
                             for a, colour in (("x", AXES[0]), ("z", AXES[2]))}
-        self.ghosts = []
+        self.ghosts, self.mirror = [], None
         self.show(self.q)
         self.show_frames(self.frames_on)
         self.show_target(self.target_T, self.target_oriented, self.handle_axes)
         self.show_ghosts(*self.ghost_args)
         self.cloud = None  # the old scene took it along
         self.show_workspace(*(self.cloud_args or (None, 0.0)))
+        self.show_mirror(self.mirror_q)
 
     def _arm_objects(self) -> None:
         """The pedestal, links, joints, tool and frames (placed by `show`)."""
@@ -367,6 +371,31 @@ class ArmView:
             with self.scene:
                 self.cloud = self.scene.point_cloud(self.grid.to_scene(points).tolist(), [CLOUD] * len(points),
                                                     point_size=size / self.grid.step)
+
+    def show_mirror(self, q: np.ndarray | None) -> None:
+        """The physical arm beside the plan: a translucent arm at q (what the board last
+        commanded — hobby servos report no position), labelled "arm"; None removes it."""
+        self.mirror_q = None if q is None else np.asarray(q, float)
+        to = self.grid.to_scene
+        with self._batched(), self.scene:
+            if self.mirror is not None:
+                self.mirror.delete()
+                self.mirror = None
+            if self.mirror_q is None:
+                return
+            geom = arm_geometry(self.robot, self.mirror_q)
+            pts = to(geom.skeleton)
+            self.mirror = self.scene.group()
+            with self.mirror:
+                for a, b in zip(pts[:-1], pts[1:]):
+                    mid, R, length = along(a, b)
+                    if length > 1e-9:
+                        self.scene.cylinder(0.9 * self.radius, 0.9 * self.radius, length, 12) \
+                            .material(MIRROR, 0.35).move(*mid).rotate_R(R)
+                self.scene.sphere(1.0 * self.radius, 12, 8).material(MIRROR, 0.5).move(*to(geom.tool))
+                self.scene.text("arm", f"color: {MIRROR}; font-weight: 700; font-size: 14px; "
+                                       "text-shadow: 0 0 3px #fff, 0 0 3px #fff") \
+                    .move(*(to(geom.tool) + [0, 0, 3.0 * self.radius]))
 
     def _free_spot(self, p: np.ndarray, taken: list[np.ndarray]) -> np.ndarray:
         """p, raised until it is clear of every label already placed."""

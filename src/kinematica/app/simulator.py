@@ -22,6 +22,7 @@ from .panel import IKPanel, JointPanel, ReadoutPanel, tag
 from .handles import HANDLES, length_digits, moved, turned
 from .player import Player
 from .poses import PosesCard
+from .robotlink import RobotLink
 from .scene import ArmView
 from .state import PROJECTIONS, TargetSpec, robot_choices
 from .uploads import FileDrop
@@ -49,6 +50,7 @@ class SimulatorTab:
             self.robot_drop = FileDrop("robot-upload", "drop a .yaml or .urdf file here, or press +",
                                        ".yaml,.yml,.urdf", self.upload)
         self.chains, self.tree = ChainPicker(self.open_chain), ("", b"")
+        self.link = RobotLink(self)  # outlives the rebuilds for another robot
         self.build()
 
     # --- building -------------------------------------------------------------------------
@@ -104,6 +106,7 @@ class SimulatorTab:
                 self.ik = IKPanel(s, self.target_changed, self.solve, self.target_from_tool,
                                   self.method_changed, self.adopt, self.ghosts_outside)
             self.poses = PosesCard(self, self.player)
+            self.link.card()
         self.view.show_frames(s.view.frames)
         self.refresh()
         self._show_mode()

@@ -1,5 +1,5 @@
 """The `kinematica` command: robots, show, fk, jacobian, ik, dynamics, simulate, traj, plot,
-animate, workspace, demo, serve.
+animate, workspace, learn, demo, serve, braccio.
 
 Every subcommand prints readable tables by default and JSON with `--json`. JSON states its units:
 joint values as `q` (rad for revolute joints, the robot's length unit for prismatic ones) and
@@ -12,8 +12,10 @@ stops any command with one line and code 130. Long work (simulate) reports its p
 One module per group of subcommands, each with its `add_parser(s)` and `cmd_*` functions:
 kinematics.py (robots, show, fk, jacobian), ik.py, dynamics.py (dynamics, simulate), traj.py,
 plot.py (plot, animate: figures; Matplotlib is imported only when they run), workspace.py (maps;
-Dask is imported only when it runs), demo.py,
-serve.py (the browser simulator; NiceGUI is imported only when it runs);
+Dask is imported only when it runs), learn.py
+(learn ik|dynamics|explain|report: ANFIS models, and ik's --model/--seed-model), demo.py,
+serve.py (the browser simulator; NiceGUI is imported only when it runs), braccio.py (the
+physical Braccio: ports, emulator, firmware, home, move, play);
 common.py holds argument parsing and JSON, text*.py the table views.
 """
 
@@ -26,7 +28,7 @@ from typing import Sequence, TextIO
 
 import kinematica as km
 
-from . import demo, dynamics, explain, ik, kinematics, plot, serve, traj, workspace
+from . import braccio, demo, dynamics, explain, ik, kinematics, learn, plot, serve, traj, workspace
 from .common import JSON_HELP, Failure, Parser, UsageError, show_warnings, start_warnings
 
 EXIT_USAGE = 2
@@ -48,10 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_parsers(sub)
     workspace.add_parser(sub)
     explain.add_parser(sub)
+    learn.add_parser(sub)
     demo.add_parser(sub)
     serve.add_parser(sub)
+    braccio.add_parser(sub)
     for p in sub.choices.values():
-        p.add_argument("--json", action="store_true", help=JSON_HELP)
+        if p.prog.split()[-1] != "learn":  # learn's subcommands take --json themselves
+            p.add_argument("--json", action="store_true", help=JSON_HELP)
     return parser
 
 

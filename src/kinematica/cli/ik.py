@@ -14,12 +14,14 @@ from ..bounds import RESTARTS, count
 from ..ik.analytic import has_analytic
 from ..kinematics.manipulability import is_planar
 from . import text_ik
+from .learn import model_options
 from .common import (UsageError, add_robot, emit, finite_numbers, robot_of, option_joint_values,
                      q_deg)
 
 ORIENTATION_FLAGS = ("rpy", "euler_zyz", "quat", "approach", "pitch", "phi")
 _ANGLE_FLAGS = ("rpy", "euler_zyz", "pitch", "phi")  # converted by --deg
 IK_METHODS = ("lm", "gn", "newton", "transpose", "dls", "analytic")
+IK_COMMAND_METHODS = IK_METHODS + ("anfis",)  # anfis needs a model file: only `ik` takes one
 
 
 def _flag(name: str) -> str:
@@ -94,8 +96,10 @@ def _all_message(robot: km.Robot, t: km.Target, sols: Sequence[km.IKResult]) -> 
 
 
 def ik_data(robot: km.Robot, t: km.Target, target: dict[str, Any], q0: np.ndarray | None,
-            method: str, limits: str, all_: bool, options: dict[str, Any]) -> dict[str, Any]:
-    """Solve and report: reachable, the verdict in words, and the solutions (see `cmd_ik`)."""
+            method: str, limits: str, all_: bool, options: dict[str, Any], model: Any = None,
+            seed_model: Any = None) -> dict[str, Any]:
+    """Solve and report: reachable, the verdict in words, and the solutions (see `cmd_ik`).
+    model: the learned model of --method anfis; seed_model: a learned model whose answer is q0."""
     if method == "analytic" and not has_analytic(robot, t):
         what = ("a planar (x, y) target without its heading --phi"
                 if t.kind == "planar" and t.phi is None else f"a {t.kind} target")
@@ -103,12 +107,17 @@ def ik_data(robot: km.Robot, t: km.Target, target: dict[str, Any], q0: np.ndarra
                          "exist for planar 2R/3R with the heading φ, yaw-pitch-pitch-pitch-roll "
                          "5-DOF arms, 6R arms with a spherical wrist and UR-type arms); use a "
                          "numeric --method")
+    if seed_model is not None:
+        q0 = seed_model.seeds_for(robot, t)
     start = robot.q_home if q0 is None else q0
     sols: list[km.IKResult] = []
     if all_:
         sols = km.ik_all(robot, t, start, method="lm" if method == "analytic" else method)
     if sols:
         reachable, message = True, _all_message(robot, t, sols)
+    elif method == "anfis":  # the model alone: its answer is shown even when it misses
+        res = km.ik(robot, t, method="anfis", model=model, **options)
+        reachable, message, sols = bool(res.reachable), str(res.reason), [res]
     else:  # a single solve, or the reason in words why --all found nothing
         res = km.ik(robot, t, start, method=method, limits=limits, **options)
         reachable, message = bool(res.reachable), str(res.reason)
@@ -120,6 +129,8 @@ def ik_data(robot: km.Robot, t: km.Target, target: dict[str, Any], q0: np.ndarra
             "joint_names": list(robot.joint_names), "target": target, "method": method,
             "limits": limits, "all": all_, "q0": start, "q0_deg": q_deg(robot, start),
             "q0_given": q0 is not None, "reachable": reachable, "message": message,
+            **({"solved": bool(sols) and all(bool(s.success) for s in sols), "seed_model": seed_model is not None}
+               if model is not None or seed_model is not None else {}),  # a model's answer may be shown unsolved
             "solutions": [solution_data(robot, s) for s in sols]}
 
 
@@ -139,8 +150,9 @@ def ik_options(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_ik(args: argparse.Namespace, out: TextIO) -> int:
     robot = robot_of(args)
     t, target = ik_target(robot, args)
+    model, seed_model = model_options(args, robot)
     q0 = option_joint_values(robot, args.q0, args.deg, "--q0")
-    data = ik_data(robot, t, target, q0, args.method, args.limits, args.all, ik_options(args))
+    data = ik_data(robot, t, target, q0, args.method, args.limits, args.all, ik_options(args), model, seed_model)
     return emit(args, data, lambda d: text_ik.ik_text(robot, d), out)
 
 
@@ -172,9 +184,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--q0", nargs="+", metavar="Q",
                    help="initial guess, one value per joint (default: the robot's home); with "
                         "--all, the configuration the solutions are sorted by distance to")
-    p.add_argument("--method", choices=IK_METHODS, default="lm",
+    p.add_argument("--method", choices=IK_COMMAND_METHODS, default="lm",
                    help="lm (default), gn or newton (pseudo-inverse), transpose (adaptive step), "
-                        "dls (fixed damping), analytic (closed form, the branch nearest q0)")
+                        "dls (fixed damping), analytic (closed form, the branch nearest q0), anfis "
+                        "(the answer of a learned model alone, --model; approximate)")
+    p.add_argument("--model", metavar="MODEL",
+                   help="--method anfis: the model file (from 'kinematica learn ik')")
+    p.add_argument("--seed-model", metavar="MODEL",
+                   help="start the numeric method from a learned model's answer (instead of --q0)")
     p.add_argument("--limits", choices=("clip", "wrap", "ignore"), default="clip",
                    help="joint limits: clip every step (default), wrap at the end, or ignore them")
     p.add_argument("--all", action="store_true",

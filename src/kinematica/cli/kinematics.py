@@ -47,6 +47,8 @@ def show_data(robot: km.Robot) -> dict[str, Any]:
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     robot = robot_of(args)
+    if args.dh:  # the equivalent standard-DH model, shown like any robot
+        robot = km.to_dh(robot)
     return emit(args, show_data(robot), lambda _: text.show_text(robot), out)
 
 
@@ -70,7 +72,9 @@ def jacobian_data(robot: km.Robot, q: np.ndarray, frame: str, rows: str | None) 
     """The Jacobian, its measures over the task rows and the singularity verdict, as plain data."""
     rows = rows or km.task_rows(robot)
     J = km.jacobian(robot, q, frame=frame)
-    rep = report(select_rows(J, rows), rows)
+    # The measures are of the task rows of the (v; ω) Jacobian at the tool: a space or body
+    # Jacobian (ω; v, Modern Robotics') is printed as asked, measured as the base one.
+    rep = report(select_rows(J if frame in ("base", "tool") else km.jacobian(robot, q), rows), rows)
     s = km.singularity(robot, q, rows=rows)
     return {"robot": robot.name, "length_unit": robot.length_unit, "joint_names": list(robot.joint_names),
             "q": q, "q_deg": q_deg(robot, q), "frame": frame, "J": J, "rows": rows,
@@ -102,6 +106,8 @@ def add_parsers(sub: Any) -> None:
     p.set_defaults(func=cmd_robots)
     p = sub.add_parser("show", help="a robot's parameter table, limits, home, base/tool, source")
     add_robot(p)
+    p.add_argument("--dh", action="store_true",
+                   help="show the equivalent standard DH table (base and tool take up the rest)")
     p.set_defaults(func=cmd_show)
     p = sub.add_parser("fk", help="forward kinematics: tool pose (and every frame) at q")
     _add_q(p)
@@ -109,8 +115,9 @@ def add_parsers(sub: Any) -> None:
     p.set_defaults(func=cmd_fk)
     p = sub.add_parser("jacobian", help="geometric Jacobian, manipulability and singularity at q")
     _add_q(p)
-    p.add_argument("--frame", choices=("base", "tool"), default="base",
-                   help="express the Jacobian in the base (default) or tool frame")
+    p.add_argument("--frame", choices=("base", "tool", "space", "body"), default="base",
+                   help="base (default) or tool: rows (v; ω), v of the tool point, in base or tool "
+                        "axes; space or body: Modern Robotics' J_s or J_b, rows (ω; v)")
     p.add_argument("--rows", choices=tuple(ROWS), default=None,
                    help="task rows the measures use (default: planar for planar arms, full for "
                         "6+ joints, else position)")

@@ -21,20 +21,24 @@ from typing import Callable, TextIO
 
 
 class Progress:
-    """A `progress(done, evaluations)` callback that writes a line to `stream` now and then."""
+    """A `progress(done, evaluations)` callback that writes a line to `stream` now and then;
+    `detail(done, value)` words the middle of the line (default: a simulation's time and
+    evaluations; training says "epoch 3 of 20, RMSE …")."""
 
     def __init__(self, stream: TextIO, what: str, unit: str, total: float, *,
                  after: float = 1.0, every: float = 2.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 detail: Callable[[float, float], str] | None = None) -> None:
         self.stream, self.what, self.unit, self.total = stream, what, unit, total
         self.every, self.clock = every, clock
         self.next = clock() + after
+        self.detail = detail or (lambda done, n: f"t = {done:.4g} of {self.total:g} {self.unit}, "
+                                                 f"{n:,.0f} evaluations")
 
-    def __call__(self, done: float, evaluations: int) -> None:
+    def __call__(self, done: float, evaluations: float) -> None:
         now = self.clock()
         if now < self.next:
             return
         self.next = now + self.every
-        self.stream.write(f"kinematica: {self.what}: t = {done:.4g} of {self.total:g} {self.unit}, "
-                          f"{evaluations:,.0f} evaluations (Ctrl+C stops)\n")
+        self.stream.write(f"kinematica: {self.what}: {self.detail(done, evaluations)} (Ctrl+C stops)\n")
         self.stream.flush()

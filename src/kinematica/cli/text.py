@@ -193,10 +193,15 @@ def _jacobian_units(robot: km.Robot) -> str:
 
 def jacobian_text(robot: km.Robot, data: dict[str, Any]) -> str:
     labels = [lab + (" *" if lab in data["row_labels"] else "  ") for lab in ROW_LABELS]
+    order = f"Geometric Jacobian J ({data['frame']} frame), rows (v; ω), * = task rows"
+    if data["frame"] in ("space", "body"):  # Modern Robotics' (ω; v): the stars stay on their rows
+        labels = labels[3:] + labels[:3]
+        order = f"Jacobian J ({data['frame']} frame), rows (ω; v) as in Modern Robotics, * = task rows" + (
+            "; v is the velocity of the point at the base origin" if data["frame"] == "space" else "")
     s = data["singularity"]
     m = len(data["row_labels"])
     parts = [heading(robot), "", "Joint values:", q_table(robot, data), "",
-             f"Geometric Jacobian J ({data['frame']} frame), rows (v; ω), * = task rows:",
+             f"{order}:",
              matrix(data["J"], row_labels=labels, col_labels=list(robot.joint_names), indent="  "),
              _jacobian_units(robot), "",
              fields([("task rows", f"{data['rows']} ({', '.join(data['row_labels'])})"),

@@ -34,12 +34,14 @@ def _target_line(robot: km.Robot, target: dict[str, Any]) -> str:
 def _verdict(data: dict[str, Any]) -> str:
     if data["all"] and data["solutions"]:
         return data["message"]
-    if data["solutions"]:
+    if data["solutions"] and data.get("solved", True):
         return f"solved: {data['message']}"
     return ("not solved: " if data["reachable"] else "unreachable: ") + data["message"]
 
 
 def _method_line(data: dict[str, Any]) -> str:
+    if data["method"] == "anfis":
+        return "anfis: the learned model's answer alone (no iterations), judged by FK"
     if not data["all"]:
         return f"{data['method']}, joint limits: {data['limits']}"
     how = {s["method"] for s in data["solutions"]}
@@ -54,11 +56,11 @@ def _error(x: float) -> str:
 
 def ik_text(robot: km.Robot, data: dict[str, Any]) -> str:
     u = robot.length_unit
-    start = "q0" if data["q0_given"] else "q0 (home)"
+    start = "q0 (the model's)" if data.get("seed_model") else "q0" if data["q0_given"] else "q0 (home)"
     oriented = data["target"]["kind"] in ("pose", "approach") or "phi" in data["target"]
     parts = [heading(robot), "",
              fields([("target", _target_line(robot, data["target"])),
-                     (start, vector(data["q0_deg"], 3) + _joint_unit(robot)),
+                     *([] if data["method"] == "anfis" else [(start, vector(data["q0_deg"], 3) + _joint_unit(robot))]),
                      ("method", _method_line(data)),
                      ("reachable", "yes" if data["reachable"] else "no"),
                      ("verdict", _verdict(data))])]

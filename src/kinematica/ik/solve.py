@@ -27,8 +27,10 @@ from .limits import random_seeds, wrap_into_limits
 from .numeric import CONVERGED, METHODS, STALLED, Options, iterate
 from .reach import _bound, out_of_reach_message, reach_check
 from .result import IKResult
+from .secondary import check_goals, improve
 from .single import Problem, solve_one, verdict_one
 from .frame import fit_target, judged, solver_problem
+from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
 from .target import Target
 from .verdict import judge, near_singular, package, reason, reasons
 from ..model.coerce import takes_robot
@@ -82,15 +84,20 @@ def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
 
 @takes_robot
 def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" = None, method: str = "lm", *,
-       limits: str = "auto", restarts: int = 200, seed: int | None = 0, **options) -> IKResult:
+       limits: str = "auto", restarts: int = 200, seed: int | None = 0, secondary: dict | None = None,
+       rest: "ArrayLike | None" = None, model=None, **options) -> IKResult:
     """Joint values that put the tool on `target`.
 
     target: a `Target` (see `kinematica.ik.target`: pose, position, orientation forms, approach
     or pitch, planar), a pose (..., 4, 4), a position (..., 3) or a planar point (..., 2).
     q0: the initial guess (n,) or one per target; default the robot's home configuration;
-    "random": a random seed inside the limits per target (from `seed`).
-    method: "lm", "gn"/"newton", "transpose", "dls", or "analytic" (the closed-form branch nearest
-    q0, where a solver fits the robot).
+    "random": a random seed inside the limits per target (from `seed`); a learned IK model
+    (`kinematica.learn`): its answer for each target (a warm start; limits "auto" read as
+    "wrap", as from home).
+    method: "lm", "gn"/"newton", "transpose", "dls", "analytic" (the closed-form branch nearest
+    q0, where a solver fits the robot), or "anfis": the answer of `model` (a learned IK model)
+    alone, judged by FK like the others — approximate, so usually success=False with the miss
+    in the reason (options: tol_position, tol_orientation only).
     limits: "clip" projects every step of the first attempt onto the joint limits (paper 000:
     the arm moves from q0 without leaving its range); "wrap" iterates freely and, at
     convergence, wraps revolute joints by 2π into range and checks the limits; "ignore" drops
@@ -106,6 +113,10 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" 
     99.9 %) and bounds the work on a target no seed solves. options: `Options` fields
     (tolerances, max_iter, damping ("adaptive": paper 000's accept/reject, default with clip;
     "chan": λ = 0.1·E, default otherwise), lambda0, step, history …).
+    secondary: goals for the freedom a solved target leaves (a redundant arm; a position-only
+    or axis-free target), as weights: {"limits": w, "manipulability": w, "rest": w}, `rest`
+    the rest pose (default home) — each solution is then moved in the task's null space to
+    lower the weighted cost, staying on its target (`secondary.improve`; numeric methods).
 
     >>> import kinematica as km, numpy as np
     >>> r = km.ik(km.load("planar-3r"), [-10, 35], np.radians([30, 30, 20]))
@@ -113,10 +124,21 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" 
     (True, 'converged', array([38.509, 68.8  , 62.749]))
     """
     restarts = count(restarts, "restarts", RESTARTS, minimum=0)
+    goals = check_goals(robot, secondary, rest)
     world = judged(robot, target)  # what the verdict holds FK to: the target as given, world frame
     rs, t = solver_problem(robot, fit_target(robot, world))  # what the solvers iterate on
     shape = t.shape
     N = int(np.prod(shape))
+    if method in LEARNED_METHODS:
+        if goals is not None:
+            raise TypeError(f"secondary goals move a solved configuration; method={method!r} solves nothing: "
+                            f"seed 'lm' with the model (q0=model) to use them")
+        return solve_learned(robot, world, rs, t, method, model, dict(options))
+    if model is not None:
+        raise TypeError(f"model= is for method='anfis'; to seed {method!r} with a model pass it as q0")
+    if is_model(q0):  # a guess, not the arm's pose: "auto" iterates freely, as from home
+        q0 = model_seeds(robot, q0, world)
+        limits = "wrap" if limits == "auto" else limits
     if method == "analytic":
         from .closed import analytic_ik
         rng = np.random.default_rng(seed) if isinstance(q0, str) else None  # only "random" needs one
@@ -126,7 +148,7 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" 
     opts = _options(robot, method, mode, dict(options))
     opts.history = opts.history and N == 1
     enforce = mode != "ignore"
-    if method == "lm" and N == 1:
+    if method == "lm" and N == 1 and goals is None:
         return _ik_one(robot, world.reshape(), rs, t.reshape(), shape, q0, seed, opts, enforce, restarts)
     t, world = t.reshape(N), world.reshape(N)
     rng = np.random.default_rng(seed)
@@ -137,6 +159,11 @@ def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" 
     ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
     if method == "lm" and np.any(~ok & reachable):
         rescue(rs, t, q, status, seeds, enforce, np.flatnonzero(~ok & reachable))
+        ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
+    if goals is not None and ok.any():
+        # the solvers' tolerances, a little inside: the verdict below must still see the target
+        q = improve(rs, t, q, np.flatnonzero(ok), *goals, 0.5 * opts.tol_position, 0.5 * opts.tol_orientation,
+                    enforce)
         ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
     near = near_singular(rs, t, q, J if rs is robot else None)
     words = reasons(robot, status, q, ok, pos, ori, inside, near, reachable, dist, reach, enforce, opts.max_iter)

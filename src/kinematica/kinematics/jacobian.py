@@ -11,14 +11,15 @@ from .chain import check_q, end_pass, end_single
 from .fk import _SMALL
 from ..model.coerce import takes_robot
 
-FRAMES = ("base", "tool")
+FRAMES = ("base", "tool", "space", "body")
 
 
 @takes_robot
 def fk_jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> tuple[np.ndarray, np.ndarray]:
-    """End pose (..., 4, 4) and geometric Jacobian (..., 6, n) from one pass along the chain."""
+    """End pose (..., 4, 4) and Jacobian (..., 6, n) from one pass along the chain (`jacobian`
+    says what each frame gives)."""
     if frame not in FRAMES:
-        raise ValueError(f"frame must be 'base' or 'tool', got {frame!r}")
+        raise ValueError(f"frame must be one of {', '.join(map(repr, FRAMES))}, got {frame!r}")
     q = check_q(robot, q)
     if q.ndim == 1:  # the common single call: stacking and reshaping would double its time
         T, J = end_single(robot, q, True)
@@ -33,15 +34,33 @@ def fk_jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> tuple[np.nda
         T, J = T.reshape(q.shape[:-1] + (4, 4)), J.reshape(q.shape[:-1] + (6, robot.n))
     if frame == "tool":
         J = to_tool_frame(J, T)
+    elif frame == "space":
+        J = space_twist(J, T)
+    elif frame == "body":
+        J = to_tool_frame(J, T)[..., [3, 4, 5, 0, 1, 2], :]
     return T, J
+
+
+def space_twist(J: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """The space Jacobian J_s = [J_ω; J_v + p × J_ω] (rows ω; v) from base-frame Jacobians (v; ω)
+    at the tool point p: v_s is the velocity of the body point passing the base origin,
+    ṗ − ω × p."""
+    Jw = J[..., 3:, :]
+    p = T[..., :3, 3]
+    return np.concatenate([Jw, J[..., :3, :] + np.cross(p[..., None, :], np.swapaxes(Jw, -1, -2)).swapaxes(-1, -2)],
+                          axis=-2)
 
 
 @takes_robot
 def jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> np.ndarray:
-    """Geometric Jacobian (..., 6, n), rows (v, ω), mapping q̇ to the tool's twist.
+    """Jacobian (..., 6, n) mapping q̇ to the tool's twist.
 
-    frame="base": v and ω in base coordinates (v of the tool point);
-    frame="tool": the same twist expressed in the tool frame.
+    frame="base" (default): rows (v; ω) in base coordinates, v the velocity of the tool point —
+    the geometric Jacobian of Siciliano and of Robotics Toolbox's `jacob0`;
+    frame="tool": the same rows expressed in the tool frame (`jacobe`);
+    frame="space" and "body": *Modern Robotics*' J_s and J_b, rows (ω; v) — note the order —
+    where v_s is the velocity of the body point at the base origin (ṗ − ω × p, not ṗ) and J_b
+    is the tool frame's twist, (ω; v) in tool coordinates (`JacobianSpace`, `JacobianBody`).
     Units: length_unit/rad for revolute columns, dimensionless for prismatic ones.
 
     >>> import kinematica as km

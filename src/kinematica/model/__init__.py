@@ -1,6 +1,8 @@
 """Robot models: the immutable `Robot`, its builders, robot files and the bundled robots."""
 
 from .builders import from_dh, from_link_frames, from_mdh, from_planar
+from .poe import from_poe
+from .mjcf import MJCFError, from_mjcf
 from .inertial import Inertial, InertialError
 from .library import load, robot_names, save
 from .robot import ParameterTable, Robot, RobotError
@@ -11,5 +13,5 @@ from .servo import from_servo, to_servo
 
 __all__ = ["Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "InertialError",
            "from_dh", "from_mdh", "from_planar", "from_link_frames", "load", "save", "robot_names"]
-__all__ += ["to_servo", "from_servo"]
+__all__ += ["to_servo", "from_servo", "from_poe", "from_mjcf", "MJCFError"]
 __all__ += ["from_urdf", "to_urdf", "urdf_tips", "URDFWarning", "OffChainBodiesWarning", "MissingLimitWarning"]

@@ -13,6 +13,7 @@ from .coerce import takes_robot
 from .schema import RobotFileError
 
 _SUFFIXES_YAML = (".yaml", ".yml")
+_SUFFIXES_MJCF = (".xml", ".mjcf")
 
 
 def _bundle() -> dict[str, object]:
@@ -27,7 +28,8 @@ def robot_names() -> list[str]:
 
 def load(name_or_path: str | Path, *, tip: str | None = None,
          hold: Mapping[str, float] | None = None) -> Robot:
-    """A bundled robot by name (``km.load("puma560")``), or a YAML / URDF robot file by path.
+    """A bundled robot by name (``km.load("puma560")``), or a YAML, URDF or MJCF (.xml, .mjcf,
+    through MuJoCo's compiler: `from_mjcf`) robot file by path.
 
     For a URDF, `tip` names the link that ends the chain (needed when the tree branches into
     equally long chains; `km.urdf_tips(path)` lists the candidates) and `hold` the values
@@ -39,10 +41,18 @@ def load(name_or_path: str | Path, *, tip: str | None = None,
     bundle = _bundle()
     path = Path(key)
     urdf = key not in bundle and path.suffix.lower() == ".urdf"
-    if not urdf and (tip is not None or hold):
-        raise ValueError(f"{key}: tip and hold choose a chain of a URDF tree; this is not a .urdf file")
+    mjcf = key not in bundle and path.suffix.lower() in _SUFFIXES_MJCF
+    if hold and not urdf:
+        raise ValueError(f"{key}: hold sets the joints off a URDF tree's chain; this is not a .urdf file"
+                         + (" (an MJCF model holds them at qpos0)" if mjcf else ""))
+    if not (urdf or mjcf) and tip is not None:
+        raise ValueError(f"{key}: tip chooses a chain of a URDF or MJCF tree; this is neither")
     if key in bundle:
         return read_text(bundle[key].read_text(encoding="utf-8"), f"{key}.yaml")
+    if mjcf:
+        from .mjcf import from_mjcf
+
+        return from_mjcf(path, tip=tip)
     if path.suffix.lower() in _SUFFIXES_YAML + (".urdf",):
         if not path.is_file():
             raise FileNotFoundError(f"robot file not found: {path}")
@@ -57,7 +67,7 @@ def load(name_or_path: str | Path, *, tip: str | None = None,
         return read_text(text, str(path))
     close = [n for n in sorted(bundle) if n.startswith(key.lower())] or difflib.get_close_matches(key, bundle, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else f"; bundled robots: {', '.join(sorted(bundle))}"
-    raise ValueError(f"unknown robot {key!r} (not a bundled name nor a .yaml/.urdf file){hint}")
+    raise ValueError(f"unknown robot {key!r} (not a bundled name nor a .yaml/.urdf/.xml file){hint}")
 
 
 @takes_robot

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import spatial
 from .builders import from_dh, from_link_frames, from_mdh, from_planar
+from .poe import from_poe
 from .inertial import Inertial
 from .robot import Robot, RobotError
 from .schema import RobotFileError, dump, parse
@@ -82,9 +83,25 @@ def robot_from_dict(data: dict[str, Any], where: str = "<robot file>") -> Robot:
             robot = robot.replace(limits=lim, inertials=inert if any(inert) else None)
             tool = _placement(data.get("tool"), deg)
             return robot if tool is None else robot.replace(tool=robot.tool @ tool)
+        if data["kind"] == "poe":
+            return _poe(data, joints, deg, common)
         return _BUILDERS[data["kind"]](joints, tool=_placement(data.get("tool"), deg), **common)
     except (RobotError, ValueError) as e:
         raise RobotFileError(f"{where}: {e}") from None
+
+
+def _poe(data: dict, joints: list[dict], deg: bool, common: dict) -> Robot:
+    """A `kind: poe` file: screws (ω; v) in the space or body frame and the tool's home pose."""
+    S = np.array([j["screw"] for j in joints], dtype=float)
+    revolute = np.linalg.norm(S[:, :3], axis=1) > 0
+    for i, j in enumerate(joints):
+        if "type" in j and (j["type"] == "revolute") != revolute[i]:
+            raise RobotError(f"joint {i + 1}: type {j['type']} but its screw is {'revolute' if revolute[i] else 'prismatic'} "
+                             f"(ω {'≠' if revolute[i] else '='} 0)")
+    lim = np.array([j.get("limits", (-np.inf, np.inf)) for j in joints], dtype=float)  # in the file's units: deg= converts
+    names = [j.get("name", f"q{i + 1}") for i, j in enumerate(joints)]
+    return from_poe(_placement(data["home_pose"], deg), S, data.get("screw_frame", "space"), limits=lim,
+                    joint_names=names, **common)
 
 
 def read_text(text: str, where: str = "<robot file>") -> Robot:

@@ -70,6 +70,9 @@ _joint_by_kind = {
     "frames": {**_common_joint, "xyz": _vec3, "rpy": _vec3, "rotation": _mat3, "axis": _vec3},
 }
 _joint_by_kind["mdh"] = _joint_by_kind["dh"]
+# a PoE joint is its screw axis (ω; v) at q = 0; its links' frames are not the user's, so no inertial
+_joint_by_kind["poe"] = {**{k: v for k, v in _common_joint.items() if k != "inertial"},
+                         "screw": {"type": "array", "items": _num, "minItems": 6, "maxItems": 6}}
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -80,12 +83,14 @@ SCHEMA: dict[str, Any] = {
         "description": {"type": "string"},
         "source": {"type": "string"},
         "notes": {"type": "string"},
-        "kind": {"enum": ["dh", "mdh", "planar", "frames"]},
+        "kind": {"enum": ["dh", "mdh", "planar", "frames", "poe"]},
         "length_unit": {"enum": ["m", "mm"]},
         "angle_unit": {"enum": ["deg", "rad"]},
         "joints": {"type": "array", "minItems": 1},
         "base": _placement,
         "tool": _placement,
+        "home_pose": _placement,
+        "screw_frame": {"enum": ["space", "body"]},
         "home": {"type": "array", "items": _num},
         "gripper": {"type": "object"},
         "extras": {"type": "object"},
@@ -242,7 +247,7 @@ def _is_rotation(R: Any) -> bool:
 def _check_meaning(data: dict, root: yaml.Node, where: str) -> None:
     """Rules a JSON schema states badly: keys that exclude each other, ordered limits, and
     joint types the kind cannot hold — each reported at its own line, in the file's units."""
-    for key in ("base", "tool"):
+    for key in ("base", "tool", "home_pose"):
         if key in data:
             _exclusive(data[key], "placement", root, where, [key])
     for i, j in enumerate(data["joints"]):
@@ -256,10 +261,19 @@ def _check_meaning(data: dict, root: yaml.Node, where: str) -> None:
             _fail(root, where, path + ["type"], "a planar chain has revolute joints only")
         if data["kind"] == "planar" and "length" not in j:
             _fail(root, where, path, "a planar joint needs 'length'")
+        if data["kind"] == "poe" and "screw" not in j:
+            _fail(root, where, path, "a poe joint needs 'screw': its axis (ωx, ωy, ωz, vx, vy, vz) at q = 0")
         for key in ("rotation",):
             if key in j and not _is_rotation(j[key]):
                 _fail(root, where, path + [key], "must be an orthonormal 3x3 matrix with determinant +1")
-    for key in ("base", "tool"):
+    poe = data["kind"] == "poe"
+    for key, allowed in (("home_pose", poe), ("screw_frame", poe), ("tool", not poe)):
+        if key in data and not allowed:
+            _fail(root, where, [key], "belongs to kind: poe only" if key != "tool" else
+                  "a poe robot's tool is its home_pose (M, the tool at q = 0)")
+    if poe and "home_pose" not in data:
+        _fail(root, where, ["kind"], "kind: poe needs home_pose: the tool's placement at q = 0 (M)")
+    for key in ("base", "tool", "home_pose"):
         if "rotation" in data.get(key, {}) and not _is_rotation(data[key]["rotation"]):
             _fail(root, where, [key, "rotation"], "must be an orthonormal 3x3 matrix with determinant +1")
     if "home" in data and len(data["home"]) != len(data["joints"]):

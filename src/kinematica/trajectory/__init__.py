@@ -7,6 +7,8 @@ Joint space (each returns a `Trajectory`):
   trapezoidal  LSPB within per-joint velocity/acceleration limits, joints synchronised
   min_duration the shortest synchronised trapezoidal move
   via          through via poses: parabolic blends, or a stop on each
+  time_optimal the fastest timing of a joint path under velocity, acceleration and torque
+               limits (TOPP-RA, the `toppra` package)
 Cartesian paths (each returns a `CartesianPath`: times, poses (k, 4, 4), arc length):
   line         straight line in N intervals, orientation by slerp (paper 004)
   arc_through  circular arc through 3 points (paper 004); circle_through: the full circle
@@ -26,11 +28,12 @@ from .joint import joint
 from .path import CartesianPath, retime
 from .polynomial import cubic, quintic
 from .spline import curve, spline
+from .topp import time_optimal
 from .trapezoidal import min_duration, trapezoidal
 from .value import Trajectory, TrajectoryError, concatenate, for_robot
 from .via import via
 
 __all__ = ["files", "load", "save", "save_scenarios", "Trajectory", "TrajectoryError", "concatenate", "for_robot",
-           "joint", "cubic", "quintic", "trapezoidal", "min_duration", "via",
+           "joint", "cubic", "quintic", "trapezoidal", "min_duration", "via", "time_optimal",
            "CartesianPath", "line", "arc_through", "circle_through", "circle", "spline", "curve", "retime",
            "follow", "FollowReport"]

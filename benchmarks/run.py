@@ -1,0 +1,243 @@
+"""Every benchmark in one run: the tables the README's "Benchmarks" section shows.
+
+    python benchmarks/run.py            # ~2–3 minutes; writes benchmarks/results/latest.{json,md}
+    python benchmarks/run.py --readme   # … and puts the Markdown into README.md between its markers
+    python benchmarks/run.py --quick    # a smoke run (fewer calls and targets): numbers are rougher
+
+Four tables, ours beside the peers that are installed (Pinocchio, Robotics Toolbox, ikpy), each
+row with the ratio the issue-12 targets are stated in and whether it is met:
+- single calls (Puma 560): FK, Jacobian, RNE — ours ÷ Pinocchio's time;
+- batched calls: per pose / per state, ours against the peers' Python loops;
+- IK, full pose (Puma 560, UR5, Panda): success (judged by our FK, limits on), false claims and
+  time per solve, batched and one call at a time, beside Pinocchio's CLIK loop;
+- start-up: wall time of `import kinematica` and of two CLI calls, `import numpy` as the floor.
+
+The timing helpers, peer models and protocols are those of the bench_*.py scripts (their
+READMEs say what each row calls). The header records the machine, its load, the versions and
+the date: wall times on a shared machine rise with its load, so compare runs made quiet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import kinematica as km  # noqa: E402
+
+import bench_dynamics as bd  # noqa: E402
+import bench_ik as bi  # noqa: E402
+import bench_kinematics as bk  # noqa: E402
+
+README = HERE.parent / "README.md"
+START, END = "<!-- benchmarks:start (python benchmarks/run.py --readme) -->", "<!-- benchmarks:end -->"
+# Issue 12's targets: our single call at most this many times Pinocchio's.
+SINGLE_RATIO = {"FK": 1.5, "Jacobian": 2.0, "RNE": 2.0}
+IK_BATCHED_US = 10.0  # µs per solve, 6-DOF arms
+STARTUP_S = {"import kinematica": 0.15, "kinematica robots": 0.3, "kinematica fk puma560 0 0 0 0 0 0": 0.3}
+
+
+def fmt(x: float | None, unit: str = "") -> str:
+    if x is None:
+        return "–"
+    return (f"{x:.3f}" if x < 1 else f"{x:.2f}" if x < 100 else f"{x:,.0f}") + unit
+
+
+def met(ok: bool) -> str:
+    return "met" if ok else "**not met**"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+# --- the measurements -----------------------------------------------------------------------
+def kinematics(quick: bool) -> dict:
+    robot = km.load("puma560")
+    poses = 20_000 if quick else 100_000
+    calls, repeat = (300, 3) if quick else (3000, 7)
+    lo, hi = np.clip(robot.limits[:, 0], -np.pi, None), np.clip(robot.limits[:, 1], None, np.pi)
+    Q = np.random.default_rng(0).uniform(lo, hi, (poses, robot.n))
+    looped = Q[: min(poses, 10_000)]
+    out = {"robot": robot.name, "poses": poses, "ours": bk.bench_ours(robot, Q, calls, repeat)}
+    out["Pinocchio"] = bk.bench_pinocchio(robot, looped, calls, repeat) if bk.pinocchio_model(robot) else None
+    puma, why = bk.rtb_puma()
+    out["Robotics Toolbox"] = bk.bench_rtb(puma, looped, calls, repeat) if puma else None
+    return out
+
+
+def dynamics(quick: bool) -> dict:
+    robot = km.load("puma560")
+    rng = np.random.default_rng(0)
+    n = 10_000
+    lo, hi = np.clip(robot.limits[:, 0], -np.pi, None), np.clip(robot.limits[:, 1], None, np.pi)
+    Q = rng.uniform(lo, hi, (n, robot.n))
+    QD, QDD = rng.uniform(-2, 2, (2, n, robot.n))
+    calls, repeat = (200, 3) if quick else (2000, 7)
+    out = {"robot": robot.name, "states": n, "ours": bd.bench_ours(robot, Q, QD, QDD, calls, repeat)}
+    out["Pinocchio"] = bd.bench_pinocchio(robot, Q, QD, QDD, calls, repeat) if bd.pinocchio_model(robot) else None
+    return out
+
+
+def inverse(quick: bool) -> list[dict]:
+    out = []
+    n, single, peer = (500, 50, 50) if quick else (2000, 150, 150)
+    for name in ("puma560", "ur5", "panda"):
+        robot = km.load(name)
+        tol_p = 1e-6 if robot.length_unit == "m" else 1e-3
+        Q, S, T = bi.problems(robot, n)
+        batched, _ = bi.ours_batched(robot, T, S, tol_p, 1 if quick else 3)
+        rows = {"batched": batched, "single": bi.ours_single(robot, T[:single], S[:single], tol_p)}
+        pin = bi.pinocchio_row(robot, T[:peer], S[:peer], tol_p)
+        rows["Pinocchio CLIK"] = None if isinstance(pin, str) else pin
+        rtb = bi.rtb_rows(name, peer, max(peer // 10, 5))
+        rows["Robotics Toolbox"] = None if isinstance(rtb, str) else rtb
+        out.append({"robot": name, "dof": robot.n, "rows": rows})
+    return out
+
+
+def startup(runs: int) -> dict[str, float]:
+    """Median wall time (s) of fresh processes; `import numpy` is the floor every command pays."""
+    exe = sys.executable
+    cli = "import sys; from kinematica.cli import main; sys.exit(main())"
+    commands = {"import numpy": [exe, "-c", "import numpy"],
+                "import kinematica": [exe, "-c", "import kinematica"],
+                "kinematica robots": [exe, "-c", cli, "robots"],
+                "kinematica fk puma560 0 0 0 0 0 0": [exe, "-c", cli, "fk", "puma560", *"000000"]}
+    out = {}
+    for label, argv in commands.items():
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+            times.append(time.perf_counter() - t0)
+        out[label] = statistics.median(times)
+    return out
+
+
+# --- the tables -----------------------------------------------------------------------------
+def single_table(kin: dict, dyn: dict) -> str:
+    ours = {"FK": kin["ours"]["single FK"], "Jacobian": kin["ours"]["single Jacobian"],
+            "RNE": dyn["ours"]["single rne"]}
+    pin = kin["Pinocchio"] and {"FK": kin["Pinocchio"]["single FK"], "Jacobian": kin["Pinocchio"]["single Jacobian"],
+                                "RNE": dyn["Pinocchio"]["single rne"]}
+    rtb = kin["Robotics Toolbox"]
+    rows = []
+    for op, target in SINGLE_RATIO.items():
+        ratio = ours[op] / pin[op] if pin else None
+        rows.append([op, fmt(ours[op]), fmt(pin[op]) if pin else "not installed",
+                     fmt(rtb.get(f"single {op}")) if rtb and op != "RNE" else "–",
+                     fmt(ratio, "×"), f"≤ {target:g}× " + (met(ratio <= target) if ratio else "")])
+    return table(["one call, Puma 560 (µs)", "Kinematica", "Pinocchio", "Robotics Toolbox", "ours ÷ Pinocchio",
+                  "target"], rows)
+
+
+def batch_table(kin: dict, dyn: dict) -> str:
+    pin_k, pin_d = kin["Pinocchio"], dyn["Pinocchio"]
+    per_state = 1e3 / dyn["states"]  # ms per batch → µs per state
+    rows = [["FK, per pose", fmt(kin["ours"]["batch FK"]), fmt(pin_k["batch FK"]) if pin_k else "–"],
+            ["Jacobian, per pose", fmt(kin["ours"]["batch Jacobian"]), fmt(pin_k["batch Jacobian"]) if pin_k else "–"],
+            ["RNE, per state", fmt(dyn["ours"]["batch rne"] * per_state),
+             fmt(pin_d["batch rne"] * per_state) if pin_d else "–"],
+            ["mass matrix, per state", fmt(dyn["ours"]["batch mass matrix"] * per_state),
+             fmt(pin_d["batch mass matrix"] * per_state) if pin_d else "–"]]
+    return table([f"batched, Puma 560 (µs; {kin['poses']:,} poses, {dyn['states']:,} states)", "Kinematica",
+                  "Pinocchio (Python loop)"], rows)
+
+
+def ik_table(ik: list[dict]) -> str:
+    rows = []
+    for entry in ik:
+        r = entry["rows"]
+        for label, row in (("Kinematica, batched", r["batched"]), ("Kinematica, one call each", r["single"]),
+                           ("Pinocchio CLIK, one call each", r["Pinocchio CLIK"])):
+            if row is None:
+                continue
+            target = ""
+            if label.endswith("batched") and entry["dof"] == 6:
+                target = f"≤ {IK_BATCHED_US:g} µs {met(row['median'] <= IK_BATCHED_US)}"
+            rows.append([f"{entry['robot']} ({entry['dof']})", label, f"{row['n']:,}", f"{row['success']:.2f}",
+                         str(row["false"]), fmt(row["median"]), fmt(row["mean"]), target])
+        for row in r["Robotics Toolbox"] or []:
+            rows.append([f"{entry['robot']} ({entry['dof']})", row["solver"], f"{row['n']:,}", f"{row['success']:.2f}",
+                         str(row["false"]), fmt(row["median"]), fmt(row["mean"]), ""])
+    return table(["robot (DOF)", "solver", "targets", "success %", "false claims", "median µs/solve",
+                  "mean µs/solve", "target"], rows)
+
+
+def startup_table(st: dict[str, float]) -> str:
+    rows = [[f"`{k}`", fmt(v, " s"), f"≤ {STARTUP_S[k]:g} s {met(v <= STARTUP_S[k])}" if k in STARTUP_S else "the floor"]
+            for k, v in st.items()]
+    return table(["start-up (fresh process, median wall)", "time", "target"], rows)
+
+
+def header(started: dict) -> str:
+    machine = bk.machine().splitlines()[0].removeprefix("machine : ")
+    cpu, cores = machine.split(", ")[:2]
+    return (f"Measured {started['date']} on {cpu} ({cores}), load average {started['load']} at the start and "
+            f"{bk.load_average()} at the end (1/5/15 min); {bk.blas_threads()}; Python {platform.python_version()}, "
+            f"NumPy {np.__version__}, kinematica {km.__version__}, {bk.peer_versions()}, "
+            f"ikpy {'installed' if _has('ikpy') else 'not installed'}.")
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def markdown(result: dict) -> str:
+    ik_note = ("IK targets are random joint vectors uniform inside the limits turned into full poses by FK; seeds random inside the limits, the same for every solver; success means "
+               "position error < 1e-6 m and orientation error < 1e-6 rad by our FK and within the limits. "
+               "Batched rows are CPU time per solve; one-call rows the wall time of each call (best of 3).")
+    return "\n\n".join([result["header"], single_table(result["kinematics"], result["dynamics"]),
+                        batch_table(result["kinematics"], result["dynamics"]), ik_table(result["ik"]), ik_note,
+                        startup_table(result["startup"])]) + "\n"
+
+
+def into_readme(text: str) -> None:
+    readme = README.read_text(encoding="utf-8")
+    if START not in readme or END not in readme:
+        raise SystemExit(f"README.md has no {START} … {END} block to fill")
+    head, rest = readme.split(START, 1)
+    README.write_text(head + START + "\n\n" + text + "\n" + END + rest.split(END, 1)[1], encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a smoke run: fewer calls and targets")
+    ap.add_argument("--readme", action="store_true", help="write the tables into README.md between its markers")
+    ap.add_argument("--out", default=str(HERE / "results"), help="folder for latest.json and latest.md")
+    args = ap.parse_args(argv)
+    started = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "load": bk.load_average()}
+    t0 = time.perf_counter()
+    result = {"kinematics": kinematics(args.quick), "dynamics": dynamics(args.quick), "ik": inverse(args.quick),
+              "startup": startup(3 if args.quick else 7)}
+    result["header"] = header(started)
+    result["seconds"] = time.perf_counter() - t0
+    text = markdown(result)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "latest.json").write_text(json.dumps(result, indent=1, default=float) + "\n", encoding="utf-8")
+    (out / "latest.md").write_text(text, encoding="utf-8")
+    print(text)
+    print(f"({result['seconds']:.0f} s; written to {out / 'latest.json'} and {out / 'latest.md'})")
+    if args.readme:
+        into_readme(text)
+        print("README.md updated")
+
+
+if __name__ == "__main__":
+    main()

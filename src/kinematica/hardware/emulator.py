@@ -1,0 +1,269 @@
+"""A virtual Braccio: the board's state machine (`board.Board`) behind a TCP port on 127.0.0.1
+or a pseudo-terminal, in a background thread, optionally misbehaving.
+
+Connect the bridge to `emulator.url` (``socket://127.0.0.1:PORT``) or to the pseudo-terminal's
+path. Each connection is a fresh board, as an Uno resets when its port opens: the banner comes
+`boot_delay` s after the connection (never, with `reset_on_open=False`: a board that does not
+reset, answering `V` with its banner), the arm starts at home, the servos move in real time at
+the speeds the commands imply. `Misbehaviour` makes it fail the way real links fail; it counts
+the lines the board sends after its banner (1, 2, …) and the lines it receives:
+
+    drop=N               the N-th line sent is lost
+    delay=(N, s)         the N-th line sent, and every one after it, comes s seconds late
+    garble=N             the N-th line sent has one character damaged (a flipped bit)
+    disconnect_after=N   the connection is closed after N lines are received (a pulled cable)
+
+>>> with Emulator() as emu:
+...     emu.url.startswith("socket://127.0.0.1:")
+True
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import select
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from . import protocol as pr
+from .board import Board
+
+
+@dataclass(frozen=True)
+class Misbehaviour:
+    drop: int | None = None
+    delay: tuple[int, float] | None = None
+    garble: int | None = None
+    disconnect_after: int | None = None
+
+
+def garbled(line: str) -> str:
+    """`line` with the bit 0x10 of its middle character flipped, as line noise does.
+
+    >>> garbled("A 0*D3")
+    'A 0:D3'
+    """
+    k = len(line) // 2
+    return line[:k] + chr(ord(line[k]) ^ 0x10) + line[k + 1:]
+
+
+class _Pty:
+    """The master side of a pseudo-terminal, read and written like a socket."""
+
+    def __init__(self) -> None:
+        import tty  # POSIX only: TCP serves everywhere
+
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)  # no echo, no line editing: bytes pass as they are
+        self.path = os.ttyname(self.slave)
+
+    def fileno(self) -> int:
+        return self.master
+
+    def recv(self, n: int) -> bytes:
+        try:
+            return os.read(self.master, n)
+        except OSError:  # EIO: no process has the slave open (a closed port is not a closed pty)
+            return b""
+
+    def sendall(self, data: bytes) -> None:
+        os.write(self.master, data)
+
+    def close(self) -> None:
+        for fd in (self.master, self.slave):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+class Emulator:
+    """A virtual Braccio in a background thread; `start_tcp()` or `start_pty()`, then `stop()`
+    (or use it as a context manager, which starts TCP on a free port)."""
+
+    def __init__(self, misbehaviour: Misbehaviour = Misbehaviour(), boot_delay: float = 0.05,
+                 banner: pr.Banner = pr.DEFAULT_BANNER, reset_on_open: bool = True) -> None:
+        self.misbehaviour, self.boot_delay, self.banner = misbehaviour, boot_delay, banner
+        self.reset_on_open = reset_on_open  # False: a board that does not reset (no banner on connect)
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._listener: socket.socket | None = None
+        self._pty: _Pty | None = None
+        self.url = ""
+        self.board = Board(time.monotonic(), banner)
+        self.received: list[str] = []  # every line received, every line put on the wire
+        self.sent: list[str] = []
+        self.connections = 0
+        self._live = False  # a host is connected
+
+    # --- starting and stopping -----------------------------------------------------------
+    def start_tcp(self, port: int = 0) -> str:
+        """Listen on 127.0.0.1:port (0: a free port); returns the pyserial URL."""
+        self._listener = socket.create_server(("127.0.0.1", port))
+        self.url = f"socket://127.0.0.1:{self._listener.getsockname()[1]}"
+        self._run(self._accept_loop)
+        return self.url
+
+    def start_pty(self) -> str:
+        """Serve on a new pseudo-terminal; returns its path (e.g. /dev/pts/3) to open as a port.
+        It acts as a board that does not reset when its port opens: the banner comes on `V`,
+        which the bridge sends when no banner came in half its ready_timeout."""
+        self._pty = _Pty()
+        self.url = self._pty.path
+        self.reset_on_open = False  # a pseudo-terminal cannot tell when it is opened: banner on `V`
+        self._run(lambda: self._serve(self._pty))  # type: ignore[arg-type]
+        return self.url
+
+    def _run(self, target: Any) -> None:
+        self._thread = threading.Thread(target=target, name="braccio-emulator", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._listener is not None:
+            self._listener.close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if self._pty is not None:
+            self._pty.close()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until `stop()` (True) or `timeout` s (False); Ctrl+C interrupts it."""
+        return self._stopping.wait(timeout)
+
+    def __enter__(self) -> "Emulator":
+        if not self.url:
+            self.start_tcp()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # --- what the board did ----------------------------------------------------------------
+    def degrees(self) -> list[int]:
+        """The servo degrees the virtual board has written, as of now. While a host is connected
+        this looks at a copy (the serving thread alone advances the board and sends what it says);
+        after the host has gone, the board runs on here (its watchdog included)."""
+        with self._lock:
+            board = copy.deepcopy(self.board) if self._live else self.board
+            board.advance(time.monotonic())
+            return board.degrees()
+
+    def log(self) -> tuple[list[str], list[str]]:
+        """(lines received, lines sent) so far."""
+        with self._lock:
+            return list(self.received), list(self.sent)
+
+    # --- serving -------------------------------------------------------------------------
+    def _accept_loop(self) -> None:
+        assert self._listener is not None
+        while not self._stopping.is_set():
+            try:
+                ready, _, _ = select.select([self._listener], [], [], 0.1)
+                if not ready:
+                    continue
+                conn, _ = self._listener.accept()
+            except OSError:  # the listener was closed by stop()
+                return
+            with conn:
+                self._serve(conn)
+
+    def _serve(self, chan: Any) -> None:
+        """One connection: a fresh board, its banner, then lines in and replies out until the
+        peer leaves, the misbehaviour disconnects, or stop()."""
+        now = time.monotonic()
+        with self._lock:
+            self.board = Board(now, self.banner)
+            self.connections += 1
+            self._live = True
+        try:
+            self._exchange(chan, now)
+        finally:
+            with self._lock:
+                self._live = False
+
+    def _exchange(self, chan: Any, now: float) -> None:
+        """Lines in, replies out, until the peer leaves, the misbehaviour disconnects, or stop()."""
+        out = _Outbox(chan, self.misbehaviour, self.sent, self._lock)
+        if self.reset_on_open:
+            out.put(pr.format_reply(self.banner), now + self.boot_delay, counted=False)
+        buf, got = b"", 0
+        while not self._stopping.is_set():
+            now = time.monotonic()
+            with self._lock:
+                replies = self.board.advance(now)
+                wait = self.board.next_event(now)
+            out.put_all(replies, now)
+            if not out.flush(now):
+                return
+            timeouts = [0.05, *(w for w in (wait, out.next_release(now)) if w is not None)]
+            ready, _, _ = select.select([chan], [], [], max(0.0, min(timeouts)))
+            if not ready:
+                continue
+            data = chan.recv(4096)
+            if not data:
+                return
+            buf += data
+            while b"\n" in buf:
+                raw, buf = buf.split(b"\n", 1)
+                line = raw.decode("ascii", "replace").strip("\r")
+                got += 1
+                with self._lock:
+                    self.received.append(line)
+                    replies = self.board.feed(line, time.monotonic())
+                out.put_all(replies, time.monotonic())
+                if self.misbehaviour.disconnect_after is not None and got >= self.misbehaviour.disconnect_after:
+                    out.flush(time.monotonic())
+                    return  # the caller closes the socket: the host sees the port vanish
+            if not out.flush(time.monotonic()):
+                return
+
+
+class _Outbox:
+    """Lines waiting to go out, each with its release time, damaged as the misbehaviour says."""
+
+    def __init__(self, chan: Any, mis: Misbehaviour, log: list[str], lock: threading.Lock) -> None:
+        self.chan, self.mis, self.log, self.lock = chan, mis, log, lock
+        self.lines: list[tuple[float, str]] = []
+        self.count = 0
+        self.late = 0.0  # from the delayed line on, nothing leaves before its time (order kept)
+
+    def put(self, line: str, release: float, counted: bool = True) -> None:
+        if counted:
+            self.count += 1
+            if self.mis.drop == self.count:
+                return
+            if self.mis.garble == self.count:
+                line = garbled(line)
+            if self.mis.delay is not None and self.mis.delay[0] == self.count:
+                self.late = self.mis.delay[1]
+        release += self.late
+        if self.lines:
+            release = max(release, self.lines[-1][0])
+        self.lines.append((release, line))
+
+    def put_all(self, lines: list[str], now: float) -> None:
+        for line in lines:
+            self.put(line, now)
+
+    def next_release(self, now: float) -> float | None:
+        return self.lines[0][0] - now if self.lines else None
+
+    def flush(self, now: float) -> bool:
+        """Send every line whose time has come; False when the peer has gone."""
+        while self.lines and self.lines[0][0] <= now:
+            _, line = self.lines.pop(0)
+            with self.lock:  # logged first: a host that has read the line finds it in the log
+                self.log.append(line)
+            try:
+                self.chan.sendall(line.encode("ascii", "replace") + b"\n")
+            except OSError:
+                with self.lock:
+                    self.log.pop()
+                return False
+        return True

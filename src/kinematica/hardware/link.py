@@ -1,0 +1,88 @@
+"""One serial link to a board: lines out, lines in with a deadline, and a latch that stops all
+sending after a fault.
+
+Any pyserial URL opens: a device (/dev/ttyACM0, COM4), ``socket://127.0.0.1:PORT`` (the
+emulator), ``loop://``. Every line written is logged with its time, so a caller (or a test) can
+check that nothing left after a fault.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from . import protocol as pr
+
+
+_POLL = 0.02  # s: a read waits at most this long, so deadlines hold to ~20 ms without
+#               changing the port's timeout (a termios call on a real port) for every read
+
+
+class LinkError(OSError):
+    """The link failed: no reply in time, the port vanished, garbage, or the board said no."""
+
+
+class LinkTimeout(LinkError):
+    """No complete line arrived before the deadline."""
+
+
+class Link:
+    """A line-oriented serial link (pyserial is imported when a link opens)."""
+
+    def __init__(self, url: str, baud: int = pr.BAUD) -> None:
+        try:
+            import serial
+        except ImportError:  # pragma: no cover - pyserial is a dependency of kinematica
+            raise LinkError("pyserial is not installed: pip install 'pyserial>=3.5,<4'") from None
+        self._serial_errors = (serial.SerialException, OSError)
+        try:
+            self.port: Any = serial.serial_for_url(url, baudrate=baud, timeout=_POLL, write_timeout=2.0)
+        except (serial.SerialException, OSError, ValueError) as e:
+            raise LinkError(f"cannot open {url}: {e}") from None
+        self.url = url
+        self._buf = b""
+        self.written: list[tuple[float, str]] = []  # (time.monotonic(), line) of every line sent
+        self.fault: str | None = None
+        self.last_write = time.monotonic()
+
+    def send(self, line: str) -> None:
+        """Write one line; LinkError if the link has failed before (nothing is sent after a fault)
+        or fails now."""
+        if self.fault is not None:
+            raise LinkError(f"not sent ({line!r}): the link failed earlier ({self.fault}); reconnect")
+        try:
+            self.port.write(line.encode("ascii") + b"\n")
+            self.port.flush()
+        except self._serial_errors as e:
+            raise self.fail(f"the port {self.url} failed while writing: {e}") from None
+        self.last_write = time.monotonic()
+        self.written.append((self.last_write, line))
+
+    def readline(self, deadline: float) -> str:
+        """The next line (without its newline) that arrives before `deadline` (time.monotonic());
+        LinkTimeout if none does, LinkError if the port fails."""
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise LinkTimeout("no reply in time")
+            try:
+                chunk = self.port.read(1)
+                if chunk:
+                    chunk += self.port.read(self.port.in_waiting)
+            except self._serial_errors as e:
+                raise self.fail(f"the port {self.url} failed while reading: {e}") from None
+            self._buf += chunk
+        raw, self._buf = self._buf.split(b"\n", 1)
+        return raw.decode("ascii", errors="replace").strip("\r")
+
+    def fail(self, reason: str) -> LinkError:
+        """Latch the fault (nothing more is sent) and return the error to raise."""
+        if self.fault is None:
+            self.fault = reason
+        return LinkError(reason)
+
+    def close(self) -> None:
+        try:
+            self.port.close()
+        except self._serial_errors:
+            pass

@@ -1,0 +1,37 @@
+"""The Arduino sketch shipped in the package (`firmware/braccio_kinematica/`), written out for
+the Arduino IDE or arduino-cli.
+
+The IDE wants a sketch in a folder of its own name, so `write_firmware(DIR)` writes
+DIR/braccio_kinematica/braccio_kinematica.ino. An existing file with other content is kept
+(FileExistsError) unless `overwrite=True`: it may hold the user's own changes.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+SKETCH = "braccio_kinematica"
+
+
+def sketch_text() -> str:
+    """The sketch's source, as shipped."""
+    return (resources.files(__package__) / "firmware" / SKETCH / f"{SKETCH}.ino").read_text(encoding="utf-8")
+
+
+def write_firmware(out: str | Path, overwrite: bool = False) -> Path:
+    """Write the sketch into `out`/braccio_kinematica/ (folders made as needed, `out`'s parent
+    must exist); returns the .ino path."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"{out} is a file: give a folder for the sketch")
+    if not out.parent.is_dir():
+        raise FileNotFoundError(f"the folder {out.parent} does not exist")
+    path = out / SKETCH / f"{SKETCH}.ino"
+    text = sketch_text()
+    if path.exists() and not overwrite and path.read_text(encoding="utf-8", errors="replace") != text:
+        raise FileExistsError(f"{path} exists and differs from this version's sketch: move it away or "
+                              "overwrite it (--force)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,139 @@
+"""Secondary goals in the null space of the task: once a target is reached, use the freedom the
+task leaves (a redundant arm, a position-only or axis-free target) to move away from the joint
+limits, keep manipulability up, or stay near a rest pose — without leaving the target.
+
+A weighted cost h(q) = Σ_k w_k·h_k(q) with
+- "limits":         h = mean_j ((q_j − mid_j) / half-range_j)²   (0 mid-range, 1 on a limit)
+- "manipulability": h = −log √det(J_t J_tᵀ)                        (task rows J_t of the Jacobian)
+- "rest":           h = mean_j ((q_j − rest_j) / half-range_j)²
+is lowered by projected gradient steps Δq = −α·(I − J_e⁺J_e)·∇h, each followed by Gauss–Newton
+corrections J_e⁺·e that bring the tool back onto the target (J_e: the task Jacobian of the
+residual e, as the solvers use it). A step is kept only if h falls, the target stays within
+the solver's tolerances and q within the limits; α halves on a refused step, and a target stops
+after `steps` steps or when α has shrunk 2¹⁰-fold. This is the "solve, then improve" scheme of
+TRAC-IK's Distance/Manipulation modes, with the same verdict afterwards: FK of the final q.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kinematics.jacobian import fk_jacobian
+from ..model.robot import LIMIT_TOL, Robot
+from .residual import errors, residual
+from .target import Target
+
+OBJECTIVES = ("limits", "manipulability", "rest")
+_FD = 1e-6  # rad (or length unit): central-difference step of the manipulability gradient
+
+
+def check_goals(robot: Robot, secondary: dict | None, rest) -> tuple[dict, np.ndarray] | None:
+    """The weights {objective: w ≥ 0} and the rest pose, checked; None when there are none."""
+    if not secondary:
+        return None
+    if not isinstance(secondary, dict):
+        raise TypeError(f"secondary: expected a dict of objective → weight ({', '.join(OBJECTIVES)}), "
+                        f"got {type(secondary).__name__}")
+    unknown = set(secondary) - set(OBJECTIVES)
+    if unknown:
+        raise ValueError(f"secondary: unknown objective(s) {', '.join(map(repr, sorted(unknown)))}: "
+                         f"use {', '.join(OBJECTIVES)}")
+    w = {k: float(v) for k, v in secondary.items()}
+    if not all(np.isfinite(v) and v >= 0 for v in w.values()):
+        raise ValueError(f"secondary: weights must be finite and ≥ 0, got {secondary}")
+    r = robot.q_home if rest is None else np.asarray(rest, dtype=float)
+    if r.shape != (robot.n,) or not np.all(np.isfinite(r)):
+        raise ValueError(f"rest: expected {robot.n} finite joint values, got shape {np.shape(rest)}")
+    return w, r
+
+
+def _span(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
+    lo, hi = robot.limits[:, 0], robot.limits[:, 1]
+    lo = np.where(np.isfinite(lo), lo, -np.pi)
+    hi = np.where(np.isfinite(hi), hi, np.pi)
+    return 0.5 * (lo + hi), np.maximum(0.5 * (hi - lo), 1e-9)
+
+
+def _log_manip(robot: Robot, t: Target, q: np.ndarray) -> np.ndarray:
+    J = fk_jacobian(robot, q)[1][..., t.rows, :]
+    G = J @ np.swapaxes(J, -1, -2)
+    sign, logdet = np.linalg.slogdet(G)
+    return np.where(sign > 0, 0.5 * logdet, -np.inf)
+
+
+def cost(robot: Robot, t: Target, q: np.ndarray, weights: dict, rest: np.ndarray) -> np.ndarray:
+    """h(q) (N,) for configurations q (N, n)."""
+    mid, half = _span(robot)
+    h = np.zeros(len(q))
+    if weights.get("limits"):
+        h += weights["limits"] * np.mean(((q - mid) / half) ** 2, axis=1)
+    if weights.get("rest"):
+        h += weights["rest"] * np.mean(((q - rest) / half) ** 2, axis=1)
+    if weights.get("manipulability"):
+        h -= weights["manipulability"] * _log_manip(robot, t, q)
+    return h
+
+
+def gradient(robot: Robot, t: Target, q: np.ndarray, weights: dict, rest: np.ndarray) -> np.ndarray:
+    """∇h (N, n): the quadratic terms exactly, log-manipulability by central differences."""
+    mid, half = _span(robot)
+    g = np.zeros_like(q)
+    n = robot.n
+    if weights.get("limits"):
+        g += weights["limits"] * 2 * (q - mid) / half**2 / n
+    if weights.get("rest"):
+        g += weights["rest"] * 2 * (q - rest) / half**2 / n
+    if weights.get("manipulability"):
+        for j in range(n):
+            d = np.zeros(n)
+            d[j] = _FD
+            g[:, j] -= weights["manipulability"] * (_log_manip(robot, t, q + d) - _log_manip(robot, t, q - d)) / (2 * _FD)
+    return g
+
+
+def _back_on_target(robot: Robot, t: Target, q: np.ndarray, corrections: int = 4):
+    """Gauss–Newton steps q ← q + J_e⁺e: a finite step along the null space leaves the target by
+    O(step²), which these bring back (quadratically); returns q and its errors."""
+    for k in range(corrections + 1):
+        T, J = fk_jacobian(robot, q)
+        if k == corrections:
+            break
+        e, Je = residual(t, T, J)
+        q = q + np.einsum("Nnm,Nm->Nn", np.linalg.pinv(Je), e)
+    pos, ori = errors(t, T)
+    return q, pos, ori
+
+
+def improve(robot: Robot, t: Target, q: np.ndarray, todo: np.ndarray, weights: dict, rest: np.ndarray,
+            tol_position: float, tol_orientation: float, enforce: bool, steps: int = 60) -> np.ndarray:
+    """q (N, n) with the targets `todo` (indices; already solved) moved down h in the task's
+    null space, each still on its target within the tolerances (and the limits, if enforced)."""
+    q = q.copy()
+    if todo.size == 0:
+        return q
+    lo, hi = robot.limits[:, 0], robot.limits[:, 1]
+    qs, ts = q[todo], t[todo]
+    h = cost(robot, ts, qs, weights, rest)
+    alpha = np.full(len(qs), 0.5)
+    live = np.ones(len(qs), bool)
+    for _ in range(steps):
+        if not live.any():
+            break
+        T, J = fk_jacobian(robot, qs)
+        e, Je = residual(ts, T, J)
+        pinv = np.linalg.pinv(Je)  # (N, n, m)
+        g = gradient(robot, ts, qs, weights, rest)
+        null = g - np.einsum("Nnm,Nmk,Nk->Nn", pinv, Je, g)
+        trial = np.where(live[:, None], qs - alpha[:, None] * null, qs)
+        trial, pos, ori = _back_on_target(robot, ts, trial)
+        inside = np.all((trial >= lo - LIMIT_TOL) & (trial <= hi + LIMIT_TOL), axis=1) | (not enforce)
+        ht = cost(robot, ts, trial, weights, rest)
+        good = live & (ht < h) & (pos < tol_position) & (ori < tol_orientation) & inside
+        qs[good], h[good] = trial[good], ht[good]
+        alpha = np.where(good, np.minimum(alpha * 1.5, 4.0), alpha * 0.5)
+        live &= alpha > 0.5 / 2**10
+    q[todo] = qs
+    return q
+
+
+__all__ = ["OBJECTIVES", "check_goals", "cost", "gradient", "improve"]

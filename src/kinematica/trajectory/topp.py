@@ -1,0 +1,135 @@
+"""Time-optimal timing of a joint path under velocity, acceleration and torque limits (TOPP-RA,
+through the `toppra` package: Pham & Pham, "A new approach to time-optimal path
+parameterization based on reachability analysis", IEEE T-RO 2018).
+
+The path is a geometric curve q(s) — waypoints, or the samples of a `Trajectory`, joined by a
+C² cubic spline over their joint-space chord length. TOPP-RA finds the
+fastest ṡ(s) with |q̇_j| ≤ v_j, |q̈_j| ≤ a_j and, given torque limits, |τ_j| ≤ τ_max,j with
+τ = RNE(q, q̇, q̈) (this package's own `rne`, friction included). It enforces the limits at its
+grid points; between them q̈ = q′s̈ + q″ṡ² can overshoot by a little, so the result is sampled,
+checked at every sample, and where a limit is passed by more than `TOLERANCE` the limits are
+tightened by the overshoot and the problem solved again: the returned motion keeps every limit
+at every sample, or a `TrajectoryError` says why it could not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..bounds import SAMPLES, count, sample_count
+from ..model.coerce import takes_robot
+from ..model.robot import Robot
+from .value import Trajectory, TrajectoryError, for_robot
+
+TOLERANCE = 1e-6  # relative: a limit counts as kept within this
+_TRIES = 6  # re-solves with tightened limits before giving up
+
+
+def _limit(x: ArrayLike | None, n: int, what: str, optional: bool = False) -> np.ndarray | None:
+    if x is None and optional:
+        return None
+    v = np.broadcast_to(np.asarray(x, dtype=float), (n,)) if np.ndim(x) == 0 else np.asarray(x, dtype=float)
+    if v.shape != (n,) or not np.all(np.isfinite(v)) or np.any(v <= 0):
+        raise TrajectoryError(f"{what}: expected one positive finite limit per joint ({n}), got {x!r}")
+    return v.copy()
+
+
+def _toppra():
+    try:
+        import toppra
+    except ImportError:
+        raise ImportError("time_optimal needs the toppra package: pip install 'kinematica[plan]'") from None
+    toppra.setup_logging("ERROR")  # its INFO lines, and its warning beside our own error, would fill a console
+    return toppra
+
+
+def _path(robot: Robot, path):
+    """The toppra path and its parameter range from a Trajectory or waypoints (k, n)."""
+    ta = _toppra()
+
+    if isinstance(path, Trajectory):
+        if path.n != robot.n:
+            raise TrajectoryError(f"path: a trajectory of {path.n} joints for a robot of {robot.n}")
+        # its samples, by joint-space arc length: its own clock stops at rest (q′ = 0 there),
+        # which TOPP-RA cannot time
+        Q = path.q[np.concatenate([[True], np.linalg.norm(np.diff(path.q, axis=0), axis=1) > 0])]
+    else:
+        Q = np.asarray(path, dtype=float)
+        if Q.ndim != 2 or Q.shape[1] != robot.n or len(Q) < 2 or not np.all(np.isfinite(Q)):
+            raise TrajectoryError(f"path: expected finite waypoints of shape (k ≥ 2, {robot.n}), got {Q.shape}")
+    chord = np.linalg.norm(np.diff(Q, axis=0), axis=1)
+    if len(Q) < 2 or np.any(chord == 0):
+        raise TrajectoryError("path: two consecutive waypoints are equal (or the path does not move)")
+    s = np.concatenate([[0.0], np.cumsum(chord)])
+    return ta.SplineInterpolator(s, Q), float(s[-1])
+
+
+def _solve(robot, path, end, v, a, tau, grid):
+    import toppra.algorithm as algo
+    import toppra.constraint as constraint
+
+    from ..dynamics.rne import rne
+
+    cons = [constraint.JointVelocityConstraint(np.stack([-v, v], axis=1)),
+            constraint.JointAccelerationConstraint(np.stack([-a, a], axis=1))]
+    if tau is not None:
+        cons.append(constraint.JointTorqueConstraint(lambda q, qd, qdd: rne(robot, q, qd, qdd),
+                                                     np.stack([-tau, tau], axis=1), np.zeros(robot.n)))
+    inst = algo.TOPPRA(cons, path, gridpoints=np.linspace(0.0, end, grid), parametrizer="ParametrizeConstAccel")
+    return inst.compute_trajectory(0.0, 0.0)
+
+
+@takes_robot
+def time_optimal(robot: Robot, path: "Trajectory | ArrayLike", vmax: ArrayLike, amax: ArrayLike, *,
+                 torque: ArrayLike | None = None, dt: float = 0.01, grid: int = 400) -> Trajectory:
+    """The fastest motion along `path` from rest to rest with |q̇| ≤ vmax, |q̈| ≤ amax and, if
+    given, |τ| ≤ torque (N·m or N, per joint), sampled every `dt` s (the last sample at the end).
+    Limits per joint or one for all, in rad/s, rad/s² (length unit for prismatic joints).
+
+    >>> import kinematica as km, numpy as np
+    >>> r = km.load("puma560")
+    >>> tr = km.trajectory.time_optimal(r, [np.zeros(6), np.full(6, 0.5)], 1.0, 2.0)
+    >>> round(tr.duration, 3), bool(np.all(np.abs(tr.qd) <= 1.0 + 1e-6))  # the triangular profile's 2·√(d/a)
+    (1.0, True)
+    """
+    v, a = _limit(vmax, robot.n, "vmax"), _limit(amax, robot.n, "amax")
+    tau = _limit(torque, robot.n, "torque", optional=True)
+    grid = count(grid, "grid", SAMPLES, minimum=3)
+    if not dt > 0:
+        raise TrajectoryError(f"dt: must be positive, got {dt!r}")
+    toppra_path, end = _path(robot, path)
+    lim_v, lim_a, lim_t = v.copy(), a.copy(), None if tau is None else tau.copy()
+    for _ in range(_TRIES):
+        jt = _solve(robot, toppra_path, end, lim_v, lim_a, lim_t, grid)
+        if jt is None:
+            why = " (the torque limits may be below what holding the arm against gravity needs)" if tau is not None else ""
+            raise TrajectoryError(f"no timing of this path keeps the limits{why}")
+        k = sample_count(jt.duration, dt, "duration / dt")
+        t = np.append(np.arange(k - 1) * dt, jt.duration) if k > 1 else np.array([0.0, jt.duration])
+        q, qd, qdd = jt(t), jt(t, 1), jt(t, 2)
+        over_v = np.abs(qd).max(axis=0) / v
+        over_a = np.abs(qdd).max(axis=0) / a
+        tq = None
+        over_t = np.zeros(robot.n)
+        if tau is not None:
+            from ..dynamics.rne import rne
+
+            tq = rne(robot, q, qd, qdd)
+            over_t = np.abs(tq).max(axis=0) / tau
+        worst = max(over_v.max(), over_a.max(), over_t.max())
+        if worst <= 1 + TOLERANCE:
+            out = for_robot(robot, t, q, qd, qdd, meta={"timing": "time-optimal (TOPP-RA)", "vmax": v.tolist(),
+                                                         "amax": a.tolist(),
+                                                         "torque": None if tau is None else tau.tolist()})
+            return out if tq is None else out.with_torques(tq)
+        # tighten each limit by its own overshoot (and a little more) and solve again
+        lim_v = lim_v / np.maximum(over_v, 1.0) ** 1.1
+        lim_a = lim_a / np.maximum(over_a, 1.0) ** 1.1
+        if lim_t is not None:
+            lim_t = lim_t / np.maximum(over_t, 1.0) ** 1.1
+    raise TrajectoryError(f"TOPP-RA's timing passed a limit by {100 * (worst - 1):.3g} % between its grid points "
+                          f"after {_TRIES} tightened solves: use a finer grid")
+
+
+__all__ = ["time_optimal"]

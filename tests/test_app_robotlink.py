@@ -1,0 +1,95 @@
+"""The Simulator tab's Robot link card through NiceGUI's simulated user, against the built-in
+emulator over real TCP: connect, send the pose (the arm's ghost drawn at FK of what the board
+commanded), play the pose list with its progress, stop mid-play, refusals in words, and the card
+on a robot it cannot drive."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from app_user import one
+from nicegui.testing import User
+
+import kinematica as km
+from kinematica.app.scene import MIRROR, GridScale
+
+pytestmark = pytest.mark.asyncio
+pytest.importorskip("serial")
+
+BRACCIO = km.load("braccio")
+
+
+def mirror_tool(user: User) -> np.ndarray | None:
+    """Where the arm's ghost has its tool (scene units), or None when there is no ghost."""
+    scene = one(user, "arm-scene")
+    found = [o for o in scene.objects.values() if o.type == "sphere" and o.color == MIRROR]
+    assert len(found) <= 1
+    return np.array([found[0].x, found[0].y, found[0].z]) if found else None
+
+
+async def connect(user: User) -> None:
+    user.find(marker="link-emulator").click()
+    await user.should_see("connected to socket://127.0.0.1:", retries=100)
+
+
+async def test_connect_send_the_pose_and_mirror_the_commanded_arm(user: User) -> None:
+    assert mirror_tool(user) is None
+    await connect(user)
+    grid = GridScale.for_robot(BRACCIO)
+    # connected: the ghost is at the board's home, which is the model's home
+    np.testing.assert_allclose(mirror_tool(user), grid.to_scene(km.fk(BRACCIO, BRACCIO.q_home)[:3, 3]), atol=1e-9)
+    one(user, "joint-1-slider").value = 30.4  # not a whole servo degree: the board gets 60
+    one(user, "link-speed").value = 140
+    user.find(marker="link-send").click()
+    await user.should_see("pose sent: servo degrees [60, 45, 180, 180, 90, 10]", retries=100)
+    q_sent = km.from_servo(BRACCIO, [60, 45, 180, 180, 90])
+    np.testing.assert_allclose(mirror_tool(user), grid.to_scene(km.fk(BRACCIO, q_sent)[:3, 3]), atol=1e-9)
+    user.find(marker="link-connect").click()  # disconnect: the ghost goes
+    await user.should_see("not connected")
+    assert mirror_tool(user) is None
+
+
+async def test_play_the_pose_list_on_the_arm_and_stop_it(user: User) -> None:
+    user.find(marker="pose-add").click()
+    one(user, "joint-1-slider").value = 20
+    user.find(marker="pose-add").click()
+    one(user, "joint-3-slider").value = 60
+    user.find(marker="pose-add").click()
+    await user.should_see(marker="pose-3-name")
+    await connect(user)
+    user.find(marker="link-play").click()
+    await user.should_see("points acknowledged in order", retries=200)
+    assert one(user, "link-progress").value == pytest.approx(1.0)
+    last = km.to_servo(BRACCIO, np.radians([20, -45, 60, 90, 0]))
+    grid = GridScale.for_robot(BRACCIO)
+    np.testing.assert_allclose(mirror_tool(user), grid.to_scene(km.fk(BRACCIO, km.from_servo(
+        BRACCIO, np.floor(last + 0.5)))[:3, 3]), atol=1e-9)
+    user.find(marker="link-play").click()  # again: back to the first pose, then the list
+    await user.should_see("playing 121 points", retries=50)
+    user.find(marker="link-stop").click()  # answers at once: the stream ends with S
+    await user.should_see("stopped on request", retries=100)
+    assert 0 <= one(user, "link-progress").value < 1
+
+
+async def test_refusals_in_words_and_nothing_sent(user: User) -> None:
+    await connect(user)
+    one(user, "link-speed").value = 500
+    user.find(marker="link-send").click()
+    await user.should_see("not sent: speed 500", retries=20)
+    one(user, "link-speed").value = 60
+    user.find(marker="link-play").click()
+    await user.should_see("No trajectory: add poses to the pose list")
+
+
+async def test_an_empty_port_and_a_dead_one_say_what_to_do(user: User) -> None:
+    user.find(marker="link-connect").click()
+    await user.should_see("Give the arm's port")
+    one(user, "link-port").value = "socket://127.0.0.1:9"  # the discard port: nothing listens
+    user.find(marker="link-connect").click()
+    await user.should_see("cannot open socket://127.0.0.1:9", retries=100)
+
+
+async def test_another_robot_gets_a_note_instead_of_controls(user: User) -> None:
+    one(user, "robot-select").value = "puma560"
+    await user.should_see("The robot link drives a Tinkerkit Braccio")
+    await user.should_not_see(marker="link-send")
