@@ -291,3 +291,18 @@ def test_the_preview_is_the_envelope_without_dask():
 def test_a_malformed_scheduler_address_is_refused_before_dask_sees_it(address):
     with pytest.raises(WorkspaceError, match="expected a Dask scheduler address"):
         envelope("planar-3r", samples=100, voxel=5.0, scheduler=address)
+
+
+def test_a_2r_arm_is_singular_only_at_its_circles():
+    # a 2R arm's position Jacobian loses rank only at θ2 = 0 or π: the rims r = l1 ± l2; its
+    # w = l1 l2 |sin θ2| (Yoshikawa), so the map's w at a voxel is that of its centre's radius
+    l1, l2 = 20.0, 15.0
+    m = dexterity(arm_2r(l1, l2, np.pi), voxel=2.0, samples=50_000)
+    r = np.hypot(*m.grid.centres(m.voxels)[:, :2].T)
+    hit = m.reached > 0
+    cos2 = (r[hit] ** 2 - l1 ** 2 - l2 ** 2) / (2 * l1 * l2)
+    sin2 = np.sqrt(1 - cos2 ** 2)
+    # IK stops within 1e-3 mm of the centre; |dw/dr| = r |cot θ2|, so w is known to r |cot θ2| · 1e-3
+    tol = 2 * r[hit] * np.abs(cos2) / np.maximum(sin2, 1e-3) * 1e-3 + 1e-9
+    assert np.all(np.abs(m.measures["manipulability_min"][hit] - l1 * l2 * sin2) <= tol)
+    assert not m.measures["singular"][hit & (r > 6) & (r < 34)].any()

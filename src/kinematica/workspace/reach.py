@@ -106,13 +106,19 @@ def _block(robot, grid, oset, voxels, seed, restarts, measures) -> dict[str, np.
     witness = np.where((first >= 0)[:, None], q[np.arange(B), np.maximum(first, 0)], np.nan)
     out = {"reached": ok.sum(axis=1), "witness_q": witness, "witness_orientation": first}
     if measures:
-        out.update(_measures(robot, q, ok))
+        out.update(_measures(robot, q, ok, measure_rows(robot, oset)))
     return out
 
 
-def _measures(robot: Robot, q: np.ndarray, ok: np.ndarray) -> dict[str, np.ndarray]:
+def measure_rows(robot: Robot, oset: OrientationSet) -> str | tuple[int, ...]:
+    """The task Jacobian's rows: `km.task_rows`, but (vx, vy) for a planar arm that cannot
+    choose its heading (2R: its 3 x 2 planar Jacobian has κ = ∞ everywhere)."""
+    return (0, 1) if oset.kind == "planar" and oset.values is None else task_rows(robot)
+
+
+def _measures(robot: Robot, q: np.ndarray, ok: np.ndarray, rows: str | tuple[int, ...]) -> dict[str, np.ndarray]:
     """Per voxel (row of ok), w and κ of the task Jacobian over the configurations reached."""
-    J = select_rows(jacobian(robot, q[ok]), task_rows(robot))
+    J = select_rows(jacobian(robot, q[ok]), rows)
     w, kappa = manipulability(J), condition(J)
     row = np.nonzero(ok)[0]
     B = ok.shape[0]
