@@ -206,6 +206,25 @@ async def test_link_frames_toggle(user: User) -> None:
     assert sum(g.visible_ for g in groups) == before
 
 
+async def test_workspace_overlay_toggle(user: User) -> None:
+    scene = one(user, "arm-scene")
+
+    def clouds():
+        return [o for o in scene.objects.values() if type(o).__name__ == "PointCloud"]
+    assert clouds() == []
+    user.find(marker="workspace").click()
+    cloud, = clouds()
+    from kinematica.workspace.envelope import preview
+
+    points = np.array(cloud.args[0]) * 100.0  # scene units: 100 mm grid squares
+    # the envelope's voxel centres, as the workspace package computes them for the Braccio
+    expected, _, _ = preview(km.load("braccio"), 20_000)
+    assert len(points) > 100
+    np.testing.assert_allclose(points, expected, atol=1e-9 * np.abs(expected).max())
+    user.find(marker="workspace").click()
+    assert clouds() == []
+
+
 async def upload(user: User, name: str, data: bytes) -> None:
     from nicegui.elements.upload_files import SmallFileUpload
 

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 HEAVY = ("scipy", "sympy", "matplotlib", "nicegui", "jsonschema", "yourdfpy", "trimesh", "mujoco", "toppra",
-         "modern_robotics", "serial")
+         "modern_robotics", "serial", "dask", "distributed")
 
 
 def loaded_after(code: str) -> list[str]:

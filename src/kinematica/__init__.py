@@ -27,7 +27,7 @@ _LAZY = {
     "Trajectory": "trajectory",
     **dict.fromkeys(("Scene", "SceneError", "SceneFileError"), "scene"),
 }
-_MODULES = ("spatial", "trajectory", "dynamics", "hardware", "scene")
+_MODULES = ("spatial", "trajectory", "dynamics", "hardware", "scene", "workspace")  # workspace: maps on Dask
 
 
 def __getattr__(name: str):
@@ -70,4 +70,6 @@ __all__ = [
     "spatial",
     # the physical Braccio: firmware, serial bridge, emulator (pyserial loads when a link opens)
     "hardware",
+    # workspace, reachability and dexterity maps (Dask loads when a map runs)
+    "workspace",
 ]

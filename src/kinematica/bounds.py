@@ -54,6 +54,13 @@ RULES = Limit("kinematica.bounds.RULES", 2_000, "fuzzy rules of a learned model"
 EVALUATIONS = Limit("kinematica.bounds.EVALUATIONS", 100_000_000, "evaluations of the dynamics in one simulation",
                     "shorten the simulation")
 
+ENVELOPE = Limit("kinematica.bounds.ENVELOPE", 1_000_000_000, "joint-space samples of a workspace envelope",
+                 "a coarser voxel needs fewer samples")  # sampled chunk by chunk: memory is per chunk
+VOXELS = Limit("kinematica.bounds.VOXELS", 50_000_000, "voxels of a workspace grid",
+               "use a larger voxel")  # 1 cm over a 2 m cube is 8 million
+ORIENTATIONS = Limit("kinematica.bounds.ORIENTATIONS", 10_000, "tool orientations per voxel",
+                     "a few hundred cover SO(3) at ~10°")
+
 MAX_TURNS = 1000
 """Revolute joint values beyond ±MAX_TURNS turns (2π·1000 rad, 360 000°) are refused: an angle
 that large has lost its meaning (at |q| = 1e308 one unit in the last place is 1e292 rad)."""

@@ -37,6 +37,7 @@ GHOSTS = ("#1e88e5", "#43a047", "#8e24aa", "#00897b", "#f4511e", "#6d4c41", "#39
 OUTSIDE = "#9e9e9e"  # ghosts of solutions outside the joint limits
 MIRROR = "#212121"  # the physical arm, as its board last commanded it (Robot link)
 BACKGROUND = "#f5f7fa"
+CLOUD = [0.55, 0.7, 0.95]  # the workspace overlay's dots (RGB 0–1, as three.js takes them)
 GRID, GRID_AXIS = "#d5dbe1", "#9aa7b4"  # grid lines, and the axes through the base
 LABEL_STYLE = "color: #607080; font-weight: 700; font-size: 15px; text-shadow: 0 0 3px #fff"
 
@@ -162,6 +163,8 @@ class ArmView:
         self.target_oriented = False
         self.handle_axes: tuple[str, ...] = ()
         self.ghost_args: tuple = ([], None, False)
+        self.cloud_args: tuple | None = None  # (points, size) of the workspace overlay, None: hidden
+        self.cloud = None
         self.ghosts: list = []
         self.mirror_q: np.ndarray | None = None  # the physical arm's commanded q (Robot link)
         self.mirror = None
@@ -209,6 +212,8 @@ class ArmView:
         self.show_frames(self.frames_on)
         self.show_target(self.target_T, self.target_oriented, self.handle_axes)
         self.show_ghosts(*self.ghost_args)
+        self.cloud = None  # the old scene took it along
+        self.show_workspace(*(self.cloud_args or (None, 0.0)))
         self.show_mirror(self.mirror_q)
 
     def _arm_objects(self) -> None:
@@ -359,6 +364,18 @@ class ArmView:
                                     "text-shadow: 0 0 3px #fff, 0 0 3px #fff") \
                         .move(*self._free_spot(apex(pts) + [0, 0, 2.5 * self.radius], labels))
                 self.ghosts.append(group)
+
+    def show_workspace(self, points: np.ndarray | None, size: float = 0.0) -> None:
+        """The workspace overlay: `points` (k, 3, robot units; voxel centres of the envelope) as
+        dots of `size` (robot units); None removes it."""
+        self.cloud_args = None if points is None else (points, size)
+        if self.cloud is not None:
+            self.cloud.delete()
+            self.cloud = None
+        if points is not None and len(points):
+            with self.scene:
+                self.cloud = self.scene.point_cloud(self.grid.to_scene(points).tolist(), [CLOUD] * len(points),
+                                                    point_size=size / self.grid.step)
 
     def show_mirror(self, q: np.ndarray | None) -> None:
         """The physical arm beside the plan: a translucent arm at q (what the board last

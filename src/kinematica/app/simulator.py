@@ -75,6 +75,9 @@ class SimulatorTab:
                     .props("dense").classes("w-32 shrink-0")
                 tag(ui.checkbox("link frames", value=s.view.frames,
                                 on_change=lambda e: self.show_frames(e.value)), "frames").classes("shrink-0")
+                tag(ui.checkbox("workspace", value=False, on_change=lambda e: self.show_workspace(e.value)),
+                    "workspace").classes("shrink-0").tooltip(
+                    "the envelope: voxels reached by 20 000 random configurations within the limits")
         with self.controls:
             with ui.card().classes("w-full px-3 py-2 gap-1"):
                 with ui.row().classes("w-full items-center no-wrap gap-2"):
@@ -133,6 +136,17 @@ class SimulatorTab:
         self.session.view.frames = bool(on)
         self.view.show_frames(on)
         self.page.changed("view")
+
+    def show_workspace(self, on: bool) -> None:
+        """The envelope's voxel centres around the arm (km.workspace's preview: 20 000 samples,
+        reach / 50 voxels), or none."""
+        if not on:
+            self.view.show_workspace(None)
+            return
+        from ..workspace.envelope import preview
+
+        points, _, grid = preview(self.session.robot, 20_000, voxel=None)
+        self.view.show_workspace(points, 0.5 * grid.voxel)
 
     def refresh(self) -> None:
         """Show the session's joint values everywhere: sliders, fields, readout, arm."""

@@ -1,5 +1,5 @@
 """The `kinematica` command: robots, show, fk, jacobian, ik, dynamics, simulate, traj, plot,
-animate, learn, explain, scene, demo, serve, braccio.
+animate, workspace, learn, explain, scene, demo, serve, braccio.
 
 Every subcommand prints readable tables by default and JSON with `--json`. JSON states its units:
 joint values as `q` (rad for revolute joints, the robot's length unit for prismatic ones) and
@@ -12,7 +12,8 @@ stops any command with one line and code 130. Long work (simulate) reports its p
 One module per group of subcommands, each with its `add_parser(s)` and `cmd_*` functions:
 kinematics.py (robots, show, fk, jacobian), ik.py, dynamics.py (dynamics, simulate), traj.py,
 scene.py (scene check, scene show),
-plot.py (plot, animate: figures; Matplotlib is imported only when they run), learn.py
+plot.py (plot, animate: figures; Matplotlib is imported only when they run), workspace.py (maps;
+Dask is imported only when it runs), learn.py
 (learn ik|dynamics|explain|report: ANFIS models, and ik's --model/--seed-model), demo.py,
 serve.py (the browser simulator; NiceGUI is imported only when it runs), braccio.py (the
 physical Braccio: ports, emulator, firmware, home, move, play);
@@ -28,7 +29,7 @@ from typing import Sequence, TextIO
 
 import kinematica as km
 
-from . import braccio, demo, dynamics, explain, ik, kinematics, learn, plot, scene, serve, traj
+from . import braccio, demo, dynamics, explain, ik, kinematics, learn, plot, scene, serve, traj, workspace
 from .common import JSON_HELP, Failure, Parser, UsageError, show_warnings, start_warnings
 
 EXIT_USAGE = 2
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     dynamics.add_parsers(sub)
     traj.add_parser(sub)
     plot.add_parsers(sub)
+    workspace.add_parser(sub)
     explain.add_parser(sub)
     learn.add_parser(sub)
     scene.add_parser(sub)

@@ -8,6 +8,7 @@ plot ROBOT KIND --out FILE (.png, .svg or .pdf), KIND one of:
   convergence  the error and λ per iteration of `ik` from --q0 to --position (paper 000)
   trajectory   q, q̇, q̈ and τ of a --trajectory file over time (paper 002)
   path         the end-effector path of a --trajectory file over time and in space
+  map          a workspace map file (.npz from `kinematica workspace`): a section or 3-D scatter
 animate ROBOT --trajectory FILE --out FILE.gif (or .mp4 where ffmpeg is installed).
 
 Matplotlib is imported only when a figure is made, so the other subcommands start fast.
@@ -27,7 +28,7 @@ from .common import (Failure, UsageError, add_robot, emit, finite_numbers, robot
 from .dynamics import check_trajectory
 from .ik import IK_METHODS, ik_target
 
-KINDS = ("arm", "projections", "solutions", "workspace", "convergence", "trajectory", "path")
+KINDS = ("arm", "projections", "solutions", "workspace", "convergence", "trajectory", "path", "map")
 IMAGE_FORMATS = {".png": "PNG", ".svg": "SVG", ".pdf": "PDF"}
 ANIMATION_FORMATS = {".gif": "GIF", ".mp4": "MP4"}
 VIEWS = ("auto", "3d", "projections", "xy", "xz", "yz", "rz")
@@ -42,6 +43,7 @@ USES = {
     "convergence": {"q0", "method", "limits", *TARGET_OPTIONS},
     "trajectory": {"trajectory", "rad"},
     "path": {"trajectory"},
+    "map": {"view", "map", "value", "at"},
 }
 _ALL = sorted(set().union(*USES.values()))
 
@@ -58,7 +60,7 @@ def _check_options(args: argparse.Namespace) -> None:
             takers = [k for k in KINDS if name in USES[k]]
             raise UsageError(f"{_flag(name)} goes with {' or '.join(takers)}, not {args.kind}")
     needs = {"solutions": "position", "convergence": "position", "trajectory": "trajectory",
-             "path": "trajectory"}.get(args.kind)
+             "path": "trajectory", "map": "map"}.get(args.kind)
     if needs and getattr(args, needs) is None:
         raise UsageError(f"plot {args.kind} needs {_flag(needs)}")
 
@@ -140,10 +142,25 @@ def _figure(args: argparse.Namespace, robot: km.Robot, size, dpi) -> tuple[Any, 
                              color=color, view=args.view or "auto", **kw), None
     if kind == "convergence":
         return _convergence(args, robot, kw)
+    if kind == "map":
+        return _map(args, robot, kw)
     tr = _load_trajectory(robot, args.trajectory)
     if kind == "trajectory":
         return viz.time_plots(tr, robot=robot, degrees=not args.rad, **kw), None
     return viz.ee_path(tr, robot=robot, **kw), None
+
+
+def _map(args: argparse.Namespace, robot: km.Robot, kw: dict[str, Any]):
+    from .. import viz
+    from ..workspace.io import read
+
+    data = read(args.map)
+    if data["meta"].get("robot") != robot.name:
+        raise UsageError(f"--map: {args.map} is a map of {data['meta'].get('robot')!r}, not of {robot.name!r}")
+    at = None if args.at is None else float(finite_numbers([args.at], "--at")[0])
+    m = data["meta"]
+    return viz.workspace_map(data, value=args.value, view=args.view or "auto", at=at, **kw), \
+        f"{m['kind']} map of {m['voxels']} voxels"
 
 
 def _convergence(args: argparse.Namespace, robot: km.Robot, kw: dict[str, Any]):
@@ -228,7 +245,8 @@ def add_parsers(sub: Any) -> None:
                        description="Figures written to .png, .svg or .pdf. KIND: arm, "
                                    "projections (XY/XZ/YZ), solutions (every IK solution of a "
                                    "target), workspace, convergence (of ik), trajectory (q, "
-                                   "q̇, q̈, τ over time), path (the end effector's).")
+                                   "q̇, q̈, τ over time), path (the end effector's), map (a "
+                                   "workspace map file: a section or 3-D scatter).")
     add_robot(p)
     p.add_argument("kind", metavar="KIND", choices=KINDS, help=" | ".join(KINDS))
     p.add_argument("--out", metavar="FILE", required=True, help="image file: .png, .svg or .pdf")
@@ -258,6 +276,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--seed", type=int, metavar="S", help="workspace: random seed (default 0)")
     p.add_argument("--color", choices=("manipulability", "none"), default=None,
                    help="workspace: colour the points by manipulability (default) or not")
+    p.add_argument("--map", metavar="FILE", help="map: a workspace map (.npz from `kinematica workspace`)")
+    p.add_argument("--value", metavar="NAME", help="map: what colours the voxels: samples, share, reached, "
+                                                   "manipulability_mean/_min, condition_mean/_max, singular")
+    p.add_argument("--at", metavar="C", help="map: the section's coordinate along its normal axis "
+                                             "(default: through the first joint)")
     p.add_argument("--deg", action="store_true",
                    help="angle inputs (--q, --q0, --rpy, --euler-zyz, --pitch, --phi) in degrees")
     _add_size(p)

@@ -15,8 +15,9 @@ from .arm import ArmDrawing, arm, projections, solutions
 from .geometry import ArmGeometry, arm_geometry, reach
 from .plots import convergence, ee_path, time_plots
 from .style import VizError, new_figure, save
+from .maps import workspace_map
 from .workspace import workspace, workspace_points
 
 __all__ = ["arm", "projections", "solutions", "convergence", "time_plots", "ee_path",
-           "workspace", "workspace_points", "animate", "AnimationError", "frame_times",
+           "workspace", "workspace_points", "workspace_map", "animate", "AnimationError", "frame_times",
            "ArmDrawing", "ArmGeometry", "arm_geometry", "reach", "VizError", "new_figure", "save"]

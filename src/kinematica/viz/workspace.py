@@ -25,26 +25,19 @@ from .arm import ArmDrawing, fit_plane, plane_span, setup_3d, setup_plane
 from .geometry import PLANE_NAMES, PLANES, arm_geometry, project
 from .style import VizError
 from ..model.coerce import takes_robot
+from ..workspace.envelope import sampling_ranges
+from ..workspace.grid import WorkspaceError
 
 MEASURES = (None, "manipulability")
 
 
 def sample_limits(robot: Robot) -> np.ndarray:
-    """(n, 2) sampling ranges: the joint limits, [−π, π] for an unlimited revolute joint; an
-    unlimited prismatic joint has no range to sample (an error naming it)."""
-    lim = np.array(robot.limits, dtype=float)
-    for i in range(robot.n):
-        if np.all(np.isfinite(lim[i])):
-            continue
-        if not robot.revolute[i]:
-            raise VizError(f"joint {robot.joint_names[i]} is prismatic without finite limits: "
-                           "give it limits to sample the workspace")
-        lo, hi = lim[i]
-        lim[i] = (max(lo, -np.pi) if np.isfinite(lo) else -np.pi,
-                  min(hi, np.pi) if np.isfinite(hi) else np.pi)
-        if lim[i, 0] >= lim[i, 1]:  # a one-sided limit beyond ±π
-            lim[i] = (lo, lo + 2 * np.pi) if np.isfinite(lo) else (hi - 2 * np.pi, hi)
-    return lim
+    """(n, 2) sampling ranges: the limits, [−π, π] for an unlimited revolute joint (the
+    workspace maps' `sampling_ranges`, its error as a VizError)."""
+    try:
+        return sampling_ranges(robot)
+    except WorkspaceError as e:
+        raise VizError(str(e)) from None
 
 
 @takes_robot
