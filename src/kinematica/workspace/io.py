@@ -23,6 +23,7 @@ import numpy as np
 from .envelope import SAMPLE_BLOCK, Envelope
 from .grid import WorkspaceError
 from .reach import BLOCK_TARGETS, ReachMap
+from .run import write_whole
 
 FORMATS = (".npz", ".csv", ".ply")
 SEEDING = ("block b of stream s (0 envelope, 1 reachability) draws from "
@@ -117,13 +118,7 @@ def save(m: Envelope | ReachMap, path: str | os.PathLike) -> Path:
     """Write the map to `path` (.npz, .csv or .ply), whole or not at all."""
     p = check_path(path)
     data = {".npz": _npz, ".csv": _csv, ".ply": _ply}[p.suffix.lower()](m)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, p)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise WorkspaceError(f"cannot write {p}: {e.strerror or e}") from None
+    write_whole(p, data)
     return p
 
 

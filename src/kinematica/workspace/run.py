@@ -52,6 +52,18 @@ def tasks(blocks: Sequence[int], per_task: int) -> list[tuple[int, int]]:
     return out
 
 
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Write `data` to `path` complete or not at all: into a temporary file beside it (named by
+    process and thread, so parallel writers never share one), then renamed over it."""
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise WorkspaceError(f"cannot write {path}: {e.strerror or e}") from None
+
 class Parts:
     """Saved task results of one job in a directory: `job.json` (what the job is) and one
     `blocks-START-STOP.npz` per finished task."""
@@ -75,13 +87,7 @@ class Parts:
         self._write(self.stamp, self.job.encode())
 
     def _write(self, path: Path, data: bytes) -> None:
-        tmp = path.with_name(path.name + f".tmp{os.getpid()}-{threading.get_ident()}")
-        try:
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
-        except OSError as e:
-            tmp.unlink(missing_ok=True)
-            raise WorkspaceError(f"cannot write {path}: {e.strerror or e}") from None
+        write_whole(path, data)
 
     def spans(self) -> list[tuple[int, int]]:
         """The block ranges (start, stop) of the saved task results."""
