@@ -27,7 +27,7 @@ _LAZY = {
     "Trajectory": "trajectory",
     **dict.fromkeys(("Scene", "SceneError", "SceneFileError"), "scene"),
 }
-_MODULES = ("spatial", "trajectory", "dynamics", "hardware", "scene", "workspace")  # workspace: maps on Dask
+_MODULES = ("spatial", "trajectory", "dynamics", "hardware", "scene", "workspace", "export")  # workspace: maps on Dask
 
 
 def __getattr__(name: str):
@@ -72,4 +72,6 @@ __all__ = [
     "hardware",
     # workspace, reachability and dexterity maps (Dask loads when a map runs)
     "workspace",
+    # a glTF digital twin (pygltflib and trimesh load when one is written)
+    "export",
 ]

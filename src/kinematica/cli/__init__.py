@@ -1,5 +1,5 @@
 """The `kinematica` command: robots, show, fk, jacobian, ik, dynamics, simulate, traj, plot,
-animate, workspace, learn, explain, scene, demo, serve, braccio.
+animate, workspace, learn, explain, scene, export, demo, serve, braccio.
 
 Every subcommand prints readable tables by default and JSON with `--json`. JSON states its units:
 joint values as `q` (rad for revolute joints, the robot's length unit for prismatic ones) and
@@ -11,7 +11,7 @@ stops any command with one line and code 130. Long work (simulate) reports its p
 
 One module per group of subcommands, each with its `add_parser(s)` and `cmd_*` functions:
 kinematics.py (robots, show, fk, jacobian), ik.py, dynamics.py (dynamics, simulate), traj.py,
-scene.py (scene check, scene show),
+scene.py (scene check, scene show), export.py (a glTF or URDF digital twin),
 plot.py (plot, animate: figures; Matplotlib is imported only when they run), workspace.py (maps;
 Dask is imported only when it runs), learn.py
 (learn ik|dynamics|explain|report: ANFIS models, and ik's --model/--seed-model), demo.py,
@@ -29,7 +29,7 @@ from typing import Sequence, TextIO
 
 import kinematica as km
 
-from . import braccio, demo, dynamics, explain, ik, kinematics, learn, plot, scene, serve, traj, workspace
+from . import braccio, demo, dynamics, explain, export, ik, kinematics, learn, plot, scene, serve, traj, workspace
 from .common import JSON_HELP, Failure, Parser, UsageError, show_warnings, start_warnings
 
 EXIT_USAGE = 2
@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_parser(sub)
     learn.add_parser(sub)
     scene.add_parser(sub)
+    export.add_parser(sub)
     demo.add_parser(sub)
     serve.add_parser(sub)
     braccio.add_parser(sub)

@@ -1,0 +1,55 @@
+"""`kinematica export ROBOT --out FILE [--trajectory FILE]`: a digital twin for other tools — a
+glTF 2.0 scene (.glb: the frames as nodes, a skeleton visual, the trajectory as an animation) or
+a URDF (.urdf)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, TextIO
+
+import kinematica as km
+
+from .common import Failure, UsageError, add_robot, emit, robot_of
+
+FORMATS = {".glb": "gltf", ".urdf": "urdf"}
+
+
+def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
+    path = Path(args.out)
+    fmt = args.format or FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise UsageError(f"--out: cannot tell the format of {path.name!r}: use .glb or .urdf, or give --format")
+    if path.suffix.lower() != {"gltf": ".glb", "urdf": ".urdf"}[fmt]:
+        raise UsageError(f"--out: a {fmt} file is written as {'.glb' if fmt == 'gltf' else '.urdf'}, not {path.suffix!r}")
+    robot = robot_of(args)
+    tr = None
+    if args.trajectory is not None:
+        if fmt != "gltf":
+            raise UsageError("--trajectory becomes a glTF animation; a URDF holds no motion")
+        from .dynamics import check_trajectory
+
+        tr = km.trajectory.load(args.trajectory)
+        check_trajectory(robot, tr, args.trajectory)
+    data = km.export.to_glb(robot, tr) if fmt == "gltf" else km.to_urdf(robot).encode("utf-8")
+    try:
+        path.write_bytes(data)
+    except OSError as e:
+        raise Failure(f"cannot write {path}: {e.strerror or e}") from None
+    summary = {"robot": robot.name, "format": fmt, "path": str(path), "bytes": len(data),
+               "animation": None if tr is None else {"samples": len(tr.t), "duration": tr.duration}}
+    return emit(args, summary, lambda d: f"wrote {d['path']} ({d['format']}, {d['bytes']} bytes"
+                + (f"; animation of {d['animation']['samples']} samples, {d['animation']['duration']:g} s"
+                   if d["animation"] else "") + ")\n", out)
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("export", help="a digital twin for other tools: glTF 2.0 (.glb, with the motion) or URDF",
+                       description="Write the robot as a glTF 2.0 scene (.glb) — its frames as nodes, a "
+                                   "skeleton visual, a trajectory file as an animation that Blender, three.js, "
+                                   "Godot and Unity play — or as a URDF (.urdf).")
+    add_robot(p)
+    p.add_argument("--out", metavar="FILE", required=True, help="the file to write: .glb or .urdf")
+    p.add_argument("--format", choices=("gltf", "urdf"), help="default: from the --out suffix")
+    p.add_argument("--trajectory", metavar="FILE", help="glTF: a trajectory file (.csv/.json) played as its animation")
+    p.set_defaults(func=cmd_export)
