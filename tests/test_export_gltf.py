@@ -121,3 +121,4 @@ def test_the_cli_writes_a_glb_with_the_motion_and_a_urdf(capsys, tmp_path):
         assert code == 2 and out == "" and words in err and err.count("\n") == 1, err
     code, _, err = run(capsys, "export", "puma560", "--trajectory", str(traj), "--out", str(tmp_path / "p.glb"))
     assert code == 2 and "kinematica: error:" in err
+

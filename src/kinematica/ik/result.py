@@ -70,6 +70,11 @@ class IKResult:
             d["collision"] = np.asarray(self.collision, dtype=object).tolist()
         return d
 
+    def _repr_html_(self) -> str:  # Jupyter
+        from ..htmlrepr import ik_html
+
+        return ik_html(self)
+
     def __repr__(self) -> str:
         if self.batched:
             ok = np.asarray(self.success)

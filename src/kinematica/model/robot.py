@@ -221,6 +221,11 @@ class Robot:
             raise ValueError(f"q: expected shape (..., {self.n}), got {q.shape}")
         return np.all((q >= self.limits[:, 0] - tol) & (q <= self.limits[:, 1] + tol), axis=-1)
 
+    def _repr_html_(self) -> str:  # Jupyter
+        from ..htmlrepr import robot_html
+
+        return robot_html(self)
+
     def __repr__(self) -> str:
         kinds = "".join("R" if r else "P" for r in self.revolute)
         return f"Robot({self.name!r}, {self.n} joints {kinds}, unit {self.length_unit})"
