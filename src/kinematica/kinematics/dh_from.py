@@ -13,6 +13,8 @@ The construction, on the axes at q = 0 (`screw_axes`: direction u_i, a point p_i
 - then d_i, a_i, α_i and the joint offset θ_i (d_i for a prismatic joint) are read off
   consecutive frames, and the robot's base and tool transforms take up frame 0 and the tool.
 
+Nearly parallel axes have their common normal far away (d ~ size / angle): the table is still
+exact, with large offsets that cancel, as DH always has there (the reason for Hayati's variant).
 The result has the same FK at every q (checked in the tests to 1e-12 on every bundled robot
 exported to URDF and read back). Inertials stay with the source robot (they live in its link
 frames); `to_dh` returns a kinematic model.
@@ -55,14 +57,17 @@ def _frames(axes: list, size: float) -> tuple[list, list, list]:
             d -= (d @ u0) * u0
             xi = _unit(d) if np.linalg.norm(d) > _MEET * size else x[-1]
         else:
-            # closest points of the lines p0 + s·u0 and p1 + t·u1
-            w = p0 - p1
-            b = u0 @ u1
-            s = (b * (u1 @ w) - (u0 @ w)) / (1 - b * b)
-            t = ((u1 @ w) - b * (u0 @ w)) / (1 - b * b)
+            # closest points of the lines p0 + s·u0 and p1 + t·u1, from c = u0 × u1: stable when
+            # the axes are nearly parallel (1 − (u0·u1)² would cancel to nothing there)
+            w = p1 - p0
+            cc = c @ c
+            t = np.cross(w, u0) @ c / cc
+            s = np.cross(w, u1) @ c / cc
             q0, oi = p0 + s * u0, p1 + t * u1
             gap = oi - q0
-            xi = _unit(gap) if np.linalg.norm(gap) > _MEET * size else _unit(c)
+            xi = c / np.sqrt(cc)  # the common normal's direction, exactly normal to both axes
+            if gap @ xi < 0 and np.linalg.norm(gap) > _MEET * size:
+                xi = -xi  # pointing from axis i to axis i + 1, as DH draws it
         o.append(oi)
         z.append(u1)
         x.append(xi)
