@@ -6,6 +6,7 @@
 array([0.    , 0.5615, 0.89  ])
 """
 
+from .errors import InputError, InputTypeError, KinematicaError, SetupError
 from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
 from .ik import target as targets
 from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk_frames,
@@ -49,6 +50,8 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
+    # errors: every one Kinematica raises is a KinematicaError
+    "KinematicaError", "InputError", "InputTypeError", "SetupError",
     # models
     "Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "from_dh", "from_mdh",
     "from_planar", "from_link_frames", "from_urdf", "to_urdf", "load", "save", "robot_names",

@@ -12,10 +12,12 @@ tests and the benchmarks.
 >>> count(10**8, "steps", SAMPLES)
 Traceback (most recent call last):
 ...
-ValueError: steps = 100000000 is over the limit of 1,000,000 samples of a trajectory or path (kinematica.bounds.SAMPLES): use fewer steps or a larger dt
+kinematica.errors.InputError: steps = 100000000 is over the limit of 1,000,000 samples of a trajectory or path (kinematica.bounds.SAMPLES): use fewer steps or a larger dt
 """
 
 from __future__ import annotations
+
+from .errors import InputError
 
 import math
 from dataclasses import dataclass
@@ -75,7 +77,7 @@ BOUND_WORDS = (f"{MAX_TURNS} turns for a revolute joint, {MAX_TRAVEL_M:g} m for 
 
 
 def count(value: Any, name: str, limit: Limit, *, minimum: int = 1,
-          error: type[Exception] = ValueError) -> int:
+          error: type[Exception] = InputError) -> int:
     """`value` as an int within [minimum, limit.value]; else `error` naming the argument and the limit.
 
     Whole-number floats (10.0) pass; booleans, fractions and non-numbers do not."""
@@ -93,7 +95,7 @@ def count(value: Any, name: str, limit: Limit, *, minimum: int = 1,
 
 
 def sample_count(duration: float, dt: float, name: str = "duration / dt",
-                 error: type[Exception] = ValueError) -> int:
+                 error: type[Exception] = InputError) -> int:
     """The number of samples of `duration` s taken every `dt` s (both > 0, checked by the
     caller), within SAMPLES; else `error` naming the ratio and the limit."""
     k = duration / dt + 1

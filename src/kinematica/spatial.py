@@ -6,6 +6,8 @@ Angles are in radians; lengths in whatever unit the caller uses.
 
 from __future__ import annotations
 
+from .errors import InputError
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -131,10 +133,10 @@ def axis_to_z(axis: ArrayLike) -> np.ndarray:
     """
     a = np.asarray(axis, dtype=float)
     if a.shape[-1:] != (3,):
-        raise ValueError(f"axis: expected shape (..., 3), got {a.shape}")
+        raise InputError(f"axis: expected shape (..., 3), got {a.shape}")
     norm = np.linalg.norm(a, axis=-1, keepdims=True)
     if not np.all(np.isfinite(a)) or np.any(norm < 1e-12):
-        raise ValueError("axis: must be a finite, non-zero vector")
+        raise InputError("axis: must be a finite, non-zero vector")
     a = a / norm
     v = np.stack([-a[..., 1], a[..., 0], np.zeros(a.shape[:-1])], axis=-1)  # z × a
     s, c = np.linalg.norm(v, axis=-1), a[..., 2]

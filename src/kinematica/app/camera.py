@@ -9,6 +9,8 @@ plane it shows. Everything here is plain numbers in scene units (grid squares) e
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +37,7 @@ class CameraPose:
 def check(projection: str) -> str:
     """The projection itself, or a ValueError naming the valid ones."""
     if projection not in PROJECTIONS:
-        raise ValueError(f"projection must be one of {', '.join(PROJECTIONS)}, got {projection!r}")
+        raise InputError(f"projection must be one of {', '.join(PROJECTIONS)}, got {projection!r}")
     return projection
 
 

@@ -10,6 +10,8 @@ about it. Plain numpy: no NiceGUI.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import math
 from dataclasses import replace
 
@@ -30,7 +32,7 @@ def unit(v: np.ndarray, what: str = "direction") -> np.ndarray:
     v = np.asarray(v, dtype=float)
     n = float(np.linalg.norm(v))
     if v.shape != (3,) or not math.isfinite(n) or n < 1e-12:
-        raise ValueError(f"{what}: expected a finite, non-zero 3-vector, got {v.tolist()}")
+        raise InputError(f"{what}: expected a finite, non-zero 3-vector, got {v.tolist()}")
     return v / n
 
 
@@ -46,7 +48,7 @@ def aim(R: np.ndarray, axis: str, direction: np.ndarray) -> np.ndarray:
     x, z is R's own with its component along the new axis removed (Gram–Schmidt); when it was
     along `direction` itself, R turned so that its axis lies on `direction` decides it."""
     if axis not in ("x", "z"):
-        raise ValueError(f"axis must be 'x' or 'z', got {axis!r}")
+        raise InputError(f"axis must be 'x' or 'z', got {axis!r}")
     R = np.asarray(R, dtype=float)
     new = unit(direction)
     i, j = (0, 2) if axis == "x" else (2, 0)
@@ -73,7 +75,7 @@ def approach_pitch(direction: np.ndarray, position: np.ndarray) -> float:
     psi = math.atan2(p[1], p[0])
     outward = d[0] * math.cos(psi) + d[1] * math.sin(psi)
     if abs(outward) < 1e-12 and abs(d[2]) < 1e-12:
-        raise ValueError("direction: sideways to the target's vertical plane, so it has no pitch")
+        raise InputError("direction: sideways to the target's vertical plane, so it has no pitch")
     return math.atan2(d[2], outward)
 
 
@@ -82,7 +84,7 @@ def moved(spec: TargetSpec, position: np.ndarray, digits: int) -> TargetSpec:
     orientation unchanged."""
     p = np.asarray(position, dtype=float)
     if p.shape != (3,) or not np.all(np.isfinite(p)):
-        raise ValueError(f"target position: expected 3 finite numbers, got {p.tolist()}")
+        raise InputError(f"target position: expected 3 finite numbers, got {p.tolist()}")
     return replace(spec, position=tuple(_round(p, digits)))
 
 
@@ -95,7 +97,7 @@ def turned(spec: TargetSpec, axis: str, direction: np.ndarray) -> TargetSpec:
         return replace(spec, rpy_deg=tuple(_round(np.degrees(spatial.matrix_to_rpy(R)), ANGLE_DIGITS)))
     if spec.kind == "approach":
         if axis != "z":
-            raise ValueError(f"an approach target has only a z handle, got {axis!r}")
+            raise InputError(f"an approach target has only a z handle, got {axis!r}")
         pitch = math.degrees(approach_pitch(direction, spec.position))
         return replace(spec, pitch_deg=_round([pitch], ANGLE_DIGITS)[0])
     return spec

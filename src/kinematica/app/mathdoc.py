@@ -14,6 +14,8 @@ True
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import html
 import threading
 
@@ -53,7 +55,7 @@ def topic_html(robot: km.Robot, topic: str, *, q: np.ndarray, target: km.Target 
     """The explanation of `topic` (a key of TOPICS) at q as an HTML fragment; "ik" explains
     the solve of `target` from `q0` with `method`."""
     if topic not in TOPICS:
-        raise ValueError(f"topic must be one of {', '.join(TOPICS)}, got {topic!r}")
+        raise InputError(f"topic must be one of {', '.join(TOPICS)}, got {topic!r}")
     with _LOCK:
         if topic == "ik":
             doc = explain(robot, "ik", target=target, q0=q0, method=method)

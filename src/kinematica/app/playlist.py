@@ -27,6 +27,8 @@ said so, if the axis cannot follow), the position for fewer, x, y and heading fo
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 from itertools import pairwise
 
 import numpy as np
@@ -54,7 +56,7 @@ def add_pose(s: Session, q: np.ndarray | None = None, name: str | None = None) -
     """Append q (core units; default the arm's current q) to the list, named `name` or P<k>."""
     q = s.q if q is None else np.asarray(q, dtype=float)
     if q.shape != (s.robot.n,) or not np.all(np.isfinite(q)):
-        raise ValueError(f"a pose needs {s.robot.n} finite joint values, got {q.tolist()}")
+        raise InputError(f"a pose needs {s.robot.n} finite joint values, got {q.tolist()}")
     pose = Pose(check_name(s.poses, name) if name is not None else next_name(s.poses), q.copy())
     s.poses.append(pose)
     return pose
@@ -65,12 +67,12 @@ def check_name(poses: list[Pose], name: str, index: int | None = None) -> str:
     (the pose at `index` itself does not count)."""
     clean = " ".join(str(name).split())
     if not clean:
-        raise ValueError("a pose name cannot be empty")
+        raise InputError("a pose name cannot be empty")
     if len(clean) > MAX_NAME:
-        raise ValueError(f"a pose name has at most {MAX_NAME} characters, {clean[:12]!r}… has {len(clean)}")
+        raise InputError(f"a pose name has at most {MAX_NAME} characters, {clean[:12]!r}… has {len(clean)}")
     for i, p in enumerate(poses):
         if i != index and p.name == clean:
-            raise ValueError(f"another pose is already named {clean!r}")
+            raise InputError(f"another pose is already named {clean!r}")
     return clean
 
 

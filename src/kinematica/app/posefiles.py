@@ -23,6 +23,8 @@ are converted. The robot name is not required to match: a list made on a copy of
 
 from __future__ import annotations
 
+from ..errors import InputError, KinematicaError
+
 import csv
 import io
 import json
@@ -44,7 +46,7 @@ _ANGLE = {"deg": np.pi / 180.0, "°": np.pi / 180.0, "rad": 1.0}
 _LENGTH_TO_M = {"m": 1.0, "mm": 1e-3}
 
 
-class PoseFileError(ValueError):
+class PoseFileError(KinematicaError, ValueError):
     """A pose file that cannot be read; the message says where and why."""
 
 
@@ -179,4 +181,4 @@ def trajectory_text(tr: km.Trajectory, fmt: str) -> str:
         return trajectory_files.to_csv(tr, degrees=True)
     if fmt == "json":
         return trajectory_files.to_json(tr, degrees=True)
-    raise ValueError(f"trajectory format must be csv or json, got {fmt!r}")
+    raise InputError(f"trajectory format must be csv or json, got {fmt!r}")

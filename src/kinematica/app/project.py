@@ -17,6 +17,8 @@ project opens on a machine that never saw that file.
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 import json
 from typing import Any
 
@@ -38,7 +40,7 @@ VERSION = 1
 SUFFIX = ".kinematica.json"
 
 
-class ProjectError(ValueError):
+class ProjectError(KinematicaError, ValueError):
     """A project file that cannot be opened; the message says which field and why."""
 
 

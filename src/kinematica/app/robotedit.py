@@ -21,6 +21,8 @@ mapping goes through the same schema and meaning checks as a YAML file (`read_te
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 import copy
 import math
 import re
@@ -85,7 +87,7 @@ _TABLE_KEYS = ("name", "type", "theta", "d", "a", "alpha", "length", "xyz", "rpy
                "axis", "limits")
 
 
-class EditError(ValueError):
+class EditError(KinematicaError, ValueError):
     """A value in the form cannot make a robot: `row` (0-based joint, or None for the whole
     robot) and `column` (a column key, or "robot-name"/"robot-unit") say where."""
 

@@ -19,6 +19,8 @@ for prismatic ones); the panels show degrees and lengths (`to_display`, `from_di
 
 from __future__ import annotations
 
+from ..errors import InputError, KinematicaError
+
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -158,7 +160,7 @@ SECONDS_RANGE = (0.1, 600.0)  # the plan's seconds per segment
 SPEEDS = {0.25: "0.25×", 0.5: "0.5×", 1.0: "1×", 2.0: "2×", 4.0: "4×"}  # the player's speeds
 
 
-class FieldError(ValueError):
+class FieldError(KinematicaError, ValueError):
     """A value no field of the simulator would take; the message names the field and its range."""
 
 
@@ -238,7 +240,7 @@ def bundled(name: str) -> km.Robot:
     parameters, analytic solvers) then serve all sessions instead of filling with copies of one
     arm that keep each closed session's share alive."""
     if name not in km.robot_names():
-        raise ValueError(f"{name!r} is not a bundled robot (bundled: {', '.join(km.robot_names())})")
+        raise InputError(f"{name!r} is not a bundled robot (bundled: {', '.join(km.robot_names())})")
     return km.load(name)
 
 
@@ -316,7 +318,7 @@ class Session:
     def set_q(self, q: np.ndarray) -> None:
         q = np.asarray(q, dtype=float)
         if q.shape != (self.robot.n,) or not np.all(np.isfinite(q)):
-            raise ValueError(f"q: expected {self.robot.n} finite joint values, got {q}")
+            raise InputError(f"q: expected {self.robot.n} finite joint values, got {q}")
         self.q = q.copy()
 
     def home(self) -> None:

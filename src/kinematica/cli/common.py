@@ -10,6 +10,8 @@ from the command line, and JSON output with every vector on one line.
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 import argparse
 import json
 import math
@@ -29,11 +31,11 @@ ROBOT_HELP = "bundled robot name or .yaml/.urdf robot file"
 JSON_HELP = "print JSON instead of tables"
 
 
-class UsageError(Exception):
+class UsageError(KinematicaError, Exception):
     """Bad command-line input: reported as one line and exit code 2."""
 
 
-class Failure(Exception):
+class Failure(KinematicaError, Exception):
     """Good input that could not be carried out (an integrator that gave up): one line, exit 1."""
 
 

@@ -21,6 +21,8 @@ measure of how well the motion excited the parameters.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -118,15 +120,15 @@ def identify(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, tau: Arr
     tau = np.asarray(tau, dtype=float)
     Y = regressor(robot, q, qd, qdd, gravity=gravity)
     if tau.shape != Y.shape[:-1]:
-        raise ValueError(f"tau: expected shape {Y.shape[:-1]} (one torque per joint and state), got {tau.shape}")
+        raise InputError(f"tau: expected shape {Y.shape[:-1]} (one torque per joint and state), got {tau.shape}")
     if not np.all(np.isfinite(tau)):
-        raise ValueError("tau: contains NaN or infinity")
+        raise InputError("tau: contains NaN or infinity")
     split = split or base_parameters(robot, gravity=gravity)
     A = Y.reshape(-1, 10 * robot.n)[:, split.independent]
     b = tau.reshape(-1)
     m, r = A.shape
     if m <= r:
-        raise ValueError(f"identify: {m} torque values cannot fix {r} base parameters: record more states")
+        raise InputError(f"identify: {m} torque values cannot fix {r} base parameters: record more states")
     scale = np.linalg.norm(A, axis=0)
     scale[scale == 0] = 1.0
     x, *_ = np.linalg.lstsq(A / scale, b, rcond=None)
@@ -149,7 +151,7 @@ def exciting_trajectory(robot: Robot, samples: int = 1000, duration: float = 10.
     `duration`, so it can be repeated and its recordings averaged."""
     samples = count(samples, "samples", SAMPLES)
     if not duration > 0 or harmonics < 1:
-        raise ValueError("exciting_trajectory: duration must be positive and harmonics at least 1")
+        raise InputError("exciting_trajectory: duration must be positive and harmonics at least 1")
     rng = np.random.default_rng(seed)
     lo = np.where(np.isfinite(robot.limits[:, 0]), robot.limits[:, 0], -np.pi)
     hi = np.where(np.isfinite(robot.limits[:, 1]), robot.limits[:, 1], np.pi)

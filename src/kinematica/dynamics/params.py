@@ -7,6 +7,8 @@ every routine of this package converts to metres here, once, so torques come out
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -20,7 +22,7 @@ G = 9.80665  # standard gravity, m/s²
 GRAVITY = np.array([0.0, 0.0, -G])
 
 
-class DynamicsError(ValueError):
+class DynamicsError(KinematicaError, ValueError):
     """A robot lacks what dynamics needs (inertial parameters of some links)."""
 
 

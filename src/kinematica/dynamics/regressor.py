@@ -25,6 +25,8 @@ True
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -75,12 +77,12 @@ def with_parameters(robot: Robot, pi: ArrayLike) -> Robot:
     InertialError names a link whose π is not a physical body (m ≤ 0 or I not PSD)."""
     pi = np.asarray(pi, dtype=float)
     if pi.shape != (10 * robot.n,):
-        raise ValueError(f"pi: expected {10 * robot.n} inertial parameters (10 per link), got shape {pi.shape}")
+        raise InputError(f"pi: expected {10 * robot.n} inertial parameters (10 per link), got shape {pi.shape}")
     scale = 1e-3 if robot.length_unit == "mm" else 1.0
     bodies = []
     for i in range(robot.n):
         if not pi[10 * i] > 0:
-            raise ValueError(f"pi: link {i + 1} has mass {pi[10 * i]:g}: a body needs a positive mass here")
+            raise InputError(f"pi: link {i + 1} has mass {pi[10 * i]:g}: a body needs a positive mass here")
         bodies.append(_body(pi[10 * i: 10 * i + 10], scale))
     return robot.replace(inertials=tuple(bodies))
 

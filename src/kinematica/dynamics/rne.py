@@ -11,6 +11,8 @@ All in SI: N·m for revolute joints, N for prismatic ones.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import math
 
 import numpy as np
@@ -30,9 +32,9 @@ def check_vector(x: ArrayLike, size: int, what: str) -> np.ndarray:
     """x as a float array with a last axis of `size`; a ValueError for NaN, inf or another shape."""
     a = np.asarray(x, dtype=float)
     if a.ndim == 0 or a.shape[-1] != size:
-        raise ValueError(f"{what}: expected shape (..., {size}), got {a.shape}")
+        raise InputError(f"{what}: expected shape (..., {size}), got {a.shape}")
     if not math.isfinite(a.sum()) and not np.isfinite(a).all():
-        raise ValueError(f"{what}: contains NaN or infinity")
+        raise InputError(f"{what}: contains NaN or infinity")
     return a
 
 
@@ -40,10 +42,10 @@ def gravity_kind(gravity: ArrayLike) -> tuple[list[float], tuple[bool, bool, boo
     """The non-zero gravity components (the programs' inputs) and which ones they are."""
     g = np.asarray(gravity, dtype=float)
     if g.shape != (3,):
-        raise ValueError(f"gravity: expected one vector of shape (3,), got {g.shape}")
+        raise InputError(f"gravity: expected one vector of shape (3,), got {g.shape}")
     g = g.tolist()
     if not all(map(math.isfinite, g)):
-        raise ValueError("gravity: contains NaN or infinity")
+        raise InputError("gravity: contains NaN or infinity")
     return [v for v in g if v != 0.0], (g[0] != 0.0, g[1] != 0.0, g[2] != 0.0)
 
 

@@ -9,6 +9,8 @@ Controllers are torque functions τ(t, q, q̇):
 
 from __future__ import annotations
 
+from ..errors import InputError, KinematicaError
+
 from typing import Callable
 
 import numpy as np
@@ -34,7 +36,7 @@ MAX_EVALUATIONS = 100_000
 for a 6-joint arm; an arm swinging freely for 1 s takes ~750 at rtol 1e-8."""
 
 
-class SimulationStopped(RuntimeError):
+class SimulationStopped(KinematicaError, RuntimeError):
     """The integration stopped before the end (the evaluation cap, a failed step, or cancelled):
     the message says where and why; `t` is the time reached and `trajectory` the motion up to
     the last sample before it."""
@@ -48,7 +50,7 @@ class SimulationStopped(RuntimeError):
 def _gains(robot: Robot, k: ArrayLike, what: str) -> np.ndarray:
     k = np.broadcast_to(np.asarray(k, dtype=float), (robot.n,))
     if not np.all(np.isfinite(k)) or np.any(k < 0):
-        raise ValueError(f"{what}: gains must be finite and >= 0")
+        raise InputError(f"{what}: gains must be finite and >= 0")
     return k
 
 
@@ -79,7 +81,7 @@ def computed_torque(robot: Robot, reference: Trajectory, kp: ArrayLike = 100.0, 
     """Computed-torque (inverse dynamics) control following `reference`; between samples the
     reference is interpolated (cubic Hermite in q, linear in q̈)."""
     if reference.n != robot.n:
-        raise ValueError(f"reference has {reference.n} joints, the robot {robot.n}")
+        raise InputError(f"reference has {reference.n} joints, the robot {robot.n}")
     Kp, Kd = _gains(robot, kp, "kp"), _gains(robot, kd, "kd")
     def tau(t, q, qd):
         ref = reference.resample([min(max(t, reference.t[0]), reference.t[-1])])
@@ -118,11 +120,11 @@ def simulate(robot: Robot, duration: float, q0: ArrayLike, qd0: ArrayLike | None
     q0 = check_q(robot, q0, "q0")
     qd0 = np.zeros(robot.n) if qd0 is None else check_q(robot, qd0, "qd0")
     if q0.ndim != 1 or qd0.ndim != 1:
-        raise ValueError("simulate takes one initial state: q0 and qd0 of shape (n,)")
+        raise InputError("simulate takes one initial state: q0 and qd0 of shape (n,)")
     if not (np.isfinite(duration) and duration > 0) or not (np.isfinite(dt) and 0 < dt <= duration):
-        raise ValueError(f"duration and dt must be positive with dt <= duration, got {duration}, {dt}")
+        raise InputError(f"duration and dt must be positive with dt <= duration, got {duration}, {dt}")
     if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     samples = sample_count(duration, dt, f"duration / dt = {duration:g} s / {dt:g} s")
     max_evaluations = count(max_evaluations, "max_evaluations", EVALUATIONS)
     tau_fn = _torque_function(robot, torque)
@@ -208,5 +210,5 @@ def _torque_function(robot: Robot, torque) -> TorqueFn:
         return torque
     const = check_q(robot, torque, "torque")
     if const.ndim != 1:
-        raise ValueError(f"torque: a constant torque has shape ({robot.n},)")
+        raise InputError(f"torque: a constant torque has shape ({robot.n},)")
     return lambda t, q, qd: const

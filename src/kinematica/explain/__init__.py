@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 from typing import Any
 
 from ..model.robot import Robot
@@ -53,7 +55,7 @@ def explain(robot: Robot, what: str, **kw: Any) -> Document:
         from .dynamics import explain_dynamics
 
         return explain_dynamics(robot, kw.pop("q", robot.q_home), **kw)
-    raise ValueError(f"what must be one of fk, jacobian, ik, analytic, dynamics; got {what!r}")
+    raise InputError(f"what must be one of fk, jacobian, ik, analytic, dynamics; got {what!r}")
 
 
 def render(doc: Document, fmt: str = "text", **kw: Any) -> str:
@@ -75,7 +77,7 @@ def render(doc: Document, fmt: str = "text", **kw: Any) -> str:
         from .render_latex import render_latex
 
         return render_latex(doc)
-    raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    raise InputError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
 
 __all__ = ["explain", "render", "Document", "Section", "Step", "Math", "Quantity", "Table", "Chain", "chain",

@@ -10,6 +10,8 @@ their FK check. Every branch is checked against kinematica's own analytic solver
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -168,7 +170,7 @@ def explain_analytic_ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLik
     q_ref = robot.q_home if q0 is None else check_q(robot, q0, "q0").reshape(robot.n)
     name = solver_name(robot)
     if t.kind == "position" and name == "geometric5":
-        raise ValueError(f"{robot.name}: a position alone leaves the gripper's pitch free (infinitely many "
+        raise InputError(f"{robot.name}: a position alone leaves the gripper's pitch free (infinitely many "
                          "solutions); give the pitch (--pitch) or the approach direction")
     doc = Document(f"Closed-form inverse kinematics of {robot.name}",
                    "The joint angles computed directly from the geometry of the arm, every branch at once "
@@ -180,7 +182,7 @@ def explain_analytic_ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLik
     else:
         table = _branch_table(robot, t, q_ref[None], deg)
         if table is None:
-            raise ValueError(f"no closed-form solver fits {robot.name} with a {t.kind} target; "
+            raise InputError(f"no closed-form solver fits {robot.name} with a {t.kind} target; "
                              "explain the numeric solver instead (method lm)")
         doc.section("The solutions").step(f"The {name} solver's branches, each checked by forward kinematics:",
                                           table=table)

@@ -16,6 +16,8 @@ user wrote (0.246, not 123/500), keeping halves as fractions (√2/2 stays √2/
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import math
 
 import sympy as sp
@@ -40,7 +42,7 @@ def length(x: float) -> sp.Expr:
     1/3 → 1/3; a long float that is no simple number stays its exact binary value."""
     x = float(x)
     if not math.isfinite(x):
-        raise ValueError(f"not a finite number: {x}")
+        raise InputError(f"not a finite number: {x}")
     if x == int(x) and abs(x) < 1e15:
         return sp.Integer(int(x))
     short = _decimal(x)

@@ -5,6 +5,8 @@ composite angles φ_i and the coordinates of the intermediate joints."""
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 import sympy as sp
 from numpy.typing import ArrayLike
@@ -165,7 +167,7 @@ def explain_fk(robot: Robot, q: ArrayLike, *, params: str = "symbolic", deg: boo
     """
     q = check_q(robot, q)
     if q.ndim != 1:
-        raise ValueError(f"explain_fk takes one configuration of shape ({robot.n},), got {q.shape}")
+        raise InputError(f"explain_fk takes one configuration of shape ({robot.n},), got {q.shape}")
     deg = use_degrees(robot, deg)
     ch = chain(robot, params)
     doc = Document(f"Forward kinematics of {robot.name}",

@@ -9,6 +9,8 @@ that the step it gets is the one the solver took.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -247,7 +249,7 @@ def explain_ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLike | None 
         return explain_analytic_ik(robot, target, q0, deg=deg)
     t = fit_target(robot, as_target(target))
     if t.shape != ():
-        raise ValueError(f"explain_ik explains one target, got a batch of shape {t.shape}")
+        raise InputError(f"explain_ik explains one target, got a batch of shape {t.shape}")
     deg = use_degrees(robot, deg)
     q0 = robot.q_home if q0 is None else check_q(robot, q0, "q0").reshape(robot.n)
     restarts = options.pop("restarts", 200)

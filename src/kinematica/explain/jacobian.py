@@ -4,6 +4,8 @@ singularity verdict in words."""
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -115,7 +117,7 @@ def explain_jacobian(robot: Robot, q: ArrayLike, *, params: str = "symbolic", de
     """The geometric Jacobian of `robot` at q, its task rows, measures and singularity verdict."""
     q = check_q(robot, q)
     if q.ndim != 1:
-        raise ValueError(f"explain_jacobian takes one configuration of shape ({robot.n},), got {q.shape}")
+        raise InputError(f"explain_jacobian takes one configuration of shape ({robot.n},), got {q.shape}")
     deg = use_degrees(robot, deg)
     rows = rows or task_rows(robot)
     doc = Document(f"The Jacobian of {robot.name}",

@@ -11,6 +11,8 @@ with CSS that gives matrices room to breathe.
 
 from __future__ import annotations
 
+from ..errors import InputError, SetupError
+
 import html
 import os
 import re
@@ -163,12 +165,12 @@ def render_html(doc: Document, math: str = "auto", mathjax_url: str | None = Non
     MathJax when its package is installed, else MathML.
     """
     if math not in ("auto", "mathjax", "mathml"):
-        raise ValueError(f"math must be 'auto', 'mathjax' or 'mathml', got {math!r}")
+        raise InputError(f"math must be 'auto', 'mathjax' or 'mathml', got {math!r}")
     src = None
     if math in ("auto", "mathjax") and mathjax_url is None:
         src = mathjax_source()
         if src is None and math == "mathjax":
-            raise RuntimeError("MathJax is not installed (pip install django-static-mathjax); use math='mathml'")
+            raise SetupError("MathJax is not installed (pip install django-static-mathjax); use math='mathml'")
     mode = "mathjax" if (src is not None or mathjax_url) and math != "mathml" else "mathml"
     m = _Math(mode)
     body = [f"<h1>{html.escape(doc.title)}</h1>"]

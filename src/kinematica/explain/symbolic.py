@@ -25,6 +25,8 @@ L_1*sin(theta_1) + L_2*sin(theta_1 + theta_2) + L_3*sin(theta_1 + theta_2 + thet
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -257,7 +259,7 @@ def chain(robot: Robot, params: str = "numeric") -> Chain:
     table's non-zero lengths as symbols. A table whose reading does not reproduce the numeric
     FK (which would be a bug) falls back to the canonical chain's transforms."""
     if params not in PARAMS:
-        raise ValueError(f"params must be one of {', '.join(PARAMS)}, got {params!r}")
+        raise InputError(f"params must be one of {', '.join(PARAMS)}, got {params!r}")
     ch = _build(robot, params, None)
     if ch.convention != "generic" and not agrees(ch):  # pragma: no cover - a guard, not a path
         ch = _build(robot, "numeric", "generic")

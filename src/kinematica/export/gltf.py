@@ -18,6 +18,8 @@ skeleton the simulator draws, not the real robot's meshes.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 
 from ..model.coerce import takes_robot
@@ -92,7 +94,7 @@ def to_glb(robot: Robot, trajectory=None, *, radius: float | None = None) -> byt
     n = robot.n
     scale = 1e-3 if robot.length_unit == "mm" else 1.0
     if trajectory is not None and (trajectory.n != n or list(trajectory.joint_names) != list(robot.joint_names)):
-        raise ValueError(f"trajectory: its joints {list(trajectory.joint_names)} are not {robot.name!r}'s "
+        raise InputError(f"trajectory: its joints {list(trajectory.joint_names)} are not {robot.name!r}'s "
                          f"{list(robot.joint_names)}")
     reach = float(sum(np.linalg.norm((robot.after[i] @ (robot.before[i + 1] if i + 1 < n else robot.tool))[:3, 3])
                       for i in range(n))) or 1.0

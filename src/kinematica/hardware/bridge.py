@@ -15,6 +15,8 @@ error from the board) the link sends nothing more: reconnect. Hobby servos repor
 
 from __future__ import annotations
 
+from ..errors import InputError, InputTypeError
+
 import math
 import threading
 import time
@@ -82,7 +84,7 @@ class Braccio:
         self.calibration = (load_calibration(calibration) if isinstance(calibration, (str, Path))
                             else calibration or Calibration())
         if not (math.isfinite(timeout) and timeout > 0 and math.isfinite(ready_timeout) and ready_timeout > 0):
-            raise ValueError(f"timeout and ready_timeout must be positive seconds, got {timeout!r}, {ready_timeout!r}")
+            raise InputError(f"timeout and ready_timeout must be positive seconds, got {timeout!r}, {ready_timeout!r}")
         self.url, self.timeout, self.ready_timeout = url, timeout, ready_timeout
         self.link: Link | None = None
         self.banner: pr.Banner | None = None
@@ -337,7 +339,7 @@ def sample(trajectory: Trajectory, rate: float | None) -> tuple[np.ndarray, np.n
     """(t, q) to send: the trajectory's samples, or with `rate` Hz equal steps of at most 1/rate s
     from its start to its end (both kept)."""
     if not isinstance(trajectory, Trajectory):
-        raise TypeError(f"trajectory: expected a kinematica Trajectory, got {type(trajectory).__name__}")
+        raise InputTypeError(f"trajectory: expected a kinematica Trajectory, got {type(trajectory).__name__}")
     if rate is None:
         return trajectory.t, trajectory.q
     if not (isinstance(rate, (int, float)) and 0 < rate <= MAX_RATE):

@@ -23,6 +23,8 @@ A calibration file is YAML (or JSON) listing only the servos that differ:
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +40,7 @@ CENTRE = np.array([(lo + hi) / 2 for lo, hi in RANGES])  # degrees: the middle o
 MAX_OFFSET = 45.0  # degrees: more than this is a horn on the wrong spline, not a calibration
 
 
-class CalibrationError(ValueError):
+class CalibrationError(KinematicaError, ValueError):
     """A calibration file or value that is malformed (the message names the servo and field)."""
 
 

@@ -17,6 +17,8 @@ kinematica.hardware.limits.CommandRefused: joint 'M2 shoulder' = 100° is outsid
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -29,7 +31,7 @@ from .calibration import Calibration
 _TOL = 1e-9  # degrees or radians: float noise of the conversions, not a real excess
 
 
-class CommandRefused(ValueError):
+class CommandRefused(KinematicaError, ValueError):
     """A command the host will not send: it leaves a model limit, a servo range or a speed limit."""
 
 

@@ -8,6 +8,8 @@ check that nothing left after a fault.
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 import time
 from typing import Any
 
@@ -18,7 +20,7 @@ _POLL = 0.02  # s: a read waits at most this long, so deadlines hold to ~20 ms w
 #               changing the port's timeout (a termios call on a real port) for every read
 
 
-class LinkError(OSError):
+class LinkError(KinematicaError, OSError):
     """The link failed: no reply in time, the port vanished, garbage, or the board said no."""
 
 

@@ -34,6 +34,8 @@ Ack(seq=3)
 
 from __future__ import annotations
 
+from ..errors import InputTypeError, KinematicaError
+
 import re
 from dataclasses import dataclass
 from typing import Union
@@ -53,7 +55,7 @@ MAX_LINE = 64  # characters, without the newline: the board's line buffer
 Degrees = tuple[int, int, int, int, int, int]
 
 
-class ProtocolError(ValueError):
+class ProtocolError(KinematicaError, ValueError):
     """A line that does not follow the protocol (the message says what is wrong)."""
 
 
@@ -150,7 +152,7 @@ def format_command(cmd: Command) -> str:
     for letter, value in _SIMPLE.items():
         if cmd == value:
             return letter
-    raise TypeError(f"not a protocol command: {cmd!r}")
+    raise InputTypeError(f"not a protocol command: {cmd!r}")
 
 
 def format_stream(cmd: Stream) -> str:
@@ -232,7 +234,7 @@ def format_reply(reply: Reply) -> str:
         return "Q " + ",".join(map(str, reply.degrees))
     if isinstance(reply, Error):
         return f"E{reply.code} {reply.text}".rstrip()
-    raise TypeError(f"not a protocol reply: {reply!r}")
+    raise InputTypeError(f"not a protocol reply: {reply!r}")
 
 
 def _span(text: str, key: str) -> tuple[int, int]:

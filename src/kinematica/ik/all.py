@@ -9,6 +9,8 @@ list is sorted by distance to the current configuration.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -95,19 +97,19 @@ def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None
     (True, True)
     """
     if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)} (the closed form, where one fits the "
+        raise InputError(f"method must be one of {', '.join(METHODS)} (the closed form, where one fits the "
                          f"robot, is always used first), got {method!r}")
     seeds = count(seeds, "seeds", SEEDS)
     if colliding not in ("mark", "drop"):
-        raise ValueError(f"colliding must be 'mark' or 'drop', got {colliding!r}")
+        raise InputError(f"colliding must be 'mark' or 'drop', got {colliding!r}")
     seat = None if scene is None else seat_of(robot, scene)
     world = judged(robot, target)
     rs, t = solver_problem(robot, fit_target(robot, world))  # the solvers' frame; FK of robot judges
     if t.shape != ():
-        raise ValueError(f"ik_all takes one target; got a batch of shape {t.shape} (loop over it)")
+        raise InputError(f"ik_all takes one target; got a batch of shape {t.shape} (loop over it)")
     cur = robot.q_home if current is None else check_q(robot, current, "current")
     if cur.ndim != 1:
-        raise ValueError(f"current: expected shape ({robot.n},), got {cur.shape}")
+        raise InputError(f"current: expected shape ({robot.n},), got {cur.shape}")
     reachable, _, _ = reach_check(rs, t.reshape(1))
     if not reachable[0]:
         return []
@@ -185,19 +187,19 @@ def self_motion(robot: Robot, target: "Target | ArrayLike", q_start: ArrayLike, 
     world = judged(robot, target)
     rs, t = solver_problem(robot, fit_target(robot, world))
     if t.shape != ():
-        raise ValueError(f"self_motion takes one target; got a batch of shape {t.shape}")
+        raise InputError(f"self_motion takes one target; got a batch of shape {t.shape}")
     q = check_q(robot, q_start, "q_start").astype(float)
     if q.shape != (robot.n,):
-        raise ValueError(f"q_start: expected shape ({robot.n},), got {q.shape}")
+        raise InputError(f"q_start: expected shape ({robot.n},), got {q.shape}")
     free = robot.n - t.dof
     if free != 1:
-        raise ValueError(f"self_motion needs exactly one redundant degree of freedom; this problem has {free}")
+        raise InputError(f"self_motion needs exactly one redundant degree of freedom; this problem has {free}")
     if not (np.isfinite(step) and step > 0):
-        raise ValueError(f"step must be a finite number > 0, got {step!r}")
+        raise InputError(f"step must be a finite number > 0, got {step!r}")
     tol = default_tolerance(robot)
     pos, ori = _world_errors(robot, world, q[None])
     if not (pos[0] < tol and ori[0] < ORIENTATION_TOL):
-        raise ValueError(f"q_start does not reach the target (position error {pos[0]:.3g} {robot.length_unit}, "
+        raise InputError(f"q_start does not reach the target (position error {pos[0]:.3g} {robot.length_unit}, "
                          f"orientation error {ori[0]:.3g} rad): the self-motion runs through solutions; "
                          f"solve first (km.ik) and start from its q")
     q = wrap_into_limits(robot, q, q)

@@ -3,6 +3,8 @@ and the closed form as the last resort of Levenberg–Marquardt (`rescue`)."""
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 
 from ..model.robot import Robot
@@ -23,11 +25,11 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
     from .solve import LIMIT_MODES, _options
 
     if limits not in LIMIT_MODES:
-        raise ValueError(f"limits must be one of {', '.join(LIMIT_MODES)}, got {limits!r}")
+        raise InputError(f"limits must be one of {', '.join(LIMIT_MODES)}, got {limits!r}")
     opts = _options(robot, "lm", "wrap", kw)  # tolerances only
     found = analytic_solutions(rs, t, q_ref=seeds)
     if found is None:
-        raise ValueError(f"no analytic solver fits {robot.name!r} with a {t.kind} target "
+        raise InputError(f"no analytic solver fits {robot.name!r} with a {t.kind} target "
                          f"(closed forms exist for planar 2R/3R, yaw-pitch-pitch-pitch-roll 5-DOF arms, "
                          f"6R arms with a spherical wrist and UR-type arms); use a numeric method")
     Q, valid, labels = found

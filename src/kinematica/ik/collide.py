@@ -12,6 +12,8 @@ checked; it must have the same joints as the robot solved.
 
 from __future__ import annotations
 
+from ..errors import InputError, InputTypeError
+
 from dataclasses import replace
 from typing import Any, Callable
 
@@ -34,13 +36,13 @@ def seat_of(robot: Robot, scene: Any):
         names = [n for n, e in scene.robots.items() if e.robot is robot]
         if len(names) != 1:
             where = f"appears as {', '.join(names)}" if names else "is not one of its robots (by identity)"
-            raise ValueError(f"scene: {robot.name} {where}: pass scene=scene.for_robot(NAME) to say which")
+            raise InputError(f"scene: {robot.name} {where}: pass scene=scene.for_robot(NAME) to say which")
         seat = scene.for_robot(names[0])
     else:
-        raise TypeError(f"scene: expected a Scene or scene.for_robot(name), got {type(scene).__name__}")
+        raise InputTypeError(f"scene: expected a Scene or scene.for_robot(name), got {type(scene).__name__}")
     own = seat.scene.robots[seat.robot].robot
     if own.n != robot.n:
-        raise ValueError(f"scene: robot {seat.robot!r} has {own.n} joints, the robot solved has {robot.n}")
+        raise InputError(f"scene: robot {seat.robot!r} has {own.n} joints, the robot solved has {robot.n}")
     return seat
 
 

@@ -10,6 +10,8 @@ miss of so many length units unless it really meets the tolerances.
 
 from __future__ import annotations
 
+from ..errors import InputError, InputTypeError
+
 from typing import Any
 
 import numpy as np
@@ -33,7 +35,7 @@ def model_seeds(robot: Robot, model: Any, world: Target) -> np.ndarray:
     """The model's joint values for the world targets, shape world.shape + (n,)."""
     q = np.asarray(model.seeds_for(robot, world), dtype=float)
     if q.shape != world.shape + (robot.n,) or not np.all(np.isfinite(q)):
-        raise ValueError(f"the model answered shape {q.shape} (or non-finite values) for {world.shape} "
+        raise InputError(f"the model answered shape {q.shape} (or non-finite values) for {world.shape} "
                          f"target(s) of a {robot.n}-joint robot")
     return q
 
@@ -42,13 +44,13 @@ def solve_learned(robot: Robot, world: Target, rs: Robot, t: Target, method: str
                   options: dict) -> IKResult:
     """`method="anfis"`: the model's answer and the independent verdict on it."""
     if not is_model(model):
-        raise TypeError(f"method={method!r} needs model=<a learned IK model> (from kinematica.learn: "
+        raise InputTypeError(f"method={method!r} needs model=<a learned IK model> (from kinematica.learn: "
                         f"train_ik or load_model), got {type(model).__name__}")
     from .solve import default_tolerance
 
     unknown = set(options) - {"tol_position", "tol_orientation"}
     if unknown:
-        raise TypeError(f"method={method!r} takes only the options tol_position, tol_orientation; got "
+        raise InputTypeError(f"method={method!r} takes only the options tol_position, tol_orientation; got "
                         f"{', '.join(sorted(unknown))}")
     tol_p = float(options.get("tol_position", default_tolerance(robot)))
     tol_o = float(options.get("tol_orientation", Options.tol_orientation))

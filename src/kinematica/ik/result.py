@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..errors import InputTypeError
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +45,7 @@ class IKResult:
     def __getitem__(self, idx) -> "IKResult":
         """The result of one target of a batch."""
         if not self.batched:
-            raise TypeError("a single-target result cannot be indexed")
+            raise InputTypeError("a single-target result cannot be indexed")
         pick = {k: (np.asarray(v, dtype=object)[idx] if k in ("reason", "branch", "collision") and v is not None
                     else (v[idx] if isinstance(v, np.ndarray) else v))
                 for k, v in self.__dict__.items() if k != "history"}

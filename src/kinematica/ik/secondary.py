@@ -16,6 +16,8 @@ TRAC-IK's Distance/Manipulation modes, with the same verdict afterwards: FK of t
 
 from __future__ import annotations
 
+from ..errors import InputError, InputTypeError
+
 import numpy as np
 
 from ..kinematics.jacobian import fk_jacobian
@@ -32,18 +34,18 @@ def check_goals(robot: Robot, secondary: dict | None, rest) -> tuple[dict, np.nd
     if not secondary:
         return None
     if not isinstance(secondary, dict):
-        raise TypeError(f"secondary: expected a dict of objective → weight ({', '.join(OBJECTIVES)}), "
+        raise InputTypeError(f"secondary: expected a dict of objective → weight ({', '.join(OBJECTIVES)}), "
                         f"got {type(secondary).__name__}")
     unknown = set(secondary) - set(OBJECTIVES)
     if unknown:
-        raise ValueError(f"secondary: unknown objective(s) {', '.join(map(repr, sorted(unknown)))}: "
+        raise InputError(f"secondary: unknown objective(s) {', '.join(map(repr, sorted(unknown)))}: "
                          f"use {', '.join(OBJECTIVES)}")
     w = {k: float(v) for k, v in secondary.items()}
     if not all(np.isfinite(v) and v >= 0 for v in w.values()):
-        raise ValueError(f"secondary: weights must be finite and ≥ 0, got {secondary}")
+        raise InputError(f"secondary: weights must be finite and ≥ 0, got {secondary}")
     r = robot.q_home if rest is None else np.asarray(rest, dtype=float)
     if r.shape != (robot.n,) or not np.all(np.isfinite(r)):
-        raise ValueError(f"rest: expected {robot.n} finite joint values, got shape {np.shape(rest)}")
+        raise InputError(f"rest: expected {robot.n} finite joint values, got shape {np.shape(rest)}")
     return w, r
 
 

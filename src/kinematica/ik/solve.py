@@ -15,6 +15,8 @@ solvers iterate on `frame.solver_problem`.
 
 from __future__ import annotations
 
+from ..errors import InputError, InputTypeError
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -49,19 +51,19 @@ def _seeds(robot: Robot, q0, N: int, rng: np.random.Generator) -> np.ndarray:
         return np.tile(robot.q_home, (N, 1))
     if isinstance(q0, str):
         if q0 != "random":
-            raise ValueError(f"q0: expected joint values, None or 'random', got {q0!r}")
+            raise InputError(f"q0: expected joint values, None or 'random', got {q0!r}")
         return random_seeds(robot, N, rng)
     q0 = check_q(robot, q0, "q0")
     if q0.ndim == 1:
         return np.tile(q0, (N, 1))
     if q0.reshape(-1, robot.n).shape[0] != N:
-        raise ValueError(f"q0: expected one seed or one per target ({N}), got shape {q0.shape}")
+        raise InputError(f"q0: expected one seed or one per target ({N}), got shape {q0.shape}")
     return q0.reshape(N, robot.n).copy()
 
 
 def _limit_mode(limits: str, q0) -> str:
     if limits not in LIMIT_MODES:
-        raise ValueError(f"limits must be one of {', '.join(LIMIT_MODES)}, got {limits!r}")
+        raise InputError(f"limits must be one of {', '.join(LIMIT_MODES)}, got {limits!r}")
     if limits != "auto":
         return limits
     return "wrap" if q0 is None or isinstance(q0, str) else "clip"
@@ -69,7 +71,7 @@ def _limit_mode(limits: str, q0) -> str:
 
 def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
     if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if method == "dls" and kw.get("damping") in (None, "adaptive", "auto"):
         kw["damping"] = 1e-2 * (1.0 if robot.length_unit == "m" else 1000.0)
     if kw.get("damping") in (None, "auto"):  # paper 000's accept/reject when clipping, else Chan's
@@ -79,7 +81,7 @@ def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
         kw["max_iter"] = count(kw["max_iter"], "max_iter", ITERATIONS)
     unknown = set(kw) - set(Options.__dataclass_fields__)
     if unknown:
-        raise TypeError(f"unknown IK option(s): {', '.join(sorted(unknown))}")
+        raise InputTypeError(f"unknown IK option(s): {', '.join(sorted(unknown))}")
     return Options(method=method, clip_limits=(mode == "clip"), **kw)
 
 
@@ -146,11 +148,11 @@ def _ik(robot: Robot, target, q0, method: str, limits: str, restarts: int, seed,
     N = int(np.prod(shape))
     if method in LEARNED_METHODS:
         if goals is not None:
-            raise TypeError(f"secondary goals move a solved configuration; method={method!r} solves nothing: "
+            raise InputTypeError(f"secondary goals move a solved configuration; method={method!r} solves nothing: "
                             f"seed 'lm' with the model (q0=model) to use them")
         return solve_learned(robot, world, rs, t, method, model, dict(options))
     if model is not None:
-        raise TypeError(f"model= is for method='anfis'; to seed {method!r} with a model pass it as q0")
+        raise InputTypeError(f"model= is for method='anfis'; to seed {method!r} with a model pass it as q0")
     if is_model(q0):  # a guess, not the arm's pose: "auto" iterates freely, as from home
         q0 = model_seeds(robot, q0, world)
         limits = "wrap" if limits == "auto" else limits
@@ -219,7 +221,7 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     else:
         q0 = check_q(robot, q0, "q0")
         if q0.size != robot.n:
-            raise ValueError(f"q0: expected one seed or one per target (1), got shape {q0.shape}")
+            raise InputError(f"q0: expected one seed or one per target (1), got shape {q0.shape}")
         q0 = q0.reshape(robot.n)
     p1, reach = _bound(rs)
     d = (t.p - p1)[:2] if t.kind == "planar" else t.p - p1

@@ -15,6 +15,8 @@ the horizontal (paper 003; the approach then lies in the vertical plane through 
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +29,7 @@ for _r in _ROWS.values():
     _r.flags.writeable = False  # shared by every Target: read-only
 
 
-class TargetError(ValueError):
+class TargetError(KinematicaError, ValueError):
     """A target is malformed (shapes, NaN, a zero approach vector, conflicting inputs)."""
 
 

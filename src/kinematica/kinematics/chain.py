@@ -20,6 +20,8 @@ allocating and filling temporaries costs as much as the arithmetic itself.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import math
 import weakref
 from typing import NamedTuple
@@ -36,16 +38,16 @@ def check_q(robot: Robot, q: object, what: str = "q") -> np.ndarray:
     try:
         arr = np.asarray(q, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{what}: expected numbers, got {q!r}") from None
+        raise InputError(f"{what}: expected numbers, got {q!r}") from None
     if arr.ndim == 0 or arr.shape[-1] != robot.n:
-        raise ValueError(
+        raise InputError(
             f"{what}: expected {robot.n} joint values for {robot.name!r} (shape (..., {robot.n})), "
             f"got shape {arr.shape}")
     # A finite sum proves every value finite (NaN and inf propagate); only an overflowing sum
     # or a bad value needs the element-wise test. Python's sum is the cheaper one for few values.
     total = sum(arr.ravel().tolist()) if arr.size <= 64 else float(arr.sum())
     if not math.isfinite(total) and not np.isfinite(arr).all():
-        raise ValueError(f"{what}: contains NaN or infinity")
+        raise InputError(f"{what}: contains NaN or infinity")
     return arr
 
 

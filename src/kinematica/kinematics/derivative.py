@@ -11,6 +11,8 @@ which is why `jacobian` uses the cross-product form; this one is for teaching an
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -26,7 +28,7 @@ def transform_derivatives(robot: Robot, q: ArrayLike) -> np.ndarray:
     """∂T/∂q_i for every joint, shape (n, 4, 4), for one configuration q (n,)."""
     q = check_q(robot, q)
     if q.ndim != 1:
-        raise ValueError(f"expected one configuration of shape ({robot.n},), got {q.shape}")
+        raise InputError(f"expected one configuration of shape ({robot.n},), got {q.shape}")
     Jm = _joint_matrices(robot, q)
     JC = Jm @ robot.C[1:]
     B = np.where(robot.revolute[:, None, None], B_REVOLUTE, B_PRISMATIC)

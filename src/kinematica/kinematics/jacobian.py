@@ -3,6 +3,8 @@ joint and [z_i; 0] for a prismatic one (z_i, p_i: axis and a point of joint i; p
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -19,7 +21,7 @@ def fk_jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> tuple[np.nda
     """End pose (..., 4, 4) and Jacobian (..., 6, n) from one pass along the chain (`jacobian`
     says what each frame gives)."""
     if frame not in FRAMES:
-        raise ValueError(f"frame must be one of {', '.join(map(repr, FRAMES))}, got {frame!r}")
+        raise InputError(f"frame must be one of {', '.join(map(repr, FRAMES))}, got {frame!r}")
     q = check_q(robot, q)
     if q.ndim == 1:  # the common single call: stacking and reshaping would double its time
         T, J = end_single(robot, q, True)

@@ -12,6 +12,8 @@ Which rows form the task matters: a 4-joint arm can never reach full rank 6, so 
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,7 +59,7 @@ def select_rows(J: np.ndarray, rows: str | tuple[int, ...]) -> np.ndarray:
     """The rows of J (..., 6, n) named by `rows` ("full", "position", "orientation", "planar")."""
     if isinstance(rows, str):
         if rows not in ROWS:
-            raise ValueError(f"rows must be one of {', '.join(ROWS)}, got {rows!r}")
+            raise InputError(f"rows must be one of {', '.join(ROWS)}, got {rows!r}")
         rows = ROWS[rows]
     return J[..., list(rows), :]
 
@@ -65,9 +67,9 @@ def select_rows(J: np.ndarray, rows: str | tuple[int, ...]) -> np.ndarray:
 def _check_J(J: ArrayLike) -> np.ndarray:
     J = np.asarray(J, dtype=float)
     if J.ndim < 2:
-        raise ValueError(f"J: expected a matrix or a stack of matrices (..., m, n), got shape {J.shape}")
+        raise InputError(f"J: expected a matrix or a stack of matrices (..., m, n), got shape {J.shape}")
     if not np.all(np.isfinite(J)):
-        raise ValueError("J: contains NaN or infinity")
+        raise InputError("J: contains NaN or infinity")
     return J
 
 

@@ -9,6 +9,8 @@ They equal the general `fk` / `jacobian` of `from_planar(L)`; the tests hold the
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -17,9 +19,9 @@ def _inputs(lengths: ArrayLike, theta: ArrayLike) -> tuple[np.ndarray, np.ndarra
     L = np.asarray(lengths, dtype=float)
     th = np.asarray(theta, dtype=float)
     if L.ndim != 1 or th.shape[-1:] != L.shape:
-        raise ValueError(f"theta must have shape (..., {L.size}) to match {L.size} link lengths, got {th.shape}")
+        raise InputError(f"theta must have shape (..., {L.size}) to match {L.size} link lengths, got {th.shape}")
     if not (np.all(np.isfinite(L)) and np.all(np.isfinite(th))):
-        raise ValueError("lengths and angles must be finite")
+        raise InputError("lengths and angles must be finite")
     return L, np.cumsum(th, axis=-1)
 
 

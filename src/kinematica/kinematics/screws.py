@@ -8,6 +8,8 @@ rebuilds an equivalent robot.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 
 from ..model.coerce import takes_robot
@@ -28,7 +30,7 @@ def screw_axes(robot: Robot, form: str = "space") -> tuple[np.ndarray, np.ndarra
            [0., 0., 1.]])
     """
     if form not in ("space", "body"):
-        raise ValueError(f"form must be 'space' or 'body', got {form!r}")
+        raise InputError(f"form must be 'space' or 'body', got {form!r}")
     M, J = fk_jacobian(robot, np.zeros(robot.n), form)
     return M, J.T.copy()
 

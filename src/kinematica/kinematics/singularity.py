@@ -17,6 +17,8 @@ size) and the smallest one names the kind.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,7 +124,7 @@ def singularity(robot: Robot, q: ArrayLike, rows: str | None = None, near: float
     """
     q = check_q(robot, q)
     if q.ndim != 1:
-        raise ValueError(f"singularity takes one configuration of shape ({robot.n},), got {q.shape}")
+        raise InputError(f"singularity takes one configuration of shape ({robot.n},), got {q.shape}")
     rows = rows or task_rows(robot)
     J = select_rows(jacobian(robot, q), rows)
     rep = report(J, rows)

@@ -27,6 +27,8 @@ True
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -38,7 +40,7 @@ RIDGE = 1e-10  # relative Tikhonov term on the consequent normal equations: keep
 # when a rule fires on (almost) no sample, far below any error it could add
 
 
-class AnfisError(ValueError):
+class AnfisError(KinematicaError, ValueError):
     """A network or its training data is malformed (shapes, NaN, too few samples for the rules)."""
 
 

@@ -15,6 +15,8 @@ deviation, the Gaussian membership of a rule centred there.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 
 FUZZINESS = 2.0  # the exponent m: the usual choice
@@ -26,7 +28,7 @@ def fuzzy_c_means(x: np.ndarray, R: int, *, iterations: int = 100, tol: float = 
     distinct samples; stops when no centre moves more than `tol`. fuzziness: the exponent m > 1
     (near 1: crisp clusters, like k-means; 2, the usual choice, blurs them in many dimensions)."""
     if not fuzziness > 1:
-        raise ValueError(f"fuzziness must be > 1, got {fuzziness!r}")
+        raise InputError(f"fuzziness must be > 1, got {fuzziness!r}")
     rng = np.random.default_rng(0) if rng is None else rng
     v = x[rng.choice(len(x), R, replace=False)].copy()
     for _ in range(iterations):

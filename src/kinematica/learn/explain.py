@@ -17,6 +17,8 @@ True
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 from typing import Any
 
 import numpy as np
@@ -33,7 +35,7 @@ def explain_answer(model: IKModel, target, top: int = 5) -> dict[str, Any]:
     rules are listed in full per joint, all rules' contributions in "all_rules"."""
     t = as_target(target)
     if t.shape != ():
-        raise ValueError(f"explain_answer takes one target, got a batch of shape {t.shape}")
+        raise InputError(f"explain_answer takes one target, got a batch of shape {t.shape}")
     raw = inputs(model.robot, t, front(model.robot, model.branch), model.branch)
     x = apply(model.scaling, raw)
     L = forward(model.net, x)

@@ -28,6 +28,8 @@ Angles are wrapped into a window chosen from the training data (`learn.scaling`)
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,7 +46,7 @@ ANGULAR = {"planar": (False, False, True), "pitch": (False, False, False, True),
 FREE = np.pi / 2  # an unlimited revolute joint is sampled within ±FREE of zero
 
 
-class LearnError(ValueError):
+class LearnError(KinematicaError, ValueError):
     """Learned-model input is malformed: a branch, a sample count, a target the model cannot take."""
 
 

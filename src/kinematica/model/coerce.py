@@ -8,10 +8,12 @@ robot's name or a .yaml/.urdf file's path), so that ``km.fk("puma560", q)`` work
 >>> km.fk(None, [0, 0, 0])
 Traceback (most recent call last):
 ...
-TypeError: robot: expected a Robot, a bundled robot name (e.g. 'puma560') or a .yaml/.urdf file path, got NoneType
+kinematica.errors.InputTypeError: robot: expected a Robot, a bundled robot name (e.g. 'puma560') or a .yaml/.urdf file path, got NoneType
 """
 
 from __future__ import annotations
+
+from ..errors import InputTypeError
 
 import functools
 import os
@@ -50,7 +52,7 @@ def as_robot(robot: "Robot | str | os.PathLike[str]") -> Robot:
         from .library import load
 
         return load(key)
-    raise TypeError("robot: expected a Robot, a bundled robot name (e.g. 'puma560') or a .yaml/.urdf "
+    raise InputTypeError("robot: expected a Robot, a bundled robot name (e.g. 'puma560') or a .yaml/.urdf "
                     f"file path, got {type(robot).__name__}")
 
 

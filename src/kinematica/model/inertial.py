@@ -6,13 +6,15 @@ mass m, centre of mass c (3,), inertia tensor I (3, 3) about the centre of mass.
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 
-class InertialError(ValueError):
+class InertialError(KinematicaError, ValueError):
     """Inertial parameters are not physical (negative mass, non-symmetric or non-PSD tensor)."""
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import difflib
 from importlib import resources
 from pathlib import Path
@@ -43,10 +45,10 @@ def load(name_or_path: str | Path, *, tip: str | None = None,
     urdf = key not in bundle and path.suffix.lower() == ".urdf"
     mjcf = key not in bundle and path.suffix.lower() in _SUFFIXES_MJCF
     if hold and not urdf:
-        raise ValueError(f"{key}: hold sets the joints off a URDF tree's chain; this is not a .urdf file"
+        raise InputError(f"{key}: hold sets the joints off a URDF tree's chain; this is not a .urdf file"
                          + (" (an MJCF model holds them at qpos0)" if mjcf else ""))
     if not (urdf or mjcf) and tip is not None:
-        raise ValueError(f"{key}: tip chooses a chain of a URDF or MJCF tree; this is neither")
+        raise InputError(f"{key}: tip chooses a chain of a URDF or MJCF tree; this is neither")
     if key in bundle:
         return read_text(bundle[key].read_text(encoding="utf-8"), f"{key}.yaml")
     if mjcf:
@@ -67,7 +69,7 @@ def load(name_or_path: str | Path, *, tip: str | None = None,
         return read_text(text, str(path))
     close = [n for n in sorted(bundle) if n.startswith(key.lower())] or difflib.get_close_matches(key, bundle, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else f"; bundled robots: {', '.join(sorted(bundle))}"
-    raise ValueError(f"unknown robot {key!r} (not a bundled name nor a .yaml/.urdf/.xml file){hint}")
+    raise InputError(f"unknown robot {key!r} (not a bundled name nor a .yaml/.urdf/.xml file){hint}")
 
 
 @takes_robot
@@ -82,6 +84,6 @@ def save(robot: Robot, path: str | Path) -> Path:
 
         text = to_urdf(robot)
     else:
-        raise ValueError(f"cannot tell the format of {path.name!r}: use .yaml, .yml or .urdf")
+        raise InputError(f"cannot tell the format of {path.name!r}: use .yaml, .yml or .urdf")
     path.write_text(text, encoding="utf-8")
     return path

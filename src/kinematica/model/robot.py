@@ -12,6 +12,8 @@ Cn = An·tool.
 
 from __future__ import annotations
 
+from ..errors import InputError, KinematicaError
+
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
@@ -39,7 +41,7 @@ MAX_MASS = 1e12  # kg
 MAX_INERTIA = 1e30  # kg·(length unit)²
 
 
-class RobotError(ValueError):
+class RobotError(KinematicaError, ValueError):
     """A robot description is inconsistent (bad shapes, limits, names, transforms)."""
 
 
@@ -218,7 +220,7 @@ class Robot:
         """Whether each configuration (..., n) lies inside the joint limits (to `LIMIT_TOL`)."""
         q = np.asarray(q, dtype=float)
         if q.ndim == 0 or q.shape[-1] != self.n:
-            raise ValueError(f"q: expected shape (..., {self.n}), got {q.shape}")
+            raise InputError(f"q: expected shape (..., {self.n}), got {q.shape}")
         return np.all((q >= self.limits[:, 0] - tol) & (q <= self.limits[:, 1] + tol), axis=-1)
 
     def _repr_html_(self) -> str:  # Jupyter

@@ -5,6 +5,8 @@ The schema is documented for users in docs/robot-files.md; keep the two in step.
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 from typing import TYPE_CHECKING, Any
 
 import re
@@ -170,7 +172,7 @@ def dump(data: dict[str, Any]) -> str:
                      default_flow_style=None, width=100)
 
 
-class RobotFileError(ValueError):
+class RobotFileError(KinematicaError, ValueError):
     """A robot file is malformed; the message names the file, line and field."""
 
 

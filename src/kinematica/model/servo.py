@@ -11,6 +11,8 @@ refused rather than clipped: a silently clipped servo would put the arm somewher
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 from typing import Any, Sequence
 
 import numpy as np
@@ -26,13 +28,13 @@ def _mapping(robot: Robot) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """zero (n,), sign (n,), range (n, 2) of every joint; ValueError if any is missing."""
     maps: Sequence[Any] | None = robot.extras.get("servo")
     if not maps:
-        raise ValueError(f"robot {robot.name!r} has no servo mapping (no joint has a 'servo' entry)")
+        raise InputError(f"robot {robot.name!r} has no servo mapping (no joint has a 'servo' entry)")
     if len(maps) != robot.n:
-        raise ValueError(f"robot {robot.name!r}: {len(maps)} servo mappings for {robot.n} joints")
+        raise InputError(f"robot {robot.name!r}: {len(maps)} servo mappings for {robot.n} joints")
     zero, sign, rng = np.empty(robot.n), np.empty(robot.n), np.empty((robot.n, 2))
     for i, m in enumerate(maps):
         if not m:
-            raise ValueError(f"robot {robot.name!r}: joint {robot.joint_names[i]!r} has no servo mapping")
+            raise InputError(f"robot {robot.name!r}: joint {robot.joint_names[i]!r} has no servo mapping")
         zero[i], sign[i] = float(m["zero"]), float(m["sign"])
         rng[i] = m.get("range", (-np.inf, np.inf))
     return zero, sign, rng
@@ -42,12 +44,12 @@ def _values(robot: Robot, x: ArrayLike, what: str) -> np.ndarray:
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{what}: expected numbers, got {x!r}") from None
+        raise InputError(f"{what}: expected numbers, got {x!r}") from None
     if arr.ndim == 0 or arr.shape[-1] != robot.n:
-        raise ValueError(f"{what}: expected {robot.n} values for {robot.name!r} (shape (..., {robot.n})), "
+        raise InputError(f"{what}: expected {robot.n} values for {robot.name!r} (shape (..., {robot.n})), "
                          f"got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{what}: contains NaN or infinity")
+        raise InputError(f"{what}: contains NaN or infinity")
     return arr
 
 
@@ -56,7 +58,7 @@ def _check_range(robot: Robot, servo: np.ndarray, rng: np.ndarray, what: str) ->
     if np.any(bad):
         k = np.argwhere(bad)[0]
         j = int(k[-1])
-        raise ValueError(f"{what}: joint {robot.joint_names[j]!r} needs servo {servo[tuple(k)]:.6g} deg, "
+        raise InputError(f"{what}: joint {robot.joint_names[j]!r} needs servo {servo[tuple(k)]:.6g} deg, "
                          f"outside its range [{rng[j, 0]:g}, {rng[j, 1]:g}]")
 
 

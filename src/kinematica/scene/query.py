@@ -17,6 +17,8 @@ name, in the order the scene lists them.
 
 from __future__ import annotations
 
+from ..errors import InputTypeError
+
 from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import Any
@@ -99,7 +101,7 @@ class DistanceReport:
     def words(self) -> str:
         """"left/forearm is 12 mm from table" (single configuration)."""
         if np.ndim(self.min_distance):
-            raise TypeError("words() describes one configuration: index the batch first")
+            raise InputTypeError("words() describes one configuration: index the batch first")
         if self.pair is None:
             return "nothing to check"
         a, b = self.pair

@@ -20,6 +20,8 @@ kinematica.scene.shapes.SceneError: box: size must be 3 positive finite numbers 
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 import functools
 import math
 from dataclasses import dataclass
@@ -36,7 +38,7 @@ SIZES = {"box": ("size",), "sphere": ("radius",), "cylinder": ("radius", "length
 MESH_SUFFIXES = (".stl", ".obj", ".ply", ".off", ".glb", ".gltf", ".dae")
 
 
-class SceneError(ValueError):
+class SceneError(KinematicaError, ValueError):
     """A scene, a shape or a query is malformed; the message names what is wrong."""
 
 

@@ -9,6 +9,8 @@ quaternion) if poses are present — then one row per sample.
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import csv
 import io
 import json
@@ -144,7 +146,7 @@ def save(tr: Trajectory, path: str | Path, degrees: bool = False) -> Path:
     path = Path(path)
     writers = {".csv": to_csv, ".json": to_json}
     if path.suffix.lower() not in writers:
-        raise ValueError(f"cannot tell the format of {path.name!r}: use .csv or .json")
+        raise InputError(f"cannot tell the format of {path.name!r}: use .csv or .json")
     path.write_text(writers[path.suffix.lower()](tr, degrees), encoding="utf-8")
     return path
 
@@ -154,7 +156,7 @@ def load(path: str | Path) -> Trajectory:
     path = Path(path)
     readers = {".csv": from_csv, ".json": from_json}
     if path.suffix.lower() not in readers:
-        raise ValueError(f"cannot tell the format of {path.name!r}: use .csv or .json")
+        raise InputError(f"cannot tell the format of {path.name!r}: use .csv or .json")
     if not path.is_file():
         raise FileNotFoundError(f"trajectory file not found: {path}")
     return readers[path.suffix.lower()](path.read_text(encoding="utf-8"), str(path))

@@ -21,6 +21,8 @@ given at the points (or fixed by `R`, or absent).
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -110,7 +112,7 @@ class GluedCubics:
             return c[:, None] * (ex + (c1 + 2 * c2 * x + 3 * c3 * x ** 2)[:, None] * ey)
         if nu == 2:
             return (c ** 2 * (2 * c2 + 6 * c3 * x))[:, None] * ey
-        raise ValueError("nu must be 0, 1 or 2")
+        raise InputError("nu must be 0, 1 or 2")
 
 
 def curve(points: ArrayLike, kind: str = "cubic", bc="natural"):

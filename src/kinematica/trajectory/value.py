@@ -7,6 +7,8 @@ came from a Cartesian path. Immutable: slicing, concatenation and resampling giv
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
@@ -17,7 +19,7 @@ from ..bounds import sample_count
 from ..model.coerce import takes_robot
 
 
-class TrajectoryError(ValueError):
+class TrajectoryError(KinematicaError, ValueError):
     """A trajectory is malformed (shapes, times not increasing, NaN) or cannot be combined."""
 
 

@@ -8,6 +8,8 @@ handed straight to the writer: no pyplot, no event loop, safe in a worker thread
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 import shutil
 from pathlib import Path
 from typing import Sequence
@@ -28,7 +30,7 @@ from ..model.coerce import takes_robot
 FORMATS = {".gif": "GIF", ".mp4": "MP4"}
 
 
-class AnimationError(RuntimeError):
+class AnimationError(KinematicaError, RuntimeError):
     """The animation cannot be written here (MP4 without ffmpeg on the PATH)."""
 
 

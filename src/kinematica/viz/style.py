@@ -10,6 +10,8 @@ global figure registry, no GUI backend, safe to build in several threads at once
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 from pathlib import Path
 from typing import Sequence
 
@@ -36,7 +38,7 @@ PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f
 SAVE_FORMATS = {".png": "PNG", ".svg": "SVG", ".pdf": "PDF"}
 
 
-class VizError(ValueError):
+class VizError(KinematicaError, ValueError):
     """Bad input to a figure (wrong shapes, nothing to draw, an unknown view)."""
 
 

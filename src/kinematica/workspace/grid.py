@@ -14,6 +14,8 @@ array([[2.5, 1.5, 0. ]])
 
 from __future__ import annotations
 
+from ..errors import KinematicaError
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +23,7 @@ import numpy as np
 from ..bounds import VOXELS
 
 
-class WorkspaceError(ValueError):
+class WorkspaceError(KinematicaError, ValueError):
     """Bad input to a workspace map (a voxel size, a count, a scheduler, a file)."""
 
 

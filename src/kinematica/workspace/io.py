@@ -11,6 +11,8 @@ robot's name and length unit; `robot` is the robot file (YAML) the map was made 
 
 from __future__ import annotations
 
+from ..errors import InputError
+
 import io
 import json
 import os
@@ -134,10 +136,10 @@ def read(path: str | os.PathLike) -> dict[str, Any]:
             out = {k: z[k] for k in z.files}
         missing = [k for k in ARRAYS if k not in out]
         if missing:
-            raise ValueError(f"no {', '.join(missing)} in it: not a map from `kinematica workspace`")
+            raise InputError(f"no {', '.join(missing)} in it: not a map from `kinematica workspace`")
         out["meta"], out["robot"] = json.loads(str(out["meta"])), str(out["robot"])
         if not isinstance(out["meta"], dict) or any(k not in out["meta"] for k in META):
-            raise ValueError("its meta data is incomplete: not a map from `kinematica workspace`")
+            raise InputError("its meta data is incomplete: not a map from `kinematica workspace`")
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
         raise WorkspaceError(f"cannot read the workspace map {path}: {e}") from None
     return out

@@ -26,6 +26,8 @@ chunks of `CHUNK` so that the arrays of a chunk stay in cache.
 
 from __future__ import annotations
 
+from ...errors import InputError
+
 from functools import lru_cache
 
 import numpy as np
@@ -131,7 +133,7 @@ def _run(robot: Robot, target, q_ref, tol: float | None):
     N, solve = t.p.shape[0], _SOLVERS[_fit(robot)[0]]
     ref = robot.q_home[None] if q_ref is None else check_q(robot, q_ref, "q_ref").reshape(-1, robot.n)
     if len(ref) not in (1, N):
-        raise ValueError(f"q_ref: expected ({robot.n},) or ({N}, {robot.n}), got {len(ref)} rows")
+        raise InputError(f"q_ref: expected ({robot.n},) or ({N}, {robot.n}), got {len(ref)} rows")
     if N <= CHUNK:
         return _chunk(solve, robot, t, ref, tol)
     parts = [_chunk(solve, robot, t[i:i + CHUNK], ref if len(ref) == 1 else ref[i:i + CHUNK], tol)

@@ -7,6 +7,8 @@ the axis of joint i + 1 and its origin a point on that axis (index n: the tool f
 
 from __future__ import annotations
 
+from ...errors import KinematicaError
+
 from functools import lru_cache
 
 import numpy as np
@@ -18,7 +20,7 @@ LENGTH_TOL = 1e-9  # relative to the robot's size: axes meet, offsets vanish
 ROUNDING = 1e-13  # relative: a target quantity this small is zero up to rounding (a free joint)
 
 
-class NotAnalytic(ValueError):
+class NotAnalytic(KinematicaError, ValueError):
     """The robot (or the target kind) does not fit an analytic solver; the message says why."""
 
 
