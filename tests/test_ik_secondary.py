@@ -81,3 +81,21 @@ def test_one_target_and_an_unreachable_one():
 def test_bad_goals_are_refused_in_words(secondary, rest, words):
     with pytest.raises((TypeError, ValueError), match=words):
         km.ik(PANDA, T[0], secondary=secondary, rest=rest)
+
+
+def test_the_cli_takes_goals_and_refuses_what_does_not_go_with_them(capsys):
+    from cli_run import run, run_json
+
+    argv = ["ik", "panda", "--position", "0.4", "0.1", "0.5", "--rpy", "180", "0", "0", "--deg"]
+    plain = run_json(capsys, *argv)
+    kept = run_json(capsys, *argv, "--goal", "limits=1")
+    (a,), (b,) = plain["solutions"], kept["solutions"]
+    assert plain["message"] == kept["message"] == "converged"
+    t = km.targets.pose(km.fk(PANDA, np.array(a["q"]))[None])
+    h = [cost(PANDA, t, np.array(d["q"])[None], {"limits": 1.0}, PANDA.q_home)[0] for d in (a, b)]
+    assert h[1] < h[0]
+    for extra, words in ((["--goal", "speed=1"], "unknown objective"), (["--goal", "limits"], "NAME=WEIGHT"),
+                         (["--rest", "0", "0", "0", "0", "0", "0", "0"], "--goal rest"),
+                         (["--goal", "limits=1", "--all"], "does not go with --all")):
+        code, out, err = run(capsys, *argv, *extra)
+        assert code == 2 and out == "" and words in err and err.count("\n") == 1, err

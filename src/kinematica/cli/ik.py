@@ -147,12 +147,32 @@ def ik_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def goal_options(args: argparse.Namespace, robot: km.Robot) -> dict[str, Any]:
+    """`secondary` and `rest` for km.ik from --goal NAME=WEIGHT (repeatable) and --rest Q..."""
+    if not args.goal:
+        if args.rest is not None:
+            raise UsageError("--rest is the pose of --goal rest=WEIGHT; give that goal too")
+        return {}
+    if args.all or args.method in ("analytic", "anfis"):
+        raise UsageError("--goal moves a numeric solution along the task's free directions; "
+                         "it does not go with --all, --method analytic or --method anfis")
+    goals: dict[str, float] = {}
+    for item in args.goal:
+        name, sep, weight = item.partition("=")
+        if not sep:
+            raise UsageError(f"--goal: expected NAME=WEIGHT (limits, manipulability or rest), got {item!r}")
+        goals[name.strip()] = finite_numbers([weight], f"--goal {name}")[0]
+    rest = option_joint_values(robot, args.rest, args.deg, "--rest")
+    return {"secondary": goals, "rest": rest}
+
+
 def cmd_ik(args: argparse.Namespace, out: TextIO) -> int:
     robot = robot_of(args)
     t, target = ik_target(robot, args)
     model, seed_model = model_options(args, robot)
     q0 = option_joint_values(robot, args.q0, args.deg, "--q0")
-    data = ik_data(robot, t, target, q0, args.method, args.limits, args.all, ik_options(args), model, seed_model)
+    options = {**ik_options(args), **goal_options(args, robot)}
+    data = ik_data(robot, t, target, q0, args.method, args.limits, args.all, options, model, seed_model)
     return emit(args, data, lambda d: text_ik.ik_text(robot, d), out)
 
 
@@ -201,6 +221,10 @@ def add_parser(sub: Any) -> None:
                    help="position tolerance in the robot's length unit (default 1e-6 m or 1e-3 mm)")
     p.add_argument("--restarts", type=int, metavar="N", default=None,
                    help="random seeds tried when the first attempt fails (default 64; 0: none)")
+    p.add_argument("--goal", action="append", metavar="NAME=WEIGHT",
+                   help="a secondary goal for the freedom a solved target leaves (a redundant arm, a "
+                        "position-only target): limits, manipulability or rest, with a weight; repeatable")
+    p.add_argument("--rest", nargs="+", metavar="Q", help="the rest pose of --goal rest=W (default home)")
     p.add_argument("--deg", action="store_true",
                    help="angle inputs (--rpy, --euler-zyz, --pitch, --phi, --q0) are in degrees")
     p.set_defaults(func=cmd_ik)
