@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..model.inertial import Inertial
+from ..model.inertial import combined
 from ..model.robot import Robot
 from ..model.coerce import takes_robot
 
@@ -83,10 +83,5 @@ def with_payload(robot: Robot, mass: float, com_in_tool=(0.0, 0.0, 0.0), inertia
     X = robot.after[-1] @ robot.tool  # tool frame in the last link frame
     c_p = X[:3, :3] @ np.asarray(com_in_tool, dtype=float) + X[:3, 3]
     I_p = X[:3, :3] @ (np.zeros((3, 3)) if inertia is None else np.asarray(inertia, float)) @ X[:3, :3].T
-    m = last.mass + mass
-    c = (last.mass * last.com + mass * c_p) / m if m > 0 else last.com
-    def shifted(I, mi, ci):
-        d = ci - c
-        return I + mi * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
-    merged = Inertial(m, c, shifted(last.inertia, last.mass, last.com) + shifted(I_p, mass, c_p))
+    merged = combined([(last.mass, last.com, last.inertia), (mass, c_p, I_p)])
     return robot.replace(inertials=tuple(robot.inertials[:-1]) + (merged,))

@@ -72,6 +72,21 @@ class Inertial:
         return cls(mass, np.asarray(com, float), np.eye(3) * 0.4 * mass * radius**2, f"sphere r={radius}")
 
 
+def combined(parts) -> Inertial:
+    """One rigid body from parts (mass, centre of mass (3,), inertia about it (3, 3)) given in
+    one frame: m = Σ m_k, c = Σ m_k c_k / m, I = Σ I_k + m_k (‖d_k‖²·1 − d_k d_kᵀ), d_k = c_k − c
+    (parallel axes). A massless whole keeps the first part's centre.
+
+    >>> combined([(1.0, [0, 0, 0], np.zeros((3, 3))), (1.0, [2, 0, 0], np.zeros((3, 3)))]).inertia.diagonal()
+    array([0., 2., 2.])
+    """
+    parts = [(float(m), np.asarray(c, dtype=float), np.asarray(I, dtype=float)) for m, c, I in parts]
+    m = sum(p[0] for p in parts)
+    c = sum(p[0] * p[1] for p in parts) / m if m > 0 else parts[0][1]
+    I = sum(p[2] + p[0] * (np.dot(p[1] - c, p[1] - c) * np.eye(3) - np.outer(p[1] - c, p[1] - c)) for p in parts)
+    return Inertial(m, c, (I + I.T) / 2)
+
+
 def _axis_index(axis: str) -> int:
     try:
         return "xyz".index(axis)

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import spatial
 from .builders import from_link_frames
-from .inertial import Inertial
+from .inertial import Inertial, combined
 from .robot import Robot, RobotError
 from .urdf_bodies import OffChainBodiesWarning
 
@@ -96,16 +96,6 @@ def _body_inertia(m, b: int) -> tuple[float, np.ndarray, np.ndarray]:
     """(mass, centre of mass, inertia about it), body frame."""
     R = _pose(np.zeros(3), m.body_iquat[b])[:3, :3]
     return float(m.body_mass[b]), np.array(m.body_ipos[b]), R @ np.diag(m.body_inertia[b]) @ R.T
-
-
-def _merged(parts: list[tuple[float, np.ndarray, np.ndarray]]) -> tuple[float, np.ndarray, np.ndarray]:
-    """One body from several (mass, com, inertia about com) in one frame (parallel axes)."""
-    m = sum(p[0] for p in parts)
-    if m <= 0:
-        return 0.0, np.zeros(3), np.zeros((3, 3))
-    c = sum(p[0] * p[1] for p in parts) / m
-    I = sum(p[2] + p[0] * ((p[1] - c) @ (p[1] - c) * np.eye(3) - np.outer(p[1] - c, p[1] - c)) for p in parts)
-    return m, c, I
 
 
 def from_mjcf(source: str | Path, tip: str | None = None, *, name: str | None = None) -> Robot:
@@ -197,11 +187,7 @@ def _inertials(m, path: list[int], owner: list[int], bnames: list[str]) -> tuple
     if held:
         warnings.warn(OffChainBodiesWarning(f"bodies behind joints off the chain ride along, held at their "
                                             f"reference values (qpos0): {', '.join(held)}"), stacklevel=3)
-    out = []
-    for i in range(len(owner)):
-        mass, com, I = _merged(parts[i])
-        out.append(Inertial(mass, com, 0.5 * (I + I.T)))
-    return tuple(out)
+    return tuple(combined(p) if p else Inertial(0.0, np.zeros(3), np.zeros((3, 3))) for p in parts.values())
 
 
 __all__ = ["from_mjcf", "MJCFError"]

@@ -46,8 +46,8 @@ from .inertial import Inertial
 from .robot import PRISMATIC, Robot, RobotError
 from .schema import RobotFileError
 from .coerce import takes_robot
-from .urdf_bodies import (MissingLimitWarning, OffChainBodiesWarning, URDFWarning, folded_message, held_values,
-                          limits, rigid_body, warn)
+from .urdf_bodies import (MissingLimitWarning, OffChainBodiesWarning, URDFWarning, children_of, folded_message,
+                          held_values, limits, rigid_body, warn)
 from .urdf_collision import collision_shapes
 from .urdf_tree import candidate_tips, choose_chain
 
@@ -219,9 +219,7 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
     held = held_values(urdf, chain, hold, where)
     lines = {el.get("name"): el.sourceline for el in root.findall("joint")}
     lines |= {el.getparent().get("name"): el.sourceline for el in root.findall("link/inertial")}
-    children: dict[str, list] = {}
-    for j in urdf.robot.joints:
-        children.setdefault(j.parent, []).append(j)
+    children = children_of(urdf)
     pending, base, rows, links, inertials, folded, held_mass = np.eye(4), np.eye(4), [], [], [], {}, 0.0
     for j in path:
         origin = np.eye(4) if j.origin is None else j.origin

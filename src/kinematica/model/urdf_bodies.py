@@ -22,7 +22,7 @@ from typing import Mapping
 import numpy as np
 
 from .. import spatial
-from .inertial import Inertial, InertialError
+from .inertial import Inertial, InertialError, combined
 from .schema import RobotFileError
 
 MOVABLE = ("revolute", "continuous", "prismatic")
@@ -102,6 +102,30 @@ def held_values(urdf, chain: set[str], hold: Mapping[str, float] | None, where: 
     return out
 
 
+def children_of(urdf) -> dict[str, list]:
+    """The joints leaving each link, keyed by the parent link's name."""
+    children: dict[str, list] = {}
+    for j in urdf.robot.joints:
+        children.setdefault(j.parent, []).append(j)
+    return children
+
+
+def hanging(link: str, children: dict[str, list], chain: set[str], held: dict[str, float]):
+    """(name, T, via) for `link` itself and every link hanging from it off the chain: T its frame
+    in `link`'s (held joints at their values, the others at zero), via the held joints crossed."""
+    stack = [(link, np.eye(4), ())]
+    while stack:
+        name, T, via = stack.pop()
+        yield name, T, via
+        for j in children.get(name, ()):
+            if j.name in chain:
+                continue
+            X = T @ (np.eye(4) if j.origin is None else j.origin)
+            if j.name in held:
+                X = X @ motion(j, held[j.name])
+            stack.append((j.child, X, via + (j.name,) * (j.name in held)))
+
+
 def rigid_body(urdf, link: str, children: dict[str, list], chain: set[str], held: dict[str, float],
                scale: float, lines: dict[str, int], where: str) -> tuple[Inertial | None, dict[str, float], float]:
     """Inertial of `link` with everything that hangs from it off the chain, in `link`'s frame
@@ -110,9 +134,8 @@ def rigid_body(urdf, link: str, children: dict[str, list], chain: set[str], held
 
     None when no part has an <inertial>. A part with non-physical inertia raises RobotFileError
     naming its link and the line of its <inertial>."""
-    parts, behind, held_mass, stack = [], {}, 0.0, [(link, np.eye(4), ())]
-    while stack:
-        name, T, via = stack.pop()
+    parts, behind, held_mass = [], {}, 0.0
+    for name, T, via in hanging(link, children, chain, held):
         inert = urdf.link_map[name].inertial
         if inert is not None:
             O = T @ (np.eye(4) if inert.origin is None else inert.origin)
@@ -125,20 +148,7 @@ def rigid_body(urdf, link: str, children: dict[str, list], chain: set[str], held
             held_mass += float(inert.mass) if via else 0.0
             for joint in via:
                 behind[joint] = behind.get(joint, 0.0) + float(inert.mass)
-        for j in children.get(name, ()):
-            if j.name in chain:
-                continue
-            X = T @ (np.eye(4) if j.origin is None else j.origin)
-            if j.name in held:
-                X = X @ motion(j, held[j.name])
-            stack.append((j.child, X, via + (j.name,) * (j.name in held)))
-    if not parts:
-        return None, behind, held_mass
-    m = sum(p[0] for p in parts)
-    c = sum(p[0] * p[1] for p in parts) / m if m > 0 else parts[0][1]
-    I = sum(p[2] + p[0] * (np.dot(p[1] - c, p[1] - c) * np.eye(3) - np.outer(p[1] - c, p[1] - c))
-            for p in parts)
-    return Inertial(m, c, (I + I.T) / 2), behind, held_mass
+    return (combined(parts) if parts else None), behind, held_mass
 
 
 def folded_message(where: str, behind: dict[str, float], held_mass: float, held: dict[str, float], urdf) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .urdf_bodies import URDFWarning, motion, warn
+from .urdf_bodies import URDFWarning, children_of, hanging, warn
 
 
 def resolve_mesh(filename: str, folder: Path | None) -> Path | None:
@@ -62,14 +62,11 @@ def _shape(geometry: Any, folder: Path | None, scale: float, link: str, where: s
 def collision_shapes(urdf: Any, bodies: list[str], chain: set[str], held: dict[str, float],
                      scale: float, folder: Path | None, where: str) -> dict[int, list[tuple[dict, np.ndarray]]]:
     """{body index: [(shape dict, placement 4x4), ...]} of the links `bodies` (body 0 first)."""
-    children: dict[str, list] = {}
-    for j in urdf.robot.joints:
-        children.setdefault(j.parent, []).append(j)
+    children = children_of(urdf)
     out: dict[int, list[tuple[dict, np.ndarray]]] = {}
     for k, link in enumerate(bodies):
-        found, ok, stack = [], True, [(link, np.eye(4))]
-        while stack:
-            name, T = stack.pop()
+        found, ok = [], True
+        for name, T, _ in hanging(link, children, chain, held):
             for c in urdf.link_map[name].collisions:
                 shape = _shape(c.geometry, folder, scale, name, where)
                 if shape is None:
@@ -79,13 +76,6 @@ def collision_shapes(urdf: Any, bodies: list[str], chain: set[str], held: dict[s
                 X = X.copy()
                 X[:3, 3] *= scale
                 found.append((shape, X))
-            for j in children.get(name, ()):
-                if j.name in chain:
-                    continue
-                X = T @ (np.eye(4) if j.origin is None else j.origin)
-                if j.name in held:
-                    X = X @ motion(j, held[j.name])
-                stack.append((j.child, X))
         if found and ok:
             out[k] = found
     return out
