@@ -95,7 +95,8 @@ def gradient(robot: Robot, t: Target, q: np.ndarray, weights: dict, rest: np.nda
 
 def _back_on_target(robot: Robot, t: Target, q: np.ndarray, corrections: int = 4):
     """Gauss–Newton steps q ← q + J_e⁺e: a finite step along the null space leaves the target by
-    O(step²), which these bring back (quadratically); returns q and its errors."""
+    O(step²), which these bring back (quadratically); returns q, its errors, its pose and
+    Jacobian (the next step starts from them)."""
     for k in range(corrections + 1):
         T, J = fk_jacobian(robot, q)
         if k == corrections:
@@ -103,7 +104,7 @@ def _back_on_target(robot: Robot, t: Target, q: np.ndarray, corrections: int = 4
         e, Je = residual(t, T, J)
         q = q + np.einsum("Nnm,Nm->Nn", np.linalg.pinv(Je), e)
     pos, ori = errors(t, T)
-    return q, pos, ori
+    return q, pos, ori, T, J
 
 
 def improve(robot: Robot, t: Target, q: np.ndarray, todo: np.ndarray, weights: dict, rest: np.ndarray,
@@ -118,20 +119,20 @@ def improve(robot: Robot, t: Target, q: np.ndarray, todo: np.ndarray, weights: d
     h = cost(robot, ts, qs, weights, rest)
     alpha = np.full(len(qs), 0.5)
     live = np.ones(len(qs), bool)
+    T, J = fk_jacobian(robot, qs)
     for _ in range(steps):
         if not live.any():
             break
-        T, J = fk_jacobian(robot, qs)
         e, Je = residual(ts, T, J)
         pinv = np.linalg.pinv(Je)  # (N, n, m)
         g = gradient(robot, ts, qs, weights, rest)
         null = g - np.einsum("Nnm,Nmk,Nk->Nn", pinv, Je, g)
         trial = np.where(live[:, None], qs - alpha[:, None] * null, qs)
-        trial, pos, ori = _back_on_target(robot, ts, trial)
+        trial, pos, ori, Tt, Jt = _back_on_target(robot, ts, trial)
         inside = np.all((trial >= lo - LIMIT_TOL) & (trial <= hi + LIMIT_TOL), axis=1) | (not enforce)
         ht = cost(robot, ts, trial, weights, rest)
         good = live & (ht < h) & (pos < tol_position) & (ori < tol_orientation) & inside
-        qs[good], h[good] = trial[good], ht[good]
+        qs[good], h[good], T[good], J[good] = trial[good], ht[good], Tt[good], Jt[good]
         alpha = np.where(good, np.minimum(alpha * 1.5, 4.0), alpha * 0.5)
         live &= alpha > 0.5 / 2**10
     q[todo] = qs
