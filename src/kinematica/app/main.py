@@ -18,6 +18,7 @@ from nicegui.storage import Storage
 
 import kinematica as km
 
+from . import stream
 from .page import Page, restore
 from .state import DEFAULT_ROBOT, Session
 
@@ -99,12 +100,14 @@ def storage_secret(folder: Path) -> str:
 
 
 def run(robot: str | None = None, *, host: str = "127.0.0.1", port: int = 8080, show: bool = True,
-        tip: str | None = None, hold: dict | None = None) -> None:
+        tip: str | None = None, hold: dict | None = None, stream_to: str | None = None) -> None:
     """Serve the simulator (blocking until stopped); `tip` and `hold` choose a URDF tree's chain
-    (see `configure`). Every asset is served by this process: the page works offline."""
+    (see `configure`); `stream_to` (udp://HOST:PORT) sends every joint state shown as a JSON
+    line (see app/stream.py). Every asset is served by this process: the page works offline."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", km.URDFWarning)  # `kinematica serve` said them already
         configure(robot, tip, hold)
+    stream.start(stream_to)
     folder = state_dir()
     Storage.path = (folder / "sessions").resolve()  # not ./.nicegui in whatever folder serve ran from
     app.on_delete(give_back_memory)

@@ -23,6 +23,7 @@ from .handles import HANDLES, length_digits, moved, turned
 from .player import Player
 from .poses import PosesCard
 from .robotlink import RobotLink
+from . import stream
 from .scene import ArmView
 from .state import PROJECTIONS, TargetSpec, robot_choices
 from .uploads import FileDrop
@@ -155,6 +156,7 @@ class SimulatorTab:
         self.readout.show(s.readout())
         self.view.show(s.q)
         self.workspace.show(s.q)
+        stream.publish(s.robot, s.q, s.t if self.player.playing else None)
 
     # --- what the user did ------------------------------------------------------------------
     def switch_robot(self, name: str) -> None:

@@ -26,6 +26,7 @@ from ..hardware import (STATE_NOTE, ArmState, Braccio, CalibrationError, Command
 from ..hardware import protocol as pr
 from ..hardware.limits import check_speed
 from ..hardware.sketch import SKETCH, write_firmware
+from ..export.jointstate import DEFAULT_URL, JointStateSender, StreamError, parse_url
 from .common import JSON_HELP, Failure, UsageError, emit, finite_numbers, joint_values, load_robot, q_deg
 
 ARDUINO_VIDS = {0x2341: "Arduino", 0x2A03: "Arduino", 0x1A86: "CH340 (Arduino clone)", 0x0403: "FTDI"}
@@ -117,6 +118,11 @@ def cmd_emulate(args: argparse.Namespace, out: TextIO) -> int:
 # --- arm commands --------------------------------------------------------------------------------
 def _arm(args: argparse.Namespace) -> Braccio:
     robot = load_robot(args.robot)
+    if args.stream is not None:  # a bad address is refused before the port opens
+        try:
+            parse_url(args.stream)
+        except StreamError as e:
+            raise UsageError(f"--stream: {e}") from None
     try:
         cal = load_calibration(args.calibration) if args.calibration else None
         return Braccio(args.port, robot, cal, timeout=args.timeout, ready_timeout=args.ready_timeout)
@@ -128,13 +134,34 @@ def _arm(args: argparse.Namespace) -> Braccio:
         raise UsageError(f"--timeout/--ready-timeout: {e}") from None
 
 
+def _sender(args: argparse.Namespace, robot: km.Robot) -> JointStateSender | None:
+    """The joint-state stream of --stream URL, or None."""
+    if args.stream is None:
+        return None
+    try:
+        return JointStateSender(args.stream, robot, source="braccio")
+    except (StreamError, OSError) as e:
+        raise UsageError(f"--stream: {e}") from None
+
+
+def _streamed(args: argparse.Namespace, state: dict[str, Any]) -> dict[str, Any]:
+    """The state, after sending its q on the --stream (if any)."""
+    if args.sender is not None:
+        args.sender.send(state["q"])
+    return state
+
+
 def _run(args: argparse.Namespace, arm: Braccio, work: Callable[[Braccio], dict[str, Any]]) -> dict[str, Any]:
-    """Connect, do the work, close; a failed link is a Failure (exit 1)."""
+    """Connect, do the work, close (the joint-state stream too); a failed link is a Failure (exit 1)."""
+    args.sender = _sender(args, arm.robot)
     try:
         with arm:
             data = work(arm)
     except LinkError as e:
         raise Failure(f"{args.port}: {e}") from None
+    finally:
+        if args.sender is not None:
+            args.sender.close()
     return {"port": args.port, "robot": arm.robot.name, "length_unit": arm.robot.length_unit, **data}
 
 
@@ -158,7 +185,7 @@ def cmd_home(args: argparse.Namespace, out: TextIO) -> int:
 
     def work(arm: Braccio) -> dict[str, Any]:
         rep = arm.home(speed=args.speed)
-        return {"duration": rep.duration, "state": state_data(arm.robot, arm.state())}
+        return {"duration": rep.duration, "state": _streamed(args, state_data(arm.robot, arm.state()))}
 
     return emit(args, _run(args, arm, work), lambda d: f"Homed in {d['duration']:.2f} s.\n" + state_text(d), out)
 
@@ -172,7 +199,8 @@ def cmd_move(args: argparse.Namespace, out: TextIO) -> int:
     def work(arm: Braccio) -> dict[str, Any]:
         rep = arm.move(q, speed=args.speed, gripper=args.gripper)
         return {"q": q, "q_deg": q_deg(robot, q), "degrees_sent": list(rep.degrees), "duration": rep.duration,
-                "quantisation_error": rep.quantisation_error, "state": state_data(arm.robot, arm.state())}
+                "quantisation_error": rep.quantisation_error,
+                "state": _streamed(args, state_data(arm.robot, arm.state()))}
 
     def text(d: dict[str, Any]) -> str:
         return (f"Moved in {d['duration']:.2f} s to servo degrees {d['degrees_sent']}; whole degrees put the tool "
@@ -197,7 +225,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     arm.check_play(tr, args.rate, args.gripper, args.speed)  # before the port opens: that resets an Uno
 
     def work(arm: Braccio) -> dict[str, Any]:
-        res = arm.play(tr, rate=args.rate, gripper=args.gripper, speed=args.speed)
+        stream = args.sender
+        res = arm.play(tr, rate=args.rate, gripper=args.gripper, speed=args.speed,
+                       on_point=None if stream is None else lambda k, q, t: stream.send(q, t=t))
         state = state_data(arm.robot, res.final_state) if res.final_state is not None else None
         return {"file": args.file, "rate": args.rate, "duration": tr.duration, "points": res.points,
                 "sent": res.sent, "acknowledged": res.acknowledged, "last_acknowledged": res.last_acknowledged,
@@ -226,6 +256,9 @@ def _arm_options(p: argparse.ArgumentParser, speed_default: int) -> None:
     p.add_argument("--port", required=True, metavar="URL",
                    help="the arm's serial port or a pyserial URL (/dev/ttyACM0, COM4, socket://127.0.0.1:PORT "
                         "for the emulator)")
+    p.add_argument("--stream", metavar="URL", nargs="?", const=DEFAULT_URL, default=None,
+                   help=f"send the arm's joint states as JSON lines over UDP to URL (default {DEFAULT_URL}; "
+                        "schema in docs/joint-state-stream.md): each point as it is reached, and the state after")
     p.add_argument("--robot", default="braccio", metavar="ROBOT",
                    help="the model whose servo mapping and limits apply (default braccio)")
     p.add_argument("--calibration", metavar="FILE", help="per-servo offsets and directions (YAML or JSON)")

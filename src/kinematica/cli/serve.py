@@ -8,6 +8,7 @@ import json
 import socket
 from typing import Any, TextIO
 
+from ..export.jointstate import DEFAULT_URL, StreamError, parse_url
 from .common import ROBOT_HELP, UsageError, add_robot, hold_values, load_robot
 
 DEFAULT_PORT = 8080
@@ -49,6 +50,11 @@ def choose_port(host: str, port: int | None) -> int:
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     robot = args.robot or "braccio"
     load_robot(robot, args.tip, args.hold_at)  # a bad name or file fails here, before the server starts
+    if args.stream is not None:
+        try:
+            parse_url(args.stream)
+        except StreamError as e:
+            raise UsageError(f"--stream: {e}") from None
     port = choose_port(args.host, args.port)
     url = f"http://{args.host if ':' not in args.host else f'[{args.host}]'}:{port}/"
     if args.json:
@@ -59,7 +65,8 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     out.flush()
     from ..app.main import run  # NiceGUI loads only now
 
-    run(robot, host=args.host, port=port, show=not args.no_browser, tip=args.tip, hold=hold_values(args.hold_at))
+    run(robot, host=args.host, port=port, show=not args.no_browser, tip=args.tip, hold=hold_values(args.hold_at),
+        stream_to=args.stream)
     return 0
 
 
@@ -78,6 +85,9 @@ def add_parser(sub: Any) -> None:
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=None,
                    help=f"port (default the first free one from {DEFAULT_PORT})")
+    p.add_argument("--stream", metavar="URL", nargs="?", const=DEFAULT_URL, default=None,
+                   help=f"send every joint state shown as a JSON line over UDP to URL (default "
+                        f"{DEFAULT_URL}; schema in docs/joint-state-stream.md), for an engine that mirrors the arm")
     p.add_argument("--no-browser", action="store_true",
                    help="do not open a browser (headless machines; open the printed address yourself)")
     p.set_defaults(func=cmd_serve)

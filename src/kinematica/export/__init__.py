@@ -1,5 +1,8 @@
-"""Exports for other tools: the robot and its motion as a glTF 2.0 digital twin (`to_glb`)."""
+"""Exports for other tools: the robot and its motion as a glTF 2.0 digital twin (`to_glb`), and
+a live joint-state stream (`JointStateSender`: JSON lines over UDP) for an engine that mirrors
+the arm."""
 
 from .gltf import to_glb
+from .jointstate import JointStateSender, StreamError
 
-__all__ = ["to_glb"]
+__all__ = ["to_glb", "JointStateSender", "StreamError"]

@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -293,12 +293,15 @@ class Braccio:
         return q, degrees, ms
 
     def play(self, trajectory: Trajectory, rate: float | None = None, gripper: float | None = None,
-             speed: float = 60) -> PlayResult:
+             speed: float = 60, on_point: Callable[[int, np.ndarray, float], None] | None = None) -> PlayResult:
         """Play a trajectory on the arm: its samples (or, with `rate`, equal steps of at most
         1/rate s), the first reached from where the arm is at `speed` °/s; flow-controlled
         (see `stream`). A fault ends the stream; the result says the last point acknowledged.
-        Ctrl+C sends S (stop now) before the KeyboardInterrupt goes on."""
+        Ctrl+C sends S (stop now) before the KeyboardInterrupt goes on. `on_point(k, q_k, t_k)`
+        is called as the board acknowledges point k (q_k its joint values, t_k its time in the
+        trajectory, s) — a joint-state stream hangs here."""
         q, degrees, ms = self.plan(trajectory, rate, gripper, speed)
+        times = sample(trajectory, rate)[0]
         err = quantisation_error(self.robot, self.calibration, q, degrees)
         link, banner = self._link(), self._check_connected()
         self._cancel.clear()
@@ -307,6 +310,8 @@ class Braccio:
         def acked(k: int) -> None:
             self.progress = (k + 1, len(degrees))
             self.reached = tuple(int(d) for d in degrees[k])
+            if on_point is not None:
+                on_point(k, q[k], float(times[k]))
 
         try:
             res = stream(link, degrees, ms, banner, self.timeout, self._cancel, acked)
