@@ -28,7 +28,7 @@ _LAZY = {
     "Trajectory": "trajectory",
     **dict.fromkeys(("Scene", "SceneError", "SceneFileError"), "scene"),
 }
-_MODULES = ("spatial", "trajectory", "dynamics", "hardware", "scene", "workspace", "export")  # workspace: maps on Dask
+_MODULES = ("spatial", "trajectory", "dynamics", "hardware", "scene", "workspace", "export", "viz")  # workspace: maps on Dask
 
 
 def __getattr__(name: str):

@@ -16,8 +16,10 @@ from .geometry import ArmGeometry, arm_geometry, reach
 from .plots import convergence, ee_path, time_plots
 from .style import VizError, new_figure, save
 from .maps import workspace_map
+from .notebook import View, view
 from .workspace import workspace, workspace_points
 
 __all__ = ["arm", "projections", "solutions", "convergence", "time_plots", "ee_path",
            "workspace", "workspace_points", "workspace_map", "animate", "AnimationError", "frame_times",
-           "ArmDrawing", "ArmGeometry", "arm_geometry", "reach", "VizError", "new_figure", "save"]
+           "ArmDrawing", "ArmGeometry", "arm_geometry", "reach", "VizError", "new_figure", "save",
+           "view", "View"]
