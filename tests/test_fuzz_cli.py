@@ -11,7 +11,7 @@ output files with every extension. Every run must end in one of two ways:
   distance FK measures.
 
 Never an exception out of `main`, a warning a user would see, a hang or a memory blow-up.
-`serve` (starts a server) and `demo` (no arguments to fuzz) are left out, and so is `braccio`:
+`serve` and `docs` (start a server) and `demo` (no arguments to fuzz) are left out, and so is `braccio`:
 its actions are sub-subcommands this generator does not descend into, `emulate` serves until
 Ctrl+C, and the others open serial ports (tests/test_cli_braccio.py covers its bad input); and
 `workspace`: its valid runs are long by nature (a map's default is ~10⁶ IK solves); its bad
@@ -41,7 +41,7 @@ from kinematica.cli import build_parser, main
 
 from fuzzing import bounded, fuzz_settings, no_user_warnings
 
-LEFT_OUT = {"serve", "demo", "braccio", "workspace"}
+LEFT_OUT = {"serve", "demo", "braccio", "workspace", "docs"}
 _PARSER = build_parser()
 COMMANDS = {name: p for name, p in next(a for a in _PARSER._actions
                                         if isinstance(a, argparse._SubParsersAction)).choices.items()

@@ -1,5 +1,5 @@
 """The `kinematica` command: robots, show, fk, jacobian, ik, dynamics, simulate, traj, plot,
-animate, workspace, learn, explain, scene, export, demo, serve, braccio.
+animate, workspace, learn, explain, scene, export, demo, serve, braccio, docs.
 
 Every subcommand prints readable tables by default and JSON with `--json`. JSON states its units:
 joint values as `q` (rad for revolute joints, the robot's length unit for prismatic ones) and
@@ -16,7 +16,8 @@ plot.py (plot, animate: figures; Matplotlib is imported only when they run), wor
 Dask is imported only when it runs), learn.py
 (learn ik|dynamics|explain|report: ANFIS models, and ik's --model/--seed-model), demo.py,
 serve.py (the browser simulator; NiceGUI is imported only when it runs), braccio.py (the
-physical Braccio: ports, emulator, firmware, home, move, play);
+physical Braccio: ports, emulator, firmware, home, move, play), docs.py (serves the built
+documentation site);
 common.py holds argument parsing and JSON, text*.py the table views.
 """
 
@@ -29,7 +30,7 @@ from typing import Sequence, TextIO
 
 import kinematica as km
 
-from . import braccio, demo, dynamics, explain, export, ik, kinematics, learn, plot, scene, serve, traj, workspace
+from . import braccio, demo, docs, dynamics, explain, export, ik, kinematics, learn, plot, scene, serve, traj, workspace
 from .common import JSON_HELP, Failure, Parser, UsageError, show_warnings, start_warnings
 
 EXIT_USAGE = 2
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_parser(sub)
     serve.add_parser(sub)
     braccio.add_parser(sub)
+    docs.add_parser(sub)
     for p in sub.choices.values():
         if p.prog.split()[-1] != "learn":  # learn's subcommands take --json themselves
             p.add_argument("--json", action="store_true", help=JSON_HELP)
