@@ -31,7 +31,7 @@ class Server:
     """`kinematica serve --no-browser` in a subprocess; `url` once it answers."""
 
     def __init__(self, robot: str | None = None, *extra: str, timeout: float = 30.0, wait: bool = True,
-                 state_dir: str | None = None) -> None:
+                 state_dir: str | None = None, python: str = sys.executable) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}  # NiceGUI reacts to it
@@ -40,7 +40,7 @@ class Server:
         self.log = tempfile.TemporaryFile()
         args = ["serve", "--no-browser", "--port", str(self.port), *extra] + (["--robot", robot] if robot else [])
         self.process = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from kinematica.cli import main; sys.exit(main())", *args],
+            [python, "-c", "import sys; from kinematica.cli import main; sys.exit(main())", *args],
             env=env, stdout=self.log, stderr=subprocess.STDOUT)
         self.timeout = timeout
         if wait:

@@ -47,7 +47,10 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-__version__ = "0.1.0"
+try:  # written by setuptools-scm when the package is installed (pyproject.toml)
+    from ._version import version as __version__
+except ImportError:  # a source tree put on sys.path without installing it
+    __version__ = "0+unknown"
 
 __all__ = [
     # errors: every one Kinematica raises is a KinematicaError

@@ -1,0 +1,118 @@
+"""The package as a user installs it: built into an sdist and a wheel (`python -m build`), checked
+by `twine check`, and the wheel (not an editable install) installed with its dependencies into a
+fresh virtual environment, where the CLI, the demo, the simulator's first page with its assets and
+an explanation page must work.
+
+One build and one venv for the module (about a minute with pip's cache warm, most of it
+unpacking the dependencies); the build needs the package registry for its build backend
+(setuptools, setuptools-scm), as `pip install -e .` does.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from serving import Server, fetch
+
+pytestmark = pytest.mark.release
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(*cmd: str | Path, cwd: Path | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
+    done = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(map(str, cmd))} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    _run(sys.executable, "-m", "build", "--outdir", out, ROOT, cwd=ROOT)
+    return out
+
+
+@pytest.fixture(scope="module")
+def venv(dist, tmp_path_factory) -> Path:
+    """A fresh venv with the wheel and its dependencies from the registry (pip's cache)."""
+    where = tmp_path_factory.mktemp("venv")
+    _run(sys.executable, "-m", "venv", where)
+    wheel = next(dist.glob("*.whl"))
+    _run(where / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel)
+    return where
+
+
+def test_sdist_and_wheel_pass_twine_check(dist):
+    files = sorted(dist.iterdir())
+    assert sorted(f.suffix for f in files) == [".gz", ".whl"], files
+    done = _run(sys.executable, "-m", "twine", "check", "--strict", *files)
+    assert done.stdout.count("PASSED") == 2, done.stdout
+
+
+def test_wheel_carries_the_data_and_the_license(dist):
+    names = zipfile.ZipFile(next(dist.glob("*.whl"))).namelist()
+    tracked = subprocess.run(["git", "ls-files", "src/kinematica"], cwd=ROOT, capture_output=True, text=True)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout: the list of shipped files is unknown")
+    wanted = {f.removeprefix("src/") for f in tracked.stdout.split() if f.endswith((".yaml", ".ino", ".h", ".py"))}
+    assert not wanted - set(names), f"missing from the wheel: {sorted(wanted - set(names))[:10]}"
+    assert any(n.endswith("licenses/LICENSE") for n in names)
+    meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
+    text = zipfile.ZipFile(next(dist.glob("*.whl"))).read(meta).decode()
+    assert "License-Expression: MIT" in text
+
+
+def _py(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+def test_installed_from_the_wheel_not_the_source_tree(venv):
+    done = _run(_py(venv), "-c", "import kinematica as km; print(km.__file__); print(km.__version__)", cwd=venv)
+    path, version = done.stdout.split()
+    assert Path(path).resolve().is_relative_to(venv.resolve()), path
+    assert re.fullmatch(r"\d+\.\d+(\.\d+)?([.-]?(dev|a|b|rc)\d+)?(\+[\w.]+)?", version), version
+    cli = _run(venv / "bin" / "kinematica", "--version")
+    assert cli.stdout.strip() == f"kinematica {version}"
+
+
+def test_demo_and_every_bundled_robot_from_the_wheel(venv):
+    demo = _run(venv / "bin" / "kinematica", "demo", cwd=venv)
+    assert demo.stdout.count("Paper ") >= 5 and "Traceback" not in demo.stderr
+    robots = _run(venv / "bin" / "kinematica", "robots", "--json", cwd=venv)
+    names = re.findall(r'"name": "([^"]+)"', robots.stdout)
+    assert len(names) >= 9, robots.stdout[:300]
+    code = ("import kinematica as km, numpy as np\n"
+            f"for name in {names!r}:\n"
+            "    r = km.load(name); T = km.fk(r, r.q_home); assert np.isfinite(T).all(), name\n"
+            "from kinematica.scene import scene_names\n"
+            "for name in scene_names():\n"
+            "    km.Scene.load(name)\n")
+    _run(_py(venv), "-c", code, cwd=venv)
+
+
+def test_explain_html_from_the_wheel(venv, tmp_path):
+    out = tmp_path / "fk.html"
+    _run(venv / "bin" / "kinematica", "explain", "planar-3r", "fk", "--q", "30", "30", "20", "--deg", "--out", out)
+    html = out.read_text(encoding="utf-8")
+    assert "<html" in html.lower() and ("<math" in html or "MathJax" in html)
+    # links to mathjax.org inside MathJax's own menu are text a reader may follow, not loads
+    loads = re.findall(r"""<(?:script|img|iframe)[^>]+src=["']https?://[^"']*|<link[^>]+href=["']https?://[^"']*""", html)
+    assert not loads, f"the page must not load anything from the web: {loads[:3]}"
+
+
+def test_simulator_first_page_and_its_assets_from_the_wheel(venv):
+    with Server(python=str(_py(venv))) as server:
+        with fetch(server.url, timeout=10) as r:
+            assert r.status == 200
+            page = r.read().decode()
+        assets = re.findall(r"""(?:src|href)=["'](/_nicegui/[^"']+)["']""", page)
+        assert assets, page[:500]
+        for asset in assets[:5]:
+            with fetch(server.url.rstrip("/") + asset, timeout=10) as r:
+                assert r.status == 200, asset
