@@ -26,7 +26,7 @@ from ..hardware import (STATE_NOTE, ArmState, Braccio, CalibrationError, Command
 from ..hardware import protocol as pr
 from ..hardware.limits import check_speed
 from ..hardware.sketch import SKETCH, write_firmware
-from ..export.jointstate import DEFAULT_URL, JointStateSender, StreamError, parse_url
+from ..export.jointstate import DEFAULT_URL, JointStateSender, StreamError, resolve
 from .common import JSON_HELP, Failure, UsageError, emit, finite_numbers, joint_values, load_robot, q_deg
 
 ARDUINO_VIDS = {0x2341: "Arduino", 0x2A03: "Arduino", 0x1A86: "CH340 (Arduino clone)", 0x0403: "FTDI"}
@@ -120,7 +120,7 @@ def _arm(args: argparse.Namespace) -> Braccio:
     robot = load_robot(args.robot)
     if args.stream is not None:  # a bad address is refused before the port opens
         try:
-            parse_url(args.stream)
+            resolve(args.stream)
         except StreamError as e:
             raise UsageError(f"--stream: {e}") from None
     try:

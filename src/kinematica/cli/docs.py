@@ -9,12 +9,8 @@ this machine: the site uses system fonts and no CDN.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import json
-import subprocess
 import sys
-import webbrowser
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -33,6 +29,8 @@ def checkout() -> Path | None:
 
 def build(root: Path, out: TextIO) -> Path:
     """`mkdocs build --strict` of the checkout into root/site; Failure with MkDocs' complaint."""
+    import subprocess
+
     out.write(f"Building the site from {root / 'mkdocs.yml'} (mkdocs build --strict)…\n")
     out.flush()
     try:
@@ -77,15 +75,20 @@ def choose_port(host: str, port: int | None) -> int:
                      "pick a free one with --port")
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 — the stdlib's name
-        pass  # one line per request would bury the address in the terminal
-
-
 def cmd_docs(args: argparse.Namespace, out: TextIO) -> int:
+    import http.server  # here, not at import: the other commands start faster without it
+    import webbrowser
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 — the stdlib's name
+            pass  # one line per request would bury the address in the terminal
+
     site = find_site(args, out).resolve()
     port = choose_port(args.host, args.port)
-    handler = functools.partial(_Quiet, directory=str(site))
+
+    def handler(*a: Any, **kw: Any) -> Quiet:
+        return Quiet(*a, directory=str(site), **kw)
+
     server = http.server.ThreadingHTTPServer((args.host, port), handler)
     url = f"http://{args.host}:{server.server_address[1]}/"
     if args.json:

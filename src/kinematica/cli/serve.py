@@ -8,7 +8,7 @@ import json
 import socket
 from typing import Any, TextIO
 
-from ..export.jointstate import DEFAULT_URL, StreamError, parse_url
+from ..export.jointstate import DEFAULT_URL, StreamError, resolve
 from .common import ROBOT_HELP, UsageError, add_robot, hold_values, load_robot
 
 DEFAULT_PORT = 8080
@@ -52,7 +52,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     load_robot(robot, args.tip, args.hold_at)  # a bad name or file fails here, before the server starts
     if args.stream is not None:
         try:
-            parse_url(args.stream)
+            resolve(args.stream)
         except StreamError as e:
             raise UsageError(f"--stream: {e}") from None
     port = choose_port(args.host, args.port)

@@ -37,7 +37,6 @@ import socket
 import threading
 import time
 from typing import Any
-from urllib.parse import urlsplit
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -63,16 +62,24 @@ def parse_url(url: str) -> tuple[str, int]:
     """
     if not isinstance(url, str):
         raise StreamError(f"stream address must be a string such as {DEFAULT_URL}, got {type(url).__name__}")
-    parts = urlsplit(url)
-    if parts.scheme != "udp":
+    scheme, sep, rest = url.partition("://")
+    if scheme != "udp" or not sep:
         raise StreamError(f"stream address {url!r}: only udp://HOST:PORT is supported (e.g. {DEFAULT_URL})")
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if not parts.hostname or port is None or not 0 < port < 65536:
+    host, _, port_text = rest.rstrip("/").rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host  # [::1]
+    if not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
         raise StreamError(f"stream address {url!r}: expected udp://HOST:PORT with a port 1–65535")
-    return parts.hostname, port
+    return host, int(port_text)
+
+
+def resolve(url: str) -> tuple[int, tuple]:
+    """(address family, socket address) that `url` names; StreamError for a host that does not resolve."""
+    host, port = parse_url(url)
+    try:
+        family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_DGRAM)[0]
+    except socket.gaierror as e:
+        raise StreamError(f"stream address {url!r}: host {host!r} not found ({e.strerror or e})") from None
+    return family, address
 
 
 def message(robot: Robot, q: ArrayLike, seq: int, *, t: float | None = None, source: str = "kinematica",
@@ -108,9 +115,7 @@ class JointStateSender:
     def __init__(self, url: str, robot: Robot | str | None = None, source: str = "kinematica") -> None:
         self.url, self.source = url, source
         self.robot = None if robot is None else as_robot(robot)
-        self.address = parse_url(url)
-        info = socket.getaddrinfo(*self.address, type=socket.SOCK_DGRAM)
-        family, _, _, _, self._to = info[0]
+        family, self._to = resolve(url)
         self._sock = socket.socket(family, socket.SOCK_DGRAM)
         self._lock = threading.Lock()
         self.seq = 0  # the next sequence number
@@ -141,4 +146,4 @@ class JointStateSender:
         self.close()
 
 
-__all__ = ["JointStateSender", "StreamError", "message", "encode", "parse_url", "DEFAULT_URL", "VERSION"]
+__all__ = ["JointStateSender", "StreamError", "message", "encode", "parse_url", "resolve", "DEFAULT_URL", "VERSION"]
