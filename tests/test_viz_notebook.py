@@ -90,3 +90,13 @@ def test_chromium_draws_the_arm(tmp_path):
     background = np.array([0xF4, 0xF5, 0xF7])
     dark = (np.abs(img - background).sum(axis=2) > 150).mean()  # the grey links against the light page
     assert dark > 0.005, dark
+
+
+def test_a_trajectory_becomes_the_animation_the_view_plays():
+    robot = km.load("braccio")
+    tr = km.trajectory.quintic(robot.q_home, robot.q_home + np.radians([40, 10, -20, 0, 30]), 1.0, steps=20,
+                               robot=robot)
+    page = km.viz.view(robot, trajectory=tr).html()
+    doc = gl.GLTF2.load_from_bytes(embedded(page, "model/gltf-binary"))
+    assert len(doc.animations) == 1 and len(doc.animations[0].channels) == 4  # M4 does not move
+    assert "AnimationMixer" in page and "playing its trajectory" in page
