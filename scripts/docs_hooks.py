@@ -45,7 +45,7 @@ def cli_reference() -> str:
 
 def benchmark_tables() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    m = re.search(r"<!-- benchmarks:start[^>]*-->(.*?)<!-- benchmarks:end -->", text, re.S)
+    m = re.search(r"<!-- benchmarks:start[^>]*-->(.*?)<!-- benchmarks:end -->", text, re.DOTALL)
     if m is None:
         raise ValueError("README.md has no <!-- benchmarks:start … benchmarks:end --> section")
     return m.group(1).strip()
@@ -60,7 +60,7 @@ MARKERS = {"<!-- cli-reference -->": cli_reference, "<!-- benchmark-tables -->":
            "<!-- changelog -->": changelog}
 
 
-def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001 — MkDocs' signature
+def on_page_markdown(markdown: str, page, config, files) -> str:
     for marker, make in MARKERS.items():
         if marker in markdown:
             markdown = markdown.replace(marker, make())
@@ -71,11 +71,11 @@ def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001
 # has a diagram (ours have none) and MathJax from an empty `src` (a request for the page itself):
 # both are cut, so a notebook page asks nothing of the network.
 _MERMAID = re.compile(r'<script type="module">\s*document\.addEventListener\("DOMContentLoaded", async \(\) => \{\s*'
-                      r'const diagrams = document\.querySelectorAll\("\.jp-Mermaid.*?</script>', re.S)
+                      r'const diagrams = document\.querySelectorAll\("\.jp-Mermaid.*?</script>', re.DOTALL)
 _EMPTY_SCRIPT = re.compile(r'<script src="">\s*</script>')
 
 
-def on_post_page(output: str, page, config) -> str:  # noqa: ARG001 — MkDocs' signature
+def on_post_page(output: str, page, config) -> str:
     if page.file.src_uri.endswith(".ipynb"):
         output, n = _MERMAID.subn("", output)
         if n != 1 and "jp-Mermaid" in output:

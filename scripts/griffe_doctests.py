@@ -31,8 +31,8 @@ def _fence(obj: griffe.Object) -> None:
 
 
 class DoctestFences(griffe.Extension):
-    def on_instance(self, *, obj: griffe.Object, **kwargs) -> None:  # noqa: ARG002 — Griffe's signature
+    def on_instance(self, *, obj: griffe.Object, **kwargs) -> None:
         _fence(obj)
 
-    def on_object(self, *, obj: griffe.Object, **kwargs) -> None:  # noqa: ARG002
+    def on_object(self, *, obj: griffe.Object, **kwargs) -> None:
         _fence(obj)

@@ -15,11 +15,11 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pytest
+from cli_run import run
 
 import kinematica as km
 from kinematica import hardware as hw
 from kinematica.export.jointstate import JointStateSender, StreamError, message, parse_url
-from cli_run import run
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIENT = ROOT / "examples" / "joint_state_client.py"
@@ -44,7 +44,7 @@ class Receiver:
         while True:
             try:
                 out.append(json.loads(self.sock.recv(65536)))
-            except socket.timeout:
+            except TimeoutError:
                 return out
 
     def close(self) -> None:
@@ -167,6 +167,7 @@ def test_a_bad_stream_address_is_refused_before_the_port_opens(capsys):
 @pytest.mark.asyncio
 async def test_the_simulator_streams_every_frame_it_plays(user, rx):
     from app_user import one
+
     from kinematica.app import playlist as pl
     from kinematica.app import stream
     from kinematica.app.playlist import q_at

@@ -17,7 +17,7 @@ import kinematica as km
 from kinematica.export.gltf import _quat_z
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "browser"))
-from harness import CHROMIUM, FLAGS, why_not_available  # noqa: E402
+from harness import CHROMIUM, FLAGS, why_not_available
 
 PUMA = km.load("puma560")
 Q = np.radians([20.0, -40.0, 60.0, 10.0, 30.0, -15.0])
@@ -83,8 +83,9 @@ def test_chromium_draws_the_arm(tmp_path):
         shot = page.screenshot()
         browser.close()
     assert errors == [] and tried == [] and meshes > 0
-    from PIL import Image
     import io
+
+    from PIL import Image
 
     img = np.asarray(Image.open(io.BytesIO(shot)).convert("RGB")).astype(int)
     background = np.array([0xF4, 0xF5, 0xF7])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import kinematica as km
+
 from ..export.jointstate import JointStateSender
 
 SENDER: JointStateSender | None = None

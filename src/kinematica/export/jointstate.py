@@ -142,8 +142,8 @@ class JointStateSender:
     def __enter__(self) -> JointStateSender:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-__all__ = ["JointStateSender", "StreamError", "message", "encode", "parse_url", "resolve", "DEFAULT_URL", "VERSION"]
+__all__ = ["DEFAULT_URL", "VERSION", "JointStateSender", "StreamError", "encode", "message", "parse_url", "resolve"]

@@ -111,7 +111,9 @@ function resize() {{
   if (canvas.width !== w || canvas.height !== h) {{ renderer.setSize(w, h, false); camera.aspect = w / h;
     camera.updateProjectionMatrix(); }}
 }}
-renderer.setAnimationLoop(() => {{ resize(); if (mixer) mixer.update(clock.getDelta()); renderer.render(scene, camera); }});
+renderer.setAnimationLoop(() => {{
+  resize(); if (mixer) mixer.update(clock.getDelta()); renderer.render(scene, camera);
+}});
 </script></body></html>
 """
 
