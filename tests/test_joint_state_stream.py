@@ -176,6 +176,9 @@ async def test_the_simulator_streams_every_frame_it_plays(user, rx):
     stream.start(rx.url)
     try:
         one(user, "joint-2-slider").value = -30
+        moved = rx.lines(0.2)  # a slider: the new joint state, outside any playback
+        assert moved and moved[-1]["t"] is None and moved[-1]["source"] == "simulator"
+        assert moved[-1]["q"][1] == pytest.approx(np.radians(-30), abs=1e-12) and moved[-1]["robot"] == "braccio"
         user.find(marker="pose-add").click()
         one(user, "joint-1-slider").value = 40
         user.find(marker="pose-add").click()
@@ -184,11 +187,12 @@ async def test_the_simulator_streams_every_frame_it_plays(user, rx):
         user.find(marker="pose-1-goto").click()
         rx.lines(0.2)  # what the sliders sent so far
         user.find(marker="player-play").click()
-        for _ in range(100):  # until the player stops at the end
+        for _ in range(200):  # until the player stops at the end (its button shows "play" again)
             await asyncio.sleep(0.05)
-            if one(user, "player-time").text.startswith(" 0.30 / 0.30"):
+            if one(user, "player-play").props.get("icon") == "play_arrow":
                 break
-        got = rx.lines()
+        assert one(user, "player-time").text.startswith(" 0.30 / 0.30")
+        got = rx.lines()  # blocks the event loop: only after the playback has ended
     finally:
         stream.start(None)
     played = [m for m in got if m["t"] is not None]
