@@ -17,8 +17,17 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if (ROOT / "src" / "kinematica").is_dir():  # a source checkout: document this copy
-    sys.path.insert(0, str(ROOT / "src"))
+
+
+def _this_checkout() -> None:
+    """Make `import kinematica` find this checkout's copy (MkDocs restores sys.path after it loads
+    the hooks, so this runs when a page needs it, not at import)."""
+    src = str(ROOT / "src")
+    if (ROOT / "src" / "kinematica").is_dir() and sys.path[0] != src:
+        sys.path.insert(0, src)
+    loaded = sys.modules.get("kinematica")
+    if loaded is not None and not Path(loaded.__file__).resolve().is_relative_to(ROOT / "src"):
+        raise RuntimeError(f"kinematica was imported from {loaded.__file__}, not from {src}")
 
 
 def _subparsers(p: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -31,6 +40,7 @@ def _subparsers(p: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser
 def cli_reference() -> str:
     """Markdown: one section per command (and per action of commands that have them)."""
     os.environ["COLUMNS"] = "100"  # argparse wraps at the terminal's width: fix it for the page
+    _this_checkout()
     from kinematica.cli import build_parser
 
     top = build_parser()
