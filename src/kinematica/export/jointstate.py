@@ -1,5 +1,5 @@
 """A live joint-state stream: one JSON line per sample, sent as a UDP datagram, so that an
-external engine (Unity, Godot, Blender, a three.js page, a ROS bridge) can mirror the arm.
+external engine (Unity, Godot, Blender, a ROS bridge) can mirror the arm.
 
 Why UDP: it needs no connection and no dependency, and sending never waits for the receiver —
 the simulator and the Braccio bridge stay on time whether an engine listens, lags or is gone.
