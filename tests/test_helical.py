@@ -1,0 +1,200 @@
+"""Helical (screw) joints: a revolute joint with a pitch h that also slides h·θ along its axis
+(*Modern Robotics*' screw of finite pitch), through FK, Jacobians, dynamics, IK and files.
+
+Oracles: the book's own code (`modern_robotics`: its FKinSpace docstring robot has a screw of
+pitch 0.1), finite differences of FK, and Pinocchio's `JointModelHelicalUnaligned`.
+Tolerances: products of a few unit-size transforms agree to a few ε·n ≈ 1e-15 (1e-12 leaves
+room for other BLAS builds, far below a wrong sign or pitch, ≥ 1e-3); central differences at
+step 1e-6 err by ~h²·|T'''| + ε/h ≈ 1e-10 (1e-7 allowed); dynamics against Pinocchio to 1e-10
+relative, as tests/test_dynamics.py states for the same algorithms.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import kinematica as km
+from kinematica.dynamics.params import link_params
+from kinematica.ik.analytic import has_analytic
+from kinematica.kinematics.derivative import jacobian_derivative
+from kinematica.model.inertial import Inertial
+from kinematica.model.poe import adjoint
+
+mr = pytest.importorskip("modern_robotics")
+
+# The FKinSpace / FKinBody docstring example of the modern_robotics package: joint 3 is a screw
+# (ω = (0, 0, −1), v = (−6, 0, −0.1): pitch ω·v = 0.1 m/rad).
+M = np.array([[-1, 0, 0, 0], [0, 1, 0, 6], [0, 0, -1, 2], [0, 0, 0, 1.0]])
+S = np.array([[0, 0, 1, 4, 0, 0], [0, 0, 0, 0, 1, 0], [0, 0, -1, -6, 0, -0.1]], dtype=float)
+THETA = np.array([np.pi / 2, 3, np.pi])
+B = S @ np.linalg.inv(adjoint(M)).T
+BOOK = km.from_poe(M, S, name="mr-docstring")
+# MatrixExp6 takes |θ| < 1e-6 for zero (its NearZero test): ask the oracle only where it is exact
+angles = st.lists(st.floats(-2 * np.pi, 2 * np.pi).filter(lambda x: x == 0 or abs(x) > 1e-5),
+                  min_size=3, max_size=3).map(np.array)
+
+
+def test_the_books_docstring_robot_has_a_helical_third_joint():
+    assert BOOK.helical.tolist() == [False, False, True] and BOOK.pitch[2] == pytest.approx(0.1)
+    assert repr(BOOK).endswith("3 joints RPH, unit m)")
+    assert BOOK.wraps.tolist() == [True, False, False]  # 2π on joint 3 moves it 0.2π m
+
+
+def test_fkinspace_and_fkinbody_docstring_poses():
+    np.testing.assert_allclose(km.fk(BOOK, THETA), mr.FKinSpace(M, S.T, THETA), atol=1e-12)
+    # the docstring's printed answer, to its 4 decimals
+    np.testing.assert_allclose(km.fk(BOOK, THETA), [[0, 1, 0, -5], [1, 0, 0, 4], [0, 0, -1, 1.6858],
+                                                    [0, 0, 0, 1]], atol=1e-4)
+    body = km.from_poe(M, B, "body")
+    np.testing.assert_allclose(km.fk(body, THETA), mr.FKinBody(M, B.T, THETA), atol=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(angles)
+def test_fk_and_jacobians_match_the_book_anywhere(th):
+    np.testing.assert_allclose(km.fk(BOOK, th), mr.FKinSpace(M, S.T, th), atol=1e-12)
+    np.testing.assert_allclose(km.jacobian(BOOK, th, "space"), mr.JacobianSpace(S.T, th), atol=1e-12)
+    np.testing.assert_allclose(km.jacobian(BOOK, th, "body"), mr.JacobianBody(B.T, th), atol=1e-12)
+
+
+def test_batch_single_and_frames_agree():
+    Q = np.random.default_rng(3).uniform(-4, 4, (40, 3))  # 40 > the single-call cut-off: the batch pass
+    T, J = km.fk(BOOK, Q), km.jacobian(BOOK, Q)
+    for k in (0, 17, 39):
+        np.testing.assert_allclose(T[k], km.fk(BOOK, Q[k]), atol=1e-13)
+        np.testing.assert_allclose(J[k], km.jacobian(BOOK, Q[k]), atol=1e-13)
+    np.testing.assert_allclose(km.fk_frames(BOOK, Q)[:, -1], T, atol=1e-13)
+
+
+def test_screw_axes_round_trip():
+    M2, S2 = km.screw_axes(BOOK)
+    np.testing.assert_allclose(M2, M, atol=1e-14)
+    np.testing.assert_allclose(S2, S, atol=1e-14)
+    again = km.from_poe(*km.screw_axes(BOOK, "body"), "body")
+    np.testing.assert_allclose(again.pitch, BOOK.pitch, atol=1e-14)
+    Q = np.random.default_rng(0).uniform(-3, 3, (20, 3))
+    np.testing.assert_allclose(km.fk(again, Q), km.fk(BOOK, Q), atol=1e-12)
+
+
+def random_helical_robot(rng: np.random.Generator, unit: str = "m", n: int = 5) -> km.Robot:
+    """A DH chain with revolute, prismatic and helical joints, random lengths and inertials."""
+    L = 1.0 if unit == "m" else 1000.0
+    rows, inert = [], []
+    for i in range(n):
+        kind = ("helical", "revolute", "prismatic")[i % 3] if i else "helical"
+        rows.append({"a": rng.uniform(-1, 1) * L, "d": rng.uniform(-1, 1) * L, "alpha": rng.uniform(-3, 3),
+                     "theta": rng.uniform(-3, 3), "type": kind}
+                    | ({"pitch": rng.uniform(-0.3, 0.3) * L} if kind == "helical" else {}))
+        A = rng.normal(size=(3, 3))
+        inert.append(Inertial(rng.uniform(0.1, 5), rng.normal(size=3) * 0.3 * L, (A @ A.T + np.eye(3)) * L * L))
+    base = km.spatial.homogeneous(km.spatial.rpy_to_matrix(rng.normal(size=3)), rng.normal(size=3) * L)
+    return km.from_dh(rows, length_unit=unit, base=base, inertials=tuple(inert))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["m", "mm"]))
+def test_jacobian_against_finite_differences(seed, unit):
+    rng = np.random.default_rng(seed)
+    robot = random_helical_robot(rng, unit)
+    q, h = rng.uniform(-3, 3, robot.n), 1e-6
+    J = km.jacobian(robot, q)
+    scale = max(1.0, float(np.abs(J).max()))
+    for i in range(robot.n):
+        dq = np.zeros(robot.n)
+        dq[i] = h
+        Tp, Tm = km.fk(robot, q + dq), km.fk(robot, q - dq)
+        v = (Tp[:3, 3] - Tm[:3, 3]) / (2 * h)
+        W = (Tp[:3, :3] - Tm[:3, :3]) / (2 * h) @ km.fk(robot, q)[:3, :3].T  # [ω]×
+        assert np.abs(v - J[:3, i]).max() <= 1e-7 * scale
+        assert np.abs([W[2, 1], W[0, 2], W[1, 0]] - J[3:, i]).max() <= 1e-7
+    np.testing.assert_allclose(jacobian_derivative(robot, q), J, atol=1e-12 * scale)
+
+
+def pin_model(robot: km.Robot) -> "pin.Model":
+    """Pinocchio's model of our canonical chain (as tests/test_dynamics.py builds it), a helical
+    joint as Pinocchio's own JointModelHelicalUnaligned about z with the pitch in m/rad."""
+    p = link_params(robot)
+    model, parent = pin.Model(), 0
+    for i in range(robot.n):
+        X = robot.base @ robot.before[0] if i == 0 else robot.after[i - 1] @ robot.before[i]
+        if robot.helical[i]:
+            joint = pin.JointModelHelicalUnaligned(np.array([0.0, 0.0, 1.0]), robot.pitch[i] * p.scale)
+        else:
+            joint = pin.JointModelRZ() if robot.revolute[i] else pin.JointModelPZ()
+        parent = model.addJoint(parent, joint, pin.SE3(X[:3, :3], X[:3, 3] * p.scale), f"j{i}")
+        A = robot.after[i]
+        com = A[:3, :3] @ p.com[i] + A[:3, 3] * p.scale
+        model.appendBodyToJoint(parent, pin.Inertia(p.mass[i], com, A[:3, :3] @ p.inertia[i] @ A[:3, :3].T),
+                                pin.SE3.Identity())
+    return model
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["m", "mm"]))
+def test_dynamics_match_pinocchios_helical_joint(seed, unit):
+    rng = np.random.default_rng(seed)
+    robot = random_helical_robot(rng, unit)
+    model = pin_model(robot)
+    data, g = model.createData(), model.gravity.linear
+    si = np.where(robot.revolute, 1.0, link_params(robot).scale)
+    q, qd, qdd = rng.normal(size=(3, robot.n))
+    qp = (q + robot.offsets) * si
+    ref = pin.rnea(model, data, qp, qd * si, qdd * si)
+    tol = 1e-10 * max(1.0, np.abs(ref).max())
+    np.testing.assert_allclose(km.rne(robot, q, qd, qdd, gravity=g), ref, atol=tol)
+    batch = km.rne(robot, np.tile(q, (40, 1)), np.tile(qd, (40, 1)), np.tile(qdd, (40, 1)), gravity=g)
+    np.testing.assert_allclose(batch, np.tile(ref, (40, 1)), atol=tol)  # the vectorised program
+    Mp = pin.crba(model, data, qp)
+    Mp = np.triu(Mp) + np.triu(Mp, 1).T
+    np.testing.assert_allclose(km.mass_matrix(robot, q), Mp, atol=1e-10 * np.abs(Mp).max())
+    tau = km.rne(robot, q, qd, qdd, gravity=g)  # forward dynamics inverts it
+    # the LDLᵀ solve loses ~ε·κ(M) relative: 1e-12·κ allows for it
+    np.testing.assert_allclose(km.forward_dynamics(robot, q, qd, tau, gravity=g), qdd,
+                               atol=1e-12 * np.linalg.cond(Mp) * max(1.0, np.abs(qdd).max()))
+
+
+def test_ik_solves_a_helical_robot_and_does_not_wrap_the_screw():
+    # joint 3 limited to [0, 4π]: its solution θ = 3π must not be "wrapped" to π, which would
+    # move the tool 0.2π m along the screw
+    robot = BOOK.replace(limits=[[-np.pi, np.pi], [-5, 5], [0, 4 * np.pi]])
+    q = np.array([0.5, 1.0, 3 * np.pi])
+    res = km.ik(robot, km.fk(robot, q), q0=[0.4, 0.9, 3 * np.pi - 0.2])
+    assert res.success and abs(res.q[2] - 3 * np.pi) < 1e-6
+    np.testing.assert_allclose(km.fk(robot, res.q), km.fk(robot, q), atol=1e-6)
+    batch = km.ik(robot, np.stack([km.fk(robot, q)] * 8), seed=1)
+    assert batch.success.all()
+    assert np.abs(km.fk(robot, batch.q) - km.fk(robot, q)).max() < 1e-6
+
+
+def test_closed_forms_urdf_and_the_step_by_step_dynamics_refuse_in_words():
+    with pytest.raises(ValueError, match="joint 3 .* is helical .*closed-form"):
+        km.ik(BOOK, km.fk(BOOK, THETA), method="analytic")
+    assert not has_analytic(BOOK, "pose")
+    with pytest.raises(km.RobotError, match="URDF has no helical joint"):
+        km.to_urdf(BOOK)
+
+
+def test_robot_files_carry_the_pitch(tmp_path):
+    text = km.model.robotfile.write_text(BOOK)
+    assert "helical" in text and "pitch" in text
+    back = km.model.robotfile.read_text(text)
+    np.testing.assert_allclose(back.pitch, BOOK.pitch)
+    Q = np.random.default_rng(1).uniform(-3, 3, (10, 3))
+    np.testing.assert_allclose(km.fk(back, Q), km.fk(BOOK, Q), atol=1e-12)
+    poe = km.model.robotfile.read_text(
+        "name: screw\nkind: poe\nlength_unit: m\nhome_pose: {xyz: [0, 0, 1]}\n"
+        "joints:\n  - {type: helical, screw: [0, 0, 1, 0, 0, 0.05]}\n")
+    np.testing.assert_allclose(km.fk(poe, [2 * np.pi])[:3, 3], [0, 0, 1 + 0.1 * np.pi], atol=1e-12)
+
+
+@pytest.mark.parametrize("row, words", [
+    ({"type": "helical"}, "helical joint needs a nonzero pitch"),
+    ({"type": "prismatic", "pitch": 0.1}, "only a revolute joint can have a pitch"),
+    ({"type": "revolute", "pitch": "fine"}, "pitch must be a number"),
+])
+def test_bad_pitches_are_refused_in_words(row, words):
+    with pytest.raises(km.RobotError, match=words):
+        km.from_dh([row])
