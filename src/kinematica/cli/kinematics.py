@@ -47,8 +47,8 @@ def show_data(robot: km.Robot) -> dict[str, Any]:
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     robot = robot_of(args)
-    if args.dh:  # the equivalent standard-DH model, shown like any robot
-        robot = km.to_dh(robot)
+    if args.dh or args.mdh:  # the equivalent standard- or modified-DH model, shown like any robot
+        robot = km.to_dh(robot, "mdh" if args.mdh else "dh")
     return emit(args, show_data(robot), lambda _: text.show_text(robot), out)
 
 
@@ -108,6 +108,8 @@ def add_parsers(sub: Any) -> None:
     add_robot(p)
     p.add_argument("--dh", action="store_true",
                    help="show the equivalent standard DH table (base and tool take up the rest)")
+    p.add_argument("--mdh", action="store_true",
+                   help="show the equivalent modified (Craig) DH table (base and tool take up the rest)")
     p.set_defaults(func=cmd_show)
     p = sub.add_parser("fk", help="forward kinematics: tool pose (and every frame) at q")
     _add_q(p)
