@@ -34,6 +34,7 @@ def show_data(robot: km.Robot) -> dict[str, Any]:
     return {
         "name": robot.name, "description": robot.description, "dof": robot.n,
         "joint_names": list(robot.joint_names), "joint_types": list(robot.joint_types),
+        "pitch": robot.pitch,  # length_unit per rad: non-zero on a helical (revolute) joint
         "length_unit": robot.length_unit,
         "table": None if t is None else {"kind": t.kind, "angle_unit": t.angle_unit,
                                          "columns": list(t.columns), "rows": t.rows},

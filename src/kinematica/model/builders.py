@@ -247,7 +247,7 @@ def from_link_frames(rows: Sequence[Row], *, name: str = "robot", length_unit: s
     # keep the user's own orientation form: a direction-cosine matrix or roll-pitch-yaw
     table = ParameterTable(
         "frames", ("name", "type", "xyz", "rotation", "rpy", "axis"),
-        tuple((r.get("name", f"q{i + 1}"), types[i], tuple(r.get("xyz", (0, 0, 0))),
+        tuple((r.get("name", f"q{i + 1}"), "helical" if r.get("pitch") else types[i], tuple(r.get("xyz", (0, 0, 0))),
                r.get("rotation"), None if r.get("rotation") is not None else tuple(r.get("rpy", (0, 0, 0))),
                tuple(r.get("axis", (0, 0, 1))))
               for i, r in enumerate(rows)), "deg" if deg else "rad")

@@ -210,6 +210,16 @@ class Robot:
         m.setflags(write=False)
         return m
 
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """Per joint: "revolute", "prismatic" or "helical" (a revolute joint with a pitch)."""
+        return tuple("helical" if h else t for t, h in zip(self.joint_types, self.helical))
+
+    @property
+    def letters(self) -> str:
+        """The joints as letters, e.g. "RRPH": R revolute, P prismatic, H helical."""
+        return "".join(k[0].upper() for k in self.kinds)
+
     @cached_property
     def C(self) -> np.ndarray:
         """Canonical constants (n+1, 4, 4): C0 = base·B1, Ci = Ai·B(i+1), Cn = An·tool."""
@@ -254,5 +264,4 @@ class Robot:
         return robot_html(self)
 
     def __repr__(self) -> str:
-        kinds = "".join("H" if h else "R" if r else "P" for r, h in zip(self.revolute, self.helical))
-        return f"Robot({self.name!r}, {self.n} joints {kinds}, unit {self.length_unit})"
+        return f"Robot({self.name!r}, {self.n} joints {self.letters}, unit {self.length_unit})"
