@@ -240,3 +240,11 @@ def test_the_closed_form_chain_has_the_slide():
     np.testing.assert_allclose(J, km.jacobian(BOOK, q), atol=1e-12)
     with pytest.raises(ValueError, match="helical"):
         explain(random_helical_robot(np.random.default_rng(0)), "dynamics", q=np.zeros(5))
+
+
+def test_a_screw_about_z_makes_a_planar_arm_spatial():
+    rows = [{"a": 1.0}, {"a": 1.0}]
+    assert km.task_rows(km.from_dh(rows)) == "planar"
+    screw = km.from_dh([{"a": 1.0, "type": "helical", "pitch": 0.1}, {"a": 1.0}])
+    assert km.task_rows(screw) == "position"  # the tool rises 0.1 per rad: not in a plane
+    assert km.fk(screw, [1.0, 0.0])[2, 3] == pytest.approx(0.1, abs=1e-15)
