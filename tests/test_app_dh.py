@@ -102,3 +102,27 @@ async def test_a_helical_robot_file_shows_the_reason_instead(user: User) -> None
     assert "joint 1 (spindle) is helical" in one(user, "dh-reason").text
     await user.should_not_see(marker="dh-cell-1-a")
     assert one(user, "robot-cell-1-type").value == "helical"  # the editable table keeps the type
+
+
+def test_the_editable_table_keeps_a_helical_joints_pitch() -> None:
+    """The Robot tab's own table has no pitch column: a helical row keeps its pitch from the
+    file (scaled with a new length unit), loses it when typed revolute, and a row typed
+    helical without one is refused naming the joint."""
+    from kinematica.app.robotedit import EditError, build, convert_unit, form_from_robot
+
+    robot = km.model.robotfile.read_text(HELICAL_FILE.decode())
+    form = form_from_robot(robot)
+    assert form.rows[0]["type"] == "helical"
+    q = np.array([1.0, 2.0])
+    np.testing.assert_allclose(km.fk(build(form), q), km.fk(robot, q), atol=1e-12)
+    convert_unit(form, "mm")
+    in_mm = build(form)
+    assert in_mm.pitch[0] == pytest.approx(10.0)
+    np.testing.assert_allclose(km.fk(in_mm, q)[:3, 3], 1000 * km.fk(robot, q)[:3, 3], atol=1e-9)
+    form = form_from_robot(robot)
+    form.rows[0]["type"] = "revolute"
+    assert not build(form).helical.any()
+    form = form_from_robot(robot)
+    form.rows[1]["type"] = "helical"
+    with pytest.raises(EditError, match="Joint 2 \\(elbow\\).*helical joint needs a nonzero pitch"):
+        build(form)

@@ -304,7 +304,8 @@ def end_single(robot: Robot, q: np.ndarray, with_jacobian: bool) -> tuple[np.nda
     if parts.pri.size:
         J[:3, parts.pri] = J[3:, parts.pri]
         J[3:, parts.pri] = 0.0
-    helical_columns(parts, J)
+    if parts.hel.size:  # tested here, not in the call: this is the single-call hot path
+        helical_columns(parts, J)
     return F[-1], J
 
 
