@@ -248,3 +248,14 @@ def test_a_screw_about_z_makes_a_planar_arm_spatial():
     screw = km.from_dh([{"a": 1.0, "type": "helical", "pitch": 0.1}, {"a": 1.0}])
     assert km.task_rows(screw) == "position"  # the tool rises 0.1 per rad: not in a plane
     assert km.fk(screw, [1.0, 0.0])[2, 3] == pytest.approx(0.1, abs=1e-15)
+
+
+def test_the_regressor_is_linear_in_a_helical_robots_parameters():
+    from kinematica.dynamics.regressor import inertial_parameters
+
+    robot = random_helical_robot(np.random.default_rng(4))
+    q, qd, qdd = np.random.default_rng(1).normal(size=(3, robot.n))
+    tau = km.rne(robot, q, qd, qdd, friction=False)
+    # ten parameters a link, each column one rne: the sum agrees to ε·Σ|terms|
+    np.testing.assert_allclose(km.regressor(robot, q, qd, qdd) @ inertial_parameters(robot), tau,
+                               atol=1e-12 * max(1.0, np.abs(tau).max()))
