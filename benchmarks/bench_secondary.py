@@ -35,9 +35,12 @@ import argparse
 import time
 
 import numpy as np
+from bench_kinematics import (  # the same machine and software header everywhere
+    aligned_table,
+    machine,
+)
 
 import kinematica as km
-from bench_kinematics import aligned_table, machine  # the same machine and software header everywhere
 
 GOALS = (("plain (TRAC-IK Speed)", None), ("limits", {"limits": 1.0}),
          ("manipulability (≈ Manip1)", {"manipulability": 1.0}), ("rest = seed (≈ Distance)", {"rest": 1.0}),

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kinematica as km
 from kinematica.dynamics.params import link_params
@@ -113,7 +114,7 @@ def test_jacobian_against_finite_differences(seed, unit):
     np.testing.assert_allclose(jacobian_derivative(robot, q), J, atol=1e-12 * scale)
 
 
-def pin_model(robot: km.Robot) -> "pin.Model":
+def pin_model(robot: km.Robot) -> pin.Model:
     """Pinocchio's model of our canonical chain (as tests/test_dynamics.py builds it), a helical
     joint as Pinocchio's own JointModelHelicalUnaligned about z with the pitch in m/rad."""
     p = link_params(robot)
@@ -228,9 +229,10 @@ def test_mass_matrix_against_the_links_kinetic_energy(seed):
 
 
 def test_the_closed_form_chain_has_the_slide():
+    import sympy as sp
+
     from kinematica.explain import explain
     from kinematica.explain.symbolic import chain, jacobian_symbolic
-    import sympy as sp
 
     ch = chain(BOOK)
     assert ch.T[2, 3].free_symbols == {ch.q[2]}  # z = 2 − θ3/10: the screw's slide

@@ -214,4 +214,4 @@ def to_dh(robot: Robot, convention: str = "dh") -> Robot:
                  joint_names=robot.joint_names, home=robot.q_home, base=F[0], tool=np.linalg.inv(F[-1]) @ M)
 
 
-__all__ = ["to_dh", "dh_unavailable"]
+__all__ = ["dh_unavailable", "to_dh"]
