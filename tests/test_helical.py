@@ -261,3 +261,39 @@ def test_the_regressor_is_linear_in_a_helical_robots_parameters():
     # ten parameters a link, each column one rne: the sum agrees to ε·Σ|terms|
     np.testing.assert_allclose(km.regressor(robot, q, qd, qdd) @ inertial_parameters(robot), tau,
                                atol=1e-12 * max(1.0, np.abs(tau).max()))
+
+
+def test_the_gltf_twin_turns_and_slides_the_screw():
+    pytest.importorskip("pygltflib")
+    from test_export_gltf import read, world_of
+
+    robot = BOOK.replace(limits=[[-3, 3], [-5, 5], [-7, 7]])
+    tr = km.trajectory.quintic([0.0, 0.0, 0.0], [1.0, 2.0, 6.0], duration=2.0, steps=9, robot=robot)
+    doc, data = read(km.export.to_glb(robot, tr))
+    (anim,) = doc.animations
+    assert len(anim.channels) == 4  # joint 3 has a rotation and a translation channel
+    for k in range(len(tr.t)):
+        overrides: dict = {}
+        for ch in anim.channels:
+            overrides.setdefault(ch.target.node, {})[ch.target.path] = data(anim.samplers[ch.sampler].output)[k]
+        T, want = world_of(doc, "tool", overrides), km.fk(robot, tr.q[k])
+        np.testing.assert_allclose(T[:3, 3], want[:3, 3], atol=1e-5)  # float32 of lengths ~6
+        np.testing.assert_allclose(T[:3, :3], want[:3, :3], atol=1e-6)
+
+
+def test_the_command_line_shows_the_pitch_and_refuses_in_one_line(capsys, tmp_path):
+    from cli_run import run, run_json
+
+    path = tmp_path / "book.yaml"
+    km.save(BOOK, path)
+    data = run_json(capsys, "show", str(path))
+    assert data["pitch"] == pytest.approx([0, 0, 0.1])
+    fk = run_json(capsys, "fk", str(path), *map(str, THETA))
+    np.testing.assert_allclose(fk["position"], mr.FKinSpace(M, S.T, THETA)[:3, 3], atol=1e-12)
+    code, out, _ = run(capsys, "show", str(path))
+    assert code == 0 and "3 joints RPH" in out and "q3 0.1 m/rad" in out
+    for argv, words in ((["show", str(path), "--dh"], "is helical"),
+                        (["ik", str(path), "--position", "-5", "4", "1.6858", "--method", "analytic"],
+                         "closed-form solvers assume revolute and prismatic joints only")):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and words in err and err.count("\n") == 1, err
