@@ -107,10 +107,11 @@ def add_parsers(sub: Any) -> None:
     p.set_defaults(func=cmd_robots)
     p = sub.add_parser("show", help="a robot's parameter table, limits, home, base/tool, source")
     add_robot(p)
-    p.add_argument("--dh", action="store_true",
-                   help="show the equivalent standard DH table (base and tool take up the rest)")
-    p.add_argument("--mdh", action="store_true",
-                   help="show the equivalent modified (Craig) DH table (base and tool take up the rest)")
+    table = p.add_mutually_exclusive_group()
+    table.add_argument("--dh", action="store_true",
+                       help="show the equivalent standard DH table (base and tool take up the rest)")
+    table.add_argument("--mdh", action="store_true",
+                       help="show the equivalent modified (Craig) DH table (base and tool take up the rest)")
     p.set_defaults(func=cmd_show)
     p = sub.add_parser("fk", help="forward kinematics: tool pose (and every frame) at q")
     _add_q(p)
