@@ -42,18 +42,32 @@ def test_every_bundled_robot_and_its_urdf_export_have_an_equivalent_dh_table(nam
     np.testing.assert_array_equal(dh.limits, urdf.limits)
 
 
-def test_the_pandas_modified_dh_lengths_come_back_from_its_urdf():
-    """The bundled Panda is Franka's own modified-DH table: the same |a| and |d| return."""
+def test_the_pandas_modified_dh_table_comes_back_from_its_urdf():
+    """The bundled Panda is Franka's own modified-DH table: the same numbers return, signs too
+    (the x axes are turned for zero offsets and then for a ≥ 0 where a choice exists; Franka
+    prints a5 = −0.0825, and so does the table found)."""
     table = km.load("panda").table.as_dicts()
     mdh = km.to_dh(km.from_urdf(km.to_urdf(km.load("panda"))), "mdh")
     rows = mdh.table.as_dicts()
-    np.testing.assert_allclose(sorted(abs(r["a"]) for r in rows), sorted(abs(r["a"]) for r in table), atol=1e-9)
+    for key in ("a", "alpha", "theta"):
+        np.testing.assert_allclose([r[key] for r in rows], [r[key] for r in table], atol=1e-9)
     # frame 0 is frame 1 at q = 0, so d1 = 0.333 sits in the base
-    np.testing.assert_allclose([abs(r["d"]) for r in rows[1:]], [abs(r["d"]) for r in table[1:]], atol=1e-9)
+    np.testing.assert_allclose([r["d"] for r in rows[1:]], [r["d"] for r in table[1:]], atol=1e-9)
     np.testing.assert_allclose(mdh.base[:3, 3], [0, 0, 0.333], atol=1e-12)
-    # every twist is 0 or ±90°, as in Franka's table (which orients x differently: signs may differ)
-    alpha = np.degrees([r["alpha"] for r in rows])
-    assert np.allclose(np.abs(alpha) % 90, 0, atol=1e-9) or np.allclose(np.abs(alpha) % 90, 90, atol=1e-9)
+
+
+TABLED = [n for n in km.robot_names() if km.load(n).table.kind in ("dh", "mdh")]
+
+
+@pytest.mark.parametrize("name", TABLED)
+def test_a_tabled_robots_twists_come_back_from_its_urdf(name):
+    """The link twists |α_i| are the angles between consecutive axes, which no choice of frames
+    changes: the table found from the URDF (same convention) has the bundled table's, row by row."""
+    robot = km.load(name)
+    found = km.to_dh(km.from_urdf(km.to_urdf(robot)), robot.table.kind).table.as_dicts()
+    alpha = np.array([r["alpha"] for r in robot.table.as_dicts()])
+    alpha = np.radians(alpha) if robot.table.angle_unit == "deg" else alpha
+    np.testing.assert_allclose(np.abs([r["alpha"] for r in found]), np.abs(alpha), atol=1e-9)
 
 
 def test_no_table_for_a_helical_joint_and_the_reason_is_given():

@@ -13,11 +13,12 @@ The standard construction, on the axes at q = 0 (`screw_axes`: direction u_i, a 
 - a prismatic joint's axis is a direction only: its line is drawn through a point of the
   axis before it;
 - then d_i, a_i, α_i and the joint offset θ_i (d_i for a prismatic joint) are read off
-  consecutive frames, and the robot's base and tool transforms take up frame 0 and the tool.
+  consecutive frames, and the robot's base and tool transforms take up frame 0 and the tool;
+- either direction along a common normal makes a valid frame: x axes are reversed where that
+  zeroes joint offsets, then negative lengths a (`_tidy`), so tables read as printed ones do.
 
 The modified (Craig) construction puts frame i on axis i itself: z_i = u_i, its origin where
-the common normal to axis i + 1 leaves axis i, x_i along that normal (axes that meet: the sign
-nearer x_(i−1), so the offsets stay small); parallel axes take the
+the common normal to axis i + 1 leaves axis i, x_i along that normal; parallel axes take the
 normal through the point where the previous normal landed (so d_i = 0); frame n continues
 x_(n−1); frame 0 is frame 1 at q = 0 (α_0 = a_0 = 0). Row i is read off
 T_(i−1,i) = Rx(α_(i−1))·Tx(a_(i−1))·Rz(θ_i)·Tz(d_i).
@@ -112,10 +113,8 @@ def _mdh_frames(axes: list, size: float) -> tuple[list, list, list]:
         else:
             oi, foot = _closest(r, u0, p1, u1)
             xi = _unit(c)
-            if np.linalg.norm(foot - oi) > _MEET * size:
-                xi = xi if (foot - oi) @ xi >= 0 else -xi  # from axis i towards axis i + 1, as Craig draws it
-            elif x and xi @ x[-1] < 0:
-                xi = -xi  # meeting axes leave the sign free: the one nearer x_(i−1), so |θ_i| ≤ 90°
+            if (foot - oi) @ xi < 0 and np.linalg.norm(foot - oi) > _MEET * size:
+                xi = -xi  # from axis i towards axis i + 1, as Craig draws it
         o.append(oi)
         z.append(u0)
         x.append(xi)
@@ -170,6 +169,46 @@ def _dh_row(A: np.ndarray) -> dict:
             "alpha": float(np.arctan2(A[2, 1], A[2, 2]))}
 
 
+_FLIP = np.diag([-1.0, -1.0, 1.0, 1.0])  # Rz(π): a frame's x and y reversed, z kept
+
+
+def _rows(F: list, modified: bool) -> list[dict]:
+    """The table's numbers read off consecutive frames at q = 0."""
+    read = _mdh_row if modified else _dh_row
+    return [read(np.linalg.inv(F[i - 1]) @ F[i]) for i in range(1, len(F))]
+
+
+def _untidiness(F: list, modified: bool) -> tuple[int, int, float]:
+    """How far a table is from how tables are printed: joint offsets that are not 0, then
+    negative link lengths a, then the offsets' size (compared as a tuple)."""
+    rows = _rows(F, modified)
+    theta = [abs(r["theta"]) for r in rows]
+    return sum(t > 1e-9 for t in theta), sum(r["a"] < -1e-12 for r in rows), sum(theta)
+
+
+def _tidy(F: list, modified: bool) -> list:
+    """The frames with their x axes reversed where that makes a tidier table (`_untidiness`):
+    each x lies along a common normal, and either direction along it is a valid DH frame, the
+    numbers changing by signs and π. Standard DH's frame 0 has any x ⟂ z_0: x_1 (a normal to
+    axis 1 too) makes θ_1 = 0. Coordinate descent over single reversals, O(n²) row readings."""
+    F = list(F)
+    if not modified:
+        z0, x1 = F[0][:3, 2], F[1][:3, 0]
+        F[0] = _frame(F[0][:3, 3], z0, _unit(x1 - (x1 @ z0) * z0))
+    best, changed = _untidiness(F, modified), True
+    while changed:
+        changed = False
+        for i in range(1 if modified else 0, len(F)):
+            G = list(F)
+            G[i] = F[i] @ _FLIP
+            if modified and i == 1:
+                G[0] = G[1]  # frame 0 is frame 1 at q = 0
+            score = _untidiness(G, modified)
+            if score < best:
+                F, best, changed = G, score, True
+    return F
+
+
 def _mdh_row(A: np.ndarray) -> dict:
     """α, a, θ, d of A = Rx(α)·Tx(a)·Rz(θ)·Tz(d) (its z column is Rx(α)·e_z)."""
     return {"alpha": float(np.arctan2(-A[1, 2], A[2, 2])), "a": float(A[0, 3]),
@@ -204,11 +243,9 @@ def to_dh(robot: Robot, convention: str = "dh") -> Robot:
     F = [_frame(*f) for f in zip(o, z, x)]
     if modified:
         F.insert(0, F[0])  # frame 0 is frame 1 at q = 0
-    rows = []
-    for i in range(1, robot.n + 1):
-        A = np.linalg.inv(F[i - 1]) @ F[i]  # row i at q = 0
-        rows.append((_mdh_row if modified else _dh_row)(A) | {
-            "type": "revolute" if robot.revolute[i - 1] else "prismatic", "name": robot.joint_names[i - 1]})
+    F = _tidy(F, modified)
+    rows = [r | {"type": "revolute" if rev else "prismatic", "name": name}
+            for r, rev, name in zip(_rows(F, modified), robot.revolute, robot.joint_names)]
     build = from_mdh if modified else from_dh
     return build(rows, name=f"{robot.name}-{convention}", length_unit=robot.length_unit, limits=robot.limits,
                  joint_names=robot.joint_names, home=robot.q_home, base=F[0], tool=np.linalg.inv(F[-1]) @ M)
