@@ -1,4 +1,4 @@
-"""An equivalent standard DH table for any chain (`km.to_dh`): the same FK at every q.
+"""An equivalent standard or modified DH table for any chain (`km.to_dh`): the same FK at every q.
 
 Tolerance: FK of two chains of ≤ 7 unit-size transforms built from the same axes by different
 routes agree to a few ε·n; 1e-12 relative to the arm's size (1e-9 for the random chains, whose
@@ -20,24 +20,65 @@ from strategies import MEDIUM, rotations
 def same_fk(a: km.Robot, b: km.Robot, rtol: float, seed: int = 0) -> None:
     """FK equal to rtol of the arm's size, plus the round-off of b's own DH numbers: nearly
     parallel axes have their common normal far away (d ~ size / angle between them, 4e6 for a
-    2.4e-7 rad tilt Hypothesis found), and the chain's ± d cancel to ~ε·|d|."""
+    2.4e-7 rad tilt Hypothesis found), and the chain's ± d cancel to ~ε·|d| (modified DH puts
+    that far point in the base, frame 1 being on axis 1 where the normal leaves it)."""
     Q = np.random.default_rng(seed).uniform(-3, 3, (100, a.n))
     Ta, Tb = km.fk(a, Q), km.fk(b, Q)
     scale = max(1.0, float(np.abs(Ta[..., :3, 3]).max()))
-    rows = b.table.as_dicts() if b.table.kind == "dh" else []
-    far = max([abs(r[k]) for r in rows for k in ("a", "d")], default=0.0)
+    rows = b.table.as_dicts() if b.table.kind in ("dh", "mdh") else []
+    far = max([abs(r[k]) for r in rows for k in ("a", "d")] + [np.abs(T[:3, 3]).max() for T in (b.base, b.tool)])
     assert np.abs(Ta - Tb).max() <= rtol * scale + 16 * np.finfo(float).eps * far
 
 
+@pytest.mark.parametrize("convention", ["dh", "mdh"])
 @pytest.mark.parametrize("name", km.robot_names())
-def test_every_bundled_robot_and_its_urdf_export_have_an_equivalent_dh_table(name):
+def test_every_bundled_robot_and_its_urdf_export_have_an_equivalent_dh_table(name, convention):
     robot = km.load(name)
-    same_fk(robot, km.to_dh(robot), 1e-12)
+    same_fk(robot, km.to_dh(robot, convention), 1e-12)
     urdf = km.from_urdf(km.to_urdf(robot))  # link frames, metres: DH must be found again
-    dh = km.to_dh(urdf)
+    dh = km.to_dh(urdf, convention)
     same_fk(urdf, dh, 1e-12)
-    assert dh.table.kind == "dh" and list(dh.joint_names) == list(robot.joint_names)
+    assert dh.table.kind == convention and list(dh.joint_names) == list(robot.joint_names)
     np.testing.assert_array_equal(dh.limits, urdf.limits)
+
+
+def test_the_pandas_modified_dh_table_comes_back_from_its_urdf():
+    """The bundled Panda is Franka's own modified-DH table: the same numbers return, signs too
+    (the x axes are turned for zero offsets and then for a ≥ 0 where a choice exists; Franka
+    prints a5 = −0.0825, and so does the table found)."""
+    table = km.load("panda").table.as_dicts()
+    mdh = km.to_dh(km.from_urdf(km.to_urdf(km.load("panda"))), "mdh")
+    rows = mdh.table.as_dicts()
+    for key in ("a", "alpha", "theta"):
+        np.testing.assert_allclose([r[key] for r in rows], [r[key] for r in table], atol=1e-9)
+    # frame 0 is frame 1 at q = 0, so d1 = 0.333 sits in the base
+    np.testing.assert_allclose([r["d"] for r in rows[1:]], [r["d"] for r in table[1:]], atol=1e-9)
+    np.testing.assert_allclose(mdh.base[:3, 3], [0, 0, 0.333], atol=1e-12)
+
+
+TABLED = [n for n in km.robot_names() if km.load(n).table.kind in ("dh", "mdh")]
+
+
+@pytest.mark.parametrize("name", TABLED)
+def test_a_tabled_robots_twists_come_back_from_its_urdf(name):
+    """The link twists |α_i| are the angles between consecutive axes, which no choice of frames
+    changes: the table found from the URDF (same convention) has the bundled table's, row by row."""
+    robot = km.load(name)
+    found = km.to_dh(km.from_urdf(km.to_urdf(robot)), robot.table.kind).table.as_dicts()
+    alpha = np.array([r["alpha"] for r in robot.table.as_dicts()])
+    alpha = np.radians(alpha) if robot.table.angle_unit == "deg" else alpha
+    np.testing.assert_allclose(np.abs([r["alpha"] for r in found]), np.abs(alpha), atol=1e-9)
+
+
+def test_no_table_for_a_helical_joint_and_the_reason_is_given():
+    screw = km.from_poe(np.eye(4), [[0, 0, 1, 0, 0, 0.05], [0, 1, 0, 0, 0, 0]])
+    assert "joint 1 (q1) is helical" in km.kinematics.dh_from.dh_unavailable(screw)
+    assert km.kinematics.dh_from.dh_unavailable(km.load("ur5")) is None
+    for convention in ("dh", "mdh"):
+        with pytest.raises(km.RobotError, match="no DH table .* helical .* a screw does both"):
+            km.to_dh(screw, convention)
+    with pytest.raises(ValueError, match="convention"):
+        km.to_dh(km.load("ur5"), "craig")
 
 
 def test_the_ur5s_published_lengths_come_back_from_its_urdf():
@@ -70,6 +111,7 @@ def test_random_link_frame_chains_have_an_equivalent_dh_table(n, data):
                      "type": data.draw(st.sampled_from(["revolute", "revolute", "prismatic"]))})
     robot = km.from_link_frames(rows, limits=[[-3, 3]] * n)
     same_fk(robot, km.to_dh(robot), 1e-9)
+    same_fk(robot, km.to_dh(robot, "mdh"), 1e-9)
 
 
 def test_nearly_parallel_axes_are_exact_not_swapped_for_parallel_ones():
@@ -79,6 +121,7 @@ def test_nearly_parallel_axes_are_exact_not_swapped_for_parallel_ones():
             {"xyz": (0, 1, 0), "rotation": [[-1, 0, 0], [0, -1, 2.38418579e-07], [0, 2.38418579e-07, 1]]}]
     robot = km.from_link_frames(rows, limits=[[-3, 3]] * 2)
     same_fk(robot, km.to_dh(robot), 1e-12)
+    same_fk(robot, km.to_dh(robot, "mdh"), 1e-12)
 
 
 def test_show_prints_the_equivalent_table(capsys):
@@ -86,3 +129,5 @@ def test_show_prints_the_equivalent_table(capsys):
 
     code, out, _ = run(capsys, "show", "ur5", "--dh")
     assert code == 0 and "ur5-dh" in out and "standard DH" in out
+    code, out, _ = run(capsys, "show", "ur5", "--mdh")
+    assert code == 0 and "ur5-mdh" in out and "modified DH" in out

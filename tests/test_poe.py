@@ -102,7 +102,6 @@ def test_prismatic_screws():
 
 
 @pytest.mark.parametrize("screws, words", [
-    ([[0, 0, -1, -6, 0, -0.1]], "helical"),  # the book's FKinSpace example: pitch 0.1
     ([[0, 0, 2, 0, 0, 0]], "unit ω"),
     ([[0, 0, 0, 0, 0, 3]], "unit v"),
     ([[0, 0, 1, 0, 0]], "shape"),
@@ -167,7 +166,9 @@ def test_a_poe_robot_file_reads_and_saves(tmp_path):
     (("home_pose: {rotation", "tool: {rotation"), "home_pose"),
     (("screw: [0, 0, 1, 0, 0, 0], ", ""), "needs 'screw'"),
     (("[0, 0, -1, -0.109, 0.817, 0]", "[0, 0, -1, -0.109, 0.817]"), "screw"),
-    (("[0, 1, 0, 0.006, 0, 0.817]", "[0, 1, 0, 0.006, 0.5, 0.817]"), "helical"),
+    (("{name: j6, screw: [0, 1, 0, 0.006, 0, 0.817]}", "{name: j6, type: revolute, screw: [0, 1, 0, 0.006, 0.5, 0.817]}"),
+     "type revolute but its screw has pitch"),  # a screw of pitch 0.5 m/rad is helical
+    (("{name: j1,", "{name: j1, type: helical,"), "type helical but its screw has pitch ω·v = 0"),
     (("{name: j1,", "{name: j1, type: prismatic,"), "type prismatic but its screw is revolute"),
 ])
 def test_bad_poe_files_name_the_problem(tmp_path, change, words):

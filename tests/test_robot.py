@@ -121,8 +121,8 @@ def test_duplicate_joint_names():
 def test_unknown_joint_type():
     with pytest.raises(km.RobotError, match=r"joint type 'spherical' unknown"):
         make(joint_types=("revolute", "spherical"))
-    with pytest.raises(km.RobotError, match=r"joint 2: type 'helical' unknown"):
-        km.from_dh([{"a": 1}, {"type": "helical"}])
+    with pytest.raises(km.RobotError, match=r"joint 2: type 'screw' unknown"):
+        km.from_dh([{"a": 1}, {"type": "screw"}])
     r = km.from_dh([{"type": "R"}, {"type": "p"}, {"type": "Prismatic"}])  # short and any case
     assert r.joint_types == ("revolute", "prismatic", "prismatic")
 

@@ -24,10 +24,11 @@ def _value(x: float, revolute: bool, unit: str) -> str:
 
 def robot_html(robot) -> str:
     """The joints (type, limits, home) of `robot` as an HTML table."""
-    rows = [(name, "revolute" if rev else "prismatic", _value(lo, rev, robot.length_unit),
+    rows = [(name, kind, _value(lo, rev, robot.length_unit),
              _value(hi, rev, robot.length_unit), _value(home, rev, robot.length_unit))
-            for name, rev, (lo, hi), home in zip(robot.joint_names, robot.revolute, robot.limits, robot.q_home)]
-    kinds = "".join("R" if r else "P" for r in robot.revolute)
+            for name, kind, rev, (lo, hi), home in zip(robot.joint_names, robot.kinds, robot.revolute, robot.limits,
+                                                       robot.q_home)]
+    kinds = robot.letters
     caption = f"{robot.name}: {robot.n} joints {kinds}, lengths in {robot.length_unit}"
     return _table(("joint", "type", "lower", "upper", "home"), rows, caption)
 

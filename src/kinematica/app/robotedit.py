@@ -37,7 +37,7 @@ from kinematica.model.robotfile import read_text, robot_to_dict
 from kinematica.model.schema import dump
 
 UNIT_FACTOR = {"m": 1.0, "mm": 1000.0}  # lengths per metre
-TYPES = ("revolute", "prismatic")
+TYPES = ("revolute", "prismatic", "helical")  # a helical row keeps its pitch from the robot file
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ def columns(kind: str) -> list[Column]:
 
 def unit_text(column: Column, length_unit: str, joint_type: str | None = None) -> str:
     """The unit a column's cell is in: °, the length unit, or '' for a plain number."""
-    if column.unit == "angle" or (column.unit == "joint" and joint_type == "revolute"):
+    if column.unit == "angle" or (column.unit == "joint" and joint_type in ("revolute", "helical")):
         return "°"
     if column.unit == "length" or (column.unit == "joint" and joint_type == "prismatic"):
         return length_unit
@@ -153,7 +153,7 @@ def form_from_robot(robot: km.Robot) -> RobotForm:
         row = {"name": str(joint.get("name", robot.joint_names[i])), "type": jtype}
         row |= _param_cells(data["kind"], joint, to_deg)
         lim = joint.get("limits", (-math.inf, math.inf))
-        scale = to_deg if jtype == "revolute" else float
+        scale = to_deg if jtype in ("revolute", "helical") else float  # a helical joint turns
         row["lower"] = number_text(scale(lim[0])) if math.isfinite(lim[0]) else ""
         row["upper"] = number_text(scale(lim[1])) if math.isfinite(lim[1]) else ""
         row["home"] = number_text(home[i])
@@ -227,7 +227,7 @@ def _joint_cells(form: RobotForm, i: int) -> dict[str, Any]:
     out: dict[str, Any] = {"name": name}
     if form.kind != "planar":
         if row.get("type") not in TYPES:
-            raise EditError(f"{_where(form, i, 'type')}: choose revolute or prismatic.", i, "type")
+            raise EditError(f"{_where(form, i, 'type')}: choose revolute, prismatic or helical.", i, "type")
         out["type"] = row["type"]
     num = {c.key: _number(form, i, c.key) for c in _PARAMS[form.kind]}
     if form.kind in ("dh", "mdh"):
@@ -312,7 +312,12 @@ def to_dict(form: RobotForm) -> dict[str, Any]:
         kept = {k: copy.deepcopy(v) for k, v in old.items() if k not in _TABLE_KEYS}
         if "inertial" in kept:
             kept["inertial"] = _scaled_inertial(kept["inertial"], f)
-        joints.append(_joint_cells(form, i) | kept)
+        cells = _joint_cells(form, i)
+        if "pitch" in kept:  # a length per rad: scaled with the unit; gone with the helical type
+            kept["pitch"] = kept["pitch"] * f
+            if cells.get("type") != "helical":
+                del kept["pitch"]
+        joints.append(cells | kept)
     out = {k: copy.deepcopy(v) for k, v in form.original.items()
            if k not in ("name", "description", "kind", "length_unit", "angle_unit", "home", "joints")}
     out = {"name": name} | ({"description": form.description.strip()} if form.description.strip() else {}) \

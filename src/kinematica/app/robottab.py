@@ -2,7 +2,8 @@
 link frames), joint limits, home and units, editable as text cells; Apply adds the edited robot
 to the robot list and switches the simulator to it; Save YAML and Export URDF download the
 robot the table describes. What the table does not show (base, tool, inertials, …) is listed
-read-only and kept as it is.
+read-only and kept as it is. Below, the equivalent standard or modified DH table of any robot
+(`dhcard`), or why it has none.
 
 The form logic (cells ↔ robot, validation) is in `robotedit`; this module only lays it out.
 """
@@ -17,6 +18,7 @@ from kinematica import spatial
 from kinematica.model.robotfile import write_text
 
 from . import robotedit
+from .dhcard import DHCard
 from .page import LazyTab
 from .panel import STATUS_CLASSES, tag
 from .robotedit import EditError, RobotForm, columns, header, unit_text
@@ -87,6 +89,7 @@ class RobotTab(LazyTab):
                 ui.label("Not in the table (kept as it is)").classes("text-subtitle2")
                 for line in summary(robot):
                     ui.label(line).classes("text-sm text-grey-8")
+            DHCard(robot)
 
     # --- layout -------------------------------------------------------------------------------
     def _robot_fields(self) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import kinematica as km
 
 from ..bounds import RESTARTS, count
-from ..ik.analytic import has_analytic
+from ..ik.analytic import has_analytic, helical_refusal
 from ..kinematics.manipulability import is_planar
 from . import text_ik
 from .learn import model_options
@@ -100,6 +100,8 @@ def ik_data(robot: km.Robot, t: km.Target, target: dict[str, Any], q0: np.ndarra
             seed_model: Any = None) -> dict[str, Any]:
     """Solve and report: reachable, the verdict in words, and the solutions (see `cmd_ik`).
     model: the learned model of --method anfis; seed_model: a learned model whose answer is q0."""
+    if method == "analytic" and helical_refusal(robot):
+        raise UsageError(helical_refusal(robot))
     if method == "analytic" and not has_analytic(robot, t):
         what = ("a planar (x, y) target without its heading --phi"
                 if t.kind == "planar" and t.phi is None else f"a {t.kind} target")

@@ -34,6 +34,7 @@ def show_data(robot: km.Robot) -> dict[str, Any]:
     return {
         "name": robot.name, "description": robot.description, "dof": robot.n,
         "joint_names": list(robot.joint_names), "joint_types": list(robot.joint_types),
+        "pitch": robot.pitch,  # length_unit per rad: non-zero on a helical (revolute) joint
         "length_unit": robot.length_unit,
         "table": None if t is None else {"kind": t.kind, "angle_unit": t.angle_unit,
                                          "columns": list(t.columns), "rows": t.rows},
@@ -47,8 +48,8 @@ def show_data(robot: km.Robot) -> dict[str, Any]:
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     robot = robot_of(args)
-    if args.dh:  # the equivalent standard-DH model, shown like any robot
-        robot = km.to_dh(robot)
+    if args.dh or args.mdh:  # the equivalent standard- or modified-DH model, shown like any robot
+        robot = km.to_dh(robot, "mdh" if args.mdh else "dh")
     return emit(args, show_data(robot), lambda _: text.show_text(robot), out)
 
 
@@ -106,8 +107,11 @@ def add_parsers(sub: Any) -> None:
     p.set_defaults(func=cmd_robots)
     p = sub.add_parser("show", help="a robot's parameter table, limits, home, base/tool, source")
     add_robot(p)
-    p.add_argument("--dh", action="store_true",
-                   help="show the equivalent standard DH table (base and tool take up the rest)")
+    table = p.add_mutually_exclusive_group()
+    table.add_argument("--dh", action="store_true",
+                       help="show the equivalent standard DH table (base and tool take up the rest)")
+    table.add_argument("--mdh", action="store_true",
+                       help="show the equivalent modified (Craig) DH table (base and tool take up the rest)")
     p.set_defaults(func=cmd_show)
     p = sub.add_parser("fk", help="forward kinematics: tool pose (and every frame) at q")
     _add_q(p)

@@ -22,8 +22,8 @@ _ANGLE_COLUMNS = ("theta", "alpha")
 
 
 def joint_kinds(robot: km.Robot) -> str:
-    """``RRRRRR``: R for each revolute joint, P for each prismatic one."""
-    return "".join("R" if r else "P" for r in robot.revolute)
+    """``RRRRRR``: R for each revolute joint, P for each prismatic one, H for a helical one."""
+    return robot.letters
 
 
 def frame_names(robot: km.Robot) -> list[str]:
@@ -91,10 +91,12 @@ def _limits_table(robot: km.Robot) -> str:
     for i in range(robot.n):
         unit = "deg" if robot.revolute[i] else robot.length_unit
         lo, hi = robot.limits[i] * scale[i]
-        rows.append([robot.joint_names[i], robot.joint_types[i], float(lo), float(hi), unit,
+        rows.append([robot.joint_names[i], robot.kinds[i], float(lo), float(hi), unit,
                      "—" if home[i] is None else float(home[i])])
-    return "Joint limits and home:\n" + table(["joint", "type", "lower", "upper", "unit", "home"],
+    text = "Joint limits and home:\n" + table(["joint", "type", "lower", "upper", "unit", "home"],
                                               rows, decimals=2, indent="  ")
+    screws = [f"{robot.joint_names[i]} {robot.pitch[i]:g} {robot.length_unit}/rad" for i in np.flatnonzero(robot.helical)]
+    return text + ("\n  pitch of the helical joints (slide per rad turned): " + ", ".join(screws) if screws else "")
 
 
 def _placement(name: str, T: np.ndarray, unit: str) -> str:

@@ -6,8 +6,10 @@ d first moves it d e_z along the joint's z) by turning and the parallel-axis the
   h' = R h + m p,   I' = R I Rᵀ + m (|p|² 1 − p pᵀ) + 2 (p · Rh) 1 − Rh pᵀ − p (Rh)ᵀ.
 Column i of M is the force that accelerating joint i alone takes, with the composite body
 i as the only load: a revolute joint (ω̇ = e_z) needs f = e_z × h, n = I e_z; a prismatic one
-(v̇ = e_z) needs f = m e_z, n = h × e_z. Carried to each joint j ≤ i (newton_euler.to_parent),
-M_ji = n_j · e_z (revolute j) or f_j · e_z (prismatic j). Armature adds to the diagonal.
+(v̇ = e_z) needs f = m e_z, n = h × e_z; a helical one of pitch k, both (the first times 1,
+the second times k). Carried to each joint j ≤ i (newton_euler.to_parent), M_ji is
+`newton_euler.joint_force` of j: n_j · e_z, f_j · e_z, or n_j · e_z + k_j f_j · e_z. Armature
+adds to the diagonal.
 
 Forward dynamics solves M x = b by M = L D Lᵀ (L unit lower triangular, no square roots) and
 returns, with x, the pivots D and c = tr(M) · tr(M⁻¹), where tr(M⁻¹) = Σ_k ‖row k of L⁻¹‖² / D_k:
@@ -18,7 +20,7 @@ positive pivots and c < 1e12 prove M regular without computing its eigenvalues.
 from __future__ import annotations
 
 from .local import Local
-from .newton_euler import add, rot, times, to_parent
+from .newton_euler import add, joint_force, rot, times, to_parent
 
 
 def _turn(R, I):
@@ -56,7 +58,9 @@ def _into_parent(L: Local, i: int, joint, body):
     """Composite body (m, h, I) of joint frame i expressed in frame i − 1."""
     m, h, I = body
     if L.revolute[i]:
-        c, s = joint
+        c, s = joint[:2]
+        if L.pitch[i]:  # frame i = K · Rz(θ) · Tz(d): the slide first, then the turn
+            h, I = _shift(m, h, I, (0.0, 0.0, joint[2]))
         h, I = (c * h[0] - s * h[1], s * h[0] + c * h[1], h[2]), _turn_z(c, s, I)
     else:
         h, I = _shift(m, h, I, (0.0, 0.0, joint))
@@ -73,12 +77,15 @@ def mass_matrix(L: Local, joints):
         m, h, I = bodies[i]
         if L.revolute[i]:
             f, t = (-h[1], h[0], 0.0), (I[0][2], I[1][2], I[2][2])
+            k = L.pitch[i]
+            if k:  # plus k times the prismatic load
+                f, t = (f[0], f[1], k * m), (t[0] + k * h[1], t[1] - k * h[0], t[2])
         else:
             f, t = (0.0, 0.0, m), (h[1], -h[0], 0.0)
-        M[i][i] = (t[2] if L.revolute[i] else f[2]) + L.armature[i]
+        M[i][i] = joint_force(L, i, f, t) + L.armature[i]
         for j in reversed(range(i)):
             f, t = to_parent(L, j + 1, joints[j + 1], f, t)
-            M[i][j] = M[j][i] = t[2] if L.revolute[j] else f[2]
+            M[i][j] = M[j][i] = joint_force(L, j, f, t)
         if i:
             up = _into_parent(L, i, joints[i], bodies[i])
             m0, h0, I0 = bodies[i - 1]

@@ -5,7 +5,8 @@ the constant transforms between consecutive joint frames
 
     K_1 = base · B_1,   K_i = A_(i−1) · B_i      (F_0: the world, where gravity is given)
 
-and J_i = Rz(q_i + offset_i) or Tz(q_i + offset_i). Velocities, accelerations and forces are
+and J_i = Rz(q_i + offset_i) or Tz(q_i + offset_i), or Rz(θ_i)·Tz(k_i θ_i) for a helical joint of
+pitch k_i. Velocities, accelerations and forces are
 expressed in these frames, where each link's inertia is constant: link frame i is F_i · A_i,
 so the inertial of link i moves into joint frame i as com' = R_A com + p_A, I' = R_A I R_Aᵀ
 (about the centre of mass), and enters the algorithms as
@@ -45,6 +46,7 @@ class Local(NamedTuple):
     viscous: tuple[float, ...]  # N·m·s/rad or N·s/m
     coulomb: tuple[float, ...]  # N·m or N
     offsets: tuple[float, ...]  # joint offsets, rad or m
+    pitch: tuple[float, ...]  # m per rad: a helical joint's slide per rad turned; 0 for others
     scale: tuple[float, ...]  # per joint: SI per unit of q (1 revolute, metres per unit prismatic)
     si: np.ndarray | None  # the same as an array, None when every joint is revolute (no scaling)
     rough: bool  # whether any joint has friction or armature
@@ -96,6 +98,7 @@ def _make(robot: Robot) -> Local:
         armature=tuple(float(a) for a in p.armature), viscous=tuple(float(a) for a in p.viscous),
         coulomb=tuple(float(a) for a in p.coulomb),
         offsets=tuple(float(o) * (1.0 if r else s) for o, r in zip(robot.offsets, robot.revolute)),
+        pitch=tuple(float(k) * s for k in robot.pitch),
         scale=tuple(1.0 if r else s for r in robot.revolute),
         si=None if robot.revolute.all() else np.where(robot.revolute, 1.0, s),
         rough=bool(p.viscous.any() or p.coulomb.any() or p.armature.any()), programs={})

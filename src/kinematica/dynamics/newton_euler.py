@@ -8,12 +8,15 @@ point on link i − 1):
              a_i = Rz(θ)ᵀ Rᵀ a_K
   prismatic  ω_i = Rᵀ ω,   α_i = Rᵀ α,
              a_i = Rᵀ a_K + α_i × d e_z + ω_i × (ω_i × d e_z) + 2 q̇ ω_i × e_z + q̈ e_z
+  helical    (pitch k, slide d = k θ): the revolute ω_i and α_i, and the prismatic a_i with
+             Rz(θ)ᵀ Rᵀ (ω, α, a_K) in place of Rᵀ (ω, α, a_K) and k q̇, k q̈ for q̇, q̈
 with a_0 = −g (gravity as an upward acceleration of the base). The net force and the net moment
 about the joint origin of link i (mass m, first moment h, inertia I about the joint origin):
   F_i = m a_i + α_i × h + ω_i × (ω_i × h),    N_i = I α_i + ω_i × I ω_i + h × a_i.
 Backward, the force f_i and moment n_i (about o_i) that link i − 1 exerts on link i:
   f_i = F_i + X f_(i+1),   n_i = N_i + X n_(i+1)   (X: `to_parent`, moment moved to o_i),
-  τ_i = n_i · e_z (revolute) or f_i · e_z (prismatic).
+  τ_i = n_i · e_z (revolute), f_i · e_z (prismatic) or n_i · e_z + k f_i · e_z (helical: its
+  motion subspace is (e_z; k e_z)).
 A wrench (f, m) the environment applies at the tool point enters as f_(n+1) = −f,
 n_(n+1) = −(m + p_tool × f), f and m turned into frame n along the forward pass.
 
@@ -61,27 +64,38 @@ def rz_t(c, s, v):
 
 
 # --- one joint -------------------------------------------------------------------------------
+def _slide(w, al, d, v, acc):
+    """Acceleration of a point d along e_z from the frame origin, moving along e_z at v and acc,
+    in a frame turning at ω = w with α = al: α × d e_z + ω × (ω × d e_z) + 2 v ω × e_z + acc e_z."""
+    return (d * al[1] + d * w[0] * w[2] + 2.0 * v * w[1],
+            d * w[1] * w[2] - d * al[0] - 2.0 * v * w[0],
+            acc - d * (w[0] * w[0] + w[1] * w[1]))
+
+
 def into_child(L: Local, i: int, joint, motion, qd, qdd):
-    """(ω, α, a) of frame i − 1 → frame i (the formulas above); joint: (c, s) or the slide d."""
+    """(ω, α, a) of frame i − 1 → frame i (the formulas above); joint: (c, s), (c, s, d) for a
+    helical joint, or the slide d."""
     w, al, a = motion
     R, p = L.R[i], L.p[i]
     a = add(a, cross(al, p), cross(w, cross(w, p)))
     w, al, a = rot_t(R, w), rot_t(R, al), rot_t(R, a)
     if L.revolute[i]:
-        c, s = joint
+        c, s = joint[:2]
         w, al, a = rz_t(c, s, w), rz_t(c, s, al), rz_t(c, s, a)
+        if L.pitch[i]:  # the slide along the joint's z, seen from the turned frame
+            k = L.pitch[i]
+            a = add(a, _slide(w, al, joint[2], k * qd, k * qdd))
         return (w[0], w[1], w[2] + qd), (al[0] + qd * w[1], al[1] - qd * w[0], al[2] + qdd), a
-    d = joint
-    slide = (d * al[1] + d * w[0] * w[2] + 2.0 * qd * w[1],
-             d * w[1] * w[2] - d * al[0] - 2.0 * qd * w[0],
-             qdd - d * (w[0] * w[0] + w[1] * w[1]))
-    return w, al, add(a, slide)
+    return w, al, add(a, _slide(w, al, joint, qd, qdd))
 
 
 def to_parent(L: Local, i: int, joint, f, n):
     """A force f and a moment n about o_i, frame i → frame i − 1, moment about o_(i−1)."""
     if L.revolute[i]:
-        c, s = joint
+        c, s = joint[:2]
+        if L.pitch[i]:  # o_i sits d along z from the K origin (Rz leaves e_z alone)
+            d = joint[2]
+            n = (n[0] - d * f[1], n[1] + d * f[0], n[2])
         f, n = rz(c, s, f), rz(c, s, n)
     else:
         d = joint  # the joint origin sits d along z from the K origin: n_K = n + d e_z × f
@@ -98,6 +112,14 @@ def link_wrench(L: Local, i: int, w, al, a):
     return F, N
 
 
+def joint_force(L: Local, i: int, f, n):
+    """The generalised force on joint i of the force f and moment n (about o_i, frame i) across
+    it: n_z (revolute), f_z (prismatic), n_z + k f_z (helical of pitch k)."""
+    if not L.revolute[i]:
+        return f[2]
+    return n[2] + L.pitch[i] * f[2] if L.pitch[i] else n[2]
+
+
 # --- the whole chain -------------------------------------------------------------------------
 def newton_euler(L: Local, joints, qd, qdd, gravity, wrench=None):
     """Joint torques τ (tuple of n) from the joint geometry `joints` ((c, s) or d per joint),
@@ -110,7 +132,7 @@ def newton_euler(L: Local, joints, qd, qdd, gravity, wrench=None):
         if ext is not None:  # turned along like ω: into frame i
             ext = tuple(rot_t(L.R[i], v) for v in ext)
             if L.revolute[i]:
-                ext = tuple(rz_t(*joints[i], v) for v in ext)
+                ext = tuple(rz_t(*joints[i][:2], v) for v in ext)
         Fi, Ni = link_wrench(L, i, *motion)
         F.append(Fi)
         N.append(Ni)
@@ -121,7 +143,7 @@ def newton_euler(L: Local, joints, qd, qdd, gravity, wrench=None):
     tau = [0.0] * L.n
     for i in reversed(range(L.n)):
         f, n = add(F[i], f), add(N[i], n)
-        tau[i] = n[2] if L.revolute[i] else f[2]
+        tau[i] = joint_force(L, i, f, n)
         if i:
             f, n = to_parent(L, i, joints[i], f, n)
     return tuple(tau)

@@ -4,7 +4,8 @@ many states as NumPy rows (batch last), a chunk at a time.
 A program is traced once per robot and `Kind` (which inputs are present: a zero velocity,
 acceleration or gravity component is folded away instead, see trace.py) and kept with the
 robot's `Local` constants. Its inputs, in order: the joint geometry (cos θ_i and sin θ_i of a
-revolute joint, θ_i = q_i + offset_i; the slide d_i in m of a prismatic one), q̇ and q̈ in SI,
+revolute joint, θ_i = q_i + offset_i, and for a helical one its slide k_i θ_i in m too; the
+slide d_i in m of a prismatic one), q̇ and q̈ in SI,
 the non-zero gravity components, the tool wrench (f, m) and, for forward dynamics, the right
 hand side u = τ − τ_friction.
 """
@@ -46,8 +47,8 @@ def _trace(L: Local, kind: Kind) -> Callable:
     """Run the algorithm of `kind` on Sym inputs (zeros where the kind has none) and compile it."""
     tape = Tape()
     n = L.n
-    joints = [(tape.input(f"c{i}"), tape.input(f"s{i}")) if L.revolute[i] else tape.input(f"d{i}")
-              for i in range(n)]
+    joints = [((tape.input(f"c{i}"), tape.input(f"s{i}")) + ((tape.input(f"d{i}"),) if L.pitch[i] else ())
+               if L.revolute[i] else tape.input(f"d{i}")) for i in range(n)]
     qd = [tape.input(f"qd{i}") if kind.velocity else 0.0 for i in range(n)]
     qdd = [tape.input(f"qdd{i}") if kind.acceleration else 0.0 for i in range(n)]
     g = [tape.input(f"g{k}") if on else 0.0 for k, on in enumerate(kind.gravity)]
@@ -72,9 +73,11 @@ def run_single(L: Local, kind: Kind, q: list[float], qd: list[float] | None = No
     """The program's outputs for one state: q, qd, qdd in the robot's units, g the non-zero
     gravity components, wrench (6) and u (n) in N / N·m. Plain floats all along."""
     x = []
-    for qi, off, rev, s in zip(q, L.offsets, L.revolute, L.scale):
+    for qi, off, rev, s, k in zip(q, L.offsets, L.revolute, L.scale, L.pitch):
         if rev:
             x += (math.cos(qi + off), math.sin(qi + off))
+            if k:
+                x.append(k * (qi + off))
         else:
             x.append(qi * s + off)
     for use, v in ((kind.velocity, qd), (kind.acceleration, qdd)):
@@ -113,6 +116,8 @@ def _geometry_rows(L: Local, QT: np.ndarray) -> list[np.ndarray]:
     for i, r in enumerate(L.revolute):
         if r:
             rows += (c[kr], s[kr])
+            if L.pitch[i]:
+                rows.append(L.pitch[i] * (QT[i] + L.offsets[i]))
             kr += 1
         else:
             rows.append(QT[i] * L.scale[i] + L.offsets[i])

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import InputError
 from ..dynamics.params import GRAVITY, link_params
 from ..dynamics.rne import rne
 from ..kinematics.chain import check_q
@@ -90,6 +91,11 @@ def newton_euler_passes(robot: Robot, q, qd, qdd, gravity=GRAVITY) -> dict:
 def explain_dynamics(robot: Robot, q: ArrayLike, qd: ArrayLike | None = None, qdd: ArrayLike | None = None, *,
                      gravity: ArrayLike | None = None, deg: bool | None = None) -> Document:
     """The joint torques that produce qdd at (q, qd), by the two Newton–Euler passes."""
+    if robot.helical.any():
+        i = int(np.argmax(robot.helical))
+        raise InputError(f"joint {i + 1} ({robot.joint_names[i]}) of {robot.name!r} is helical: the "
+                         "step-by-step Newton–Euler covers revolute and prismatic joints (km.rne "
+                         "computes a helical robot's torques)")
     q = check_q(robot, q)
     qd = np.zeros(robot.n) if qd is None else check_q(robot, qd, "qd")
     qdd = np.zeros(robot.n) if qdd is None else check_q(robot, qdd, "qdd")

@@ -208,9 +208,12 @@ def _generic_links(robot: Robot, q) -> list[Link]:
     for i in range(robot.n):
         th = q[i] + angle(robot.offsets[i]) if robot.revolute[i] else q[i] + length(robot.offsets[i])
         J = rot_z(th) if robot.revolute[i] else trans(z=th)
+        t_joint = rf"R_z({_tex(th)})" if robot.revolute[i] else rf"T_z({_tex(th)})"
+        if robot.helical[i]:  # the screw's slide pitch·θ along the same z
+            slide = length(robot.pitch[i]) * th
+            J, t_joint = J * trans(z=slide), t_joint + rf" T_z({_tex(slide)})"
         pre, post = exact_matrix(robot.before[i]), exact_matrix(robot.after[i])
-        factors = (f"B_{{{i + 1}}}", rf"R_z({_tex(th)})" if robot.revolute[i] else rf"T_z({_tex(th)})",
-                   f"A_{{{i + 1}}}")
+        factors = (f"B_{{{i + 1}}}", t_joint, f"A_{{{i + 1}}}")
         links.append(_link(pre, J, post, factors))
     return links
 
@@ -219,6 +222,8 @@ def _build(robot: Robot, params: str, convention: str | None) -> Chain:
     q = joint_symbols(robot)
     values: dict | None = {} if params == "symbolic" else None
     kind = convention or (robot.table.kind if robot.table is not None else "generic")
+    if robot.helical.any():  # only the canonical chain's reading knows a joint's pitch
+        kind = "generic"
     tool = exact_matrix(robot.tool)
     if kind in ("dh", "mdh"):
         links = _dh_links(robot, q, values, kind == "mdh")

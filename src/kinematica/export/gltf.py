@@ -129,8 +129,9 @@ def to_glb(robot: Robot, trajectory=None, *, radius: float | None = None) -> byt
     for i, name in enumerate(robot.joint_names):
         before = node(f"before:{name}", parent, matrix=_matrix(robot.before[i], scale))
         theta = q0[i] + robot.offsets[i]
-        if robot.revolute[i]:
-            j = node(name, before, rotation=_quat_z(theta).tolist())
+        if robot.revolute[i]:  # a helical joint also slides pitch·θ along z (T·R: they commute)
+            j = node(name, before, rotation=_quat_z(theta).tolist(),
+                     translation=[0.0, 0.0, robot.pitch[i] * theta * scale])
         else:
             j = node(name, before, translation=[0.0, 0.0, theta * scale])
         axis = mesh([0, 0, -1.5 * r / scale], [0, 0, 1.5 * r / scale], 1)
@@ -162,6 +163,12 @@ def _animate(doc, buf: _Buffer, gl, robot: Robot, tr, joints: list[int], scale: 
         q = tr.q[:, i] + robot.offsets[i]
         if np.ptp(tr.q[:, i]) == 0:
             continue
+        if robot.helical[i]:  # its slide as a channel of its own, beside the rotation below
+            slide = buf.add(np.asarray(np.stack([0 * q, 0 * q, robot.pitch[i] * q * scale], axis=1), np.float32),
+                            "VEC3")
+            samplers.append(gl.AnimationSampler(input=times, output=slide, interpolation="LINEAR"))
+            channels.append(gl.AnimationChannel(sampler=len(samplers) - 1,
+                                                target=gl.AnimationChannelTarget(node=k, path="translation")))
         if robot.revolute[i]:
             out = buf.add(np.asarray(_quat_z(q), np.float32), "VEC4")
             path = "rotation"

@@ -36,9 +36,10 @@ ORIENTATION_TOL = 1e-6  # rad: a solution's orientation error must be below this
 
 
 def _distance(robot: Robot, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Joint-space distance with revolute differences taken modulo 2π."""
+    """Joint-space distance with revolute differences taken modulo 2π (not a helical joint's:
+    its turn of 2π is another pose)."""
     d = a - b
-    d = np.where(robot.revolute, (d + np.pi) % (2 * np.pi) - np.pi, d)
+    d = np.where(robot.wraps, (d + np.pi) % (2 * np.pi) - np.pi, d)
     return np.linalg.norm(d, axis=-1)
 
 

@@ -21,13 +21,15 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
     """The closed-form branch nearest each seed (within the limits when they are enforced),
     solved on the solver's problem (rs, t) and judged by FK of `robot` against `world`
     (see `frame`)."""
-    from .analytic import analytic_solutions, solver_name
+    from .analytic import analytic_solutions, helical_refusal, solver_name
     from .solve import LIMIT_MODES, _options
 
     if limits not in LIMIT_MODES:
         raise InputError(f"limits must be one of {', '.join(LIMIT_MODES)}, got {limits!r}")
     opts = _options(robot, "lm", "wrap", kw)  # tolerances only
     found = analytic_solutions(rs, t, q_ref=seeds)
+    if found is None and helical_refusal(robot):
+        raise InputError(helical_refusal(robot))
     if found is None:
         raise InputError(f"no analytic solver fits {robot.name!r} with a {t.kind} target "
                          f"(closed forms exist for planar 2R/3R, yaw-pitch-pitch-pitch-roll 5-DOF arms, "

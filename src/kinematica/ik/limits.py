@@ -20,7 +20,7 @@ def wrap_into_limits(robot: Robot, q: np.ndarray, ref: np.ndarray | None = None)
     q = np.array(q, dtype=float)
     ref = np.broadcast_to(q if ref is None else ref, q.shape)
     lo, hi = robot.limits[:, 0], robot.limits[:, 1]
-    rev = robot.revolute
+    rev = robot.wraps  # not a helical joint: a turn of 2π moves it 2π·pitch along its axis
     finite_lo = np.where(np.isfinite(lo), lo, -np.pi)
     # candidate nearest ref, then shifted up/down to the range if needed
     k = np.round((ref - q) / TWO_PI)
@@ -54,7 +54,7 @@ def wrap_inside(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if not out.any():
         return q, np.ones(q.shape[1], bool)
     q = q.copy()
-    i, k = np.nonzero(out & robot.revolute[:, None])  # a joint beyond a limit: that limit is finite
+    i, k = np.nonzero(out & robot.wraps[:, None])  # a joint beyond a limit: that limit is finite
     v, a, b = q[i, k], lo[i, 0], hi[i, 0]
     w = np.where(v < a, v + TWO_PI * np.ceil((a - v) / TWO_PI), v - TWO_PI * np.ceil((v - b) / TWO_PI))
     fits = (w >= a) & (w <= b)

@@ -3,7 +3,8 @@
 Paper 000: a planar arm reaches (x, y) only if √(x² + y²) ≤ L1 + L2 + L3. For any chain, the
 points p_i on consecutive joint axes are a fixed distance apart (a revolute joint turns about
 its own point), so by the triangle inequality the tool stays within
-    R_max = Σ ‖p_(i+1) − p_i‖ + ‖p_tool − p_n‖   (+ the stroke of each prismatic joint)
+    R_max = Σ ‖p_(i+1) − p_i‖ + ‖p_tool − p_n‖   (+ the stroke of each prismatic joint, and
+                                                    |pitch|·turn of each helical one)
 of p_1. The bound is never too small, so a refusal is always right.
 """
 
@@ -27,6 +28,9 @@ def _bound(robot: Robot) -> tuple[np.ndarray, float]:
     for i in np.flatnonzero(~robot.revolute):
         lo, hi = robot.limits[i]
         reach += max(abs(lo - q[i]), abs(hi - q[i]))  # inf for an unlimited slide
+    for i in np.flatnonzero(robot.helical):  # its point slides along its axis as it turns
+        lo, hi = robot.limits[i]
+        reach += abs(robot.pitch[i]) * max(abs(lo - q[i]), abs(hi - q[i]))
     return pts[0], reach
 
 

@@ -66,7 +66,7 @@ class Problem:
         if self.fast:
             self.pd, self.Rd = t.p.reshape(3), t.R.reshape(3, 3)
         self.lo, self.hi = robot.limits[:, 0], robot.limits[:, 1]
-        self.lo_l, self.hi_l, self.rev_l = self.lo.tolist(), self.hi.tolist(), robot.revolute.tolist()
+        self.lo_l, self.hi_l, self.rev_l = self.lo.tolist(), self.hi.tolist(), robot.wraps.tolist()
 
     def evaluate(self, q: np.ndarray):
         """e, J_e, E = ½‖e‖², position and orientation errors at q (n,)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kinematics.chain import _parts, _run_chunk
+from ..kinematics.chain import _parts, _run_chunk, helical_columns
 from ..model.robot import Robot
 
 
@@ -55,4 +55,5 @@ class Workspace:
         if pri.size:  # a prismatic column is [z; 0]
             J[:3, pri] = Z[:, pri]
             J[3:, pri] = 0.0
+        helical_columns(self.parts, J)
         return Tb[:3], J

@@ -3,6 +3,7 @@
 The derivative of a joint transform is the transform times a constant matrix:
   ∂J_i/∂q_i = J_i · B,  B_rev = [[0,−1,0,0],[1,0,0,0],[0,0,0,0],[0,0,0,0]],
                         B_pris = [[0,0,0,0],[0,0,0,0],[0,0,0,1],[0,0,0,0]],
+                        B_helical = B_rev + pitch·B_pris (it turns and slides),
 so  ∂T/∂q_i = C0 · J1 · C1 · … · J_i · B · C_i · … · J_n · C_n.
 The position column is the last column of ∂T/∂q_i (the tool point r_k = [0, 0, 0, 1]ᵀ in the
 tool frame); the angular one comes from ∂R/∂q_i · Rᵀ = [ω_i]×. It costs O(n²) 4x4 products,
@@ -31,7 +32,8 @@ def transform_derivatives(robot: Robot, q: ArrayLike) -> np.ndarray:
         raise InputError(f"expected one configuration of shape ({robot.n},), got {q.shape}")
     Jm = _joint_matrices(robot, q)
     JC = Jm @ robot.C[1:]
-    B = np.where(robot.revolute[:, None, None], B_REVOLUTE, B_PRISMATIC)
+    B = np.where(robot.revolute[:, None, None], B_REVOLUTE + robot.pitch[:, None, None] * B_PRISMATIC,
+                 B_PRISMATIC)
     dJC = Jm @ B @ robot.C[1:]  # joint i's factor J_i · C_i with its derivative J_i · B · C_i
     out = np.empty((robot.n, 4, 4))
     for i in range(robot.n):

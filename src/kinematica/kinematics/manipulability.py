@@ -32,7 +32,7 @@ def is_planar(robot: Robot, tol: float = 1e-9) -> bool:
     origins share one height, so the tool moves in a plane (paper 000's arm)."""
     from .fk import fk_frames
 
-    if not np.all(robot.revolute):
+    if not np.all(robot.wraps):  # a helical joint lifts the tool out of the plane as it turns
         return False
     Rb = robot.base[:3, :3]
     # joint frames are link frames before the joint: base·…·B_i, checked at two configurations

@@ -75,9 +75,11 @@ def _spherical_wrist(z: np.ndarray, p: np.ndarray, scale: float) -> np.ndarray |
 
 def _candidates(robot: Robot, q: np.ndarray, rows: str) -> list[tuple[float, str, str]]:
     z, p, pe = _joint_axes(robot, q)
-    rev = np.flatnonzero(robot.revolute)
+    # the geometric causes below are those of turning joints; a helical one also slides, so a
+    # point on its axis still moves (h·z): none of them applies to it
+    rev = np.flatnonzero(robot.wraps)
     scale = float(np.sum(np.linalg.norm(np.diff(np.vstack([p, pe]), axis=0), axis=1))) or 1.0
-    wrist = _spherical_wrist(z, p, scale) if robot.n >= 6 and np.all(robot.revolute[-3:]) else None
+    wrist = _spherical_wrist(z, p, scale) if robot.n >= 6 and np.all(robot.wraps[-3:]) else None
     if rows == "planar":
         w, w_name = p[-1], f"joint {robot.n}"
     elif wrist is not None and rows in ("full", "orientation"):

@@ -22,14 +22,26 @@ from .inertial import Inertial
 from .robot import PRISMATIC, REVOLUTE, ParameterTable, Robot, RobotError
 
 Row = Mapping[str, Any]
-_JOINT_TYPES = {"revolute": REVOLUTE, "r": REVOLUTE, "prismatic": PRISMATIC, "p": PRISMATIC}
+# A helical joint is a revolute one with a pitch (Robot.pitch): its row says `pitch: h`.
+_JOINT_TYPES = {"revolute": REVOLUTE, "r": REVOLUTE, "prismatic": PRISMATIC, "p": PRISMATIC,
+                "helical": REVOLUTE, "h": REVOLUTE}
 
 
 def _joint_type(row: Row, i: int) -> str:
     t = str(row.get("type", REVOLUTE)).lower()
     if t not in _JOINT_TYPES:
-        raise RobotError(f"joint {i + 1}: type {row.get('type')!r} unknown: use 'revolute' or 'prismatic'")
+        raise RobotError(f"joint {i + 1}: type {row.get('type')!r} unknown: use 'revolute', 'prismatic' "
+                         "or 'helical'")
     return _JOINT_TYPES[t]
+
+
+def _pitches(rows: Sequence[Row]) -> np.ndarray:
+    """Each row's `pitch` (length unit per rad; 0 when absent). A row typed 'helical' needs one."""
+    out = np.array([_num(r, "pitch", i) for i, r in enumerate(rows)])
+    for i, r in enumerate(rows):
+        if str(r.get("type", "")).lower() in ("helical", "h") and out[i] == 0:
+            raise RobotError(f"joint {i + 1}: a helical joint needs a nonzero pitch (length unit per rad)")
+    return out
 
 
 def _num(row: Row, key: str, i: int, default: float = 0.0) -> float:
@@ -100,6 +112,7 @@ def _robot(rows, types, before, after, offsets, table, *, name, length_unit, lim
         length_unit=length_unit,
         table=table,
         inertials=meta.pop("inertials", None) or _inertials(rows),
+        pitch=meta.pop("pitch", None) if meta.get("pitch") is not None else _pitches(rows),
         **meta,
     )
 
@@ -234,7 +247,7 @@ def from_link_frames(rows: Sequence[Row], *, name: str = "robot", length_unit: s
     # keep the user's own orientation form: a direction-cosine matrix or roll-pitch-yaw
     table = ParameterTable(
         "frames", ("name", "type", "xyz", "rotation", "rpy", "axis"),
-        tuple((r.get("name", f"q{i + 1}"), types[i], tuple(r.get("xyz", (0, 0, 0))),
+        tuple((r.get("name", f"q{i + 1}"), "helical" if r.get("pitch") else types[i], tuple(r.get("xyz", (0, 0, 0))),
                r.get("rotation"), None if r.get("rotation") is not None else tuple(r.get("rpy", (0, 0, 0))),
                tuple(r.get("axis", (0, 0, 1))))
               for i, r in enumerate(rows)), "deg" if deg else "rad")

@@ -5,14 +5,15 @@
 
 M is the tool's pose at θ = 0 and each screw axis is a twist (ω; v) in the book's row order:
 a revolute joint has a unit ω along its axis and v = −ω × p for a point p on the axis (pitch
-ω·v = 0); a prismatic joint has ω = 0 and a unit v along its direction.
+ω·v = 0); a helical joint of pitch h has v = −ω × p + h·ω (it slides h per rad turned along
+ω); a prismatic joint has ω = 0 and a unit v along its direction.
 
 A PoE robot is a link-frame robot in disguise: with p_i a point on axis i,
 e^[S_i]θ = Tr(p_i)·Rot(ω_i, θ)·Tr(−p_i), and the product telescopes into
 Tr(p1)·J1(θ1)·Tr(p2 − p1)·J2(θ2) ⋯ Tr(pn − p_{n−1})·Jn(θn)·Tr(−pn)·M — joint frames parallel
 to the base at θ = 0, each turning about its own axis. `from_poe` builds exactly that, so every
-verb (FK, Jacobians, IK, dynamics once inertials are added) works on it unchanged.
-Helical joints (pitch ≠ 0) have no link-frame equivalent here yet and are refused in words.
+verb (FK, Jacobians, IK, dynamics once inertials are added) works on it unchanged. A helical
+screw is the same with Rot(ω, θ) followed by a slide h·θ along ω (the joint's `pitch`).
 """
 
 from __future__ import annotations
@@ -58,21 +59,20 @@ def _checked(M: ArrayLike, screws: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return M, S
 
 
-def _kind(i: int, s: np.ndarray) -> str:
-    """'revolute' or 'prismatic' for screw s = (ω; v), or a RobotError saying what it is."""
+def _kind(i: int, s: np.ndarray) -> tuple[str, float]:
+    """('revolute', pitch h = ω·v) or ('prismatic', 0) for screw s = (ω; v), or a RobotError
+    saying what is wrong with it."""
     w, v = s[:3], s[3:]
     nw = np.linalg.norm(w)
     if nw < _TOL:
         if abs(np.linalg.norm(v) - 1) > _TOL:
             raise RobotError(f"screw {i + 1}: a prismatic axis (ω = 0) needs a unit v, got |v| = {np.linalg.norm(v):.6g}")
-        return "prismatic"
+        return "prismatic", 0.0
     if abs(nw - 1) > _TOL:
         raise RobotError(f"screw {i + 1}: a revolute axis needs a unit ω, got |ω| = {nw:.6g}")
     pitch = float(w @ v)
-    if abs(pitch) > _TOL * max(1.0, np.linalg.norm(v)):
-        raise RobotError(f"screw {i + 1}: pitch ω·v = {pitch:.6g}: helical joints are not supported; "
-                         "a revolute joint has ω·v = 0")
-    return "revolute"
+    # a pitch within rounding of 0 is a revolute joint typed to a book's digits, not a screw
+    return "revolute", (0.0 if abs(pitch) <= _TOL * max(1.0, np.linalg.norm(v)) else pitch)
 
 
 def from_poe(M: ArrayLike, screws: ArrayLike, form: str = "space", *, name: str = "poe",
@@ -97,10 +97,11 @@ def from_poe(M: ArrayLike, screws: ArrayLike, form: str = "space", *, name: str 
         S = S @ adjoint(M).T  # S_i = Ad_M · B_i
     kinds = [_kind(i, s) for i, s in enumerate(S)]
     rows, before = [], np.zeros(3)
-    for kind, s in zip(kinds, S):
+    for (kind, pitch), s in zip(kinds, S):
         w, v = s[:3], s[3:]
-        p = np.cross(w, v) if kind == "revolute" else before  # the axis point nearest the origin
-        rows.append({"type": kind, "xyz": tuple((p - before).tolist()),
+        # ω × v = ω × (−ω × p + h·ω) = p − (ω·p)·ω: the axis point nearest the origin
+        p = np.cross(w, v) if kind == "revolute" else before
+        rows.append({"type": kind, "xyz": tuple((p - before).tolist()), "pitch": pitch,
                      "axis": tuple((w if kind == "revolute" else v).tolist())})
         before = p
     tool = M.copy()

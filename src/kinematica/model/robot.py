@@ -3,8 +3,10 @@
     T(q) = base · B1 · J1(q1) · A1 · B2 · J2(q2) · A2 · … · Bn · Jn(qn) · An · tool
 
 Each `Ji` turns about (revolute) or slides along (prismatic) the local z axis by
-`qi + offset_i`. `Bi` ("before") and `Ai` ("after") are constant 4x4 transforms placed so that
-the *link frame* i = base · … · Bi · Ji · Ai is the frame the user's own convention names:
+`qi + offset_i`; a helical (screw) joint is a revolute one with a pitch h ≠ 0 that also slides
+h·θ along the same z (θ = qi + offset_i in rad, h in length_unit per rad: Modern Robotics' screw
+of pitch h). Every other joint has pitch 0. `Bi` ("before") and `Ai` ("after") are constant
+4x4 transforms placed so that the *link frame* i = base · … · Bi · Ji · Ai is the frame the user's own convention names:
 the DH frame i for a DH table, the joint frame for URDF and link-frame models. The product
 of neighbours gives the DESIGN's canonical constants C0 = base·B1, Ci = Ai·B(i+1),
 Cn = An·tool.
@@ -89,6 +91,8 @@ def _check_magnitudes(robot: "Robot") -> None:
                     *((T, f"link {i + 1}") for i, T in enumerate(robot.after))):
         if np.abs(T[:3, 3]).max() > MAX_LENGTH:
             raise RobotError(f"{what}: offset {T[:3, 3].tolist()} {u} is beyond ±{MAX_LENGTH:g} {u}")
+    if np.abs(robot.pitch).max() > MAX_LENGTH:
+        raise RobotError(f"joint pitch {np.abs(robot.pitch).max():g} {u}/rad is beyond ±{MAX_LENGTH:g} {u}/rad")
     for i, inert in enumerate(robot.inertials or ()):
         if inert is None:
             continue
@@ -127,6 +131,7 @@ class Robot:
     link_names: tuple[str, ...] | None = None
     inertials: tuple[Inertial | None, ...] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
+    pitch: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.joint_types)
@@ -164,6 +169,11 @@ class Robot:
             if len(self.link_names) != n:
                 raise RobotError(f"link names: expected {n}, got {len(self.link_names)}")
         set_(self, "extras", MappingProxyType(dict(self.extras)))  # read-only, never shared
+        set_(self, "pitch", _frozen(np.zeros(n) if self.pitch is None else self.pitch, (n,), "joint pitches"))
+        screw = np.flatnonzero((np.asarray(self.pitch) != 0) & ~np.array([t == REVOLUTE for t in self.joint_types]))
+        if screw.size:
+            raise RobotError(f"joint {screw[0] + 1}: only a revolute joint can have a pitch (a helical joint "
+                             f"turns and slides); a {self.joint_types[screw[0]]} joint has pitch 0")
         if self.home is not None:
             set_(self, "home", _frozen(self.home, (n,), "home configuration"))
         if self.length_unit not in LENGTH_UNITS:
@@ -184,6 +194,31 @@ class Robot:
         m = np.array([t == REVOLUTE for t in self.joint_types])
         m.setflags(write=False)
         return m
+
+    @cached_property
+    def helical(self) -> np.ndarray:
+        """Boolean mask (n,): True for helical joints (revolute with a pitch ≠ 0)."""
+        m = self.pitch != 0
+        m.setflags(write=False)
+        return m
+
+    @cached_property
+    def wraps(self) -> np.ndarray:
+        """Boolean mask (n,): the joints a turn of 2π leaves the pose unchanged (revolute, pitch 0).
+        A helical joint turned by 2π has moved 2π·pitch along its axis."""
+        m = self.revolute & ~self.helical
+        m.setflags(write=False)
+        return m
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """Per joint: "revolute", "prismatic" or "helical" (a revolute joint with a pitch)."""
+        return tuple("helical" if h else t for t, h in zip(self.joint_types, self.helical))
+
+    @property
+    def letters(self) -> str:
+        """The joints as letters, e.g. "RRPH": R revolute, P prismatic, H helical."""
+        return "".join(k[0].upper() for k in self.kinds)
 
     @cached_property
     def C(self) -> np.ndarray:
@@ -229,5 +264,4 @@ class Robot:
         return robot_html(self)
 
     def __repr__(self) -> str:
-        kinds = "".join("R" if r else "P" for r in self.revolute)
-        return f"Robot({self.name!r}, {self.n} joints {kinds}, unit {self.length_unit})"
+        return f"Robot({self.name!r}, {self.n} joints {self.letters}, unit {self.length_unit})"

@@ -98,13 +98,18 @@ def _poe(data: dict, joints: list[dict], deg: bool, common: dict) -> Robot:
     S = np.array([j["screw"] for j in joints], dtype=float)
     revolute = np.linalg.norm(S[:, :3], axis=1) > 0
     for i, j in enumerate(joints):
-        if "type" in j and (j["type"] == "revolute") != revolute[i]:
+        if "type" in j and (j["type"] in ("revolute", "helical")) != revolute[i]:
             raise RobotError(f"joint {i + 1}: type {j['type']} but its screw is {'revolute' if revolute[i] else 'prismatic'} "
                              f"(ω {'≠' if revolute[i] else '='} 0)")
     lim = np.array([j.get("limits", (-np.inf, np.inf)) for j in joints], dtype=float)  # in the file's units: deg= converts
     names = [j.get("name", f"q{i + 1}") for i, j in enumerate(joints)]
-    return from_poe(_placement(data["home_pose"], deg), S, data.get("screw_frame", "space"), limits=lim,
-                    joint_names=names, **common)
+    robot = from_poe(_placement(data["home_pose"], deg), S, data.get("screw_frame", "space"), limits=lim,
+                     joint_names=names, **common)
+    for i, j in enumerate(joints):  # a type that names the pitch must agree with the screw's ω·v
+        if j.get("type") in ("revolute", "helical") and (j["type"] == "helical") != robot.helical[i]:
+            raise RobotError(f"joint {i + 1}: type {j['type']} but its screw has pitch ω·v = "
+                             f"{robot.pitch[i]:.6g}" + (" (a revolute joint has 0)" if robot.helical[i] else ""))
+    return robot
 
 
 def read_text(text: str, where: str = "<robot file>") -> Robot:
@@ -183,6 +188,8 @@ def robot_to_dict(robot: Robot) -> dict[str, Any]:
     for i, row in enumerate(rows):
         if np.any(np.isfinite(robot.limits[i])):  # YAML writes an open end as .inf
             row["limits"] = _clean(robot.limits[i] * scale[i])
+        if robot.helical[i]:
+            row |= {"type": "helical", "pitch": _clean(robot.pitch[i])}
         if robot.link_names is not None:
             row["link"] = robot.link_names[i]
         if robot.inertials is not None and robot.inertials[i] is not None:

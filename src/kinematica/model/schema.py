@@ -55,7 +55,8 @@ _servo = {
 
 _common_joint = {
     "name": {"type": "string", "minLength": 1},
-    "type": {"enum": ["revolute", "prismatic"]},
+    "type": {"enum": ["revolute", "prismatic", "helical"]},
+    "pitch": _num,  # a helical joint's slide along its axis per rad turned (length unit/rad)
     "limits": _pair,
     "inertial": _inertial,
     "servo": _servo,
@@ -73,7 +74,8 @@ _joint_by_kind = {
 }
 _joint_by_kind["mdh"] = _joint_by_kind["dh"]
 # a PoE joint is its screw axis (ω; v) at q = 0; its links' frames are not the user's, so no inertial
-_joint_by_kind["poe"] = {**{k: v for k, v in _common_joint.items() if k != "inertial"},
+# (and no pitch: a helical screw carries its own, ω·v)
+_joint_by_kind["poe"] = {**{k: v for k, v in _common_joint.items() if k not in ("inertial", "pitch")},
                          "screw": {"type": "array", "items": _num, "minItems": 6, "maxItems": 6}}
 
 SCHEMA: dict[str, Any] = {

@@ -340,6 +340,11 @@ def to_urdf(robot: Robot) -> str:
     continuous. `from_urdf` of the text gives back the same forward kinematics, limits, names
     and inertials (with `length_unit="mm"` for a mm robot).
     """
+    if robot.helical.any():
+        i = int(np.argmax(robot.helical))
+        raise RobotError(f"joint {i + 1} ({robot.joint_names[i]}) of {robot.name!r} is helical (pitch "
+                         f"{robot.pitch[i]:g} {robot.length_unit}/rad): URDF has no helical joint type; "
+                         "save it as a robot file (km.save) instead")
     s = 1000.0 if robot.length_unit == "mm" else 1.0  # robot length units per metre
     taken: set[str] = set()
     names = [_unique(n, taken) for n in (robot.link_names or [f"link{i + 1}" for i in range(robot.n)])]

@@ -67,7 +67,8 @@ def motion_bounds(entry: Any, geom: Any, q: np.ndarray) -> np.ndarray:
     n = robot.n
     hop = np.array([np.linalg.norm((robot.after[i] @ robot.before[i + 1])[:3, 3]) if i < n - 1 else
                     np.linalg.norm((robot.after[i] @ robot.tool)[:3, 3]) for i in range(n)])
-    travel = np.where(robot.revolute, 0.0, np.abs(q + robot.offsets).max(axis=0))  # prismatic reach
+    # prismatic reach; a helical joint's slide pitch·θ
+    travel = np.abs((q + robot.offsets) * np.where(robot.revolute, robot.pitch, 1.0)).max(axis=0)
     extent = np.zeros(n + 1)  # per body: farthest part point from its joint's origin
     from .shapes import bounding_sphere
     for p in geom.parts:
@@ -81,7 +82,7 @@ def motion_bounds(entry: Any, geom: Any, q: np.ndarray) -> np.ndarray:
             continue
         # joint j+1 (1-based) origin to body k's joint origin: the hops between, plus prismatic travel
         reach = [np.sum(hop[j:k - 1]) + np.sum(travel[j + 1:k]) + extent[k] for k in range(j + 1, n + 1)]
-        c[j] = max(reach) * entry.scale
+        c[j] = (max(reach) + abs(robot.pitch[j])) * entry.scale  # a helical joint also slides
     return np.where(robot.revolute, c, entry.scale)
 
 

@@ -65,11 +65,12 @@ class Envelope:
 
 def sampling_ranges(robot: Robot) -> np.ndarray:
     """(n, 2) ranges to sample: the limits; [−π, π] for an unlimited revolute joint. A prismatic
-    joint without limits has no range (an error naming it)."""
+    or helical joint without limits has no range (an error naming it)."""
     lim = np.array(robot.limits, dtype=float)
     for i in np.flatnonzero(~np.all(np.isfinite(lim), axis=1)):
-        if not robot.revolute[i]:
-            raise WorkspaceError(f"joint {robot.joint_names[i]} is prismatic without finite limits: "
+        if not robot.wraps[i]:  # a helical joint's turns reach ever further along its axis
+            kind = "helical" if robot.helical[i] else "prismatic"
+            raise WorkspaceError(f"joint {robot.joint_names[i]} is {kind} without finite limits: "
                                  "give it limits to map the workspace")
         lo, hi = lim[i]
         lim[i] = (max(lo, -np.pi) if np.isfinite(lo) else -np.pi, min(hi, np.pi) if np.isfinite(hi) else np.pi)

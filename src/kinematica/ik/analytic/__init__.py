@@ -42,7 +42,7 @@ from . import wrist
 from .geometry import NotAnalytic, size
 from .planar import three_link, two_link
 
-__all__ = ["analytic_solutions", "analytic_candidates", "has_analytic", "solver_name", "NotAnalytic",
+__all__ = ["analytic_solutions", "analytic_candidates", "has_analytic", "solver_name", "NotAnalytic", "helical_refusal",
            "two_link", "three_link", "planar", "geometric5", "spherical_wrist", "ur", "wrist"]
 
 TWO_PI = 2 * np.pi
@@ -61,10 +61,24 @@ _FITS = (("planar", planar.lengths, lambda robot: ("planar",)),
          ("ur", ur.structure, lambda robot: ("pose",)))
 
 
+def helical_refusal(robot: Robot) -> str | None:
+    """Why no closed form applies to a robot with a helical joint, or None when it has none."""
+    hel = np.flatnonzero(robot.helical)
+    if not hel.size:
+        return None
+    i = int(hel[0])
+    return (f"joint {i + 1} ({robot.joint_names[i]}) of {robot.name!r} is helical (pitch "
+            f"{robot.pitch[i]:g} {robot.length_unit}/rad): the closed-form solvers assume revolute "
+            "and prismatic joints only; use a numeric method")
+
+
 @lru_cache(maxsize=64)
 def _fit(robot: Robot) -> tuple[str | None, tuple[str, ...]]:
     """(solver name, target kinds it takes) for the robot, or (None, ()): the first solver
-    whose structure check passes."""
+    whose structure check passes. None for a robot with a helical joint: each solver's
+    geometry (a wrist centre, parallel axes) ignores the slide a pitch adds."""
+    if robot.helical.any():
+        return None, ()
     for name, structure, kinds in _FITS:
         try:
             structure(robot)
