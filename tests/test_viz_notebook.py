@@ -39,6 +39,46 @@ def test_the_page_holds_the_robot_posed_at_q():
     assert "tool" in nodes and len(doc.meshes) > 0
 
 
+def world_of(doc, name: str) -> np.ndarray:
+    """The node's pose in the glTF scene: its local transforms composed from the root down."""
+    parent = {c: k for k, nd in enumerate(doc.nodes) for c in nd.children}
+    k = next(i for i, nd in enumerate(doc.nodes) if nd.name == name)
+    T = np.eye(4)
+    while k is not None:
+        nd = doc.nodes[k]
+        if nd.matrix:
+            L = np.array(nd.matrix).reshape(4, 4).T  # glTF matrices are column-major
+        else:
+            x, y, z, w = nd.rotation or (0, 0, 0, 1)
+            L = np.eye(4)
+            L[:3, :3] = [[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]
+            L[:3, 3] = nd.translation or (0, 0, 0)
+        T = L @ T
+        k = parent.get(k)
+    return T
+
+
+@pytest.mark.parametrize("name, q", [("puma560", Q), ("braccio", np.radians([30, 20, -40, 10, 50])),
+                                     ("screw", np.array([0.7, 1.5, 2.0]))])
+def test_the_tool_in_the_view_is_at_the_fk_of_q(name, q):
+    """Independent of node names: the tool node composed through the tree is FK(q) (m)."""
+    if name == "screw":  # Modern Robotics' FKinSpace example: joint 3 is helical, pitch 0.1 m/rad
+        M = np.array([[-1, 0, 0, 0], [0, 1, 0, 6], [0, 0, -1, 2], [0, 0, 0, 1.0]])
+        S = np.array([[0, 0, 1, 4, 0, 0], [0, 0, 0, 0, 1, 0], [0, 0, -1, -6, 0, -0.1]])
+        robot = km.from_poe(M, S, name="screw")
+    else:
+        robot = km.load(name)
+    doc = gl.GLTF2.load_from_bytes(embedded(km.viz.view(robot, q).html(), "model/gltf-binary"))
+    T = km.fk(robot, q)
+    scale = 1e-3 if robot.length_unit == "mm" else 1.0
+    # float32 storage of every node: ~1e-7 relative per node, a few nodes deep
+    tool, p = world_of(doc, "tool"), T[:3, 3] * scale
+    np.testing.assert_allclose(tool[:3, :3], T[:3, :3], atol=2e-6)
+    np.testing.assert_allclose(tool[:3, 3], p, atol=2e-6 * (1 + np.abs(p).max()))
+
+
 def test_no_network_three_js_is_inside():
     page = km.viz.view(km.load("braccio")).html()
     three = embedded(page, "application/octet-stream").decode()

@@ -47,7 +47,8 @@ def posed_glb(robot: Robot, q: np.ndarray, trajectory=None) -> bytes:
     """The glTF of `robot` with its joint nodes set to q (to_glb draws q_home).
 
     The joint node of joint i is the node named after it: a rotation about z by q_i + offset_i
-    (revolute), or a translation along z (prismatic, metres)."""
+    (revolute; a helical joint also slides pitch·(q_i + offset_i)), or a translation along z
+    (prismatic, metres)."""
     import pygltflib as gl
 
     from ..export import to_glb
@@ -61,8 +62,9 @@ def posed_glb(robot: Robot, q: np.ndarray, trajectory=None) -> bytes:
     for i, name in enumerate(robot.joint_names):
         nd = doc.nodes[index[name]]
         theta = float(q[i] + robot.offsets[i])
-        if robot.revolute[i]:
+        if robot.revolute[i]:  # a helical joint also slides pitch·θ along z, as to_glb draws it
             nd.rotation = _quat_z(theta).tolist()
+            nd.translation = [0.0, 0.0, float(robot.pitch[i]) * theta * scale]
         else:
             nd.translation = [0.0, 0.0, theta * scale]
     return b"".join(doc.save_to_bytes())
