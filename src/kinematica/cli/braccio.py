@@ -258,7 +258,8 @@ def _arm_options(p: argparse.ArgumentParser, speed_default: int) -> None:
                         "for the emulator)")
     p.add_argument("--stream", metavar="URL", nargs="?", const=DEFAULT_URL, default=None,
                    help=f"send the arm's joint states as JSON lines over UDP to URL (default {DEFAULT_URL}; "
-                        "schema in docs/joint-state-stream.md): each point as it is reached, and the state after")
+                        "schema in docs/joint-state-stream.md): play sends each point as the board reaches it, home "
+                        "and move the state after the move")
     p.add_argument("--robot", default="braccio", metavar="ROBOT",
                    help="the model whose servo mapping and limits apply (default braccio)")
     p.add_argument("--calibration", metavar="FILE", help="per-servo offsets and directions (YAML or JSON)")
