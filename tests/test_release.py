@@ -60,7 +60,8 @@ def test_wheel_carries_the_data_and_the_license(dist):
     tracked = subprocess.run(["git", "ls-files", "src/kinematica"], cwd=ROOT, capture_output=True, text=True)
     if tracked.returncode != 0:
         pytest.skip("not a git checkout: the list of shipped files is unknown")
-    wanted = {f.removeprefix("src/") for f in tracked.stdout.split() if f.endswith((".yaml", ".ino", ".h", ".py"))}
+    shipped = (".yaml", ".ino", ".h", ".py", ".json")
+    wanted = {f.removeprefix("src/") for f in tracked.stdout.split() if f.endswith(shipped)}
     assert not wanted - set(names), f"missing from the wheel: {sorted(wanted - set(names))[:10]}"
     assert any(n.endswith("licenses/LICENSE") for n in names)
     meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
