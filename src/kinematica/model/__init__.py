@@ -7,9 +7,14 @@ from .inertial import Inertial, InertialError
 from .library import load, robot_names, save
 from .robot import ParameterTable, Robot, RobotError
 from .schema import RobotFileError
-from .urdf import from_urdf, to_urdf, urdf_tips
+from . import urdf as _urdf
+from .coerce import takes_robot as _takes_robot
+from .urdf import from_urdf, urdf_tips
 from .urdf_bodies import MissingLimitWarning, OffChainBodiesWarning, URDFWarning
 from .servo import from_servo, to_servo
+
+# urdf.py sits below the loader (load reads URDF files), so its writer takes a name here
+to_urdf = _takes_robot(_urdf.to_urdf)
 
 __all__ = ["Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "InertialError",
            "from_dh", "from_mdh", "from_planar", "from_link_frames", "load", "save", "robot_names"]

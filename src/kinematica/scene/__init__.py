@@ -7,9 +7,9 @@ engine with a batched broad phase), scene (`Scene`), scenefile (YAML scene files
 scenes).
 """
 
-from .library import read_scene, read_scene_text, scene_names
+from .library import scene_names
 from .query import CheckReport, DistanceReport
-from .scene import Obstacle, Scene, SceneRobot, Seat
+from .scene import Obstacle, Scene, SceneRobot, Seat, read_scene, read_scene_text
 from .scenefile import SceneFileError
 from .shapes import SHAPES, SceneError, Shape, make_shape
 from .sweep import SweepReport, check_trajectory
