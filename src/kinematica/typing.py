@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 Q = Annotated[ArrayLike, "(..., n)"]  # joint values: rad (revolute), the length unit (prismatic)
 QD = Annotated[ArrayLike, "(..., n)"]  # joint rates, per s
 QDD = Annotated[ArrayLike, "(..., n)"]  # joint accelerations, per s²
+PoseLike = Annotated[ArrayLike, "(..., 4, 4)"]  # homogeneous transforms (an IK target)
 # coming out: float64 arrays
 Poses = Annotated[NDArray[np.float64], "(..., 4, 4)"]  # homogeneous base-to-tool transforms
 Jacobians = Annotated[NDArray[np.float64], "(..., 6, n)"]  # rows (v; ω), columns the joints
@@ -39,4 +40,4 @@ def shape_of(alias: Any) -> str:
     return meta[0]
 
 
-__all__ = ["Q", "QD", "QDD", "Poses", "Jacobians", "Torques", "shape_of"]
+__all__ = ["Q", "QD", "QDD", "PoseLike", "Poses", "Jacobians", "Torques", "shape_of"]

@@ -36,6 +36,7 @@ from .frame import fit_target, judged, solver_problem
 from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
 from .target import Target
 from .tolerance import default_tolerance
+from ..typing import PoseLike, Q
 from .verdict import judge, near_singular, package, reason, reasons
 from ..model.coerce import takes_robot
 
@@ -80,7 +81,7 @@ def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
 
 
 @takes_robot
-def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" = None, method: str = "lm", *,
+def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, method: str = "lm", *,
        limits: str = "auto", restarts: int = 200, seed: int | None = 0, secondary: dict | None = None,
        rest: "ArrayLike | None" = None, model=None, scene=None, **options) -> IKResult:
     """Joint values that put the tool on `target`.
