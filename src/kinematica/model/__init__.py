@@ -4,7 +4,8 @@ from .builders import from_dh, from_link_frames, from_mdh, from_planar
 from .poe import from_poe
 from .mjcf import MJCFError, from_mjcf
 from .inertial import Inertial, InertialError
-from .library import load, robot_names, save
+from . import library as _library
+from .library import load, robot_names
 from .robot import ParameterTable, Robot, RobotError
 from .schema import RobotFileError
 from . import urdf as _urdf
@@ -13,7 +14,9 @@ from .urdf import from_urdf, urdf_tips
 from .urdf_bodies import MissingLimitWarning, OffChainBodiesWarning, URDFWarning
 from .servo import from_servo, to_servo
 
-# urdf.py sits below the loader (load reads URDF files), so its writer takes a name here
+# the loader sits below coerce (which loads a robot by name) and urdf.py below the loader (load reads
+# URDF files): their writers take a name here, at the top of the package
+save = _takes_robot(_library.save)
 to_urdf = _takes_robot(_urdf.to_urdf)
 
 __all__ = ["Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "InertialError",

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import InputError, InputTypeError
+from ..errors import InputError
 
 import difflib
-import os
 from importlib import resources
 from pathlib import Path
 from typing import Mapping
@@ -72,14 +71,9 @@ def load(name_or_path: str | Path, *, tip: str | None = None,
     raise InputError(f"unknown robot {key!r} (not a bundled name nor a .yaml/.urdf/.xml file){hint}")
 
 
-def save(robot: Robot | str, path: str | Path) -> Path:
-    """Write `robot` (a Robot, or what `load` takes) as YAML (.yaml/.yml) or URDF (.urdf), chosen by
-    the file's extension."""
-    if not isinstance(robot, Robot):  # loaded here, not through coerce.as_robot: coerce imports this module
-        if not isinstance(robot, (str, os.PathLike)):
-            raise InputTypeError(f"robot: expected a Robot, a bundled robot name or a robot file path, "
-                                 f"got {type(robot).__name__}")
-        robot = load(robot)
+def save(robot: Robot, path: str | Path) -> Path:
+    """Write `robot` as YAML (.yaml/.yml) or URDF (.urdf), chosen by the file's extension (`km.save`
+    also takes a name: model/__init__ wraps it, as coerce imports this module)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in _SUFFIXES_YAML:
