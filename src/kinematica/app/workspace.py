@@ -29,7 +29,7 @@ from nicegui import ui
 import kinematica as km
 from kinematica.scene import SweepReport, check_trajectory, scene_names
 from kinematica.scene import read_scene_text
-from kinematica.scene.shapes import mesh_data
+from kinematica.scene import mesh_data
 
 from . import camera
 from .panel import tag
