@@ -14,13 +14,14 @@ redraw only when shown.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # types only: neither module imports this one
     from .scene import ArmView
     from .state import Session
 
 
+@runtime_checkable
 class Host(Protocol):
     """What a widget asks of the tab it sits in (the Simulator tab is one)."""
 
@@ -44,6 +45,7 @@ class Host(Protocol):
         ...
 
 
+@runtime_checkable
 class PageHost(Protocol):
     """What a tab asks of the page that holds it."""
 
