@@ -4,8 +4,8 @@
   modules counts, whatever its kind: at module level, under `if TYPE_CHECKING:` (a type-only
   cycle still ties the modules together), and inside a function (a deferred import that exists to
   dodge a cycle is the cycle). A failure lists each cycle with the kind of every edge.
-- the faces (cli/, app/) use the core's public surface: no private name (leading underscore)
-  and no private module, and what they take from `ik`, `kinematics`, `dynamics`, `trajectory`
+- the faces (cli/, app/, hardware/) use the core's public surface: no private name (leading
+  underscore) and no private module, and what they take from `ik`, `kinematics`, `dynamics`, `trajectory`
   and `scene` comes from the subpackage itself (its `__all__`), not from a module inside it.
 
 An edge `a -> b` means: running module a's import executes module b (b's package `__init__`
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "kinematica"
-FACES = ("cli", "app")
+FACES = ("cli", "app", "hardware")
 SHALLOW = ("ik", "kinematics", "dynamics", "trajectory", "scene")  # reached through their __init__ only
 
 
