@@ -32,7 +32,7 @@ class Player:
     def __init__(self, host: Host, first_collision: Callable[[Any, float], Any]) -> None:
         self.host = host
         self.session = host.session
-        self.first_collision = first_collision  # the workspace's, or None when clear
+        self.first_collision = first_collision  # (trajectory, t) -> the workspace's first collision after t, or None
         self._quiet = False
         self._last = 0.0  # time.monotonic() of the last frame
         self.stop_at = None  # the workspace's first collision ahead of this playback, if any

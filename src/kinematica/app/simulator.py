@@ -10,6 +10,7 @@ from __future__ import annotations
 import tempfile
 import warnings
 from pathlib import Path
+
 import numpy as np
 from nicegui import events, ui
 
