@@ -52,5 +52,9 @@ fi
 "$python" -c 'import sys; assert sys.version_info >= (3, 10), "Kinematica needs Python >= 3.10"'
 echo "test.sh: installing .[test] into $("$python" -c 'import sys; print(sys.prefix)')"
 "$python" -m pip install --quiet --disable-pip-version-check -e ".[test]"
+# Static checks on src/, configured in pyproject.toml: ruff (lint) and basedpyright (pyright's
+# checker with Node.js bundled in its wheel; basic mode with the rules listed there). ~1–2 min.
+"$python" -m ruff check src
+"$(dirname "$python")/basedpyright"
 # The venv's bin first: the tests run the installed `kinematica` script and start the simulator.
 PATH="$(dirname "$python"):$PATH" exec "$python" -m pytest "$@"

@@ -6,6 +6,8 @@
 array([0.    , 0.5615, 0.89  ])
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .errors import InputError, InputTypeError, KinematicaError, SetupError
 from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
 from .ik import target as targets
@@ -17,6 +19,15 @@ from .model import (Inertial, MissingLimitWarning, OffChainBodiesWarning, Parame
                     RobotError, RobotFileError, URDFWarning, from_dh, from_mdh, from_link_frames,
                     from_planar, from_poe, from_mjcf, MJCFError, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
                     urdf_tips)
+
+if TYPE_CHECKING:  # what __getattr__ below loads at first use, named for type checkers and editors
+    from . import dynamics as dynamics, scene as scene  # reached as km.dynamics / km.scene, not in __all__
+    from . import export, hardware, spatial, trajectory, workspace
+    from .dynamics import (DynamicsError, SimulationStopped, computed_torque, coriolis, energy, forward_dynamics,
+                           gravity_torques, identify, mass_matrix, pd_gravity, regressor, rne, simulate,
+                           with_payload)
+    from .scene import Scene, SceneError, SceneFileError
+    from .trajectory import Trajectory
 
 # Imported at first use (PEP 562), not with the package: the dynamics' integrators and the
 # trajectories' splines bring SciPy's integrate, interpolate and spatial modules, most of the
@@ -31,7 +42,7 @@ _LAZY = {
 _MODULES = ("spatial", "trajectory", "dynamics", "hardware", "scene", "workspace", "export", "viz")  # workspace: maps on Dask
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     import importlib
 
     if name in _MODULES:

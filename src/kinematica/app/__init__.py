@@ -16,6 +16,10 @@ module:
 NiceGUI is imported only when a submodule that needs it is: `import kinematica.app` is cheap.
 """
 
+from ..extras import require
+
+require("app", "the simulator (kinematica.app)")  # cheap: nothing is imported to check
+
 __all__ = ["run"]
 
 

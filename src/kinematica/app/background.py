@@ -11,7 +11,7 @@ from typing import Any
 
 from nicegui import background_tasks, run, ui
 
-from .page import LazyTab
+from .tab import LazyTab
 
 CACHE_SIZE = 16  # states remembered per tab: enough to flip between topics and back
 

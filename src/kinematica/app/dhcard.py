@@ -14,7 +14,7 @@ from nicegui import ui
 
 import kinematica as km
 from kinematica import spatial
-from kinematica.kinematics.dh_from import dh_unavailable
+from kinematica.kinematics import dh_unavailable
 
 from .panel import tag
 from .robotedit import number_text

@@ -28,7 +28,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import kinematica as km
-from kinematica.ik.solve import default_tolerance
+from kinematica.ik import default_tolerance
 from kinematica.viz import plots
 from kinematica.viz.style import VizError
 

@@ -2,54 +2,32 @@
 project menu, the session they share, and how a change reaches every tab and the saved state.
 
 A tab changes the session, then calls `page.changed(what)` with what changed ("robot", "q",
-"mode", "target", "ik", "poses", "plan", "view"). Every tab's `update(what)` runs; tabs whose
-content is costly (Math, Plots) only mark themselves stale unless they are the one shown, and
-catch up when selected (`shown`). The session is saved to the browser session's storage after
-every change, so a reload restores it (`restore`).
+"mode", "target", "ik", "poses", "plan", "view"); tabs see the page only as a `tab.PageHost`,
+and the page is the one module that imports them (`tab.py` holds their base). Every tab's
+`update(what)` runs; tabs whose content is costly (Math, Plots) only mark themselves stale
+unless they are the one shown, and catch up when selected (`shown`). The session is saved to
+the browser session's storage after every change, so a reload restores it (`restore`).
 """
 
 from __future__ import annotations
 
 from collections.abc import MutableMapping
-from typing import Protocol
 
 from nicegui import events, ui
 
 from . import project
+from .mathtab import MathTab
 from .panel import tag
+from .plots import PlotsTab
+from .robottab import RobotTab
+from .simulator import SimulatorTab
 from .state import Session
+from .tab import LazyTab, Tab
 from .uploads import FileDrop
 
 TABS = {"simulator": ("Simulator", "precision_manufacturing"), "plots": ("Plots", "show_chart"),
         "math": ("Math", "functions"), "robot": ("Robot", "table_chart")}
 STORE_KEY = "project"
-
-
-class Tab(Protocol):
-    def update(self, what: set[str]) -> None: ...
-
-
-class LazyTab:
-    """A tab that redraws only when shown: `render()` builds its content from the session."""
-
-    name = ""
-
-    def __init__(self, page: "Page") -> None:
-        self.page = page
-        self.stale = True
-
-    def update(self, what: set[str]) -> None:
-        self.stale = True
-        if self.page.current == self.name:
-            self.shown()
-
-    def shown(self) -> None:
-        if self.stale:
-            self.stale = False
-            self.render()
-
-    def render(self) -> None:  # pragma: no cover — every tab defines it
-        raise NotImplementedError
 
 
 def restore(store: MutableMapping | None, robot: str, loaded: dict) -> Session:
@@ -73,11 +51,6 @@ class Page:
     """The header, the four tabs, and the project menu of one browser tab."""
 
     def __init__(self, session: Session, store: MutableMapping | None = None, served_with: str = "") -> None:
-        from .mathtab import MathTab
-        from .plots import PlotsTab
-        from .robottab import RobotTab
-        from .simulator import SimulatorTab
-
         self.session = session
         self.store = store
         self.served_with = served_with

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any
 
 from nicegui import ui
 
 from .panel import tag
 from .playlist import q_at
 from .state import SPEEDS
-
-if TYPE_CHECKING:
-    from .simulator import SimulatorTab
+from .tab import Host
 
 FPS = 30.0
 
@@ -30,9 +29,10 @@ FPS = 30.0
 class Player:
     """The player bar of one Simulator tab; `reload()` after the trajectory was re-planned."""
 
-    def __init__(self, tab: SimulatorTab) -> None:
-        self.tab = tab
-        self.session = tab.session
+    def __init__(self, host: Host, first_collision: Callable[[Any, float], Any]) -> None:
+        self.host = host
+        self.session = host.session
+        self.first_collision = first_collision  # (trajectory, t) -> the workspace's first collision after t, or None
         self._quiet = False
         self._last = 0.0  # time.monotonic() of the last frame
         self.stop_at = None  # the workspace's first collision ahead of this playback, if any
@@ -97,7 +97,7 @@ class Player:
             return
         if self.session.t >= self.duration - 1e-9:  # at the end: play from the start again
             self.session.t = 0.0
-        self.stop_at = self.tab.workspace.first_collision(self.session.trajectory, self.session.t)
+        self.stop_at = self.first_collision(self.session.trajectory, self.session.t)
         self._last = time.monotonic()
         self.timer.activate()
         self.button.props("icon=pause")
@@ -111,7 +111,7 @@ class Player:
     def pause(self) -> None:
         """Stop where the arm is; the other tabs and the saved project hear of the new q now."""
         self.halt()
-        self.tab.page.changed("q", "plan")
+        self.host.changed("q", "plan")
 
     def tick(self) -> None:
         now = time.monotonic()
@@ -143,7 +143,7 @@ class Player:
         if s.trajectory is None:
             return
         s.q = q_at(s.trajectory, s.t)
-        self.tab.refresh()
+        self.host.refresh()
         with self._silent():
             self.scrub.value = round(s.t, 2)
         self._show_time()
@@ -155,15 +155,15 @@ class Player:
         self._last = time.monotonic()
         self.show()
         if not self.playing:
-            self.tab.page.changed("q", "plan")
+            self.host.changed("q", "plan")
 
     def set_speed(self, value: float) -> None:
         self.session.plan.speed = float(value)
-        self.tab.page.changed("plan")
+        self.host.changed("plan")
 
     def set_loop(self, on: bool) -> None:
         self.session.plan.loop = bool(on)
-        self.tab.page.changed("plan")
+        self.host.changed("plan")
 
     def external(self, what: set[str]) -> None:
         """Another control moved the arm during playback: the user took over, so stop."""

@@ -190,7 +190,7 @@ def _angle(A: np.ndarray, B: np.ndarray) -> float:
 def task_for(robot: km.Robot) -> str:
     """What a Cartesian plan asks of the arm: "planar" for planar arms, "pose" with six or more
     joints, "approach" (position + tool axis: 5 constraints) with five, "position" with fewer."""
-    from kinematica.kinematics.manipulability import is_planar
+    from kinematica.kinematics import is_planar
 
     if is_planar(robot):
         return "planar"

@@ -9,8 +9,6 @@ page told ("poses" or "plan"), which saves the project.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from nicegui import events, ui
 
 from . import playlist
@@ -23,19 +21,17 @@ from .posefiles import (
     trajectory_text,
 )
 from .state import PLAN_KINDS, SECONDS_RANGE, FieldError, check_seconds
+from .player import Player
+from .tab import Host
 from .uploads import FileDrop
-
-if TYPE_CHECKING:
-    from .player import Player
-    from .simulator import SimulatorTab
 
 
 class PosesCard:
     """The pose list and its plan, for the session of one Simulator tab."""
 
-    def __init__(self, tab: SimulatorTab, player: Player) -> None:
-        self.tab, self.player = tab, player
-        self.session = tab.session
+    def __init__(self, host: Host, player: Player) -> None:
+        self.host, self.player = host, player
+        self.session = host.session
         s = self.session
         with ui.dialog() as self.import_dialog, ui.card().classes("w-96"):
             ui.label("Import poses").classes("text-subtitle2")
@@ -112,7 +108,7 @@ class PosesCard:
 
     def changed(self, what: str) -> None:
         self.replanned(playlist.replan(self.session))
-        self.tab.page.changed(what)
+        self.host.changed(what)
 
     # --- the list ------------------------------------------------------------------------------
     def add(self) -> None:
@@ -131,15 +127,15 @@ class PosesCard:
             field.value = s.poses[index].name
             return
         field.value = s.poses[index].name
-        self.tab.page.changed("poses")  # a name does not change the trajectory: no re-plan
+        self.host.changed("poses")  # a name does not change the trajectory: no re-plan
 
     def goto(self, index: int) -> None:
         s = self.session
         if self.player.playing:
             self.player.halt()
         s.set_q(s.poses[index].q)
-        self.tab.refresh()
-        self.tab.page.changed("q")
+        self.host.refresh()
+        self.host.changed("q")
 
     def move(self, index: int, step: int) -> None:
         playlist.move(self.session, index, step)

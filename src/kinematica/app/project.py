@@ -28,8 +28,8 @@ import yaml
 import kinematica as km
 from kinematica.model.robotfile import read_text, robot_to_dict
 from kinematica.model.schema import dump
-from kinematica.scene.library import read_scene_text
-from kinematica.scene.scenefile import dump_scene
+from kinematica.scene import read_scene_text
+from kinematica.scene import dump_scene
 
 from .playlist import check_name
 from .state import (METHODS, MODES, PLAN_KINDS, PROJECTIONS, FieldError, PlanSpec, Pose, Session, TargetSpec,

@@ -12,17 +12,13 @@ rebuild of the tab (another robot chosen) and closes, with its emulator, when th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from nicegui import run, ui
 
 from ..hardware import STATE_NOTE, Braccio, CommandRefused, Emulator, LinkError
 from ..hardware import protocol as pr
 from ..hardware.limits import check_robot, reached_q
 from .panel import tag
-
-if TYPE_CHECKING:
-    from .simulator import SimulatorTab
+from .tab import Host
 
 POLL = 0.1  # s between progress updates during a play
 
@@ -30,8 +26,8 @@ POLL = 0.1  # s between progress updates during a play
 class RobotLink:
     """The link of one Simulator tab; `card()` draws it in the current container."""
 
-    def __init__(self, tab: SimulatorTab) -> None:
-        self.tab = tab
+    def __init__(self, host: Host) -> None:
+        self.host = host
         self.arm: Braccio | None = None
         self.emulator: Emulator | None = None
         self.busy = ""  # "", "move" or "play": what runs in the worker thread
@@ -47,7 +43,7 @@ class RobotLink:
                 ui.space()
                 ui.label("Braccio, or its emulator").classes("text-xs text-grey-7")
             try:
-                check_robot(self.tab.session.robot)
+                check_robot(self.host.session.robot)
             except CommandRefused:
                 tag(ui.label("The robot link drives a Tinkerkit Braccio (5 servo-mapped joints and a gripper): "
                              "choose the braccio robot to use it."), "link-status").classes("text-sm text-grey-8")
@@ -98,7 +94,7 @@ class RobotLink:
 
     def mirror(self) -> None:
         """The arm's ghost at what its board commanded (nothing when not connected)."""
-        view = self.tab.view
+        view = self.host.view
         if view is None:
             return
         degrees = (self.arm.reached if self.busy == "play" and self.arm.reached else
@@ -126,7 +122,7 @@ class RobotLink:
         if not url:
             self.say("Give the arm's port (kinematica braccio ports lists them), or press emulator.", True)
             return
-        arm = Braccio(url, robot=self.tab.session.robot)
+        arm = Braccio(url, robot=self.host.session.robot)
         self.busy = "move"
         self.say(f"connecting to {url} (an Uno restarts when its port opens: ~2 s)…")
         try:
@@ -161,7 +157,7 @@ class RobotLink:
 
     # --- commands -----------------------------------------------------------------------------
     async def send_pose(self) -> None:
-        arm, q, speed = self.arm, self.tab.session.q.copy(), self.speed.value
+        arm, q, speed = self.arm, self.host.session.q.copy(), self.speed.value
         if arm is None or self.busy:
             return
         try:
@@ -185,7 +181,7 @@ class RobotLink:
                      f"{rep.quantisation_error:.2f} {arm.robot.length_unit} from the plan")
 
     async def play(self) -> None:
-        arm, tr, speed = self.arm, self.tab.session.trajectory, self.speed.value
+        arm, tr, speed = self.arm, self.host.session.trajectory, self.speed.value
         if arm is None or self.busy:
             return
         if tr is None:

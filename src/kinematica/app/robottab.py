@@ -19,7 +19,7 @@ from kinematica.model.robotfile import write_text
 
 from . import robotedit
 from .dhcard import DHCard
-from .page import LazyTab
+from .tab import LazyTab
 from .panel import STATUS_CLASSES, tag
 from .robotedit import EditError, RobotForm, columns, header, unit_text
 

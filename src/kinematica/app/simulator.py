@@ -10,7 +10,6 @@ from __future__ import annotations
 import tempfile
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 from nicegui import events, ui
@@ -26,17 +25,15 @@ from .robotlink import RobotLink
 from . import stream
 from .scene import ArmView
 from .state import PROJECTIONS, TargetSpec, robot_choices
+from .tab import PageHost
 from .uploads import FileDrop
 from .workspace import Workspace
-
-if TYPE_CHECKING:
-    from .page import Page
 
 
 class SimulatorTab:
     """The Simulator tab: robot choice, FK/IK mode, joints, readout, IK panel, the 3-D view."""
 
-    def __init__(self, page: "Page") -> None:
+    def __init__(self, page: PageHost) -> None:
         self.page = page
         self.session = page.session
         self.view: ArmView | None = None
@@ -65,7 +62,7 @@ class SimulatorTab:
         with self.stage:
             self.view = ArmView(s.robot, s.q, projection=s.view.projection,
                                 on_target_drop=self.target_dropped, on_handle_drop=self.handle_dropped)
-            self.player = Player(self)  # under the view: play the pose list
+            self.player = Player(self, self.workspace.first_collision)  # under the view: play the pose list
             with ui.row().classes("w-full items-center no-wrap gap-3 text-sm text-grey-8"):
                 tag(ui.label(f"{s.robot.name}: {s.robot.n} joints, lengths in {s.robot.length_unit}; "
                              f"{self.view.grid.caption}"), "scene-caption").classes("shrink-0")
@@ -148,6 +145,10 @@ class SimulatorTab:
 
         points, _, grid = preview(self.session.robot, 20_000, voxel=None)
         self.view.show_workspace(points, 0.5 * grid.voxel)
+
+    def changed(self, *what: str) -> None:
+        """A widget of this tab changed the session (`tab.Host`): the page tells every tab."""
+        self.page.changed(*what)
 
     def refresh(self) -> None:
         """Show the session's joint values everywhere: sliders, fields, readout, arm."""

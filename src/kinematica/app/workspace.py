@@ -21,24 +21,22 @@ file's meshes need absolute paths (an upload has no folder).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from nicegui import ui
 
 import kinematica as km
 from kinematica.scene import SweepReport, check_trajectory, scene_names
-from kinematica.scene.library import read_scene_text
-from kinematica.scene.shapes import mesh_data
+from kinematica.scene import read_scene_text
+from kinematica.scene import mesh_data
 
 from . import camera
 from .panel import tag
 from .playlist import q_at
 from .scene import along
+from .tab import Host
 from .uploads import FileDrop
-
-if TYPE_CHECKING:
-    from .simulator import SimulatorTab
 
 NONE = "(none)"
 # (colour, opacity): this arm's collision shapes over its drawing, the other arms, obstacles, a hit
@@ -61,8 +59,8 @@ class Workspace:
     """The scene around one session's arm (the session keeps it, and the project saves it);
     `draw` puts the shapes in the tab's view, `show(q)` checks and colours them."""
 
-    def __init__(self, tab: "SimulatorTab") -> None:
-        self.tab = tab
+    def __init__(self, host: Host) -> None:
+        self.host = host
         with ui.dialog() as self.open_dialog, ui.card().classes("w-96"):
             ui.label("Open a scene file").classes("text-subtitle2")
             ui.label("A YAML scene file (see docs/scenes.md) whose robots are bundled ones; mesh "
@@ -76,19 +74,19 @@ class Workspace:
     # the open scene and the arm's seat live in the session: saved with the project
     @property
     def scene(self) -> km.Scene | None:
-        return self.tab.session.scene
+        return self.host.session.scene
 
     @scene.setter
     def scene(self, value: km.Scene | None) -> None:
-        self.tab.session.scene = value
+        self.host.session.scene = value
 
     @property
     def seat(self) -> str | None:
-        return self.tab.session.seat
+        return self.host.session.seat
 
     @seat.setter
     def seat(self, value: str | None) -> None:
-        self.tab.session.seat = value
+        self.host.session.seat = value
 
     # --- the card -----------------------------------------------------------------------
     def card(self) -> None:
@@ -137,11 +135,11 @@ class Workspace:
         first robot of the session's model, else the first that can be played). Switching seats
         in the open scene leaves the arm given up where it was and takes over the other one
         where it stands: the sliders drive one arm at a time."""
-        session = self.tab.session
+        session = self.host.session
         if not name or name == NONE:
             self.scene, self.seat = None, None
-            self.tab.build()
-            self.tab.page.changed("workspace")
+            self.host.build()
+            self.host.changed("workspace")
             return
         if self.scene is not None and self.scene.name == name:
             scene = self.scene
@@ -168,7 +166,7 @@ class Workspace:
         self._open(scene, None)
 
     def _open(self, scene: km.Scene, seat: str | None) -> None:
-        session = self.tab.session
+        session = self.host.session
         playable = seats(scene)
         if not playable:
             ui.notify(f"{scene.name}: none of its robots is a bundled robot the simulator can show", type="warning")
@@ -178,12 +176,12 @@ class Workspace:
         entry = scene.robots[self.seat]
         if entry.robot.name != session.robot_name:
             session.set_robot(entry.robot.name)
-            self.tab.page.changed("robot")
+            self.host.changed("robot")
         if seat is not None:
             session.set_q(entry.q)  # take over the arm where it stands
-            self.tab.page.changed("q")
-        self.tab.build()
-        self.tab.page.changed("workspace")
+            self.host.changed("q")
+        self.host.build()
+        self.host.changed("workspace")
 
     def dropped(self, object_id: str, p: np.ndarray) -> bool:
         """An object was dragged to p (the arm's base frame, robot units): an obstacle moves
@@ -198,7 +196,7 @@ class Workspace:
         centre = 0.5 * np.add(*[f(mesh_data(shape)[0], axis=0) for f in (np.min, np.max)]) \
             if shape.kind == "mesh" else np.zeros(3)
         old = (np.linalg.inv(e.base) @ np.append(T[:3, :3] @ centre + T[:3, 3], 1.0))[:3] / e.scale
-        hidden = camera.hidden_axis(self.tab.view.projection)
+        hidden = camera.hidden_axis(self.host.view.projection)
         if hidden is not None:  # a drag in a projection moves in its plane only
             p = np.array(p, dtype=float)
             p[hidden] = old[hidden]
@@ -208,8 +206,8 @@ class Workspace:
             self.scene.move(name, T)
         except km.SceneError as err:
             ui.notify(str(err), type="warning")
-        self.tab.build()  # the fields show the new position; the view redraws
-        self.tab.page.changed("workspace")
+        self.host.build()  # the fields show the new position; the view redraws
+        self.host.changed("workspace")
         return True
 
     def move_obstacle(self, name: str, axis: int, value: float | None) -> None:
@@ -225,8 +223,8 @@ class Workspace:
         except km.SceneError as e:
             ui.notify(str(e), type="warning")
             return
-        self.show(self.tab.session.q)
-        self.tab.page.changed("workspace")
+        self.show(self.host.session.q)
+        self.host.changed("workspace")
 
     # --- drawing ------------------------------------------------------------------------
     def _to_view(self, T_world: np.ndarray) -> np.ndarray:
@@ -234,21 +232,21 @@ class Workspace:
         e = self.scene.robots[self.seat]
         T = np.linalg.inv(e.base) @ T_world
         T = T.copy()
-        T[..., :3, 3] /= e.scale * self.tab.view.grid.step
+        T[..., :3, 3] /= e.scale * self.host.view.grid.step
         return T
 
     def _length(self, x: float) -> float:
-        return x / (self.scene.robots[self.seat].scale * self.tab.view.grid.step)
+        return x / (self.scene.robots[self.seat].scale * self.host.view.grid.step)
 
     def draw(self) -> None:
         """Put every shape of the scene in the tab's view (after each build of the view)."""
         self.shapes, self.handles = {}, {}
-        if self.scene is not None and self.scene.robots[self.seat].robot.name != self.tab.session.robot_name:
+        if self.scene is not None and self.scene.robots[self.seat].robot.name != self.host.session.robot_name:
             self.scene, self.seat = None, None  # another robot was chosen: this seat is not it
         if self.scene is None:
             return
         c = self.scene.compiled()
-        view = self.tab.view.scene
+        view = self.host.view.scene
         with view:
             for shape, body, M in zip(c.collider.shapes, c.collider.bodies, c.collider.placements):
                 name = c.names[body]
@@ -259,7 +257,7 @@ class Workspace:
                     parts[0].draggable()
                     self.handles[parts[0].id] = name
                 self.shapes.setdefault(name, []).append((parts, shape, M, colour))
-        self.tab.view.on_other_drop = self.dropped
+        self.host.view.on_other_drop = self.dropped
 
     def _object(self, view: Any, shape: Any, colour: tuple[str, float]) -> list:
         """Unit objects for one shape (placed by `_place`): a capsule is a cylinder and two balls."""

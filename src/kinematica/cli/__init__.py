@@ -103,11 +103,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader left (`kinematica robots | head -1`): nothing more to say
         _drop_stdout()
         return 0
-    except (UsageError, Failure, ValueError, OSError) as e:  # RobotFileError, DynamicsError,
+    except (UsageError, Failure, ValueError, OSError, km.SetupError) as e:  # RobotFileError, DynamicsError,
         if isinstance(e, Failure):  # good input that could not be carried out: say what was odd in it
             show_warnings()
         sys.stderr.write(f"kinematica: error: {_one_line(e)}\n")  # TrajectoryError are ValueErrors
-        return EXIT_FAILURE if isinstance(e, Failure) else EXIT_USAGE
+        return EXIT_FAILURE if isinstance(e, (Failure, km.SetupError)) else EXIT_USAGE  # SetupError: a missing extra
 
 
 def _drop_stdout() -> None:

@@ -20,6 +20,7 @@ from typing import Any, Callable, TextIO
 
 import kinematica as km
 
+from ..extras import need
 from .. import bounds
 from ..hardware import (STATE_NOTE, ArmState, Braccio, CalibrationError, CommandRefused, Emulator, LinkError,
                         Misbehaviour, load_calibration)
@@ -34,8 +35,7 @@ ARDUINO_VIDS = {0x2341: "Arduino", 0x2A03: "Arduino", 0x1A86: "CH340 (Arduino cl
 
 # --- ports, firmware, emulate ---------------------------------------------------------------------
 def cmd_ports(args: argparse.Namespace, out: TextIO) -> int:
-    from serial.tools import list_ports
-
+    list_ports = need("serial.tools.list_ports", "hardware", "kinematica braccio ports")
     ports = [{"device": p.device, "description": p.description, "hwid": p.hwid,
               "maker": ARDUINO_VIDS.get(p.vid) if p.vid is not None else None}
              for p in sorted(list_ports.comports(), key=lambda p: p.device)]

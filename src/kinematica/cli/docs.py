@@ -31,6 +31,9 @@ def build(root: Path, out: TextIO) -> Path:
     """`mkdocs build --strict` of the checkout into root/site; Failure with MkDocs' complaint."""
     import subprocess
 
+    from ..extras import require
+
+    require("docs", "building the documentation site")  # names the extra before anything runs
     out.write(f"Building the site from {root / 'mkdocs.yml'} (mkdocs build --strict)…\n")
     out.flush()
     try:
@@ -39,8 +42,6 @@ def build(root: Path, out: TextIO) -> Path:
     except OSError as e:
         raise Failure(f"cannot run mkdocs: {e}") from None
     if run.returncode != 0:
-        if "No module named mkdocs" in run.stderr:
-            raise UsageError('building the site needs MkDocs: pip install -e ".[docs]"')
         last = [line for line in run.stderr.splitlines() if "WARNING" in line or "ERROR" in line or "Error" in line]
         raise Failure("mkdocs build --strict failed: " + (last[-1].strip() if last else run.stderr.strip()[-300:]))
     return root / "site"

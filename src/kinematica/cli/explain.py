@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from . import ik as cli_ik
+from .targets import add_target_args, ik_target
 from .common import (UsageError, add_robot, dumps, finite_numbers, jsonable, option_joint_values, robot_of,
                      with_warnings)
 
@@ -53,7 +54,7 @@ def build_document(args: argparse.Namespace) -> Document:
     if args.what == "ik":
         if args.position is None:
             raise UsageError("explain ik needs the target: --position X Y Z (or X Y for a planar robot)")
-        t, _ = cli_ik.ik_target(robot, args)
+        t, _ = ik_target(robot, args)
         q0 = option_joint_values(robot, args.q0, args.deg, "--q0")
         return explain(robot, "ik", target=t, q0=q0, method=args.method, limits=args.limits, deg=deg,
                        **cli_ik.ik_options(args))
@@ -112,14 +113,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--qdd", nargs="+", metavar="QDD", help="dynamics: joint accelerations (default 0), per s²")
     p.add_argument("--gravity", nargs=3, metavar=("GX", "GY", "GZ"),
                    help="dynamics: gravity in base coordinates, m/s² (default 0 0 -9.80665)")
-    p.add_argument("--position", nargs="+", metavar="X", help="ik: target position X Y Z (X Y for a planar robot)")
-    o = p.add_mutually_exclusive_group()
-    o.add_argument("--rpy", nargs=3, metavar=("R", "P", "Y"), help="ik: tool orientation as roll, pitch, yaw")
-    o.add_argument("--euler-zyz", nargs=3, metavar=("A", "B", "C"), help="ik: tool orientation, ZYZ Euler angles")
-    o.add_argument("--quat", nargs=4, metavar=("W", "X", "Y", "Z"), help="ik: tool orientation, unit quaternion")
-    o.add_argument("--approach", nargs=3, metavar=("AX", "AY", "AZ"), help="ik: the tool z axis (5-DOF arms)")
-    o.add_argument("--pitch", metavar="PHI", help="ik: the tool z axis at pitch PHI above the horizontal (paper 003)")
-    o.add_argument("--phi", metavar="PHI", help="ik: planar target heading")
+    add_target_args(p, note="ik: ")
     p.add_argument("--q0", nargs="+", metavar="Q", help="ik: initial guess (default: home)")
     p.add_argument("--method", choices=cli_ik.IK_METHODS, default="lm",
                    help="ik: lm (default), gn, newton, transpose, dls, or analytic (the closed-form steps)")

@@ -11,69 +11,15 @@ import numpy as np
 import kinematica as km
 
 from ..bounds import RESTARTS, count
-from ..ik.analytic import has_analytic, helical_refusal
-from ..kinematics.manipulability import is_planar
+from ..ik import CLOSED_FORMS, has_analytic, helical_refusal
 from . import text_ik
 from .learn import model_options
 from .common import (UsageError, add_robot, emit, finite_numbers, robot_of, option_joint_values,
                      q_deg)
+from .targets import add_target_args, ik_target
 
-ORIENTATION_FLAGS = ("rpy", "euler_zyz", "quat", "approach", "pitch", "phi")
-_ANGLE_FLAGS = ("rpy", "euler_zyz", "pitch", "phi")  # converted by --deg
 IK_METHODS = ("lm", "gn", "newton", "transpose", "dls", "analytic")
 IK_COMMAND_METHODS = IK_METHODS + ("anfis",)  # anfis needs a model file: only `ik` takes one
-
-
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
-def ik_target(robot: km.Robot, args: argparse.Namespace) -> tuple[km.Target, dict[str, Any]]:
-    """The Target the options describe, and the same target as plain data (angles in rad).
-
-    --position X Y Z with at most one orientation form (--rpy, --euler-zyz, --quat, --approach,
-    --pitch); --position X Y is a planar target for a planar robot, with --phi its heading."""
-    pos = finite_numbers(args.position, "--position")
-    given = [f for f in ORIENTATION_FLAGS if getattr(args, f) is not None]
-    form = given[0] if given else None  # at most one: the parser's exclusive group sees to it
-    value = None
-    if form is not None:
-        raw = getattr(args, form)
-        value = finite_numbers(raw if isinstance(raw, list) else [raw], _flag(form))
-        if form in _ANGLE_FLAGS and args.deg:
-            value = np.radians(value)
-        if form in ("pitch", "phi"):
-            value = value[0]
-    data: dict[str, Any] = {"position": pos}
-    if len(pos) == 2:
-        if not is_planar(robot):
-            raise UsageError(f"--position X Y is a planar target, but {robot.name} moves in 3-D: "
-                             "give --position X Y Z")
-        if form not in (None, "phi"):
-            raise UsageError(f"{_flag(form)} needs a 3-D target (--position X Y Z); a planar "
-                             "target (x, y) takes only --phi, its heading")
-        t = km.targets.planar(pos, value)
-    elif len(pos) == 3:
-        if form == "phi":
-            raise UsageError("--phi is the heading of a planar target: give --position X Y "
-                             "(planar robots); for a 3-D target use --pitch or another orientation")
-        if form is None:
-            t = km.targets.position(pos)
-        elif form == "approach":
-            t = km.targets.approach(pos, value)
-            data["approach"] = t.a
-        elif form == "pitch":
-            t = km.targets.approach(pos, pitch=value)
-            data["approach"] = t.a
-        else:
-            t = km.targets.orientation(pos, **{form: value})
-            data["R"] = t.R
-    else:
-        raise UsageError(f"--position takes 3 values (x y z), or 2 (x y) for a planar robot; "
-                         f"got {len(pos)}")
-    if form is not None:
-        data[form] = value
-    return t, {"kind": t.kind, "constraints": t.dof, **data}
 
 
 def solution_data(robot: km.Robot, r: km.IKResult) -> dict[str, Any]:
@@ -105,10 +51,8 @@ def ik_data(robot: km.Robot, t: km.Target, target: dict[str, Any], q0: np.ndarra
     if method == "analytic" and not has_analytic(robot, t):
         what = ("a planar (x, y) target without its heading --phi"
                 if t.kind == "planar" and t.phi is None else f"a {t.kind} target")
-        raise UsageError(f"no analytic solver fits {robot.name} with {what} (closed forms "
-                         "exist for planar 2R/3R with the heading φ, yaw-pitch-pitch-pitch-roll "
-                         "5-DOF arms, 6R arms with a spherical wrist and UR-type arms); use a "
-                         "numeric --method")
+        raise UsageError(f"no analytic solver fits {robot.name} with {what} (closed forms exist for "
+                         f"{CLOSED_FORMS}); use a numeric --method")
     if seed_model is not None:
         q0 = seed_model.seeds_for(robot, t)
     start = robot.q_home if q0 is None else q0
@@ -186,23 +130,7 @@ def add_parser(sub: Any) -> None:
                                    "target. An unreachable or unsolved target is a normal answer "
                                    "(exit code 0, the reason in words); bad input exits with 2.")
     add_robot(p)
-    p.add_argument("--position", nargs="+", required=True, metavar="X",
-                   help="target position X Y Z in the robot's length unit; X Y (two values) is a "
-                        "planar target for a planar robot")
-    o = p.add_mutually_exclusive_group()
-    o.add_argument("--rpy", nargs=3, metavar=("R", "P", "Y"),
-                   help="tool orientation: roll, pitch, yaw about fixed x, y, z (rad, or deg with --deg)")
-    o.add_argument("--euler-zyz", nargs=3, metavar=("A", "B", "C"),
-                   help="tool orientation: ZYZ Euler angles (rad, or deg with --deg)")
-    o.add_argument("--quat", nargs=4, metavar=("W", "X", "Y", "Z"),
-                   help="tool orientation: unit quaternion, scalar first")
-    o.add_argument("--approach", nargs=3, metavar=("AX", "AY", "AZ"),
-                   help="the tool z axis (approach direction); the roll about it is free (5-DOF arms)")
-    o.add_argument("--pitch", metavar="PHI",
-                   help="the tool z axis at pitch PHI above the horizontal, in the vertical plane "
-                        "through the target (paper 003; rad, or deg with --deg)")
-    o.add_argument("--phi", metavar="PHI",
-                   help="planar target: heading of the last link (rad, or deg with --deg)")
+    add_target_args(p, required=True)
     p.add_argument("--q0", nargs="+", metavar="Q",
                    help="initial guess, one value per joint (default: the robot's home); with "
                         "--all, the configuration the solutions are sorted by distance to")

@@ -10,8 +10,7 @@ import numpy as np
 
 import kinematica as km
 
-from ..kinematics import report, select_rows
-from ..kinematics.manipulability import ROWS
+from ..kinematics import ROWS, report, select_rows
 from . import text
 from .common import add_robot, emit, joint_values, robot_of, q_deg
 

@@ -12,6 +12,7 @@ import kinematica as km
 
 from ..bounds import EPOCHS, RULES, TRAINING, count
 from . import text_learn
+from .targets import add_target_args, ik_target
 from .common import JSON_HELP, Failure, UsageError, add_robot, emit, robot_of
 from .progress import Progress
 
@@ -73,7 +74,6 @@ def cmd_learn_dynamics(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_learn_explain(args: argparse.Namespace, out: TextIO) -> int:
     from ..learn.explain import explain_answer
-    from .ik import ik_target
 
     model = read_model(args.model, "MODEL")
     t, target = ik_target(model.robot, args)
@@ -133,17 +133,10 @@ def add_parser(sub: Any) -> None:
                       description="The layers of an IK model's answer to one target: membership degrees, "
                                   "firing strengths, normalised weights, rule outputs and their sum, per joint.")
     ex.add_argument("model", metavar="MODEL", help="an IK model file written by 'kinematica learn ik'")
-    ex.add_argument("--position", nargs="+", required=True, metavar="X",
-                    help="target X Y (planar arms, with --phi) or X Y Z (with --pitch, --approach, --rpy or --quat)")
-    o = ex.add_mutually_exclusive_group()
-    o.add_argument("--phi", metavar="PHI", help="planar target: heading of the last link (rad, or deg with --deg)")
-    o.add_argument("--pitch", metavar="PHI", help="the tool z axis at pitch PHI (rad, or deg with --deg)")
-    o.add_argument("--approach", nargs=3, metavar=("AX", "AY", "AZ"), help="the tool z axis")
-    o.add_argument("--rpy", nargs=3, metavar=("R", "P", "Y"), help="tool orientation: roll, pitch, yaw (6R arms)")
-    o.add_argument("--quat", nargs=4, metavar=("W", "X", "Y", "Z"), help="tool orientation: unit quaternion")
+    add_target_args(ex, required=True)
     ex.add_argument("--deg", action="store_true", help="angles in degrees")
     ex.add_argument("--top", type=int, default=5, metavar="K", help="the K strongest rules per joint (default 5)")
-    ex.set_defaults(func=cmd_learn_explain, euler_zyz=None)
+    ex.set_defaults(func=cmd_learn_explain)
     rp = s.add_parser("report", help="the training and evaluation report stored in a model file")
     rp.add_argument("model", metavar="MODEL", help="a model file written by 'kinematica learn'")
     rp.set_defaults(func=cmd_learn_report)

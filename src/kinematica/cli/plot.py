@@ -26,14 +26,14 @@ from ..bounds import FRAMES, POINTS, count
 from .common import (Failure, UsageError, add_robot, emit, finite_numbers, robot_of,
                      option_joint_values)
 from .dynamics import check_trajectory
-from .ik import IK_METHODS, ik_target
+from .ik import IK_METHODS
+from .targets import TARGET_OPTIONS, add_target_args, ik_target
 
 KINDS = ("arm", "projections", "solutions", "workspace", "convergence", "trajectory", "path", "map")
 IMAGE_FORMATS = {".png": "PNG", ".svg": "SVG", ".pdf": "PDF"}
 ANIMATION_FORMATS = {".gif": "GIF", ".mp4": "MP4"}
 VIEWS = ("auto", "3d", "projections", "xy", "xz", "yz", "rz")
 MAX_PIXELS = 10_000
-TARGET_OPTIONS = ("position", "rpy", "euler_zyz", "quat", "approach", "pitch", "phi")
 # which options each kind takes (the others must be left out)
 USES = {
     "arm": {"q", "frames", "view", "target"},
@@ -257,15 +257,7 @@ def add_parsers(sub: Any) -> None:
                    help="auto (planar robots in their plane, others 3-D), 3d, projections, or a "
                         "plane xy, xz, yz, rz (the vertical plane through the arm)")
     p.add_argument("--target", nargs="+", metavar="X", help="mark a point X Y Z (arm, projections)")
-    p.add_argument("--position", nargs="+", metavar="X",
-                   help="IK target X Y Z (X Y for a planar robot): solutions, convergence")
-    o = p.add_mutually_exclusive_group()
-    o.add_argument("--rpy", nargs=3, metavar=("R", "P", "Y"), help="target orientation, roll pitch yaw")
-    o.add_argument("--euler-zyz", nargs=3, metavar=("A", "B", "C"), help="target orientation, ZYZ")
-    o.add_argument("--quat", nargs=4, metavar=("W", "X", "Y", "Z"), help="target orientation, quaternion")
-    o.add_argument("--approach", nargs=3, metavar=("AX", "AY", "AZ"), help="the tool z axis")
-    o.add_argument("--pitch", metavar="PHI", help="the tool z axis at pitch PHI (paper 003)")
-    o.add_argument("--phi", metavar="PHI", help="planar target: heading of the last link")
+    add_target_args(p, note="solutions, convergence: ")
     p.add_argument("--q0", nargs="+", metavar="Q", help="convergence: the IK start (default home)")
     p.add_argument("--method", choices=IK_METHODS, default=None, help="convergence: the IK method (default lm)")
     p.add_argument("--limits", choices=("auto", "clip", "wrap", "ignore"), default=None,

@@ -9,6 +9,7 @@ import socket
 from typing import Any, TextIO
 
 from ..export.jointstate import DEFAULT_URL, StreamError, resolve
+from ..extras import require
 from .common import ROBOT_HELP, UsageError, add_robot, hold_values, load_robot
 
 DEFAULT_PORT = 8080
@@ -48,6 +49,7 @@ def choose_port(host: str, port: int | None) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    require("app", "kinematica serve")  # before the banner: nothing is served without NiceGUI
     robot = args.robot or "braccio"
     load_robot(robot, args.tip, args.hold_at)  # a bad name or file fails here, before the server starts
     if args.stream is not None:

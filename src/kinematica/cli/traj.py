@@ -26,7 +26,7 @@ import numpy as np
 import kinematica as km
 
 from ..spatial import matrix_to_rpy
-from ..trajectory.follow import TASKS
+from ..trajectory import TASKS
 from . import text_traj as view
 from .common import Failure, UsageError, add_robot, emit, robot_of, option_joint_values, q_deg
 from .dynamics import FORMATS, _out_path, joint_units

@@ -13,7 +13,7 @@ import numpy as np
 import kinematica as km
 
 from ..bounds import Limit, count
-from ..kinematics.manipulability import is_planar, task_rows
+from ..kinematics import is_planar, task_rows
 from ..model.robot import LIMIT_TOL
 from ..spatial import rotation_log, rpy_to_matrix
 from ..trajectory import ramp

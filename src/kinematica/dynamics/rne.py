@@ -24,6 +24,7 @@ from . import programs as pg
 from .local import Local, local
 from .params import GRAVITY
 from ..model.coerce import takes_robot
+from ..typing import QD, QDD, Q, Torques
 
 SMALL = 16  # up to this many states a loop over single states beats the vectorised pass
 
@@ -56,8 +57,8 @@ def check_like(robot: Robot, q: np.ndarray, x: ArrayLike, what: str) -> np.ndarr
 
 
 @takes_robot
-def rne(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, gravity: ArrayLike = GRAVITY,
-        wrench: ArrayLike | None = None, friction: bool = True) -> np.ndarray:
+def rne(robot: Robot, q: Q, qd: QD, qdd: QDD, *, gravity: ArrayLike = GRAVITY,
+        wrench: ArrayLike | None = None, friction: bool = True) -> Torques:
     """Joint torques/forces τ (..., n) that produce accelerations qdd at (q, qd).
 
     q, qd, qdd: (..., n), rad(/s, /s²) or the length unit for prismatic joints; gravity: base-frame

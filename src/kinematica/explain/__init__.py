@@ -13,6 +13,10 @@
 
 from __future__ import annotations
 
+from ..extras import require
+
+require("explain", "kinematica.explain")  # one line naming the extra, not a traceback from SymPy's absence
+
 from ..errors import InputError
 
 from typing import Any

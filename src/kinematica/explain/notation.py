@@ -23,6 +23,7 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 from sympy.printing.str import StrPrinter
 
+from ..extras import need
 from .exact import for_display
 
 GREEK = {"theta": "θ", "alpha": "α", "phi": "φ", "lambda": "λ", "omega": "ω", "tau": "τ"}
@@ -195,8 +196,7 @@ def text(expr: sp.Expr) -> str:
 
 def mathml(tex: str, display: bool = True) -> str:
     """MathML of a LaTeX string (latex2mathml)."""
-    from latex2mathml.converter import convert
-
+    convert = need("latex2mathml.converter", "explain", "MathML").convert
     return convert(tex, display="block" if display else "inline")
 
 

@@ -170,7 +170,7 @@ def render_html(doc: Document, math: str = "auto", mathjax_url: str | None = Non
     if math in ("auto", "mathjax") and mathjax_url is None:
         src = mathjax_source()
         if src is None and math == "mathjax":
-            raise SetupError("MathJax is not installed (pip install django-static-mathjax); use math='mathml'")
+            raise SetupError('MathJax is not installed (pip install "kinematica[explain]"); use math=\'mathml\'')
     mode = "mathjax" if (src is not None or mathjax_url) and math != "mathml" else "mathml"
     m = _Math(mode)
     body = [f"<h1>{html.escape(doc.title)}</h1>"]

@@ -18,6 +18,7 @@ skeleton the simulator draws, not the real robot's meshes.
 
 from __future__ import annotations
 
+from ..extras import need
 from ..errors import InputError
 
 import numpy as np
@@ -38,8 +39,7 @@ def _quat_z(theta: np.ndarray) -> np.ndarray:
 
 def _cylinder(p0: np.ndarray, p1: np.ndarray, radius: float, sections: int = 16):
     """(positions, normals, indices) of an open-ended cylinder from p0 to p1 with caps."""
-    import trimesh
-
+    trimesh = need("trimesh", "export", "glTF export")
     if np.linalg.norm(p1 - p0) < 1e-9:
         return None
     mesh = trimesh.creation.cylinder(radius=radius, segment=np.stack([p0, p1]), sections=sections)
@@ -89,8 +89,7 @@ def to_glb(robot: Robot, trajectory=None, *, radius: float | None = None) -> byt
     >>> glb[:4]
     b'glTF'
     """
-    import pygltflib as gl
-
+    gl = need("pygltflib", "export", "glTF export")
     n = robot.n
     scale = 1e-3 if robot.length_unit == "mm" else 1.0
     if trajectory is not None and (trajectory.n != n or list(trajectory.joint_names) != list(robot.joint_names)):

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 
 from ..kinematics import fk
 from ..model import Robot, to_servo
-from ..model.servo import _mapping
+from ..model.servo import servo_mapping
 from . import protocol as pr
 from .calibration import Calibration
 
@@ -128,7 +128,7 @@ def check_stream_speed(robot: Robot, t: np.ndarray, physical: np.ndarray, banner
 
 def reached_q(robot: Robot, cal: Calibration, degrees: ArrayLike) -> np.ndarray:
     """The joint values (..., 5) the arm takes at whole physical servo degrees (..., 6)."""
-    zero, sign, _ = _mapping(robot)  # not from_servo: a calibrated, rounded degree may sit a
+    zero, sign, _ = servo_mapping(robot)  # not from_servo: a calibrated, rounded degree may sit a
     nominal = cal.to_nominal(degrees)[..., :5]  # fraction outside the nominal range
     return sign * (nominal - zero) / robot.angle_scale + 0.0
 

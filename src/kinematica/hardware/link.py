@@ -8,6 +8,7 @@ check that nothing left after a fault.
 
 from __future__ import annotations
 
+from ..extras import need
 from ..errors import KinematicaError
 
 import time
@@ -32,10 +33,7 @@ class Link:
     """A line-oriented serial link (pyserial is imported when a link opens)."""
 
     def __init__(self, url: str, baud: int = pr.BAUD) -> None:
-        try:
-            import serial
-        except ImportError:  # pragma: no cover - pyserial is a dependency of kinematica
-            raise LinkError("pyserial is not installed: pip install 'pyserial>=3.5,<4'") from None
+        serial = need("serial", "hardware", "the Braccio link")
         self._serial_errors = (serial.SerialException, OSError)
         try:
             self.port: Any = serial.serial_for_url(url, baudrate=baud, timeout=_POLL, write_timeout=2.0)

@@ -24,7 +24,7 @@ from .numeric import METHODS, Options, iterate
 from .frame import fit_target, judged, solver_problem
 from .reach import reach_check
 from .result import IKResult
-from .solve import default_tolerance
+from .tolerance import default_tolerance
 from .verdict import near_singular as _near_singular
 from .target import Target
 from .residual import errors

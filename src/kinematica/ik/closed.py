@@ -3,16 +3,18 @@ and the closed form as the last resort of Levenberg–Marquardt (`rescue`)."""
 
 from __future__ import annotations
 
-from ..errors import InputError
+from ..errors import InputError, InputTypeError
 
 import numpy as np
 
 from ..model.robot import Robot
-from .numeric import CONVERGED
+from .limits import LIMIT_MODES
+from .numeric import CONVERGED, Options
 from .reach import out_of_reach_message, reach_check
 from .result import IKResult
 from .single import Problem, verdict_one
 from .target import Target
+from .tolerance import tolerances
 from .verdict import judge, near_singular, package
 
 
@@ -21,19 +23,21 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
     """The closed-form branch nearest each seed (within the limits when they are enforced),
     solved on the solver's problem (rs, t) and judged by FK of `robot` against `world`
     (see `frame`)."""
-    from .analytic import analytic_solutions, helical_refusal, solver_name
-    from .solve import LIMIT_MODES, _options
+    from .analytic import CLOSED_FORMS, analytic_solutions, helical_refusal, solver_name
 
     if limits not in LIMIT_MODES:
         raise InputError(f"limits must be one of {', '.join(LIMIT_MODES)}, got {limits!r}")
-    opts = _options(robot, "lm", "wrap", kw)  # tolerances only
+    unknown = set(kw) - set(Options.__dataclass_fields__)
+    if unknown:
+        raise InputTypeError(f"unknown IK option(s): {', '.join(sorted(unknown))}")
+    tol_p, tol_o = tolerances(robot, kw)
+    opts = Options(tol_position=tol_p, tol_orientation=tol_o)  # the tolerances only: nothing iterates
     found = analytic_solutions(rs, t, q_ref=seeds)
     if found is None and helical_refusal(robot):
         raise InputError(helical_refusal(robot))
     if found is None:
         raise InputError(f"no analytic solver fits {robot.name!r} with a {t.kind} target "
-                         f"(closed forms exist for planar 2R/3R, yaw-pitch-pitch-pitch-roll 5-DOF arms, "
-                         f"6R arms with a spherical wrist and UR-type arms); use a numeric method")
+                         f"(closed forms exist for {CLOSED_FORMS}); use a numeric method")
     Q, valid, labels = found
     enforce = limits != "ignore"
     usable = valid & (robot.within_limits(Q) if enforce else True)

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 
 from ..model.robot import Robot
-from .numeric import Options
 from .reach import out_of_reach_message, reach_check
 from .result import IKResult
 from .target import Target
+from .tolerance import tolerances
 from .verdict import judge, near_singular, package
 
 LEARNED_METHODS = ("anfis",)
@@ -46,14 +46,11 @@ def solve_learned(robot: Robot, world: Target, rs: Robot, t: Target, method: str
     if not is_model(model):
         raise InputTypeError(f"method={method!r} needs model=<a learned IK model> (from kinematica.learn: "
                         f"train_ik or load_model), got {type(model).__name__}")
-    from .solve import default_tolerance
-
     unknown = set(options) - {"tol_position", "tol_orientation"}
     if unknown:
         raise InputTypeError(f"method={method!r} takes only the options tol_position, tol_orientation; got "
                         f"{', '.join(sorted(unknown))}")
-    tol_p = float(options.get("tol_position", default_tolerance(robot)))
-    tol_o = float(options.get("tol_orientation", Options.tol_orientation))
+    tol_p, tol_o = tolerances(robot, options)
     shape = world.shape
     N = int(np.prod(shape))
     q = model_seeds(robot, model, world).reshape(N, robot.n)

@@ -11,6 +11,8 @@ TWO_PI = 2 * np.pi
 # limits: abandoned. One converging nearer may have an exact solution on the limit itself,
 # reached from outside by rounding: it is clipped onto the limits and polished (`POLISH`).
 MARGIN = 0.05
+# km.ik's `limits`: "auto" (wrap from home or random seeds, clip from a given q0), or one of the others
+LIMIT_MODES = ("auto", "clip", "wrap", "ignore")
 
 
 def wrap_into_limits(robot: Robot, q: np.ndarray, ref: np.ndarray | None = None) -> np.ndarray:

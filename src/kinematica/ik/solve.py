@@ -26,7 +26,7 @@ from ..model.robot import Robot
 from .batch import solve_lm
 from .closed import rescue
 from .collide import avoid, seat_of
-from .limits import random_seeds, wrap_into_limits
+from .limits import LIMIT_MODES, random_seeds, wrap_into_limits
 from .numeric import CONVERGED, METHODS, STALLED, Options, iterate
 from .reach import _bound, out_of_reach_message, reach_check
 from .result import IKResult
@@ -35,15 +35,10 @@ from .single import Problem, solve_one, verdict_one
 from .frame import fit_target, judged, solver_problem
 from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
 from .target import Target
+from .tolerance import default_tolerance
+from ..typing import PoseLike, Q
 from .verdict import judge, near_singular, package, reason, reasons
 from ..model.coerce import takes_robot
-
-LIMIT_MODES = ("auto", "clip", "wrap", "ignore")
-
-
-def default_tolerance(robot: Robot) -> float:
-    """1e-6 m, in the robot's length unit (1e-3 for mm robots)."""
-    return 1e-6 if robot.length_unit == "m" else 1e-3
 
 
 def _seeds(robot: Robot, q0, N: int, rng: np.random.Generator) -> np.ndarray:
@@ -86,7 +81,7 @@ def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
 
 
 @takes_robot
-def ik(robot: Robot, target: "Target | ArrayLike", q0: "ArrayLike | str | None" = None, method: str = "lm", *,
+def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, method: str = "lm", *,
        limits: str = "auto", restarts: int = 200, seed: int | None = 0, secondary: dict | None = None,
        rest: "ArrayLike | None" = None, model=None, scene=None, **options) -> IKResult:
     """Joint values that put the tool on `target`.

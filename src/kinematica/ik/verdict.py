@@ -8,6 +8,7 @@ import numpy as np
 from ..kinematics.jacobian import fk_jacobian, jacobian
 from ..kinematics.manipulability import singular_values
 from ..model.robot import LIMIT_TOL, Robot
+from .frame import fit_target, judged, solver_problem
 from .linsolve import spd_factor_last
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED
 from .pool import OUTSIDE
@@ -27,6 +28,17 @@ def judge(robot: Robot, t: Target, q: np.ndarray, tol_position: float, tol_orien
     inside = robot.within_limits(q)
     ok = (pos < tol_position) & (ori < tol_orientation) & (inside | (not enforce))
     return ok, pos, ori, inside, J
+
+
+def check(robot: Robot, target: Target, q: np.ndarray, tol_position: float, tol_orientation: float,
+          enforce: bool = True):
+    """`km.ik`'s verdict on joint values q (N, n) for `target` (N,), whoever found them: (ok,
+    position error, orientation error, within limits, near singular), the errors by FK in the
+    world frame, the singularity flag in the frame the solvers see (a planar arm's own plane)."""
+    world = judged(robot, target)
+    rs, t = solver_problem(robot, fit_target(robot, world))
+    ok, pos, ori, inside, J = judge(robot, world, q, tol_position, tol_orientation, enforce)
+    return ok, pos, ori, inside, near_singular(rs, t, q, J if rs is robot else None)
 
 
 def near_singular(robot: Robot, t: Target, q: np.ndarray, J: np.ndarray | None = None) -> np.ndarray:

@@ -8,12 +8,13 @@ from numpy.typing import ArrayLike
 from ..model.robot import Robot
 from .chain import check_q, end_pass, end_single, frames_pass, frames_single
 from ..model.coerce import takes_robot
+from ..typing import Poses, Q
 
 _SMALL = 4  # up to this many configurations, single-configuration calls are cheaper
 
 
 @takes_robot
-def fk(robot: Robot, q: ArrayLike) -> np.ndarray:
+def fk(robot: Robot, q: Q) -> Poses:
     """End-effector pose T = base · B1 · J1(q1) · A1 · … · Jn(qn) · An · tool.
 
     q: joint values, shape (n,) or (..., n) — rad for revolute, robot.length_unit for prismatic.

@@ -12,6 +12,7 @@ from ..model.robot import Robot
 from .chain import check_q, end_pass, end_single
 from .fk import _SMALL
 from ..model.coerce import takes_robot
+from ..typing import Jacobians, Q
 
 FRAMES = ("base", "tool", "space", "body")
 
@@ -54,7 +55,7 @@ def space_twist(J: np.ndarray, T: np.ndarray) -> np.ndarray:
 
 
 @takes_robot
-def jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> np.ndarray:
+def jacobian(robot: Robot, q: Q, frame: str = "base") -> Jacobians:
     """Jacobian (..., 6, n) mapping q̇ to the tool's twist.
 
     frame="base" (default): rows (v; ω) in base coordinates, v the velocity of the tool point —

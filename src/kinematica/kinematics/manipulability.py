@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 from ..model.robot import Robot
 from ..model.coerce import takes_robot
 
+# a task's rows of the 6 × n Jacobian (vx vy vz ωx ωy ωz): what `rows=` of the measures selects
 ROWS = {"full": (0, 1, 2, 3, 4, 5), "position": (0, 1, 2), "orientation": (3, 4, 5),
         "planar": (0, 1, 5)}
 RANK_TOL = 1e-9

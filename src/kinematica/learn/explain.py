@@ -21,8 +21,6 @@ from ..errors import InputError
 
 from typing import Any
 
-import numpy as np
-
 from ..ik.target import as_target
 from .anfis import forward, regressors
 from .model import IKModel

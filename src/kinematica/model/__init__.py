@@ -1,15 +1,47 @@
 """Robot models: the immutable `Robot`, its builders, robot files and the bundled robots."""
 
+import os
+from pathlib import Path
+
 from .builders import from_dh, from_link_frames, from_mdh, from_planar
 from .poe import from_poe
 from .mjcf import MJCFError, from_mjcf
 from .inertial import Inertial, InertialError
-from .library import load, robot_names, save
+from . import library as _library
+from .library import load, robot_names
 from .robot import ParameterTable, Robot, RobotError
 from .schema import RobotFileError
-from .urdf import from_urdf, to_urdf, urdf_tips
+from . import urdf as _urdf
+from .coerce import as_robot as _as_robot
+from .urdf import from_urdf, urdf_tips
 from .urdf_bodies import MissingLimitWarning, OffChainBodiesWarning, URDFWarning
 from .servo import from_servo, to_servo
+
+
+
+# The loader sits below coerce (which loads a robot by name) and urdf.py below the loader (load reads
+# URDF files): their writers take a name here, at the top of the package.
+def save(robot: "Robot | str", path: "str | os.PathLike[str]") -> Path:
+    """Write a robot (a Robot, a bundled name or a robot file) as YAML (.yaml/.yml) or URDF (.urdf),
+    chosen by the file's extension; the path written.
+
+    >>> import tempfile, kinematica as km
+    >>> km.save("planar-3r", Path(tempfile.mkdtemp()) / "arm.yaml").name
+    'arm.yaml'
+    """
+    return _library.save(_as_robot(robot), path)
+
+
+def to_urdf(robot: "Robot | str") -> str:
+    """URDF text of a robot (a Robot, a bundled name or a robot file), in metres: `world` →
+    `base_link` → one link per joint → `tool0`; `from_urdf` of it gives back the same FK, limits,
+    names and inertials. A helical joint is refused (URDF has none).
+
+    >>> import kinematica as km
+    >>> km.to_urdf("planar-3r").count("<joint ")
+    4
+    """
+    return _urdf.to_urdf(_as_robot(robot))
 
 __all__ = ["Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "InertialError",
            "from_dh", "from_mdh", "from_planar", "from_link_frames", "load", "save", "robot_names"]

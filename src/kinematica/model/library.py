@@ -11,7 +11,6 @@ from typing import Mapping
 
 from .robot import Robot
 from .robotfile import read_text, write_text
-from .coerce import takes_robot
 from .schema import RobotFileError
 
 _SUFFIXES_YAML = (".yaml", ".yml")
@@ -72,9 +71,9 @@ def load(name_or_path: str | Path, *, tip: str | None = None,
     raise InputError(f"unknown robot {key!r} (not a bundled name nor a .yaml/.urdf/.xml file){hint}")
 
 
-@takes_robot
 def save(robot: Robot, path: str | Path) -> Path:
-    """Write `robot` as YAML (.yaml/.yml) or URDF (.urdf), chosen by the file's extension."""
+    """Write `robot` as YAML (.yaml/.yml) or URDF (.urdf), chosen by the file's extension (`km.save`
+    also takes a name: model/__init__ wraps it, as coerce imports this module)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in _SUFFIXES_YAML:

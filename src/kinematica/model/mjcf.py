@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..extras import need
 from .. import spatial
 from .builders import from_link_frames
 from .inertial import Inertial, combined
@@ -30,11 +31,7 @@ class MJCFError(RobotError):
 
 
 def _mujoco():
-    try:
-        import mujoco
-    except ImportError:
-        raise ImportError("reading MJCF needs MuJoCo: pip install 'kinematica[mjcf]'") from None
-    return mujoco
+    return need("mujoco", "mjcf", "reading MJCF")
 
 
 def _pose(pos, quat) -> np.ndarray:
@@ -179,7 +176,7 @@ def _inertials(m, path: list[int], owner: list[int], bnames: list[str]) -> tuple
         if hinge and m.body_mass[b] > 0:
             held.append(bnames[b])
         k = carriers[-1]
-        _, Y, _ = _up(m, c, lambda d: d == owner[k])  # c in the body of joint k
+        _, Y, _ = _up(m, c, lambda d, k=k: d == owner[k])  # c in the body of joint k
         a = np.array(m.jnt_pos[m.body_jntadr[owner[k]] + m.body_jntnum[owner[k]] - 1])
         F = spatial.trans(*(-a)) @ Y @ X
         mass, com, I = _body_inertia(m, b)

@@ -24,7 +24,7 @@ from .coerce import takes_robot
 _TOL = 1e-9  # servo degrees: float noise of the deg/rad conversions, not a real excess
 
 
-def _mapping(robot: Robot) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def servo_mapping(robot: Robot) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """zero (n,), sign (n,), range (n, 2) of every joint; ValueError if any is missing."""
     maps: Sequence[Any] | None = robot.extras.get("servo")
     if not maps:
@@ -77,7 +77,7 @@ def to_servo(robot: Robot, q: ArrayLike) -> np.ndarray:
     array([[ 90.,  90.,  90.,  90.,  90.],
            [ 60., 100.,  70.,  95.,  45.]])
     """
-    zero, sign, rng = _mapping(robot)
+    zero, sign, rng = servo_mapping(robot)
     q = _values(robot, q, "q")
     servo = zero + sign * (q * robot.angle_scale)
     _check_range(robot, servo, rng, "to_servo")
@@ -95,7 +95,7 @@ def from_servo(robot: Robot, degrees: ArrayLike) -> np.ndarray:
     >>> np.degrees(km.from_servo(km.load("braccio"), [90, 45, 180, 180, 90])).round(9)
     array([  0., -45.,  90.,  90.,   0.])
     """
-    zero, sign, rng = _mapping(robot)
+    zero, sign, rng = servo_mapping(robot)
     servo = _values(robot, degrees, "servo degrees")
     _check_range(robot, servo, rng, "from_servo")
     return sign * (servo - zero) / robot.angle_scale + 0.0  # + 0.0: no −0 for a sign −1 joint at zero

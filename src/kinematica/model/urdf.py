@@ -45,7 +45,6 @@ from .builders import from_link_frames
 from .inertial import Inertial
 from .robot import PRISMATIC, Robot, RobotError
 from .schema import RobotFileError
-from .coerce import takes_robot
 from .urdf_bodies import (MissingLimitWarning, OffChainBodiesWarning, URDFWarning, children_of, folded_message,
                           held_values, limits, rigid_body, warn)
 from .urdf_collision import collision_shapes
@@ -330,7 +329,6 @@ def _inertial(link: etree._Element, inert: Inertial, H: np.ndarray, per_m: float
                                         for a, b in ("xx", "xy", "xz", "yy", "yz", "zz")})
 
 
-@takes_robot
 def to_urdf(robot: Robot) -> str:
     """URDF text of any Robot, in metres (mm robots are converted; a comment says so).
 

@@ -7,13 +7,14 @@ engine with a batched broad phase), scene (`Scene`), scenefile (YAML scene files
 scenes).
 """
 
-from .library import read_scene, read_scene_text, scene_names
+from .library import scene_names
 from .query import CheckReport, DistanceReport
-from .scene import Obstacle, Scene, SceneRobot, Seat
-from .scenefile import SceneFileError
-from .shapes import SHAPES, SceneError, Shape, make_shape
+from .scene import Obstacle, Scene, SceneRobot, Seat, read_scene, read_scene_text
+from .scenefile import SceneFileError, dump_scene
+from .shapes import SHAPES, SceneError, Shape, make_shape, mesh_data
 from .sweep import SweepReport, check_trajectory
 
 __all__ = ["Scene", "SceneRobot", "Obstacle", "Seat", "SceneError", "SceneFileError", "Shape", "SHAPES",
            "make_shape", "CheckReport", "DistanceReport", "SweepReport", "check_trajectory", "read_scene",
-           "read_scene_text", "scene_names"]
+           "read_scene_text", "scene_names",
+           "dump_scene", "mesh_data"]

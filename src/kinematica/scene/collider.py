@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..extras import need
 from .shapes import Shape, bounding_sphere, coal_geometry
 
 
@@ -44,9 +45,7 @@ class Collider:
 
     def __init__(self, shapes: list[Shape], bodies: np.ndarray, placements: np.ndarray,
                  body_pairs: list[tuple[int, int]]):
-        import coal
-
-        self._coal = coal
+        self._coal = coal = need("coal", "scene", "collision checking")
         self.bodies = np.asarray(bodies, dtype=int)
         self.placements = np.asarray(placements, dtype=float).reshape(-1, 4, 4)
         self.shapes = list(shapes)

@@ -1,4 +1,5 @@
-"""Bundled example scenes (YAML files in the package) and reading a scene by name or path."""
+"""Bundled example scenes (YAML files in the package) and finding a scene's text by name or path;
+`Scene.load` (scene.py) builds the scene from it."""
 
 from __future__ import annotations
 
@@ -7,8 +8,7 @@ import os
 from importlib import resources
 from pathlib import Path
 
-from .scene import Scene
-from .scenefile import SceneFileError, fail_at, parse
+from .scenefile import SceneFileError
 from .shapes import SceneError
 
 
@@ -22,9 +22,10 @@ def scene_names() -> list[str]:
     return sorted(_bundle())
 
 
-def read_scene(name_or_path: "str | os.PathLike[str]") -> Scene:
-    """A bundled scene by name, or a YAML scene file; SceneFileError naming the file, line and
-    field of the first problem, FileNotFoundError / SceneError for a missing file or name."""
+def scene_text(name_or_path: "str | os.PathLike[str]") -> tuple[str, str, Path]:
+    """The text of a bundled scene (by name) or a YAML scene file, where it came from (for error
+    messages) and the folder its robot and mesh files are relative to; FileNotFoundError /
+    SceneError for a missing file or name, SceneFileError for a file that is not text."""
     key = os.fspath(name_or_path)
     bundle = _bundle()
     if key in bundle:
@@ -41,32 +42,4 @@ def read_scene(name_or_path: "str | os.PathLike[str]") -> Scene:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         raise SceneFileError(f"{where}: not a YAML text file (byte {e.start} is not UTF-8)") from None
-    return read_scene_text(text, where, path.parent)
-
-
-def read_scene_text(text: str, where: str = "<scene>", folder: Path | None = None) -> Scene:
-    """A scene from the text of a YAML scene file (robot and mesh files relative to `folder`)."""
-    folder = folder or Path(".")
-    return _build(parse(text, where, folder), folder)
-
-
-def _build(parsed: dict, folder: Path) -> Scene:
-    scene = Scene(parsed["name"], length_unit=parsed["length_unit"], description=parsed["description"])
-    for r in parsed["robots"]:
-        src = r["source"]
-        if Path(src).suffix and not Path(src).is_absolute():
-            src = str(folder / src)
-        c = r["collision"]
-        try:
-            scene.add_robot(r["name"], r["robot"], r["base"], q=r["q"], radius=c.get("radius"),
-                            exclude=c.get("exclude", ()), include=c.get("include", ()), source=src)
-        except SceneError as e:
-            raise fail_at(parsed, r["path"] + (["collision"] if c else []), str(e)) from None
-    for o in parsed["obstacles"]:
-        scene.add_obstacle(o["name"], o["shape"], o["pose"])
-    for i, (a, b) in enumerate(parsed["allow"]):
-        try:
-            scene.allow(a, b)
-        except SceneError as e:
-            raise fail_at(parsed, ["allow", i], str(e)) from None
-    return scene
+    return text, where, path.parent

@@ -28,9 +28,11 @@ from .. import spatial
 from ..bounds import BOUND_WORDS, joint_bounds
 from ..model.coerce import as_robot
 from ..model.robot import MAX_LENGTH, Robot
+from .library import scene_text
 from .linkgeom import LinkGeometry, link_geometry
 from .query import check, distance
 from .selfpairs import excluded_pairs
+from .scenefile import fail_at, parse
 from .shapes import Shape, SceneError, make_shape
 
 if TYPE_CHECKING:
@@ -309,10 +311,9 @@ class Scene:
 
     @classmethod
     def load(cls, name_or_path: "str | os.PathLike[str]") -> "Scene":
-        """A bundled scene by name (`kinematica.scene.scene_names()`) or a YAML scene file."""
-        from .library import read_scene
-
-        return read_scene(name_or_path)
+        """A bundled scene by name (`kinematica.scene.scene_names()`) or a YAML scene file;
+        SceneFileError naming the file, line and field of the first problem."""
+        return read_scene_text(*scene_text(name_or_path))
 
     def __repr__(self) -> str:
         return (f"Scene({self.name!r}, robots {list(self._robots)}, obstacles {list(self._obstacles)}, "
@@ -331,3 +332,36 @@ class Seat:
     def check(self, q: ArrayLike):
         """`scene.check` with this robot at q (n,) or (..., n)."""
         return self.scene.check({**self.others, self.robot: q})
+
+
+def read_scene(name_or_path: "str | os.PathLike[str]") -> Scene:
+    """`Scene.load`: a bundled scene by name, or a YAML scene file."""
+    return Scene.load(name_or_path)
+
+
+def read_scene_text(text: str, where: str = "<scene>", folder: Path | None = None) -> Scene:
+    """A scene from the text of a YAML scene file (robot and mesh files relative to `folder`)."""
+    folder = folder or Path(".")
+    return _build(parse(text, where, folder), folder)
+
+
+def _build(parsed: dict, folder: Path) -> Scene:
+    scene = Scene(parsed["name"], length_unit=parsed["length_unit"], description=parsed["description"])
+    for r in parsed["robots"]:
+        src = r["source"]
+        if Path(src).suffix and not Path(src).is_absolute():
+            src = str(folder / src)
+        c = r["collision"]
+        try:
+            scene.add_robot(r["name"], r["robot"], r["base"], q=r["q"], radius=c.get("radius"),
+                            exclude=c.get("exclude", ()), include=c.get("include", ()), source=src)
+        except SceneError as e:
+            raise fail_at(parsed, r["path"] + (["collision"] if c else []), str(e)) from None
+    for o in parsed["obstacles"]:
+        scene.add_obstacle(o["name"], o["shape"], o["pose"])
+    for i, (a, b) in enumerate(parsed["allow"]):
+        try:
+            scene.allow(a, b)
+        except SceneError as e:
+            raise fail_at(parsed, ["allow", i], str(e)) from None
+    return scene

@@ -20,6 +20,7 @@ kinematica.scene.shapes.SceneError: box: size must be 3 positive finite numbers 
 
 from __future__ import annotations
 
+from ..extras import need
 from ..errors import KinematicaError
 
 import functools
@@ -119,8 +120,7 @@ def make_shape(kind: str, **size: Any) -> Shape:
 @functools.lru_cache(maxsize=64)
 def _mesh(path: str, scale: float, stamp: float) -> tuple[np.ndarray, np.ndarray]:
     """(vertices (v, 3), triangles (t, 3)) of a mesh file, read once per file version."""
-    import trimesh
-
+    trimesh = need("trimesh", "scene", "a mesh shape")
     try:
         m = trimesh.load(path, force="mesh", process=False)
     except Exception as e:  # trimesh raises many kinds on a corrupt file
@@ -144,8 +144,7 @@ def mesh_data(shape: Shape) -> tuple[np.ndarray, np.ndarray]:
 
 def coal_geometry(shape: Shape):
     """The coal collision geometry of `shape` (a BVH of triangles for a mesh)."""
-    import coal
-
+    coal = need("coal", "scene", "collision checking")
     if shape.kind == "box":
         return coal.Box(*shape.size)
     if shape.kind == "sphere":

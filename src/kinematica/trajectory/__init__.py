@@ -16,14 +16,14 @@ Cartesian paths (each returns a `CartesianPath`: times, poses (k, 4, 4), arc len
   retime       constant speed or a trapezoidal speed profile along the arc length
 Path following:
   follow       IK of every point, warm-started, on one branch, with a per-point report
-Files: save, load, save_scenarios (see `files`).
+Files: save, load, save_scenarios (see `files`). Piecewise-linear velocity profiles: `ramp`.
 """
 
-from . import files
+from . import files, ramp
 from .arc import arc_through, circle, circle_through
 from .cartesian import line
 from .files import load, save, save_scenarios
-from .follow import FollowReport, follow
+from .follow import TASKS, FollowReport, follow
 from .joint import joint
 from .path import CartesianPath, retime
 from .polynomial import cubic, quintic
@@ -33,7 +33,7 @@ from .trapezoidal import min_duration, trapezoidal
 from .value import Trajectory, TrajectoryError, concatenate, for_robot
 from .via import via
 
-__all__ = ["files", "load", "save", "save_scenarios", "Trajectory", "TrajectoryError", "concatenate", "for_robot",
+__all__ = ["files", "ramp", "load", "save", "save_scenarios", "Trajectory", "TrajectoryError", "concatenate", "for_robot",
            "joint", "cubic", "quintic", "trapezoidal", "min_duration", "via", "time_optimal",
            "CartesianPath", "line", "arc_through", "circle_through", "circle", "spline", "curve", "retime",
-           "follow", "FollowReport"]
+           "follow", "FollowReport", "TASKS"]

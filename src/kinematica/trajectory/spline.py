@@ -87,7 +87,10 @@ class GluedCubics:
                 c3 = m0 / (2 * c * c)
                 coef = (m0, -3 * c3 * c, c3)
                 knots += [j + 1.0]
-            self.origin.append(A), self.ex.append(ex), self.ey.append(ey), self.chord.append(c)
+            self.origin.append(A)
+            self.ex.append(ex)
+            self.ey.append(ey)
+            self.chord.append(c)
             self.coef.append(coef)
             c1, c2, c3 = coef
             slope = c1 + 2 * c2 * c + 3 * c3 * c * c

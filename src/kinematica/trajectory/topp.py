@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..extras import need
 from ..bounds import SAMPLES, count, sample_count
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
@@ -36,10 +37,7 @@ def _limit(x: ArrayLike | None, n: int, what: str, optional: bool = False) -> np
 
 
 def _toppra():
-    try:
-        import toppra
-    except ImportError:
-        raise ImportError("time_optimal needs the toppra package: pip install 'kinematica[plan]'") from None
+    toppra = need("toppra", "plan", "time_optimal")
     toppra.setup_logging("ERROR")  # its INFO lines, and its warning beside our own error, would fill a console
     return toppra
 

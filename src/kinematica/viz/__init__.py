@@ -10,6 +10,10 @@ save it with `fig.savefig(path)` or `kinematica.viz.save(fig, path)`; nothing is
 (200, 150)
 """
 
+from ..extras import require
+
+require("plot", "kinematica.viz")  # one line naming the extra, not a traceback from deep inside
+
 from .animate import AnimationError, animate, frame_times
 from .arm import ArmDrawing, arm, projections, solutions
 from .geometry import ArmGeometry, arm_geometry, reach

@@ -67,13 +67,16 @@ def workspace_map(m: Any, value: str | None = None, view: str = "auto", at: floa
     if view == "3d":
         ax = fig.add_subplot(1, 1, 1, projection="3d")
         sc = ax.scatter(cols["x"], cols["y"], cols["z"], c=v, s=4, cmap="viridis", linewidths=0)
-        ax.set_xlabel(f"x ({unit})"), ax.set_ylabel(f"y ({unit})"), ax.set_zlabel(f"z ({unit})")
+        ax.set_xlabel(f"x ({unit})")
+        ax.set_ylabel(f"y ({unit})")
+        ax.set_zlabel(f"z ({unit})")
         ax.set_title(f"{len(v)} occupied voxels")
     else:
         ax = fig.add_subplot(1, 1, 1)
         image, extent, where = _section(grid, voxels, v, view, at)
         sc = ax.imshow(image, origin="lower", extent=extent, cmap="viridis", interpolation="nearest")
-        ax.set_xlabel(f"{view[0]} ({unit})"), ax.set_ylabel(f"{view[1]} ({unit})")
+        ax.set_xlabel(f"{view[0]} ({unit})")
+        ax.set_ylabel(f"{view[1]} ({unit})")
         ax.set_aspect("equal")
         ax.set_title(f"{view} section, {where}")
     fig.colorbar(sc, ax=ax, shrink=0.8).set_label(LABELS[value])

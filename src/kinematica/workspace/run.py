@@ -24,10 +24,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..extras import need
 from .grid import WorkspaceError
 
 CONNECT_TIMEOUT = 3.0  # s: a scheduler that has not answered by then is reported, not waited for
-EXTRA_HINT = "the workspace maps need Dask: pip install 'kinematica[workspace]'"
 
 
 def block_seed(seed: int, stream: int, block: int) -> int:
@@ -107,11 +107,8 @@ class Parts:
 
 
 def _dask():
-    try:
-        import dask  # noqa: F401
-        import distributed  # noqa: F401
-    except ImportError as e:
-        raise ImportError(f"{EXTRA_HINT} ({e})") from None
+    need("dask", "workspace", "the workspace maps")
+    need("distributed", "workspace", "the workspace maps")
 
 
 def execute(work: Callable[..., dict], args: Callable[[int, int], tuple], n_blocks: int, per_task: int,
@@ -140,12 +137,13 @@ def execute(work: Callable[..., dict], args: Callable[[int, int], tuple], n_bloc
                 progress(count[0], n_blocks)
 
     if scheduler is None:
-        import dask
+        from dask.base import compute  # where they are defined: `dask` re-exports them without __all__
+        from dask.delayed import delayed
 
         def one(span):
             finished(span, work(*args(*span)))
         if todo:
-            dask.compute(*[dask.delayed(one)(s) for s in todo], scheduler="threads")
+            compute(*[delayed(one)(s) for s in todo], scheduler="threads")
     else:
         _on_cluster(scheduler, work, args, todo, finished)
     return len(covered)

@@ -42,9 +42,12 @@ from . import wrist
 from .geometry import NotAnalytic, size
 from .planar import three_link, two_link
 
-__all__ = ["analytic_solutions", "analytic_candidates", "has_analytic", "solver_name", "NotAnalytic", "helical_refusal",
+__all__ = ["analytic_solutions", "analytic_candidates", "has_analytic", "solver_name", "NotAnalytic", "CLOSED_FORMS", "helical_refusal",
            "two_link", "three_link", "planar", "geometric5", "spherical_wrist", "ur", "wrist"]
 
+# the robots a closed form exists for, in words: the one sentence every "no analytic solver" message uses
+CLOSED_FORMS = ("planar 2R/3R with the heading φ, yaw-pitch-pitch-pitch-roll 5-DOF arms, 6R arms with a "
+                "spherical wrist and UR-type arms")
 TWO_PI = 2 * np.pi
 CHUNK = 1024  # targets solved together: the working set of a chunk stays in cache
 _SOLVERS = {"planar": planar.solve, "geometric5": geometric5.solve,

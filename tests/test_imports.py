@@ -1,0 +1,190 @@
+"""The package's import graph, read from the source with `ast` (nothing is imported):
+
+- no cycle anywhere in src/kinematica. Every import statement between two of the package's
+  modules counts, whatever its kind: at module level, under `if TYPE_CHECKING:` (a type-only
+  cycle still ties the modules together), and inside a function (a deferred import that exists to
+  dodge a cycle is the cycle). A failure lists each cycle with the kind of every edge.
+- the faces (cli/, app/, hardware/) use the core's public surface: no private name (leading
+  underscore) and no private module, and what they take from `ik`, `kinematics`, `dynamics`, `trajectory`
+  and `scene` comes from the subpackage itself (its `__all__`), not from a module inside it.
+
+An edge `a -> b` means: running module a's import executes module b (b's package `__init__`
+is already running or done when a submodule of it is imported, so it is not an edge).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "kinematica"
+FACES = ("cli", "app", "hardware")
+SHALLOW = ("ik", "kinematics", "dynamics", "trajectory", "scene")  # reached through their __init__ only
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: str
+    target: str
+    kind: str  # "module", "type-checking" or "function"
+    line: int
+    name: str  # the name imported ("*" for `import x`)
+
+
+def modules(root: Path = SRC) -> dict[str, Path]:
+    """Dotted module name -> file, for every .py file of the package."""
+    found = {}
+    for path in root.rglob("*.py"):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _kind(ancestors: list[ast.AST]) -> str:
+    if any(isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) for a in ancestors):
+        return "function"
+    if any(isinstance(a, ast.If) and "TYPE_CHECKING" in ast.unparse(a.test) for a in ancestors):
+        return "type-checking"
+    return "module"
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> list[Edge]:
+    """Every import statement of one module, resolved to modules of `known` where it names one."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    edges = []
+
+    def visit(node: ast.AST, ancestors: list[ast.AST]) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                edges.append(Edge(name, alias.name, _kind(ancestors), node.lineno, "*"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            for alias in node.names:
+                sub = f"{module}.{alias.name}"  # `from pkg import submodule` imports the submodule
+                edges.append(Edge(name, sub if sub in known else module, _kind(ancestors), node.lineno,
+                                  alias.name))
+        for child in ast.iter_child_nodes(node):
+            visit(child, ancestors + [node])
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), [])
+    return edges
+
+
+def graph(known: dict[str, Path]) -> dict[str, list[Edge]]:
+    return {name: [e for e in imports(name, path, known) if e.target in known and e.target != name]
+            for name, path in known.items()}
+
+
+def cycles(g: dict[str, list[Edge]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each a list of modules."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(v: str) -> None:  # recursion depth is bounded by the package's ~200 modules
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for e in g[v]:
+            if e.target not in index:
+                connect(e.target)
+                low[v] = min(low[v], low[e.target])
+            elif e.target in on_stack:
+                low[v] = min(low[v], index[e.target])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(g):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def describe(g: dict[str, list[Edge]], component: list[str]) -> str:
+    inside = set(component)
+    lines = [f"cycle of {len(component)} modules:"]
+    lines += [f"  {e.source} -> {e.target}  ({e.kind} import, line {e.line})"
+              for v in component for e in g[v] if e.target in inside]
+    return "\n".join(lines)
+
+
+def test_no_import_cycle_in_the_package():
+    g = graph(modules())
+    assert len(g) > 150  # the walk saw the package (not an empty folder)
+    found = cycles(g)
+    assert not found, "\n".join(describe(g, c) for c in found)
+
+
+def test_cycle_finder_sees_every_kind_of_import(tmp_path):
+    """The finder itself: a cycle closed by a function-level import, one closed under
+    TYPE_CHECKING, and an acyclic module beside them."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from . import b\n")
+    (pkg / "b.py").write_text("def f():\n    from .a import x\n")
+    (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .d import D\n")
+    (pkg / "d.py").write_text("from .c import C\nfrom .a import y\n")
+    g = graph(modules(pkg))
+    assert cycles(g) == [["pkg.a", "pkg.b"], ["pkg.c", "pkg.d"]]
+    kinds = {(e.source, e.target): e.kind for edges in g.values() for e in edges}
+    assert kinds[("pkg.b", "pkg.a")] == "function"
+    assert kinds[("pkg.c", "pkg.d")] == "type-checking"
+    assert kinds[("pkg.a", "pkg.b")] == "module"
+
+
+def _core_imports_of_faces() -> list[Edge]:
+    known = modules()
+    found = []
+    for name, path in known.items():
+        if name.split(".")[1:2] and name.split(".")[1] in FACES:
+            for e in imports(name, path, known):
+                parts = e.target.split(".")
+                if parts[0] == "kinematica" and not (len(parts) > 1 and parts[1] in FACES):
+                    found.append(e)
+    return found
+
+
+def test_faces_import_no_private_name_from_the_core():
+    edges = _core_imports_of_faces()
+    assert len(edges) > 100  # the faces were read
+    private = [f"{e.source}:{e.line} imports {e.name} from {e.target}" for e in edges
+               if e.name.startswith("_") or any(p.startswith("_") for p in e.target.split("."))]
+    assert not private, "\n".join(private)
+
+
+@pytest.mark.parametrize("sub", SHALLOW)
+def test_faces_reach_the_core_through_the_subpackage(sub):
+    """`from kinematica.ik import has_analytic`, not `from kinematica.ik.analytic import ...`:
+    the names a face needs are re-exported (and documented) by the subpackage."""
+    import importlib
+
+    package = importlib.import_module(f"kinematica.{sub}")
+    deep = []
+    for e in _core_imports_of_faces():
+        if e.target == f"kinematica.{sub}":
+            assert e.name == "*" or e.name in package.__all__, f"{e.source}:{e.line}: {e.name} is not public"
+        elif e.target == f"kinematica.{sub}.{e.name}" and e.name in package.__all__:
+            pass  # a public submodule (`from kinematica.trajectory import files`)
+        elif e.target.startswith(f"kinematica.{sub}."):
+            deep.append(f"{e.source}:{e.line} imports {e.name} from {e.target}")
+    assert not deep, "\n".join(deep)
