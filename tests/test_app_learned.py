@@ -1,0 +1,137 @@
+"""Learned IK models in the simulator (issue 13) through NiceGUI's simulated user: loading a model
+file for the robot shown, the model as a method and as a seed, the refusals (another robot's
+model, a dynamics model, a damaged file), and the Math and Plots tabs on a model's answer.
+Every number shown is checked against the core (FK of the answer, the model's own layers)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import pytest_asyncio
+from app_user import one
+from nicegui.testing import User, user_simulation
+
+import kinematica as km
+from kinematica.app.page import Page
+from kinematica.app.state import Session
+from kinematica.learn import save_model, train_dynamics, train_ik
+
+PAGES: list[Page] = []
+pytestmark = pytest.mark.asyncio
+
+
+def root() -> None:
+    """The app's page without the browser storage, kept so a test can reach its session."""
+    PAGES.append(Page(Session()))
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory):
+    """A small planar-3r model (27 rules, 1 500 samples: about 2 s) and its file's bytes."""
+    model = train_ik("planar-3r", samples=1500, rules=27, epochs=4, warm_start=0)
+    path = tmp_path_factory.mktemp("models") / "planar.npz"
+    save_model(model, path)
+    return model, path.read_bytes()
+
+
+@pytest_asyncio.fixture
+async def user():
+    PAGES.clear()
+    async with user_simulation(root=root) as u:
+        await u.open("/")
+        yield u
+
+
+async def upload(user: User, name: str, data: bytes) -> None:
+    from nicegui.elements.upload_files import SmallFileUpload
+
+    user.find(marker="open-model-file").click()
+    await user.should_see(marker="model-upload")
+    await one(user, "model-upload").handle_uploads([SmallFileUpload(name, "application/octet-stream", data)])
+
+
+async def on_planar(user: User, model_file) -> Session:
+    """The page on planar-3r in IK mode with the model loaded, the target a reachable pose."""
+    one(user, "robot-select").value = "planar-3r"
+    await user.should_see("planar-3r: 3 joints")
+    one(user, "mode").value = "ik"
+    await upload(user, "planar.npz", model_file[1])
+    await user.should_see("Model planar.npz: branch elbow+")
+    s = PAGES[-1].session
+    one(user, "target-kind").value = "pose"
+    T = km.fk(s.robot, np.radians([20.0, 50.0, -40.0]))  # elbow+, away from the singular stretched arm
+    for name, v in zip("xy", T[:2, 3]):
+        one(user, f"target-{name}").value = round(float(v), 4)
+    one(user, "target-yaw").value = round(float(np.degrees(np.arctan2(T[1, 0], T[0, 0]))), 4)
+    return s
+
+
+async def test_a_model_joins_the_methods_and_answers_alone(user: User, model_file) -> None:
+    model = model_file[0]
+    s = await on_planar(user, model_file)
+    assert "anfis" in one(user, "method").options
+    one(user, "method").value = "anfis"
+    user.find(marker="solve").click()
+    await user.should_see("the ANFIS model's answer misses the target by")
+    t = s.target.build()
+    q = model.answer(t)
+    np.testing.assert_allclose(s.solutions[0].q, q, atol=1e-12)  # the model's own answer, listed first
+    miss = np.linalg.norm(km.fk(s.robot, q)[:2, 3] - t.p[:2])  # independent FK judge
+    assert f"misses the target by {miss:.3g} mm" in s.message
+    assert miss < 5.0  # a 60 mm arm, 27 rules: within a few mm (the model's held-out median is ~0.4 mm)
+    np.testing.assert_array_equal(s.q, s.robot.q_home)  # not moved: an approximate answer is not a solve
+    user.find(marker="adopt-1").click()
+    await user.should_see("Adopted solution 1")
+    np.testing.assert_allclose(s.q, q, atol=1e-12)
+
+
+async def test_a_model_seeds_levenberg_marquardt(user: User, model_file) -> None:
+    model = model_file[0]
+    s = await on_planar(user, model_file)
+    seed = one(user, "ik-seed")
+    assert set(seed.options) == {"current", "model"}
+    seed.value = "model"
+    user.find(marker="solve").click()
+    await user.should_see("Solved (Levenberg–Marquardt from the ANFIS model's answer)")
+    t = s.target.build()
+    np.testing.assert_allclose(s.ik_start, model.answer(t), atol=1e-12)
+    T = km.fk(s.robot, s.q)
+    assert np.linalg.norm(T[:2, 3] - t.p[:2]) < 1e-3  # solved: FK agrees (LM's tolerance is 1e-6 mm)
+    from_model = s.ik_run.iterations
+    seed.value = "current"
+    one(user, "joint-1-slider").value = 0.0  # start from home, as the seed comparison does
+    s.home()
+    user.find(marker="solve").click()
+    await user.should_see("Solved (Levenberg–Marquardt)")
+    assert from_model <= s.ik_run.iterations  # the learned start is near: never more steps than from home
+
+
+async def test_a_model_for_another_robot_is_refused(user: User, model_file) -> None:
+    one(user, "mode").value = "ik"
+    await upload(user, "planar.npz", model_file[1])  # the page opens on the Braccio
+    await user.should_see("Not opened — planar.npz: this model was trained for 'planar-3r', not for 'braccio'")
+    assert "anfis" not in one(user, "method").options
+    await user.should_not_see(marker="ik-seed")  # without a model there is no start to choose
+    assert PAGES[-1].session.models == {}
+
+
+async def test_a_damaged_file_and_a_dynamics_model_are_refused(user: User, tmp_path) -> None:
+    one(user, "mode").value = "ik"
+    await upload(user, "broken.npz", b"not a zip at all")
+    await user.should_see("Not opened — broken.npz: not a readable kinematica model file")
+    dyn = train_dynamics("braccio", trajectories=3, rules=3, epochs=1)
+    save_model(dyn, tmp_path / "dyn.npz")
+    await upload(user, "dyn.npz", (tmp_path / "dyn.npz").read_bytes())
+    await user.should_see("Not opened — dyn.npz: a dynamics model")
+    assert PAGES[-1].session.models == {}
+
+
+async def test_the_model_stays_with_its_robot(user: User, model_file) -> None:
+    s = await on_planar(user, model_file)
+    one(user, "method").value = "anfis"
+    one(user, "robot-select").value = "braccio"
+    await user.should_see("braccio: 5 joints")
+    assert s.method == "lm" and "anfis" not in one(user, "method").options
+    one(user, "robot-select").value = "planar-3r"
+    await user.should_see("Model planar.npz")
+    assert "anfis" in one(user, "method").options
