@@ -135,3 +135,60 @@ async def test_the_model_stays_with_its_robot(user: User, model_file) -> None:
     one(user, "robot-select").value = "planar-3r"
     await user.should_see("Model planar.npz")
     assert "anfis" in one(user, "method").options
+
+
+# --- the Math tab ---------------------------------------------------------------------------------
+async def appears(user: User, marker: str, seconds: float = 60.0):
+    """The element marked `marker` once the tab's worker thread has drawn it."""
+    import asyncio
+
+    for _ in range(int(seconds / 0.05)):
+        try:
+            return next(iter(user.find(marker=marker).elements))
+        except AssertionError:
+            await asyncio.sleep(0.05)
+    raise AssertionError(f"nothing marked {marker!r} after {seconds} s")
+
+
+async def test_math_explains_the_models_answer_layer_by_layer(user: User, model_file) -> None:
+    model = model_file[0]
+    page = PAGES[-1]
+    page.select("math")
+    one(user, "math-topic").value = "anfis"
+    await appears(user, "math-anfis-note")
+    await user.should_see("No learned model for braccio")
+    page.select("simulator")
+    s = await on_planar(user, model_file)
+    one(user, "method").value = "anfis"
+    user.find(marker="solve").click()
+    await user.should_see("misses the target by")
+    page.select("math")
+    html = (await appears(user, "math-anfis")).content
+    for words in ("Layer 0: the inputs, scaled", "Layer 1, membership degrees", "Layer 5, the sum"):
+        assert words in html
+    from kinematica.learn.anfis import forward
+
+    from kinematica.learn.sampling import front, inputs
+    from kinematica.learn.scaling import apply
+
+    t = s.target.build()
+    x = apply(model.scaling, inputs(model.robot, t, front(model.robot, model.branch), model.branch))
+    y = forward(model.net, x)["y"][:, 0]  # the network's own output per joint, before clipping
+    for k, j in enumerate(model.branch.learned):
+        assert f"θ{j + 1} = {np.degrees(y[k]):.3f}°" in html.replace("−", "-")
+    one(user, "math-topic").value = "ik"  # the last solve was the model alone: its layers are the steps
+    ik = await appears(user, "math-ik")
+    assert "Layer 5, the sum" in ik.content and "ANFIS model alone" in one(user, "math-ik-note").text
+
+
+async def test_math_explains_lm_from_the_models_answer(user: User, model_file) -> None:
+    s = await on_planar(user, model_file)
+    one(user, "ik-seed").value = "model"
+    user.find(marker="solve").click()
+    await user.should_see("Solved (Levenberg–Marquardt from the ANFIS model's answer)")
+    page = PAGES[-1]
+    page.select("math")
+    one(user, "math-topic").value = "ik"
+    ik = await appears(user, "math-ik")
+    assert "the answer of the ANFIS model planar.npz" in one(user, "math-ik-note").text
+    assert f"{s.ik_run.iterations} iteration" in ik.content  # the explanation re-ran the same solve

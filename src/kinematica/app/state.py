@@ -279,7 +279,7 @@ class Session:
     seat: str | None = None  # which robot of `scene` the arm is
     models: dict[str, learned.LoadedModel] = field(default_factory=dict)  # learned IK models, per robot label
     seed: str = "current"  # where a numeric Solve starts: a key of learned.SEEDS
-    ik_seeded: bool = False  # the last Solve started from the model's answer (for its explanation)
+    ik_model: learned.LoadedModel | None = None  # the model the last Solve used, as method or start
 
     def __post_init__(self) -> None:
         self.set_robot(self.robot_name)
@@ -369,7 +369,7 @@ class Session:
         """Solve the target from the current q with the chosen method. On success q moves to
         the solution; on failure (unreachable, refused, no convergence) q stays and the message
         says why. Either way every solution `km.ik_all` finds is listed."""
-        self.solutions, self.ik_run, self.ik_start, self.ik_seeded = [], None, None, False
+        self.solutions, self.ik_run, self.ik_start, self.ik_model = [], None, None, None
         self._fit_model_choices()
         model = self.model.model if self.model is not None else None
         seeded = model is not None and self.seed == "model" and self.method != learned.METHOD
@@ -383,7 +383,8 @@ class Session:
                 result = km.ik(self.robot, target, model if seeded else self.q, method=self.method, history=True)
         except ValueError as e:  # TargetError, a target off a planar arm's plane, no closed form
             return self.say(False, _sentence(e), "error")
-        self.ik_run, self.ik_start, self.ik_seeded = result, start, seeded
+        self.ik_run, self.ik_start = result, start
+        self.ik_model = self.model if seeded or self.method == learned.METHOD else None
         others = self._all_solutions(target)
         self.solutions = _merge(self.robot, result, others)
         if self.method == learned.METHOD:
