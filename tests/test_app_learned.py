@@ -192,3 +192,27 @@ async def test_math_explains_lm_from_the_models_answer(user: User, model_file) -
     ik = await appears(user, "math-ik")
     assert "the answer of the ANFIS model planar.npz" in one(user, "math-ik-note").text
     assert f"{s.ik_run.iterations} iteration" in ik.content  # the explanation re-ran the same solve
+
+
+# --- the Plots tab --------------------------------------------------------------------------------
+async def test_plots_show_the_training_curve_and_the_error_histogram(user: User, model_file) -> None:
+    model = model_file[0]
+    page = PAGES[-1]
+    page.select("plots")
+    await appears(user, "plots-model-note")
+    await user.should_see("No learned model for braccio")
+    page.select("simulator")
+    await on_planar(user, model_file)
+    page.select("plots")
+    curve = await appears(user, "plot-training")
+    assert curve.source.startswith("data:image/svg+xml;base64,")
+    assert f"{len(model.report['rmse_train'])} epochs" in one(user, "plot-training-caption").text
+    await appears(user, "plot-model-errors")
+    # the caption's median, recomputed here: the same fresh joint values, FK of the model's answers
+    from kinematica.learn.sampling import sample_joints
+
+    q = sample_joints(model.branch, 1000, np.random.default_rng(0), model.robot)
+    T = km.fk(model.robot, q)
+    t = km.targets.planar(T[:, :2, 3], np.arctan2(T[:, 1, 0], T[:, 0, 0]))
+    miss = np.linalg.norm(km.fk(model.robot, model.answer(t))[:, :2, 3] - T[:, :2, 3], axis=1)
+    assert f"median {np.median(miss):.3g} mm" in one(user, "plot-model-errors-caption").text
