@@ -123,7 +123,7 @@ async def test_a_damaged_file_and_a_dynamics_model_are_refused(user: User, tmp_p
     one(user, "mode").value = "ik"
     await upload(user, "broken.npz", b"not a zip at all")
     await user.should_see("Not opened — broken.npz: not a readable kinematica model file")
-    dyn = train_dynamics("braccio", trajectories=3, rules=3, epochs=1)
+    dyn = train_dynamics("braccio", trajectories=3, rules=3, epochs=1, structure="plain")  # small and quick
     save_model(dyn, tmp_path / "dyn.npz")
     await upload(user, "dyn.npz", (tmp_path / "dyn.npz").read_bytes())
     await user.should_see("Not opened — dyn.npz: a dynamics model")
@@ -173,7 +173,6 @@ async def test_math_explains_the_models_answer_layer_by_layer(user: User, model_
     for words in ("Layer 0: the inputs, scaled", "Layer 1, membership degrees", "Layer 5, the sum"):
         assert words in html
     from kinematica.learn.anfis import forward
-
     from kinematica.learn.sampling import front, inputs
     from kinematica.learn.scaling import apply
 

@@ -1,6 +1,7 @@
 """The Math tab: the explain engine's step-by-step mathematics for the current state — forward
 kinematics and the Jacobian at the current q, the last IK solve, and the dynamics at q — with
-the link matrices, their products and the closed forms rendered as MathML (`mathdoc`).
+the link matrices, their products and the closed forms rendered as MathML (`mathdoc`) — and
+the loaded learned IK model's answer to the target, layer by layer (`explain.anfis`).
 
 One topic is shown at a time (the `math-topic` selector). Building an explanation costs
 ≈ 0.1–0.35 s (SymPy's closed forms; measured for braccio, puma560 and kuka-kr6-r900), so it

@@ -24,7 +24,7 @@ class ModelLoader:
     """The model dialog (built once per tab) and the model line of the IK card (`row`, built
     with the card for each robot)."""
 
-    def __init__(self, tab: "SimulatorTab") -> None:
+    def __init__(self, tab: SimulatorTab) -> None:
         self.tab = tab
         self.summary: ui.label | None = None
         with ui.dialog() as self.dialog, ui.card().classes("w-96"):

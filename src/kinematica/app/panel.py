@@ -195,7 +195,7 @@ class IKPanel:
         self._rows_visible()
 
     def offer_model(self, session: Session) -> None:
-        """A model was loaded (or the method changed): the method and seed choices follow."""
+        """A model was loaded: the method and seed choices follow the session's."""
         self.method.set_options(learned.method_choices(METHODS, session.model), value=session.method)
         self.seed.set_options(learned.seed_choices(session.model), value=session.seed)
         self._rows_visible()

@@ -1,5 +1,6 @@
 """The Plots tab: the current trajectory's joint values, rates, accelerations and torques, the
-end-effector path, and the convergence of the last IK solve — the core's matplotlib figures
+end-effector path, the convergence of the last IK solve, and the loaded learned IK model's
+training curve and error histogram (`modelplots`) — the core's matplotlib figures
 (`kinematica.viz.plots`), drawn on the server as SVG, each with a caption of its numbers.
 Where a plot cannot be drawn, a sentence says why and how to get it.
 
@@ -9,8 +10,7 @@ meanwhile) and remembered per trajectory and IK run (`BackgroundTab`).
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from nicegui import ui
 
@@ -28,7 +28,7 @@ class PlotsContent:
     trajectory_note: str
     convergence: figures.Plot | None
     convergence_note: str
-    model: list[figures.Plot] = dataclasses.field(default_factory=list)  # the learned model's figures
+    model: list[figures.Plot] = field(default_factory=list)  # the learned model's figures
     model_note: str = ""
 
 

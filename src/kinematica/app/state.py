@@ -368,7 +368,10 @@ class Session:
     def solve(self) -> Outcome:
         """Solve the target from the current q with the chosen method. On success q moves to
         the solution; on failure (unreachable, refused, no convergence) q stays and the message
-        says why. Either way every solution `km.ik_all` finds is listed."""
+        says why. Either way every solution `km.ik_all` finds is listed. With a learned model
+        loaded for the robot, method "anfis" gives the model's answer alone (listed to adopt; the
+        arm moves only when FK says it meets the tolerances), and seed "model" starts the
+        numeric method from the model's answer instead of q."""
         self.solutions, self.ik_run, self.ik_start, self.ik_model = [], None, None, None
         self._fit_model_choices()
         model = self.model.model if self.model is not None else None

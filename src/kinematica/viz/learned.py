@@ -14,7 +14,8 @@ validation, per learned output) and the histogram of its answers' errors.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
