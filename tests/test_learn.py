@@ -457,3 +457,17 @@ def test_a_physical_dynamics_model_round_trips_and_beats_the_plain_one(tmp_path)
     assert np.array_equal(back.torques(q, q, q), phys.torques(q, q, q))
     with pytest.raises(LearnError, match="structure"):
         train_dynamics("arm-5dof", trajectories=30, structure="exact")
+
+
+def test_model_files_without_products_still_load_and_bad_products_are_refused(planar, tmp_path):
+    # files written before product regressors existed have no net_products: none is meant
+    save_model(planar, tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    old = {k: v for k, v in data.items() if k != "net_products"}
+    np.savez(tmp_path / "old.npz", **old)
+    t = km.targets.planar([30, 20], 1.0)
+    assert np.array_equal(load_model(tmp_path / "old.npz").answer(t), planar.answer(t))
+    np.savez(tmp_path / "bad.npz", **old, net_products=np.array([[0, 7]]))  # input 7 of 3
+    with pytest.raises(ModelFileError, match="inconsistent"):
+        load_model(tmp_path / "bad.npz")
