@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> None:
     trajectories = 30 if args.quick else 100
     d = train_dynamics("arm-5dof", trajectories=trajectories)
     r = d.report
-    print(f"\ndynamics arm-5dof: {trajectories} random trajectories × 100 points, {r['rules']} rules, {r['epochs']} "
+    print(f"\ndynamics arm-5dof: {trajectories} random trajectories × 100 points, {r['rules']} rules on "
+          f"{', '.join(r['premise_joints'])}, {r['products']} product terms (q̇ q̇, q q̈) per rule, {r['epochs']} "
           f"epochs, {r['train_seconds']:.1f} s training")
     rows = [[j, f"{rmse:.4g}", f"{peak:.4g}", f"{pct:.1f}", "yes" if pct <= DYNAMICS_PERCENT else "NO"]
             for j, rmse, peak, pct in zip(r["joints"], r["rmse"], r["peak_torque"], r["rmse_percent_of_peak"])]

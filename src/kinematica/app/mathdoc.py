@@ -26,7 +26,7 @@ from kinematica.explain import explain
 from kinematica.explain.render_html import sections_html
 
 TOPICS = {"fk": "Forward kinematics", "jacobian": "Jacobian", "ik": "Last IK solve",
-          "dynamics": "Dynamics"}
+          "dynamics": "Dynamics", "anfis": "ANFIS model"}
 
 # SymPy's caches are shared module state: one explanation is built at a time.
 _LOCK = threading.Lock()
@@ -51,14 +51,17 @@ CSS = """
 
 
 def topic_html(robot: km.Robot, topic: str, *, q: np.ndarray, target: km.Target | None = None,
-               q0: np.ndarray | None = None, method: str = "lm") -> str:
+               q0: np.ndarray | None = None, method: str = "lm", limits: str = "auto", model=None) -> str:
     """The explanation of `topic` (a key of TOPICS) at q as an HTML fragment; "ik" explains
-    the solve of `target` from `q0` with `method`."""
+    the solve of `target` from `q0` with `method` and `limits`; "anfis" the answer of the
+    learned IK `model` to `target`, layer by layer."""
     if topic not in TOPICS:
         raise InputError(f"topic must be one of {', '.join(TOPICS)}, got {topic!r}")
     with _LOCK:
-        if topic == "ik":
-            doc = explain(robot, "ik", target=target, q0=q0, method=method)
+        if topic == "anfis":
+            doc = explain(robot, "anfis", model=model, target=target)
+        elif topic == "ik":
+            doc = explain(robot, "ik", target=target, q0=q0, method=method, limits=limits)
         else:
             doc = explain(robot, topic, q=np.asarray(q, dtype=float))
         body = sections_html(doc)

@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 from nicegui import ui
 
+from . import learned
 from .scene import GHOSTS, OUTSIDE
 from .state import (METHODS, FieldError, Readout, Session, TargetSpec, check_joint, joint_unit, slider_range,
                     target_kinds)
@@ -140,7 +141,7 @@ class IKPanel:
     def __init__(self, session: Session, on_target: Callable[[TargetSpec], None],
                  on_solve: Callable[[], None], on_from_tool: Callable[[], None],
                  on_method: Callable[[str], None], on_adopt: Callable[[int], None],
-                 on_outside: Callable[[bool], None]) -> None:
+                 on_outside: Callable[[bool], None], on_seed: Callable[[str], None] | None = None) -> None:
         self.session = session
         self.on_target, self.on_adopt = on_target, on_adopt
         self._quiet = False
@@ -168,9 +169,13 @@ class IKPanel:
                                        on_change=lambda _: self._edited()),
                              "target-approach-pitch").classes("grow").props("dense outlined")
         with ui.row().classes("w-full items-center no-wrap gap-2"):
-            self.method = tag(ui.select(METHODS, value=session.method, label="method",
-                                        on_change=lambda e: on_method(e.value)), "method").classes("grow")
+            self.method = tag(ui.select(learned.method_choices(METHODS, session.model), value=session.method,
+                                        label="method", on_change=lambda e: self._method(on_method, e.value)), "method") \
+                .classes("grow")
             tag(ui.button("Solve", icon="play_arrow", on_click=on_solve), "solve").props("unelevated")
+        self.seed = tag(ui.select(learned.seed_choices(session.model), value=session.seed, label="start from",
+                                  on_change=lambda e: on_seed and on_seed(e.value)), "ik-seed") \
+            .classes("w-full").props("dense")
         tag(ui.checkbox("draw the solutions outside the joint limits (grey)", value=session.ghosts_outside,
                         on_change=lambda e: on_outside(e.value)), "ghosts-outside").props("dense") \
             .classes("text-sm text-grey-8")
@@ -182,6 +187,18 @@ class IKPanel:
         kind = self.kind.value
         self.rpy_row.set_visibility(kind == "pose")
         self.pitch_row.set_visibility(kind == "approach")
+        s = self.session  # where a solve starts is a choice only with a model, for a numeric method
+        self.seed.set_visibility(s.model is not None and s.method != learned.METHOD)
+
+    def _method(self, on_method: Callable[[str], None], value: str) -> None:
+        on_method(value)
+        self._rows_visible()
+
+    def offer_model(self, session: Session) -> None:
+        """A model was loaded: the method and seed choices follow the session's."""
+        self.method.set_options(learned.method_choices(METHODS, session.model), value=session.method)
+        self.seed.set_options(learned.seed_choices(session.model), value=session.seed)
+        self._rows_visible()
 
     def _edited(self) -> None:
         self._rows_visible()

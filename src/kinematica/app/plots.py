@@ -1,5 +1,6 @@
 """The Plots tab: the current trajectory's joint values, rates, accelerations and torques, the
-end-effector path, and the convergence of the last IK solve — the core's matplotlib figures
+end-effector path, the convergence of the last IK solve, and the loaded learned IK model's
+training curve and error histogram (`modelplots`) — the core's matplotlib figures
 (`kinematica.viz.plots`), drawn on the server as SVG, each with a caption of its numbers.
 Where a plot cannot be drawn, a sentence says why and how to get it.
 
@@ -9,11 +10,11 @@ meanwhile) and remembered per trajectory and IK run (`BackgroundTab`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from nicegui import ui
 
-from . import figures
+from . import figures, modelplots
 from .background import BackgroundTab
 from .panel import tag
 
@@ -27,6 +28,8 @@ class PlotsContent:
     trajectory_note: str
     convergence: figures.Plot | None
     convergence_note: str
+    model: list[figures.Plot] = field(default_factory=list)  # the learned model's figures
+    model_note: str = ""
 
 
 class PlotsTab(BackgroundTab):
@@ -50,16 +53,19 @@ class PlotsTab(BackgroundTab):
         traj, robot, run = s.trajectory, s.robot, s.ik_run
         refused = s.message if run is None and s.status == "error" else ""
         plan_note = s.trajectory_note
+        loaded, robot_name = s.model, s.robot.name
 
         def work() -> PlotsContent:
             plots = self._trajectory_plots(traj, robot) if traj is not None else []
             note = plan_note if traj is not None else figures.HOW_TO_PLAN + (f" ({plan_note})" if plan_note else "")
             why = figures.convergence_note(run, refused)
             conv = figures.convergence_plot(run, robot) if why is None else None
-            return PlotsContent(plots, note, conv, why or "")
+            learned = modelplots.model_plots(loaded) if loaded is not None else []
+            model_note = "" if loaded is not None else modelplots.NO_MODEL.format(robot=robot_name)
+            return PlotsContent(plots, note, conv, why or "", learned, model_note)
 
-        key = (id(traj), id(robot), id(run), refused, plan_note)
-        return key, (traj, robot, run), work
+        key = (id(traj), id(robot), id(run), refused, plan_note, id(loaded))
+        return key, (traj, robot, run, loaded), work
 
     def show(self, content: PlotsContent) -> None:
         ui.label("Trajectory").classes("text-h6")
@@ -77,6 +83,12 @@ class PlotsTab(BackgroundTab):
             self._figure(content.convergence)
         else:
             tag(ui.label(content.convergence_note), "plots-convergence-note").classes("text-grey-9")
+        ui.separator()
+        ui.label("Learned IK model").classes("text-h6")
+        if content.model_note:
+            tag(ui.label(content.model_note), "plots-model-note").classes("text-grey-9")
+        for plot in content.model:
+            self._figure(plot)
 
     @staticmethod
     def _figure(plot: figures.Plot) -> None:

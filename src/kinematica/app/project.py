@@ -58,7 +58,7 @@ def to_dict(s: Session) -> dict[str, Any]:
         "mode": s.mode,
         "target": {"kind": t.kind, "position": _numbers(t.position), "rpy_deg": _numbers(t.rpy_deg),
                    "pitch_deg": float(t.pitch_deg)},
-        "method": s.method,
+        "method": s.method if s.method in METHODS else "lm",  # a learned model's file is not in the project
         "ghosts_outside": bool(s.ghosts_outside),
         "poses": poses,
         "plan": {"kind": s.plan.kind, "seconds": float(s.plan.seconds), "speed": float(s.plan.speed),

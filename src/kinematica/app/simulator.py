@@ -19,6 +19,7 @@ import kinematica as km
 from .chains import ChainPicker, default_tip, urdf_tips
 from .panel import IKPanel, JointPanel, ReadoutPanel, tag
 from .handles import HANDLES, length_digits, moved, turned
+from .modelfile import ModelLoader
 from .player import Player
 from .poses import PosesCard
 from .robotlink import RobotLink
@@ -51,6 +52,7 @@ class SimulatorTab:
         self.chains, self.tree = ChainPicker(self.open_chain), ("", b"")
         self.link = RobotLink(self)  # outlives the rebuilds for another robot
         self.workspace = Workspace(self)  # kept across rebuilds: the scene stays open
+        self.models = ModelLoader(self)  # learned IK models, per robot
         self.build()
 
     # --- building -------------------------------------------------------------------------
@@ -104,7 +106,8 @@ class SimulatorTab:
             with self.ik_card:
                 ui.label("Inverse kinematics").classes("text-subtitle2")
                 self.ik = IKPanel(s, self.target_changed, self.solve, self.target_from_tool,
-                                  self.method_changed, self.adopt, self.ghosts_outside)
+                                  self.method_changed, self.adopt, self.ghosts_outside, self.models.seed_changed)
+                self.models.row()
             self.poses = PosesCard(self, self.player)
             self.link.card()
             self.workspace.card()

@@ -31,6 +31,8 @@ import kinematica as km
 from kinematica import spatial
 from kinematica.viz.geometry import size_scale
 
+from . import learned
+
 DEFAULT_ROBOT = "braccio"
 MODES = ("fk", "ik")
 # What an IK target constrains; the values are the labels the panel shows.
@@ -275,6 +277,9 @@ class Session:
     view: ViewSpec = field(default_factory=ViewSpec)
     scene: km.Scene | None = None  # the workspace around the arm (kinematica.scene), if one is open
     seat: str | None = None  # which robot of `scene` the arm is
+    models: dict[str, learned.LoadedModel] = field(default_factory=dict)  # learned IK models, per robot label
+    seed: str = "current"  # where a numeric Solve starts: a key of learned.SEEDS
+    ik_model: learned.LoadedModel | None = None  # the model the last Solve used, as method or start
 
     def __post_init__(self) -> None:
         self.set_robot(self.robot_name)
@@ -292,6 +297,7 @@ class Session:
         self.target = self.target_from_tool(default_target_kind(robot))
         self.solutions, self.message, self.status, self.ik_run, self.ik_start = [], "", "", None, None
         self.trajectory, self.trajectory_note, self.t = None, "", 0.0
+        self._fit_model_choices()
         if robot.table is not None and robot.table.kind == "planar":
             self.view.projection = "xy"  # a planar arm moves in its plane: the 2-D view
 
@@ -304,6 +310,25 @@ class Session:
         self.loaded[label] = robot
         self.set_robot(label)
         return label
+
+    @property
+    def model(self) -> learned.LoadedModel | None:
+        """The learned IK model loaded for the current robot, if any."""
+        return self.models.get(self.robot_name)
+
+    def add_model_file(self, path: str | Path, name: str) -> learned.LoadedModel:
+        """Read the IK model file at `path` (the user's `name` for it) for the current robot; it
+        replaces an earlier one. ValueError (nothing changed) for a file that is not an IK model
+        of this robot."""
+        loaded = learned.read_ik_model(path, name, self.robot)
+        self.models[self.robot_name] = loaded
+        return loaded
+
+    def _fit_model_choices(self) -> None:
+        """Without a model for the robot, the model's method and seed fall back to LM from q."""
+        if self.model is None:
+            self.method = "lm" if self.method == learned.METHOD else self.method
+            self.seed = "current"
 
     def display_q(self) -> np.ndarray:
         return to_display(self.robot, self.q)
@@ -343,16 +368,30 @@ class Session:
     def solve(self) -> Outcome:
         """Solve the target from the current q with the chosen method. On success q moves to
         the solution; on failure (unreachable, refused, no convergence) q stays and the message
-        says why. Either way every solution `km.ik_all` finds is listed."""
-        self.solutions, self.ik_run, self.ik_start = [], None, None
+        says why. Either way every solution `km.ik_all` finds is listed. With a learned model
+        loaded for the robot, method "anfis" gives the model's answer alone (listed to adopt; the
+        arm moves only when FK says it meets the tolerances), and seed "model" starts the
+        numeric method from the model's answer instead of q."""
+        self.solutions, self.ik_run, self.ik_start, self.ik_model = [], None, None, None
+        self._fit_model_choices()
+        model = self.model.model if self.model is not None else None
+        seeded = model is not None and self.seed == "model" and self.method != learned.METHOD
         try:
             target = self.target.build()
-            result = km.ik(self.robot, target, self.q, method=self.method, history=True)
+            if self.method == learned.METHOD:  # the model's answer alone, judged by FK
+                result = km.ik(self.robot, target, method=self.method, model=model)
+                start = np.asarray(result.q, dtype=float)
+            else:
+                start = model.answer(target) if seeded else self.q.copy()
+                result = km.ik(self.robot, target, model if seeded else self.q, method=self.method, history=True)
         except ValueError as e:  # TargetError, a target off a planar arm's plane, no closed form
             return self.say(False, _sentence(e), "error")
-        self.ik_run, self.ik_start = result, self.q.copy()
+        self.ik_run, self.ik_start = result, start
+        self.ik_model = self.model if seeded or self.method == learned.METHOD else None
         others = self._all_solutions(target)
         self.solutions = _merge(self.robot, result, others)
+        if self.method == learned.METHOD:
+            return self._model_answer(result)
         if not result.success:
             found = ""
             if others:
@@ -363,7 +402,9 @@ class Session:
                              "error" if not result.reachable else "warning")
         self.q = np.asarray(result.q, dtype=float).copy()
         s = km.singularity(self.robot, self.q)
-        words = f"Solved ({METHODS.get(result.method, result.method)}): {result.reason}. "
+        words = f"Solved ({METHODS.get(result.method, result.method)}"
+        words += " from the ANFIS model's answer): " if seeded else "): "
+        words += f"{result.reason}. "
         words += f"At this pose the arm is {s.message}."
         return self.say(True, words, "warning" if (s.singular or s.near) else "ok")
 
@@ -376,8 +417,21 @@ class Session:
         self.q = sol.q.copy()
         return self.say(True, f"Adopted solution {index + 1} ({sol.label}).", "ok")
 
+    def _model_answer(self, result: km.IKResult) -> Outcome:
+        """The verdict on the model's answer alone; an answer that misses is listed to adopt
+        (first), the arm stays."""
+        q = np.asarray(result.q, dtype=float)
+        if result.success:
+            self.q = q.copy()
+            return self.say(True, learned.answer_words(result, self.robot.length_unit), "ok")
+        miss = f"misses by {float(result.position_error):.3g} {self.robot.length_unit}"
+        self.solutions.insert(0, Solution(q.copy(), f"the ANFIS model's answer ({miss})",
+                                          bool(result.within_limits), str(result.reason)))
+        return self.say(False, learned.answer_words(result, self.robot.length_unit),
+                        "error" if not result.reachable else "warning")
+
     def _all_solutions(self, target: km.Target) -> list[km.IKResult]:
-        method = self.method if self.method != "analytic" else "lm"
+        method = self.method if self.method in METHODS and self.method != "analytic" else "lm"
         try:
             return km.ik_all(self.robot, target, self.q, method=method)
         except ValueError:

@@ -64,8 +64,9 @@ def cmd_learn_dynamics(args: argparse.Namespace, out: TextIO) -> int:
     epochs = count(args.epochs, "--epochs", EPOCHS, error=UsageError)
     model = train_dynamics(robot, trajectories=count(args.trajectories, "--trajectories", TRAINING, minimum=3,
                                                      error=UsageError),
-                           rules=count(args.rules, "--rules", RULES, error=UsageError), epochs=epochs,
-                           seed=args.seed, shape=args.shape,
+                           rules=None if args.rules is None else count(args.rules, "--rules", RULES, error=UsageError),
+                           epochs=epochs,
+                           seed=args.seed, shape=args.shape, structure=args.structure,
                            progress=_progress(f"training {robot.name} dynamics", epochs))
     _write(model, args.out)
     data = {"model": args.out, **model.report}
@@ -126,7 +127,11 @@ def add_parser(sub: Any) -> None:
     add_robot(dy)
     dy.add_argument("--trajectories", type=int, default=100, metavar="N",
                     help="random trajectories of 100 points (80 %% train, 10 %% validation, 10 %% test; default 100)")
-    dy.add_argument("--rules", type=int, default=24, metavar="R", help="fuzzy c-means rules (default 24)")
+    dy.add_argument("--rules", type=int, default=None, metavar="R",
+                    help="fuzzy c-means rules (default: as many as the data allows, at most 12)")
+    dy.add_argument("--structure", choices=("physical", "plain"), default="physical",
+                    help="physical (default): rules on the joints whose value changes the torques, consequents "
+                         "quadratic in qd and bilinear in q, qdd; plain: rules on all of q, linear consequents")
     _common(dy, epochs=20)
     dy.set_defaults(func=cmd_learn_dynamics)
     ex = s.add_parser("explain", help="one IK model answer, layer by layer",

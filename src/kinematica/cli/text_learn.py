@@ -59,7 +59,9 @@ def ik_text(d: dict[str, Any], full: bool) -> str:
 def dynamics_text(d: dict[str, Any], full: bool) -> str:
     parts = [fields([("model", d["model"]),
                      ("robot", d["robot"]),
-                     ("network", f"{d['rules']} rules ({d['partition']} on q, {d['shape']}), one network per joint"),
+                     ("network", f"{d['rules']} rules ({d['partition']} on "
+                                 f"{', '.join(d.get('premise_joints') or ['q'])}, {d['shape']}), one network per joint"
+                                 + (f", {d['products']} product terms (q̇ q̇, q q̈) in each rule" if d.get("products") else "")),
                      ("training", f"{d['train']} of {d['trajectories']} trajectories × {d['points_per_trajectory']} "
                                   f"points, {d['epochs']} of at most {d['max_epochs']} epochs, "
                                   f"{d['train_seconds']:.1f} s"),

@@ -37,7 +37,8 @@ def explain(robot: Robot, what: str, **kw: Any) -> Document:
 
     "fk" (q, params, deg), "jacobian" (q, params, deg), "ik" (target, q0, method, limits, deg and
     `km.ik` options; method="analytic" gives the closed-form steps), "analytic" (target, q0, deg),
-    "dynamics" (q, qd, qdd, gravity, deg).
+    "dynamics" (q, qd, qdd, gravity, deg), "anfis" (model, target, top, deg: a learned IK model's
+    answer layer by layer).
     """
     if what == "fk":
         from .fk import explain_fk
@@ -59,7 +60,11 @@ def explain(robot: Robot, what: str, **kw: Any) -> Document:
         from .dynamics import explain_dynamics
 
         return explain_dynamics(robot, kw.pop("q", robot.q_home), **kw)
-    raise InputError(f"what must be one of fk, jacobian, ik, analytic, dynamics; got {what!r}")
+    if what == "anfis":
+        from .anfis import explain_anfis
+
+        return explain_anfis(robot, kw.pop("model"), kw.pop("target"), **kw)
+    raise InputError(f"what must be one of fk, jacobian, ik, analytic, dynamics, anfis; got {what!r}")
 
 
 def render(doc: Document, fmt: str = "text", **kw: Any) -> str:

@@ -5,7 +5,7 @@ One network maps inputs x (N, d) to one output y (N,) through five layers:
   1. memberships   μ_im(x_i): Gaussian exp(−(x−c)²/(2σ²)) or bell 1/(1 + |(x−c)/σ|^(2b))
   2. firing        w_r = Π_i μ_i,rule[r,i](x_i)                      (product t-norm)
   3. normalising   w̄_r = w_r / Σ_s w_s
-  4. consequents   f_r = p_r · x + r_r                               (first order)
+  4. consequents   f_r = p_r · x + s_r · (x_a x_b)_pairs + r_r       (first order; products optional)
   5. sum           y = Σ_r w̄_r f_r
 
 Rules come from a grid partition (every combination of m_i memberships per input: few inputs)
@@ -16,7 +16,10 @@ consequents held, taken only when it lowers the error (the step halves until it 
 training error never rises from one epoch to the next.
 
 Inputs are expected scaled to about [−1, 1] (see `learn.scaling`); several outputs are trained
-as independent networks on the same inputs (batched along a leading axis).
+as independent networks on the same inputs (batched along a leading axis). `products` (pairs of
+input indices) add the products x_a x_b to the consequents' regressors: a rule's output stays
+linear in its coefficients, so least squares still finds them in one solve, and a function that
+is a quadratic form in some inputs (a joint torque in the joint rates) is then exact per rule.
 
 >>> import numpy as np
 >>> x = np.linspace(-1, 1, 200)[:, None]
@@ -29,7 +32,7 @@ from __future__ import annotations
 
 from ..errors import KinematicaError
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -50,7 +53,9 @@ class Anfis:
 
     shape: "gauss" or "bell"; c, sigma: (K, d, m) membership centres and widths, m memberships
     per input (grid: shared by the rules; clusters: m = R, one per rule); rules: (R, d) index of
-    each rule's membership on each input; theta: (K, R, d + 1) consequent coefficients (p, r).
+    each rule's membership on each input; theta: (K, R, d + P + 1) consequent coefficients
+    (p, s, r); products: (P, 2) input index pairs whose products are regressors (P = 0: the
+    classic first-order Sugeno).
     """
 
     shape: str
@@ -58,6 +63,7 @@ class Anfis:
     sigma: np.ndarray
     rules: np.ndarray
     theta: np.ndarray
+    products: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
 
     @property
     def inputs(self) -> int:
@@ -72,7 +78,21 @@ class Anfis:
         return self.c.shape[0]
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {"c": self.c, "sigma": self.sigma, "rules": self.rules, "theta": self.theta}
+        return {"c": self.c, "sigma": self.sigma, "rules": self.rules, "theta": self.theta,
+                "products": self.products}
+
+    @property
+    def regressor_count(self) -> int:
+        """Coefficients per rule and output: d + P + 1."""
+        return self.inputs + len(self.products) + 1
+
+    def with_products(self, pairs) -> "Anfis":
+        """This network with product regressors `pairs` ((P, 2) input indices) and zero consequents."""
+        p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        if p.size and (p.min() < 0 or p.max() >= self.inputs):
+            raise AnfisError(f"products: input indices must lie in 0 … {self.inputs - 1}, got {p.tolist()}")
+        K, R = self.theta.shape[:2]
+        return replace(self, products=p, theta=np.zeros((K, R, self.inputs + len(p) + 1)))
 
 
 def grid(d: int, m: "int | list[int]", shape: str = "gauss", outputs: int = 1) -> Anfis:
@@ -132,9 +152,11 @@ def firing(net: Anfis, logmu: np.ndarray) -> np.ndarray:
     return np.exp(s, out=s)
 
 
-def regressors(x: np.ndarray) -> np.ndarray:
-    """[x, 1] (N, d + 1): the first-order consequent's regressors."""
-    return np.concatenate([x, np.ones((len(x), 1))], axis=1)
+def regressors(x: np.ndarray, products: np.ndarray | None = None) -> np.ndarray:
+    """[x, x_a x_b for each pair (a, b) of products, 1] (N, d + P + 1): the consequents' regressors."""
+    if products is None or len(products) == 0:
+        return np.concatenate([x, np.ones((len(x), 1))], axis=1)
+    return np.concatenate([x, x[:, products[:, 0]] * x[:, products[:, 1]], np.ones((len(x), 1))], axis=1)
 
 
 def forward(net: Anfis, x: np.ndarray) -> dict[str, np.ndarray]:
@@ -143,7 +165,7 @@ def forward(net: Anfis, x: np.ndarray) -> dict[str, np.ndarray]:
     logmu = log_memberships(net, x)
     w = firing(net, logmu)
     wbar = w / w.sum(axis=-1, keepdims=True)
-    f = regressors(x) @ net.theta.transpose(0, 2, 1)  # (K, N, R)
+    f = regressors(x, net.products) @ net.theta.transpose(0, 2, 1)  # (K, N, R)
     return {"mu": np.exp(logmu), "w": w, "wbar": wbar, "f": f, "y": np.einsum("knr,knr->kn", wbar, f)}
 
 
@@ -161,11 +183,11 @@ def check_inputs(net: Anfis, x) -> np.ndarray:
     return x
 
 
-def least_squares(wbar: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Consequents θ (K, R, d + 1) minimising Σ_n (y_kn − Σ_r w̄_knr [x_n, 1]·θ_kr)²: one normal-
-    equation solve per output (A = w̄ ⊗ [x, 1], (N, R(d+1)))."""
+def least_squares(wbar: np.ndarray, x: np.ndarray, y: np.ndarray, products: np.ndarray | None = None) -> np.ndarray:
+    """Consequents θ (K, R, d + P + 1) minimising Σ_n (y_kn − Σ_r w̄_knr φ(x_n)·θ_kr)², φ the
+    regressors: one normal-equation solve per output (A = w̄ ⊗ φ, (N, R(d+P+1)))."""
     K, N, R = wbar.shape
-    X1 = regressors(x)
+    X1 = regressors(x, products)
     out = np.empty((K, R, X1.shape[1]))
     for k in range(K):
         A = (wbar[k][:, :, None] * X1[:, None, :]).reshape(N, -1)
@@ -231,16 +253,16 @@ def train(net: Anfis, x: np.ndarray, y: np.ndarray, epochs: int = 20, *, step: f
         raise AnfisError(f"targets: expected {net.outputs} output(s) per sample, got {y.shape[1]}")
     if not np.all(np.isfinite(y)):
         raise AnfisError("targets contain NaN or infinity")
-    need = net.n_rules * (net.inputs + 1)
+    need = net.n_rules * net.regressor_count
     if len(x) < need:
-        raise AnfisError(f"{len(x)} samples are too few for {net.n_rules} rules with {net.inputs} inputs: the "
+        raise AnfisError(f"{len(x)} samples are too few for {net.n_rules} rules with {net.regressor_count - 1} regressors: the "
                          f"consequents have {need} coefficients per output; give at least {need} samples or fewer rules")
     kappa = np.full(net.outputs, float(step))
     hist, best, best_err, stale = [], net, np.inf, 0
     err = mse(net, x, y)
     for epoch in range(epochs):
         layers = forward(net, x)
-        cand = replace(net, theta=least_squares(layers["wbar"], x, y))
+        cand = replace(net, theta=least_squares(layers["wbar"], x, y, net.products))
         cand_err = mse(cand, x, y)
         keep = cand_err <= err
         net = replace(net, theta=np.where(keep[:, None, None], cand.theta, net.theta))

@@ -40,7 +40,7 @@ def explain_answer(model: IKModel, target, top: int = 5) -> dict[str, Any]:
     names = TASKS[model.task]
     net = model.net
     out = {"inputs": dict(zip(names, raw[0].tolist())), "scaled": dict(zip(names, x[0].tolist())), "joints": []}
-    X1 = regressors(x)[0]
+    X1 = regressors(x, net.products)[0]
     for k, j in enumerate(model.branch.learned):
         mu = L["mu"][k, 0]  # (d, m)
         w, wbar, f = L["w"][k, 0], L["wbar"][k, 0], L["f"][k, 0]

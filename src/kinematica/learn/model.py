@@ -165,7 +165,8 @@ def load_model(path: "str | os.PathLike[str]") -> "IKModel | DynamicsModel":
             raise ModelFileError(f"{where}: model file version {meta.get('version')!r}; this kinematica reads "
                                  f"version {VERSION}")
         robot = read_text(meta["robot"], f"{where} (its robot)")
-        net = Anfis(meta["shape"], data["net_c"], data["net_sigma"], data["net_rules"], data["net_theta"])
+        products = data.get("net_products", np.zeros((0, 2), np.int64))  # absent: none (files before them)
+        net = Anfis(meta["shape"], data["net_c"], data["net_sigma"], data["net_rules"], data["net_theta"], products)
         _check_net(net, where)
         scaling = Scaling(data["scale_cut"], data["scale_lo"], data["scale_hi"])
         if meta["kind"] == "ik":
@@ -187,8 +188,10 @@ def load_model(path: "str | os.PathLike[str]") -> "IKModel | DynamicsModel":
 def _check_net(net: Anfis, where: str) -> None:
     K, d, m = net.c.shape
     R = net.rules.shape[0]
+    P = net.products
     ok = (net.shape in ("gauss", "bell") and net.sigma.shape == (K, d, m) and net.rules.shape == (R, d)
-          and net.theta.shape == (K, R, d + 1) and net.rules.min() >= 0 and net.rules.max() < m
+          and P.ndim == 2 and P.shape[1] == 2 and (P.size == 0 or (P.min() >= 0 and P.max() < d))
+          and net.theta.shape == (K, R, d + len(P) + 1) and net.rules.min() >= 0 and net.rules.max() < m
           and all(np.all(np.isfinite(a)) for a in (net.c, net.sigma, net.theta)) and np.all(net.sigma > 0))
     if not ok:
         raise ModelFileError(f"{where}: the network's arrays are inconsistent (damaged file)")

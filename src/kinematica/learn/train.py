@@ -59,15 +59,17 @@ def initial_network(x: np.ndarray, rules: int, outputs: int, shape: str, partiti
     return anfis.clustered(centres, widths, shape, outputs)
 
 
-def check_counts(samples: int, rules: int, epochs: int, d: int, train_share: float = 0.8) -> tuple[int, int, int]:
+def check_counts(samples: int, rules: int, epochs: int, d: int, train_share: float = 0.8,
+                 products: int = 0) -> tuple[int, int, int]:
     samples = count(samples, "samples", TRAINING, error=LearnError)
     rules = count(rules, "rules", RULES, error=LearnError)
     epochs = count(epochs, "epochs", EPOCHS, error=LearnError)
-    need = rules * (d + 1)
+    need = rules * (d + products + 1)
     if int(round(train_share * samples)) < need:
         share = f", and {train_share:.0%} of the samples train them" if train_share < 1 else ""
+        terms = f" with {products} product terms" if products else ""
         raise LearnError(f"{samples} {'training ' if train_share == 1 else ''}samples are too few for {rules} rules on "
-                         f"{d} inputs: each output's network has {need} consequent coefficients{share}; give at least "
+                         f"{d} inputs{terms}: each output's network has {need} consequent coefficients{share}; give at least "
                          f"{int(np.ceil(need / train_share))} samples or fewer rules")
     return samples, rules, epochs
 

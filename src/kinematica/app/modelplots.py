@@ -1,0 +1,60 @@
+"""The Plots tab's figures of the learned IK model loaded for the robot (issue 13): its training
+curve, from the report inside the model file, and the histogram of its answers' tool position
+errors on fresh targets of its branch — new joint values, their FK as targets, the model's
+answers judged by FK afresh — so the histogram is of targets the model never saw.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kinematica.viz import learned as viz_learned
+
+from .figures import _LOCK, Plot, svg_data_url
+from .learned import LoadedModel
+
+FRESH = 1000  # fresh targets for the histogram: the median and p95 to a few per cent, in ~0.1 s
+NO_MODEL = ("No learned model for {robot}: in the Simulator tab's IK card press “model” and load a model file "
+            "made by `kinematica learn ik`; its training curve and error histogram appear here.")
+
+
+def output_unit(loaded: LoadedModel) -> str:
+    """The unit of the model's outputs (the learned joints' values)."""
+    robot = loaded.model.robot
+    rev = robot.revolute[loaded.model.branch.learned]
+    return "rad" if rev.all() else robot.length_unit if not rev.any() else f"rad or {robot.length_unit}"
+
+
+def fresh_errors(loaded: LoadedModel, count: int = FRESH, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Tool position (length unit) and orientation (rad) errors of the model's answers to
+    `count` fresh targets of its branch."""
+    from kinematica.learn.evaluate import answer_errors, fresh_test
+
+    _, targets = fresh_test(loaded.model, count, np.random.default_rng(seed))
+    return answer_errors(loaded.model, targets)
+
+
+def model_plots(loaded: LoadedModel) -> list[Plot]:
+    """The training curve and the error histogram, each with a caption of its numbers."""
+    model, r = loaded.model, loaded.model.report
+    unit = model.robot.length_unit
+    pos, ori = fresh_errors(loaded)
+    with _LOCK:
+        curve = svg_data_url(viz_learned.training_curve(r, unit=output_unit(loaded), size=(9.0, 4.5)))
+        hist = svg_data_url(viz_learned.error_histogram(
+            pos, unit=unit, size=(8.0, 4.0),
+            title=f"Tool position error of the model's answers alone, {len(pos)} fresh targets"))
+    train = np.asarray(r["rmse_train"], dtype=float).reshape(len(r["rmse_train"]), -1)
+    words = (f"{loaded.name}: {len(train)} epochs, {r.get('train_seconds', float('nan')):.3g} s of training on "
+             f"{r.get('train', '?')} samples; final training RMSE per joint "
+             + ", ".join(f"{n} {v:.3g}" for n, v in zip(r.get("joints", []), train[-1])) + f" {output_unit(loaded)}.")
+    deg = np.degrees(ori)
+    errs = (f"On {len(pos)} fresh targets of branch {model.branch.spec}: median {np.median(pos):.3g} {unit}, "
+            f"95th percentile {np.percentile(pos, 95):.3g} {unit}, max {pos.max():.3g} {unit}"
+            + (f"; orientation median {np.median(deg):.3g}°" if deg.max() > 0 else "")
+            + ".")
+    ws = r.get("warm_start")
+    if ws:  # measured at training time on held-out targets (the model's report)
+        errs += (f" As the start of Levenberg–Marquardt it took {ws['anfis']['mean_iterations']:.3g} iterations on "
+                 f"average, against {ws['home']['mean_iterations']:.3g} from home.")
+    return [Plot("plot-training", curve, words), Plot("plot-model-errors", hist, errs)]
