@@ -7,25 +7,25 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from nicegui import events, ui
 
 from .panel import tag
+from .tab import Host
 from .uploads import FileDrop
-
-if TYPE_CHECKING:
-    from .simulator import SimulatorTab
 
 NONE_YET = "No learned model for this robot: load one made by `kinematica learn ik` to use it as a method or a start."
 
 
 class ModelLoader:
     """The model dialog (built once per tab) and the model line of the IK card (`row`, built
-    with the card for each robot)."""
+    with the card for each robot). `offered` runs once a model is loaded: the IK panel adds it to
+    its methods and starts."""
 
-    def __init__(self, tab: SimulatorTab) -> None:
-        self.tab = tab
+    def __init__(self, host: Host, offered: Callable[[], None]) -> None:
+        self.host = host
+        self.offered = offered
         self.summary: ui.label | None = None
         with ui.dialog() as self.dialog, ui.card().classes("w-96"):
             ui.label("Load a learned IK model").classes("text-subtitle2")
@@ -41,13 +41,13 @@ class ModelLoader:
         self.show()
 
     def open(self) -> None:
-        self.hint.set_text(f"A model file written by `kinematica learn ik {self.tab.session.robot.name} --out MODEL` "
+        self.hint.set_text(f"A model file written by `kinematica learn ik {self.host.session.robot.name} --out MODEL` "
                            "(a model of this robot: one for another robot is refused). It joins the IK methods, "
                            "and a numeric method can start from its answer.")
         self.dialog.open()
 
     def show(self) -> None:
-        loaded = self.tab.session.model
+        loaded = self.host.session.model
         if self.summary is not None:
             self.summary.set_text(f"Model {loaded.summary()}." if loaded is not None else NONE_YET)
 
@@ -57,18 +57,18 @@ class ModelLoader:
             path = Path(tmp) / "model.npz"
             path.write_bytes(data)
             try:
-                self.tab.session.add_model_file(path, name)
+                self.host.session.add_model_file(path, name)
             except (ValueError, OSError) as err:
                 self.drop.refused(name, err, path)
                 return
         self.drop.accepted()
         self.dialog.close()
-        self.tab.ik.offer_model(self.tab.session)
+        self.offered()
         self.show()
         ui.notify(f"Model {name} loaded: pick “ANFIS model alone” as the method, or start a numeric solve from its answer.",
                   type="positive")
-        self.tab.page.changed("model")
+        self.host.changed("model")
 
     def seed_changed(self, seed: str) -> None:
-        self.tab.session.seed = seed
-        self.tab.page.changed("target")
+        self.host.session.seed = seed
+        self.host.changed("target")

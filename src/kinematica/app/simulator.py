@@ -52,7 +52,7 @@ class SimulatorTab:
         self.chains, self.tree = ChainPicker(self.open_chain), ("", b"")
         self.link = RobotLink(self)  # outlives the rebuilds for another robot
         self.workspace = Workspace(self)  # kept across rebuilds: the scene stays open
-        self.models = ModelLoader(self)  # learned IK models, per robot
+        self.models = ModelLoader(self, lambda: self.ik.offer_model(self.session))  # learned IK models, per robot
         self.build()
 
     # --- building -------------------------------------------------------------------------
