@@ -57,6 +57,23 @@ def _drives(joints: list[dict]) -> dict:
                        "armature": [j.get("armature", 0.0) for j in joints]}}
 
 
+def _visuals(data: dict, deg: bool, where: str) -> dict:
+    """extras["visuals"] (the shapes) and extras["visual_source"] of a file's `visuals:`."""
+    if "visuals" not in data:
+        return {}
+    from pathlib import Path
+
+    from .visual import from_dicts
+
+    folder = Path(where).parent if Path(where).suffix.lower() in (".yaml", ".yml") and Path(where).parent != Path() else None
+    shapes, source = from_dicts(data["visuals"], deg, where, folder)
+    n = len(data["joints"])
+    for i, v in enumerate(shapes):
+        if v.body > n:
+            raise RobotError(f"visuals.shapes[{i}]: body {v.body} does not exist (0 the base, 1..{n} the links)")
+    return {"visuals": shapes, "visual_source": source}
+
+
 def robot_from_dict(data: dict[str, Any], where: str = "<robot file>") -> Robot:
     """Build a Robot from an already-validated robot-file mapping."""
     deg = data.get("angle_unit", "rad") == "deg"
@@ -72,7 +89,7 @@ def robot_from_dict(data: dict[str, Any], where: str = "<robot file>") -> Robot:
             link_names=tuple(j["link"] for j in joints) if all("link" in j for j in joints) else None,
             extras={k: data[k] for k in ("gripper", "extras", "notes", "collision") if k in data}
             | ({"servo": [j.get("servo") for j in joints]} if any("servo" in j for j in joints) else {})
-            | _drives(joints),
+            | _drives(joints) | _visuals(data, deg, where),
         )
         if data["kind"] == "planar":
             missing = [i + 1 for i, j in enumerate(joints) if "length" not in j]
@@ -210,6 +227,10 @@ def robot_to_dict(robot: Robot) -> dict[str, Any]:
     for key in ("gripper", "extras", "notes", "collision"):
         if key in robot.extras:
             out[key] = robot.extras[key]
+    if robot.extras.get("visuals"):
+        from .visual import to_dicts
+
+        out["visuals"] = to_dicts(robot.extras["visuals"], robot.extras.get("visual_source", ""), deg)
     return out
 
 

@@ -35,7 +35,7 @@ import io
 import math
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from lxml import etree
@@ -49,6 +49,7 @@ from .coerce import takes_robot
 from .urdf_bodies import (MissingLimitWarning, OffChainBodiesWarning, URDFWarning, children_of, folded_message,
                           held_values, limits, rigid_body, warn)
 from .urdf_collision import collision_shapes
+from .urdf_visual import visual_shapes
 from .urdf_tree import candidate_tips, choose_chain
 
 _TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -176,7 +177,7 @@ def _scaled(T: np.ndarray, k: float) -> np.ndarray:
 
 def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = None,
               hold: Mapping[str, float] | None = None, length_unit: str = "m",
-              name: str | None = None) -> Robot:
+              name: str | None = None, package_dirs: Sequence[str | Path] = ()) -> Robot:
     """Robot from URDF text (str or bytes) or a .urdf file path: the serial chain from the root
     link to `tip` (a link name; `urdf_tips` lists the candidates).
 
@@ -191,6 +192,10 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
     Robot; the file is always in metres. Raises RobotFileError naming the problem for malformed
     XML, no movable joint, an unknown or ambiguous tip, a bad hold, non-physical inertia, and
     mimic, floating or planar joints on the chain.
+
+    The links' `<visual>` shapes become `robot.visuals` (`urdf_visual`): mesh files
+    (`package://PKG/...`) are looked for above the file's folder as ROS does and under
+    `package_dirs`; a missing one warns once (URDFWarning) and its link is drawn as the skeleton.
 
     >>> import kinematica as km
     >>> r = km.from_urdf('''<robot name="r"><link name="a"/><link name="b"/>
@@ -252,6 +257,10 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
     shapes = collision_shapes(urdf, [first.parent] + links, chain, held, scale, folder, where)
     if shapes:
         extras["collision_shapes"] = shapes
+    looks = visual_shapes(urdf, path, links, chain, held, scale, folder, where, package_dirs)
+    if looks:
+        extras["visuals"] = looks
+        extras["visual_source"] = f"the <visual> elements of {where}"
     try:
         return from_link_frames(
             rows, name=name or urdf.robot.name, length_unit=length_unit,
