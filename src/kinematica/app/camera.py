@@ -93,10 +93,11 @@ def make_camera(projection: str, reach: float):
     return camera
 
 
-def grid_segments(projection: str, cells: int) -> list[tuple[np.ndarray, np.ndarray, bool]]:
+def grid_segments(projection: str, cells: int, floor: float = 0.0) -> list[tuple[np.ndarray, np.ndarray, bool]]:
     """The grid's lines as (start, end, through the base), in the plane the view shows. In a
     projection the grid lies behind everything (the far side of the hidden axis), so it never
-    covers the arm; in 3-D it is the floor z = 0."""
+    covers the arm; in 3-D it is the floor z = `floor` (scene units: 0, or the bottom of a
+    pedestal below the base frame)."""
     a, b = plane_axes(projection)
     hidden = hidden_axis(projection)
     depth = 0.0
@@ -110,16 +111,20 @@ def grid_segments(projection: str, cells: int) -> list[tuple[np.ndarray, np.ndar
             p[along_axis], q[along_axis] = -cells, cells
             if hidden is not None:
                 p[hidden] = q[hidden] = depth
+            else:
+                p[2] = q[2] = floor
             out.append((p, q, i == 0))
     return out
 
 
-def axis_labels(projection: str, cells: int) -> list[tuple[str, np.ndarray]]:
+def axis_labels(projection: str, cells: int, floor: float = 0.0) -> list[tuple[str, np.ndarray]]:
     """Names of the shown axes ("x", "y", …) and where they go: just past the positive end of
-    each axis line of the grid."""
+    each axis line of the grid (on the floor at z = `floor` in 3-D)."""
     out = []
     for axis in plane_axes(projection):
         p = np.zeros(3)
+        if not orthographic(projection):
+            p[2] = floor
         p[axis] = cells + 0.6
         out.append((AXIS_NAMES[axis], p))
     return out

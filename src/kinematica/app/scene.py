@@ -27,8 +27,11 @@ from nicegui import events, ui
 import kinematica as km
 from kinematica.viz.geometry import arm_geometry, reach
 
+from kinematica.model.visual import gripper_fraction, lowest_point, missing_bodies
+
 from . import camera
 from .handles import AXIS_INDEX, handle_points
+from .looks import Looks
 
 LINK, JOINT, BASE, TOOL = "#37474f", "#fb8c00", "#90a4ae", "#e53935"
 TARGET = "#d81b60"
@@ -168,6 +171,12 @@ class ArmView:
         self.ghosts: list = []
         self.mirror_q: np.ndarray | None = None  # the physical arm's commanded q (Robot link)
         self.mirror = None
+        # what the robot looks like (robot.visuals) or its kinematic skeleton; the floor goes
+        # under the lowest base shape (a Puma's pedestal), never above the base frame
+        self.meshes_on = bool(robot.visuals)
+        self.grip = gripper_fraction(robot)
+        low = lowest_point(robot)
+        self.floor = min(0.0, low) / self.grid.step if low is not None else 0.0
         # the camera type is fixed when a scene is built: a projection change rebuilds it in here
         self.box = ui.element("div").classes("w-full")
         self._build()
@@ -187,7 +196,13 @@ class ArmView:
         ortho = camera.orthographic(self.projection)
         # our own grid of lines rather than NiceGUI's, whose opaque ground plane would hide
         # whatever is below the base (a Puma's elbow-down branch: its base frame is at the shoulder)
-        with self.box:
+        with self.box.classes("relative"):
+            if self.robot.visuals:
+                looks = ui.toggle({"meshes": "Looks", "skeleton": "Skeleton"},
+                                  value="meshes" if self.meshes_on else "skeleton",
+                                  on_change=lambda e: self.show_meshes(e.value == "meshes"))
+                looks.props('dense no-caps size=sm data-testid="view-looks"').classes("absolute top-2 left-2 z-10").mark("view-looks")
+                looks.tooltip(self.robot.extras.get("visual_source") or "the robot's visual shapes")
             self.scene = (ui.scene(grid=False, camera=camera.make_camera(self.projection, r),
                                    background_color=BACKGROUND, on_drag_end=self._dropped,
                                    control_type="map" if ortho else "orbit")
@@ -196,9 +211,9 @@ class ArmView:
         if ortho:
             self.scene.on("init", lambda: camera.lock_rotation(self.scene))
         with self.scene:
-            for a, b, axis in camera.grid_segments(self.projection, g.cells):
+            for a, b, axis in camera.grid_segments(self.projection, g.cells, self.floor):
                 self.scene.line(a.tolist(), b.tolist()).material(GRID_AXIS if axis else GRID)
-            for name, p in camera.axis_labels(self.projection, g.cells):
+            for name, p in camera.axis_labels(self.projection, g.cells, self.floor):
                 self.scene.text(name, LABEL_STYLE).move(*p)
             self._arm_objects()
             self.target = self.scene.group()
@@ -228,6 +243,10 @@ class ArmView:
                        for rev in self.robot.revolute]
         self.tool = self.scene.sphere(1.25 * self.radius, 24, 16).material(TOOL)
         self.frames = [self._axes(0.22 * self.grid.reach / self.grid.step) for _ in range(self.robot.n + 2)]
+        self.looks = Looks(self.scene, self.robot.visuals, self.robot.n + 1, self.grid.step) if self.robot.visuals else None
+        # a body without a visual shape (its mesh file missing) keeps a link of the skeleton
+        self.bare = {k: self.scene.cylinder(self.radius, self.radius, 1.0, 16).material(LINK)
+                     for k in (missing_bodies(self.robot) if self.looks else ())}
 
     @property
     def handle_length(self) -> float:
@@ -268,6 +287,29 @@ class ArmView:
             self.tool.move(*to(geom.tool))
             for group, F in zip(self.frames, geom.frames):
                 group.move(*to(F[:3, 3])).rotate_R(F[:3, :3].tolist())
+            if self.looks is not None:
+                self.looks.place(geom.frames, self.grip)
+                origins = np.vstack([geom.base, geom.joints, geom.tool])
+                for k, cyl in self.bare.items():
+                    mid, R, length = along(to(origins[k]), to(origins[k + 1]))
+                    cyl.move(*mid).rotate_R(R).scale(1.0, max(length, 1e-9), 1.0)
+            self._skeleton_visible()
+
+    def _skeleton_visible(self) -> None:
+        """Looks or skeleton: one of the two drawings of the arm at a time."""
+        looks = self.looks is not None and self.meshes_on
+        for obj in (self.pedestal, self.tool, *self.links, *self.joints):
+            obj.visible(not looks)
+        if self.looks is not None:
+            self.looks.visible(looks)
+        for cyl in self.bare.values():
+            cyl.visible(looks)
+
+    def show_meshes(self, on: bool) -> None:
+        """Draw the robot as it looks (its visual shapes and meshes) or as its kinematic skeleton."""
+        self.meshes_on = bool(on)
+        with self._batched():
+            self._skeleton_visible()
 
     def show_frames(self, on: bool) -> None:
         self.frames_on = bool(on)
