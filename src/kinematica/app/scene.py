@@ -30,6 +30,7 @@ from kinematica.viz.geometry import arm_geometry, reach
 from kinematica.model.visual import gripper_fraction, lowest_point, missing_bodies
 
 from . import camera
+from .ghosts import MAX_GHOSTS, apex, drawn_and_listed, label_spots, same_drawing
 from .handles import AXIS_INDEX, handle_points
 from .looks import Looks
 
@@ -104,41 +105,6 @@ def turn_y_to(direction: np.ndarray) -> list[list[float]]:
     return np.column_stack([x, y, np.cross(x, y)]).tolist()
 
 
-def same_drawing(robot: km.Robot, solutions: list, outside: bool = True) -> list[list[int]]:
-    """Indices of the solutions to draw, grouped by identical drawings (a wrist flip turns
-    joints 4 and 6 by half a turn: the skeleton is the same), in list order; those outside the
-    joint limits only when `outside`. A group is drawn once, in the colour of its first member."""
-    groups: list[list[int]] = []
-    shapes: list[np.ndarray] = []
-    tol = 1e-6 * max(reach(robot), 1e-12)
-    for i, sol in enumerate(solutions):
-        if not (sol.within_limits or outside):
-            continue
-        shape = arm_geometry(robot, sol.q).skeleton
-        for members, other in zip(groups, shapes):
-            if np.allclose(shape, other, atol=tol):
-                members.append(i)
-                break
-        else:
-            groups.append([i])
-            shapes.append(shape)
-    return groups
-
-
-def apex(points: np.ndarray) -> np.ndarray:
-    """The point of a polyline farthest from the chord between its ends (an arm's elbow: where
-    the branches of one target differ, so their labels do not pile up at the shared tool)."""
-    a, b = points[0], points[-1]
-    chord = b - a
-    n = np.linalg.norm(chord)
-    if n == 0:
-        return points[len(points) // 2]
-    u = chord / n
-    rel = points - a
-    d = np.linalg.norm(rel - np.outer(rel @ u, u), axis=1)
-    return points[int(np.argmax(d))]
-
-
 class ArmView:
     """The scene of one robot. Build it inside a NiceGUI container, then call `show(q)`,
     `show_frames`, `show_target` and `show_ghosts` as the state changes, `set_projection` to
@@ -171,6 +137,7 @@ class ArmView:
         self.ghosts: list = []
         self.mirror_q: np.ndarray | None = None  # the physical arm's commanded q (Robot link)
         self.mirror = None
+        self.ghost_note = None
         # what the robot looks like (robot.visuals) or its kinematic skeleton; the floor goes
         # under the lowest base shape (a Puma's pedestal), never above the base frame
         self.meshes_on = bool(robot.visuals)
@@ -197,13 +164,20 @@ class ArmView:
         # our own grid of lines rather than NiceGUI's, whose opaque ground plane would hide
         # whatever is below the base (a Puma's elbow-down branch: its base frame is at the shoulder)
         with self.box.classes("relative"):
-            if self.robot.visuals:
-                looks = ui.toggle({"meshes": "Looks", "skeleton": "Skeleton"},
-                                  value="meshes" if self.meshes_on else "skeleton",
-                                  on_change=lambda e: self.show_meshes(e.value == "meshes"))
-                looks.props('dense no-caps size=sm data-testid="view-looks"').classes("absolute top-2 left-2 z-10").mark("view-looks")
-                looks.tooltip(self.robot.extras.get("visual_source") or "the robot's visual shapes")
-            self.scene = (ui.scene(grid=False, camera=camera.make_camera(self.projection, r),
+            with ui.row().classes("absolute top-2 left-2 z-10 items-center gap-2"):
+                if self.robot.visuals:  # as the robot looks, or its kinematic skeleton
+                    ui.toggle({"meshes": "Looks", "skeleton": "Skeleton"},
+                              value="meshes" if self.meshes_on else "skeleton",
+                              on_change=lambda e: self.show_meshes(e.value == "meshes")) \
+                        .props('dense no-caps size=sm data-testid="view-looks"').mark("view-looks")
+                ui.button(icon="center_focus_strong", on_click=lambda: self.reframe()) \
+                    .props('dense flat round size=sm data-testid="view-reframe"').mark("view-reframe") \
+                    .tooltip("frame the arm and the target")
+            self.ghost_note = ui.label("").classes("absolute bottom-2 left-2 z-10 text-xs text-grey-8 "
+                                                   "bg-white/80 rounded px-2").mark("ghost-note")
+            self.ghost_note.props('data-testid="ghost-note"').set_visibility(False)
+            self.camera_pose = camera.framing(self.projection, r, floor=self.floor)
+            self.scene = (ui.scene(grid=False, camera=camera.make_camera(self.projection, r, self.floor),
                                    background_color=BACKGROUND, on_drag_end=self._dropped,
                                    control_type="map" if ortho else "orbit")
                           .classes("w-full").style(f"height: {self.height}; min-height: 420px")
@@ -337,6 +311,24 @@ class ArmView:
             spots = handle_points(center, self.target_T[:3, :3], self.handle_length, usable)
             for axis, p in spots.items():
                 self.handles[axis].move(*p)
+        pose, size = self.camera_pose
+        if any(camera.outside(pose, size, self.projection, p) for p in self._target_points()):
+            self.reframe()  # a target out of the view brings the camera along
+
+    def _target_points(self) -> np.ndarray:
+        """The target marker's centre and its usable handles (scene units), none when hidden."""
+        if self.target_T is None:
+            return np.zeros((0, 3))
+        center = self.grid.to_scene(self.target_T[:3, 3])
+        spots = handle_points(center, self.target_T[:3, :3], self.handle_length, self._usable_handles())
+        return np.array([center, *spots.values()])
+
+    def reframe(self) -> None:
+        """Move the camera so that it shows the arm, the floor under it and the IK target."""
+        r = self.grid.reach / self.grid.step
+        self.camera_pose = camera.framing(self.projection, r, self._target_points(), self.floor)
+        pose = self.camera_pose[0]
+        self.scene.move_camera(*pose.position, *pose.look_at, *pose.up, duration=0.4)
 
     def _usable_handles(self) -> tuple[str, ...]:
         """The handles to offer: in a projection not one whose axis points at the viewer (it
@@ -375,20 +367,24 @@ class ArmView:
 
     def show_ghosts(self, solutions: list, current: np.ndarray | None = None, outside: bool = False) -> None:
         """Translucent arms for `solutions` (objects with q and within_limits), numbered 1, 2, …
-        at their tools as in the list; the one at `current` (the arm itself) gets only its
-        number, and those outside the joint limits are drawn only when `outside`. An empty list
-        removes them."""
+        as in the list, each number beside its own ghost's tool (`ghosts.label_spots`); the one at
+        `current` (the arm itself) gets only its number, those outside the joint limits are drawn
+        only when `outside`, and at most `MAX_GHOSTS` at once (the others are named in a note
+        on the view). An empty list removes them."""
         self.ghost_args = (solutions, current, outside)
         to = self.grid.to_scene
-        labels: list[np.ndarray] = []  # where numbers went: a number never covers another
+        drawn, listed = drawn_and_listed(same_drawing(self.robot, solutions, outside))
+        geoms = [arm_geometry(self.robot, solutions[g[0]].q) for g in drawn]
+        tools = np.array([to(g.tool) for g in geoms]).reshape(-1, 3)
+        elbows = np.array([apex(to(g.skeleton)) for g in geoms]).reshape(-1, 3)
+        spots = label_spots(tools, elbows, 3.0 * self.radius)
         with self._batched(), self.scene:
             for obj in self.ghosts:
                 obj.delete()
             self.ghosts = []
-            for members in same_drawing(self.robot, solutions, outside):
+            for members, geom, tool, (spot, leader) in zip(drawn, geoms, tools, spots):
                 first = solutions[members[0]]
                 colour = GHOSTS[members[0] % len(GHOSTS)] if first.within_limits else OUTSIDE
-                geom = arm_geometry(self.robot, first.q)
                 pts = to(geom.skeleton)
                 body = current is None or not any(np.allclose(solutions[i].q, current, atol=1e-9)
                                                    for i in members)
@@ -400,12 +396,18 @@ class ArmView:
                             self.scene.cylinder(0.8 * self.radius, 0.8 * self.radius, length, 12) \
                                 .material(colour, 0.45).move(*mid).rotate_R(R)
                     if body:
-                        self.scene.sphere(0.9 * self.radius, 12, 8).material(colour, 0.55).move(*to(geom.tool))
+                        self.scene.sphere(0.9 * self.radius, 12, 8).material(colour, 0.55).move(*tool)
+                    if leader:
+                        self.scene.line(tool.tolist(), spot.tolist()).material(colour)
                     self.scene.text(" · ".join(str(i + 1) for i in members),
                                     f"color: {colour}; font-weight: 700; font-size: 16px; "
-                                    "text-shadow: 0 0 3px #fff, 0 0 3px #fff") \
-                        .move(*self._free_spot(apex(pts) + [0, 0, 2.5 * self.radius], labels))
+                                    "text-shadow: 0 0 3px #fff, 0 0 3px #fff").move(*spot)
                 self.ghosts.append(group)
+        if self.ghost_note is not None:
+            self.ghost_note.set_text("" if not listed else
+                                     f"{len(drawn)} ghosts drawn (at most {MAX_GHOSTS}); not drawn: "
+                                     + ", ".join(str(i + 1) for i in listed))
+            self.ghost_note.set_visibility(bool(listed))
 
     def show_workspace(self, points: np.ndarray | None, size: float = 0.0) -> None:
         """The workspace overlay: `points` (k, 3, robot units; voxel centres of the envelope) as
@@ -443,15 +445,6 @@ class ArmView:
                 self.scene.text("arm", f"color: {MIRROR}; font-weight: 700; font-size: 14px; "
                                        "text-shadow: 0 0 3px #fff, 0 0 3px #fff") \
                     .move(*(to(geom.tool) + [0, 0, 3.0 * self.radius]))
-
-    def _free_spot(self, p: np.ndarray, taken: list[np.ndarray]) -> np.ndarray:
-        """p, raised until it is clear of every label already placed."""
-        gap = 3.0 * self.radius
-        while any(np.linalg.norm(p - t) < gap for t in taken):
-            p = p + [0.0, 0.0, gap]
-        taken.append(p)
-        return p
-
 
 class _Null:
     def __enter__(self):

@@ -283,6 +283,7 @@ class SimulatorTab:
 
     def ghosts_outside(self, on: bool) -> None:
         self.session.ghosts_outside = bool(on)
+        self.ik.show_result(self.session, self.workspace.collisions(self.session.solutions))  # its caption
         self.show_ghosts()
         self.page.changed("view")
 
