@@ -85,18 +85,28 @@ def framing(projection: str, reach: float, points=(), floor: float = 0.0) -> tup
     extent = hi - lo
     size = 0.5 * float(max(extent[0], extent[1], 1.3 * extent[2]))  # = r for the arm alone
     centre = (lo + hi) / 2
+    must = [*pts, (0.0, 0.0, min(0.0, floor))]
+    for _ in range(40):  # back off until every point given is in the view
+        pose = _placed(projection, centre, size)
+        if not any(outside(pose, view_size(size), projection, p) for p in must):
+            break
+        size *= 1.15
+    return pose, view_size(size)
+
+
+def _placed(projection: str, centre: np.ndarray, size: float) -> CameraPose:
+    """The camera looking at a box centred at `centre` whose half-width is `size`."""
     if not orthographic(projection):
         look = centre - [0.0, 0.0, 0.25 * size]
-        position = look + np.array([1.05, -1.45, 0.95]) * size
-        return CameraPose(tuple(map(float, position)), tuple(map(float, look)), (0.0, 0.0, 1.0)), view_size(size)
+        position = look + np.array([1.05, -1.45, 0.7]) * size
+        return CameraPose(tuple(map(float, position)), tuple(map(float, look)), (0.0, 0.0, 1.0))
     direction, up = _LOOK[projection]
-    hidden = hidden_axis(projection)
     look = centre.copy()
-    look[hidden] = 0.0
+    look[hidden_axis(projection)] = 0.0
     if projection != "xy":  # side views centre a little above the base: arms reach up more than down
         look[2] = centre[2] - 0.2 * size
     position = look + 20.0 * size * np.asarray(direction)
-    return CameraPose(tuple(map(float, position)), tuple(map(float, look)), up), view_size(size)
+    return CameraPose(tuple(map(float, position)), tuple(map(float, look)), up)
 
 
 def outside(pose: CameraPose, size: float, projection: str, point) -> bool:
