@@ -49,7 +49,8 @@ from .coerce import takes_robot
 from .urdf_bodies import (MissingLimitWarning, OffChainBodiesWarning, URDFWarning, children_of, folded_message,
                           held_values, limits, rigid_body, warn)
 from .urdf_collision import collision_shapes
-from .urdf_visual import visual_shapes
+from .urdf_visual import mesh_files, visual_shapes, write_visual
+from .visual import gripper_fraction
 from .urdf_tree import candidate_tips, choose_chain
 
 _TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -340,7 +341,7 @@ def _inertial(link: etree._Element, inert: Inertial, H: np.ndarray, per_m: float
 
 
 @takes_robot
-def to_urdf(robot: Robot) -> str:
+def to_urdf(robot: Robot, *, mesh_folder: str | None = None) -> str:
     """URDF text of any Robot, in metres (mm robots are converted; a comment says so).
 
     The chain is `world` (only when the base is not identity) → `base_link` → one link per
@@ -348,6 +349,10 @@ def to_urdf(robot: Robot) -> str:
     sliding along its axis through URDF link i's origin. Revolute joints without limits become
     continuous. `from_urdf` of the text gives back the same forward kinematics, limits, names
     and inertials (with `length_unit="mm"` for a mm robot).
+
+    `robot.visuals` become <visual> elements of their links (a gripper's fingers at its home
+    opening); a mesh is named `mesh_folder/<file name>` (`urdf_visual.mesh_files`: copy the
+    files there, as `kinematica export` does) or, without a folder, by its absolute file:// path.
     """
     s = 1000.0 if robot.length_unit == "mm" else 1.0  # robot length units per metre
     taken: set[str] = set()
@@ -391,5 +396,9 @@ def to_urdf(robot: Robot) -> str:
         if robot.inertials is not None and robot.inertials[i] is not None:
             _inertial(links[names[i]], robot.inertials[i], prev, s)
     _joint(root, _unique("tool0_joint", joint_names), "fixed", names[-1], tool_link, prev @ robot.tool, s)
+    files = mesh_files(robot.visuals, mesh_folder) if mesh_folder else {}
+    for v in robot.visuals:
+        H = np.eye(4) if v.body == 0 else spatial.inv(G[v.body - 1]) @ robot.after[v.body - 1]
+        write_visual(links[base_link if v.body == 0 else names[v.body - 1]], v, H, s, gripper_fraction(robot), files)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + etree.tostring(root, encoding="unicode",
                                                                        pretty_print=True)

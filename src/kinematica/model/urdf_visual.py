@@ -96,3 +96,49 @@ def visual_shapes(urdf: Any, path: list, links: list[str], chain: set[str], held
                          f"({shown}): those links are drawn as the skeleton. Give the folder that holds "
                          "the package with package_dirs=[...] (--package-dir on the command line)"))
     return tuple(out)
+
+
+# --- writing ----------------------------------------------------------------------------------
+def mesh_files(shapes: Sequence[Visual], folder: str = "meshes") -> dict[str, str]:
+    """{mesh file path: the relative name a written URDF gives it} — `folder/<file name>`, with
+    a number added when two different files share a name — for copying the files beside it."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for v in shapes:
+        if v.kind != "mesh" or v.path in out:
+            continue
+        p = Path(v.path)
+        name, k = p.name, 1
+        while name.lower() in taken:
+            k += 1
+            name = f"{p.stem}_{k}{p.suffix}"
+        taken.add(name.lower())
+        out[v.path] = f"{folder}/{name}"
+    return out
+
+
+def write_visual(link: Any, v: Visual, H: np.ndarray, per_m: float, fraction: float, files: dict[str, str]) -> None:
+    """Append `v`'s <visual> to the lxml element `link`: placed at H · (grip at `fraction`) ·
+    origin in the URDF link's frame, lengths in metres (`per_m` robot units make a metre), a
+    mesh named as `files` says (else by its absolute path)."""
+    from lxml import etree
+
+    from .. import spatial
+
+    X = H @ (v.origin if v.grip is None else v.grip.motion(fraction) @ v.origin)
+    el = etree.SubElement(link, "visual", **({"name": v.name} if v.name else {}))
+    xyz = " ".join(repr(float(x) / per_m + 0.0) for x in X[:3, 3])
+    etree.SubElement(el, "origin", xyz=xyz, rpy=" ".join(repr(float(a) + 0.0) for a in spatial.matrix_to_rpy(X[:3, :3])))
+    geometry = etree.SubElement(el, "geometry")
+    if v.kind == "box":
+        etree.SubElement(geometry, "box", size=" ".join(repr(s / per_m) for s in v.size))
+    elif v.kind == "cylinder":
+        etree.SubElement(geometry, "cylinder", radius=repr(v.size[0] / per_m), length=repr(v.size[1] / per_m))
+    elif v.kind == "sphere":
+        etree.SubElement(geometry, "sphere", radius=repr(v.size[0] / per_m))
+    else:
+        etree.SubElement(geometry, "mesh", filename=files.get(v.path, Path(v.path).resolve().as_uri()),
+                         scale=" ".join(repr(s / per_m) for s in v.scale))
+    if v.color is not None:
+        material = etree.SubElement(el, "material", name=v.hex_color + (f"_{round(v.color[3] * 100)}" if v.color[3] < 1 else ""))
+        etree.SubElement(material, "color", rgba=" ".join(repr(float(c)) for c in v.color))
