@@ -32,7 +32,7 @@ KINDS = ("box", "cylinder", "sphere", "mesh")
 _SIZES = {"box": 3, "cylinder": 2, "sphere": 1, "mesh": 0}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Grip:
     """How a shape moves with the gripper: about/along `axis` through `pivot` (body frame),
     `open` at the open gripper, `closed` at the closed one (rad when turning, length when
@@ -43,6 +43,12 @@ class Grip:
     open: float = 0.0
     closed: float = 0.0
     slide: bool = False
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Grip) and self.slide == other.slide and _close(
+            (*self.axis, *self.pivot, self.open, self.closed), (*other.axis, *other.pivot, other.open, other.closed))
+
+    __hash__ = None  # type: ignore[assignment]
 
     def motion(self, fraction: float) -> np.ndarray:
         """The 4x4 motion at `fraction` of the way from open (0) to closed (1)."""
@@ -95,6 +101,17 @@ class Visual:
                            ("color", color)):
             object.__setattr__(self, key, value)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal up to the rounding of a robot file's 15 significant digits."""
+        if not isinstance(other, Visual):
+            return NotImplemented
+        same = (self.body, self.kind, self.path, self.name, self.color is None, self.grip) == \
+            (other.body, other.kind, other.path, other.name, other.color is None, other.grip)
+        return same and _close((*self.origin.ravel(), *self.size, *self.scale, *(self.color or ())),
+                               (*other.origin.ravel(), *other.size, *other.scale, *(other.color or ())))
+
+    __hash__ = None  # type: ignore[assignment]
+
     @property
     def hex_color(self) -> str | None:
         """The colour as #rrggbb (alpha left out), None when the shape has none of its own."""
@@ -111,6 +128,11 @@ class Visual:
                 "sphere": lambda s: np.array([s[0]] * 3)}[self.kind](self.size)
         signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
         return signs * half
+
+
+def _close(a, b) -> bool:
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(a).max(initial=0))))
 
 
 def turn(axis: np.ndarray, angle: float) -> np.ndarray:
@@ -213,8 +235,8 @@ def from_dicts(data: dict, deg: bool, where: str, folder: Any = None) -> tuple[t
 
 def to_dicts(shapes: Sequence[Visual], source: str, deg: bool) -> dict:
     """The robot-file mapping of `shapes` (inverse of `from_dicts`)."""
-    def num(x):
-        return [float(f"{float(v):.12g}") + 0.0 for v in np.atleast_1d(x)]
+    def num(x):  # 15 significant digits, as robot files write numbers
+        return [float(f"{float(v):.15g}") + 0.0 for v in np.atleast_1d(x)]
 
     rows = []
     for v in shapes:
@@ -227,8 +249,9 @@ def to_dicts(shapes: Sequence[Visual], source: str, deg: bool) -> dict:
         rpy = spatial.matrix_to_rpy(v.origin[:3, :3])
         if not np.allclose(rpy, 0):
             row["rpy"] = num(np.degrees(rpy) if deg else rpy)
-        if v.color is not None:
-            row["color"] = num(v.color)
+        if v.color is not None:  # "#rrggbb" when that is exact, else the numbers
+            exact = v.color[3] == 1.0 and color_of(v.hex_color) == v.color[:3]
+            row["color"] = v.hex_color if exact else num(v.color)
         if v.grip is not None:
             k = 1.0 if v.grip.slide or not deg else 180 / np.pi
             row["grip"] = {"axis": num(v.grip.axis), "pivot": num(v.grip.pivot), "open": num(v.grip.open * k)[0],
