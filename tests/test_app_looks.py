@@ -143,3 +143,34 @@ async def test_a_target_far_above_brings_the_camera_along(user: User) -> None:
                              (view.up_x, view.up_y, view.up_z))
     size = camera.view_size(math.dist(pose.position, pose.look_at) / math.dist((1.05, -1.45, 0.7), (0, 0, 0)))
     assert view.z > before and not camera.outside(pose, size, "3d", (0.0, 0.0, 9.0))
+
+
+# --- no clipped titles or cells -----------------------------------------------------------------
+def test_a_long_convergence_title_wraps_inside_the_figure() -> None:
+    import dataclasses
+
+    from kinematica.viz import plots
+
+    robot = km.load("puma560")
+    run = km.ik(robot, km.fk(robot, np.radians([10, 20, -100, 30, 40, 50])), q0=np.zeros(6), history=True)
+    long = dataclasses.replace(run, reason="stalled at joint limit θ2 = −45° " * 6)
+    fig = plots.convergence(long, tol=1e-6, unit="m", size=(8.0, 4.5))
+    fig.canvas.draw()
+    box = fig.axes[0].title.get_window_extent()
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width and box.y1 <= fig.bbox.height  # all of it on the figure
+    assert fig.axes[0].get_title().count("\n") >= 2  # wrapped
+
+
+def test_robot_tab_limits_in_rad_show_their_sources_precision_and_read_back_exactly() -> None:
+    from kinematica.app import robotedit
+
+    panda = km.load("panda")  # limits written in rad (2.8973 = 166.003°, not 166.00306°)
+    form = robotedit.form_from_robot(panda)
+    assert (form.rows[0]["lower"], form.rows[0]["upper"]) == ("-166.003", "166.003")
+    assert all(len(r[k]) <= 8 for r in form.rows for k in ("lower", "upper"))
+    again = robotedit.build(form)  # applied untouched: the exact limits, not the rounded ones
+    np.testing.assert_allclose(again.limits, panda.limits, rtol=4e-16, atol=0)  # degrees → rad: an ulp
+    form.rows[0]["upper"] = "150"  # an edited cell means what it says
+    np.testing.assert_allclose(robotedit.build(form).limits[0], [panda.limits[0, 0], np.radians(150)], rtol=1e-15)
+    braccio = robotedit.form_from_robot(km.load("braccio"))  # in degrees already: as written
+    assert (braccio.rows[0]["lower"], braccio.rows[0]["upper"]) == ("-90", "90")

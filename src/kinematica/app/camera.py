@@ -42,6 +42,13 @@ def check(projection: str) -> str:
     return projection
 
 
+def hint(projection: str) -> str:
+    """How the mouse moves the camera in this view."""
+    if check(projection) == "3d":
+        return "drag to orbit, scroll to zoom, right-drag to pan"
+    return "drag to pan, scroll to zoom"
+
+
 def orthographic(projection: str) -> bool:
     return check(projection) != "3d"
 

@@ -173,6 +173,8 @@ class ArmView:
                 ui.button(icon="center_focus_strong", on_click=lambda: self.reframe()) \
                     .props('dense flat round size=sm data-testid="view-reframe"').mark("view-reframe") \
                     .tooltip("frame the arm and the target")
+            ui.label(camera.hint(self.projection)).classes("absolute top-2 right-3 z-10 text-xs text-grey-6") \
+                .mark("view-hint")
             self.ghost_note = ui.label("").classes("absolute bottom-2 left-2 z-10 text-xs text-grey-8 "
                                                    "bg-white/80 rounded px-2").mark("ghost-note")
             self.ghost_note.props('data-testid="ghost-note"').set_visibility(False)
