@@ -189,3 +189,23 @@ def test_a_turning_grip_keeps_its_pivot_and_a_slide_moves_along_its_axis(a, f, x
     slide = Grip((x, y, z), open=a, closed=0.0, slide=True).motion(f)
     u = np.array([x, y, z]) / np.linalg.norm([x, y, z])
     np.testing.assert_allclose(slide[:3, 3], (1 - f) * a * u, atol=1e-12)
+
+
+def test_a_robot_file_mesh_is_found_beside_it_or_warned_about(tmp_path: Path) -> None:
+    import trimesh
+
+    (tmp_path / "meshes").mkdir()
+    trimesh.creation.box((0.1, 0.02, 0.02)).export(tmp_path / "meshes/link.stl")
+    text = FILE + "    - {body: 1, mesh: {file: meshes/link.stl, scale: [1000, 1000, 1000]}}\n" \
+                  "    - {body: 2, mesh: {file: meshes/gone.stl}}\n"
+    path = tmp_path / "stick.yaml"
+    path.write_text(text)
+    with pytest.warns(UserWarning, match="1 visual mesh file not found .*gone.stl"):
+        robot = km.load(path)
+    (mesh,) = [v for v in robot.visuals if v.kind == "mesh"]
+    assert Path(mesh.path) == tmp_path / "meshes/link.stl" and mesh.scale == (1000.0, 1000.0, 1000.0)
+    glb = km.export.to_glb(robot)  # the mesh, scaled to mm and back to metres, in the glTF
+    import io
+
+    scene = trimesh.load(io.BytesIO(glb), file_type="glb")
+    assert len(scene.geometry) == len(robot.visuals)

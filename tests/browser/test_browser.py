@@ -306,3 +306,18 @@ def test_the_readme_screenshots(browser, server, tmp_path):
     assert readme.contains_text(words, seen["plan note"])
     assert readme.contains_text(words, f"stopped at {seen['half way']}")
     assert readme.contains_text(words, seen["joints caption"].rstrip("."))
+
+
+def test_the_ik_panel_is_above_the_fold_at_1280_by_800(browser, server):
+    """The issue's laptop screen: in IK mode the target, Solve and the verdict are all visible
+    without scrolling, and the caption under the view is whole."""
+    page = browser.page(server.url, {"width": 1280, "height": 800})
+    wait_for_scene(page)
+    page.get_by_test_id("mode").get_by_text("IK").click()
+    solve(page, "Solved")
+    for testid in ("target-x", "solve", "ik-message"):
+        box = page.get_by_test_id(testid).bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800, (testid, box)
+    caption = page.get_by_test_id("scene-caption")
+    assert caption.evaluate("e => e.scrollWidth <= e.clientWidth")  # not cut short
+    page.close()

@@ -67,6 +67,13 @@ def _visuals(data: dict, deg: bool, where: str) -> dict:
 
     folder = Path(where).parent if Path(where).suffix.lower() in (".yaml", ".yml") and Path(where).parent != Path() else None
     shapes, source = from_dicts(data["visuals"], deg, where, folder)
+    gone = [v.path for v in shapes if v.kind == "mesh" and not Path(v.path).is_file()]
+    if gone:  # drawn as the skeleton instead, as a URDF's missing meshes are
+        import warnings
+
+        warnings.warn(f"{where}: {len(gone)} visual mesh file{'s' * (len(gone) != 1)} not found "
+                      f"({', '.join(gone[:5])}): those shapes are left out", UserWarning, stacklevel=4)
+        shapes = tuple(v for v in shapes if v.path not in gone)
     n = len(data["joints"])
     for i, v in enumerate(shapes):
         if v.body > n:
