@@ -200,6 +200,15 @@ def color_of(value: Any) -> tuple[float, ...] | None:
     return tuple(float(c) for c in value)
 
 
+def _size_of(kind: str, spec: dict) -> tuple:
+    """A robot file shape's size numbers, in `Visual.size` order."""
+    if kind == "box":
+        return tuple(spec["size"])
+    if kind == "cylinder":
+        return (spec["radius"], spec["length"])
+    return (spec["radius"],) if kind == "sphere" else ()
+
+
 def from_dicts(data: dict, deg: bool, where: str, folder: Any = None) -> tuple[tuple[Visual, ...], str]:
     """(shapes, source) of a robot file's `visuals:` mapping ({source, shapes: [...]}); angles
     of rpy and of a turning grip in degrees when `deg`. Mesh files are found beside the robot
@@ -212,8 +221,7 @@ def from_dicts(data: dict, deg: bool, where: str, folder: Any = None) -> tuple[t
     for i, d in enumerate(data.get("shapes", ())):
         kind = next(k for k in KINDS if k in d)
         spec = d[kind]
-        size: tuple = {"box": lambda: tuple(spec["size"]), "cylinder": lambda: (spec["radius"], spec["length"]),
-                       "sphere": lambda: (spec["radius"],), "mesh": lambda: ()}[kind]()
+        size = _size_of(kind, spec)
         path = None
         if kind == "mesh":
             p = Path(spec["file"])
@@ -240,9 +248,14 @@ def to_dicts(shapes: Sequence[Visual], source: str, deg: bool) -> dict:
 
     rows = []
     for v in shapes:
-        spec: dict = {"box": lambda: {"size": num(v.size)}, "cylinder": lambda: {"radius": num(v.size[0])[0],
-                      "length": num(v.size[1])[0]}, "sphere": lambda: {"radius": num(v.size[0])[0]},
-                      "mesh": lambda: {"file": v.path, "scale": num(v.scale)}}[v.kind]()
+        if v.kind == "box":
+            spec: dict = {"size": num(v.size)}
+        elif v.kind == "cylinder":
+            spec = {"radius": num(v.size[0])[0], "length": num(v.size[1])[0]}
+        elif v.kind == "sphere":
+            spec = {"radius": num(v.size[0])[0]}
+        else:
+            spec = {"file": v.path, "scale": num(v.scale)}
         row: dict = {"body": v.body, **({"name": v.name} if v.name else {}), v.kind: spec}
         if not np.allclose(v.origin[:3, 3], 0):
             row["xyz"] = num(v.origin[:3, 3])
