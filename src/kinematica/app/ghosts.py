@@ -78,7 +78,7 @@ def label_spots(tools: np.ndarray, elbows: np.ndarray, gap: float) -> list[tuple
 def drawn_and_listed(groups: list[list[int]], cap: int = MAX_GHOSTS) -> tuple[list[list[int]], list[int]]:
     """The first `cap` groups of identical drawings (drawn), and the solution indices of the
     others (listed only)."""
-    return groups[:cap], [i for g in groups[cap:] for i in g]
+    return groups[:cap], sorted(i for g in groups[cap:] for i in g)
 
 
 def caption(total: int, inside: int, drawn: int, listed: list[int], outside_shown: bool) -> str:
