@@ -209,3 +209,22 @@ def test_a_robot_file_mesh_is_found_beside_it_or_warned_about(tmp_path: Path) ->
 
     scene = trimesh.load(io.BytesIO(glb), file_type="glb")
     assert len(scene.geometry) == len(robot.visuals)
+
+
+def test_the_command_line_takes_package_dirs_and_warns_in_one_line(capsys, tmp_path: Path) -> None:
+    import trimesh
+    from cli_run import run
+
+    mesh = tmp_path / "share/mypkg/meshes/b.stl"
+    mesh.parent.mkdir(parents=True)
+    trimesh.creation.box((0.1, 0.1, 0.1)).export(mesh)
+    path = tmp_path / "two.urdf"
+    path.write_text(_urdf("package://mypkg/meshes/b.stl"))
+    code, out, err = run(capsys, "export", str(path), "--out", str(tmp_path / "a.glb"), "--json")
+    assert code == 0 and err.count("\n") == 1 and "kinematica: warning:" in err and "1 visual mesh file not found" in err
+    assert '"visuals": 2' in out
+    code, out, err = run(capsys, "export", str(path), "--package-dir", str(tmp_path / "share"), "--out",
+                         str(tmp_path / "b.urdf"), "--json")
+    assert code == 0 and err == "" and '"visuals": 3' in out
+    assert (tmp_path / "b_meshes/b.stl").read_bytes() == mesh.read_bytes()  # copied beside the URDF
+    assert missing_bodies(km.load(tmp_path / "b.urdf")) == ()  # and found there on reading it back

@@ -48,7 +48,7 @@ def choose_port(host: str, port: int | None) -> int:
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     robot = args.robot or "braccio"
-    load_robot(robot, args.tip, args.hold_at)  # a bad name or file fails here, before the server starts
+    load_robot(robot, args.tip, args.hold_at, args.package_dir)  # a bad name or file fails here, before the server starts
     port = choose_port(args.host, args.port)
     url = f"http://{args.host if ':' not in args.host else f'[{args.host}]'}:{port}/"
     if args.json:
@@ -59,7 +59,8 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     out.flush()
     from ..app.main import run  # NiceGUI loads only now
 
-    run(robot, host=args.host, port=port, show=not args.no_browser, tip=args.tip, hold=hold_values(args.hold_at))
+    run(robot, host=args.host, port=port, show=not args.no_browser, tip=args.tip, hold=hold_values(args.hold_at),
+        package_dirs=tuple(args.package_dir or ()))
     return 0
 
 
