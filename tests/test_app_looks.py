@@ -174,3 +174,27 @@ def test_robot_tab_limits_in_rad_show_their_sources_precision_and_read_back_exac
     np.testing.assert_allclose(robotedit.build(form).limits[0], [panda.limits[0, 0], np.radians(150)], rtol=1e-15)
     braccio = robotedit.form_from_robot(km.load("braccio"))  # in degrees already: as written
     assert (braccio.rows[0]["lower"], braccio.rows[0]["upper"]) == ("-90", "90")
+
+
+@pytest.mark.asyncio
+async def test_the_braccio_fingers_follow_the_m6_slider(user: User) -> None:
+
+    robot = km.load("braccio")
+    scene = one(user, "arm-scene")
+    from nicegui.elements.scene.objects.box import Box
+    from nicegui.elements.scene.objects.group import Group
+
+    # a finger is a box alone in a group of its own (its grip), inside its body's group
+    fingers = [o for o in scene.objects.values() if isinstance(o, Group) and isinstance(o.parent, Group)
+               and len(o.children) == 1 and isinstance(o.children[0], Box)]
+    assert len(fingers) == 2
+    slider = one(user, "view-gripper")
+    assert slider.value == 10  # open, the gripper's home
+    slider.value = 73  # closed: the fingers turn back to as drawn (grip motion = identity)
+    for holder in fingers:
+        np.testing.assert_allclose(holder.R, np.eye(3), atol=1e-12)
+        np.testing.assert_allclose((holder.x, holder.y, holder.z), 0, atol=1e-12)
+    slider.value = 10  # open: each finger turned 28° about its pivot
+    k = [i for i, v in enumerate(robot.visuals) if v.grip is not None]
+    M = robot.visuals[k[0]].grip.motion(0.0)
+    assert any(np.allclose(h.R, M[:3, :3], atol=1e-12) for h in fingers)

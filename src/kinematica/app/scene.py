@@ -110,6 +110,9 @@ class ArmView:
                               value="meshes" if self.meshes_on else "skeleton",
                               on_change=lambda e: self.show_meshes(e.value == "meshes")) \
                         .props('dense no-caps size=sm data-testid="view-looks"').mark("view-looks")
+                servo = (self.robot.extras.get("gripper") or {}).get("servo") or {}
+                if any(v.grip for v in self.robot.visuals) and {"open", "closed"} <= set(servo):
+                    self._gripper_slider(servo)
                 ui.button(icon="center_focus_strong", on_click=lambda: self.reframe()) \
                     .props('dense flat round size=sm data-testid="view-reframe"').mark("view-reframe") \
                     .tooltip("frame the arm and the target")
@@ -220,6 +223,23 @@ class ArmView:
             self.looks.visible(looks)
         for cyl in self.bare.values():
             cyl.visible(looks)
+
+    def _gripper_slider(self, servo: dict) -> None:
+        """The gripper's servo (the Braccio's M6), open to closed: the fingers follow it."""
+        name = str((self.robot.extras.get("gripper") or {}).get("name", "gripper")).split()[0]
+        lo, hi = sorted((servo["open"], servo["closed"]))
+        value = lo + self.grip * (hi - lo) if servo["open"] < servo["closed"] else hi - self.grip * (hi - lo)
+        with ui.row().classes("items-center gap-1 no-wrap bg-white/80 rounded px-2"):
+            ui.label(name).classes("text-xs text-grey-8")
+            ui.slider(min=lo, max=hi, step=1, value=value, on_change=lambda e: self.show_gripper(e.value)) \
+                .props('dense label data-testid="view-gripper"').classes("w-28").mark("view-gripper")
+
+    def show_gripper(self, value: float) -> None:
+        """Open or close the gripper's fingers to servo `value` (its robot file's servo units)."""
+        self.grip = gripper_fraction(self.robot, value)
+        if self.looks is not None:
+            with self._batched():
+                self.looks.place(arm_geometry(self.robot, self.q).frames, self.grip)
 
     def show_meshes(self, on: bool) -> None:
         """Draw the robot as it looks (its visual shapes and meshes) or as its kinematic skeleton."""
