@@ -232,7 +232,7 @@ class ArmView:
         with ui.row().classes("items-center gap-1 no-wrap bg-white/80 rounded px-2"):
             ui.label(name).classes("text-xs text-grey-8")
             ui.slider(min=lo, max=hi, step=1, value=value, on_change=lambda e: self.show_gripper(e.value)) \
-                .props('dense label data-testid="view-gripper"').classes("w-28").mark("view-gripper")
+                .props('dense label data-testid="view-gripper"').classes("w-28 mx-2").mark("view-gripper")
 
     def show_gripper(self, value: float) -> None:
         """Open or close the gripper's fingers to servo `value` (its robot file's servo units)."""
