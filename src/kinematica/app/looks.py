@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 from fastapi import HTTPException, Response
-from nicegui import app
+from nicegui import app, ui
 
 from kinematica.model.visual import Visual
 
@@ -119,3 +119,18 @@ class Looks:
     def visible(self, on: bool) -> None:
         for group in self.bodies:
             group.visible(on)
+
+
+def gripper_slider(robot, fraction: float, on_change) -> None:
+    """A slider for the gripper's servo (the Braccio's M6), open to closed, when the robot has
+    fingers that move with it: `on_change(servo value)`."""
+    gripper = robot.extras.get("gripper") or {}
+    servo = gripper.get("servo") or {}
+    if not any(v.grip for v in robot.visuals) or not {"open", "closed"} <= set(servo):
+        return
+    lo, hi = sorted((servo["open"], servo["closed"]))
+    value = servo["open"] + fraction * (servo["closed"] - servo["open"])
+    with ui.row().classes("items-center gap-1 no-wrap bg-white/80 rounded px-2"):
+        ui.label(str(gripper.get("name", "gripper")).split()[0]).classes("text-xs text-grey-8")
+        ui.slider(min=lo, max=hi, step=1, value=value, on_change=lambda e: on_change(e.value)) \
+            .props('dense label data-testid="view-gripper"').classes("w-28 mx-2").mark("view-gripper")

@@ -31,7 +31,7 @@ from . import camera
 from .grid import GridScale, along, nice_step, turn_y_to  # noqa: F401  (nice_step: re-exported)
 from .ghosts import MAX_GHOSTS, apex, drawn_and_listed, label_spots, same_drawing
 from .handles import AXIS_INDEX, handle_points
-from .looks import Looks
+from .looks import Looks, gripper_slider
 
 LINK, JOINT, BASE, TOOL = "#37474f", "#fb8c00", "#90a4ae", "#e53935"
 TARGET = "#d81b60"
@@ -110,9 +110,7 @@ class ArmView:
                               value="meshes" if self.meshes_on else "skeleton",
                               on_change=lambda e: self.show_meshes(e.value == "meshes")) \
                         .props('dense no-caps size=sm data-testid="view-looks"').mark("view-looks")
-                servo = (self.robot.extras.get("gripper") or {}).get("servo") or {}
-                if any(v.grip for v in self.robot.visuals) and {"open", "closed"} <= set(servo):
-                    self._gripper_slider(servo)
+                gripper_slider(self.robot, self.grip, self.show_gripper)
                 ui.button(icon="center_focus_strong", on_click=lambda: self.reframe()) \
                     .props('dense flat round size=sm data-testid="view-reframe"').mark("view-reframe") \
                     .tooltip("frame the arm and the target")
@@ -155,6 +153,7 @@ class ArmView:
         k = len(arm_geometry(self.robot, self.q).skeleton)
         self.pedestal = (self.scene.cylinder(1.0, 1.15, 1.0, 32).material(BASE)
                          .scale(3.2 * self.radius, 0.9 * self.radius, 3.2 * self.radius))
+        self.link_on = [True] * (k - 1)  # links of non-zero length (`_place_skeleton`)
         self.links = [self.scene.cylinder(self.radius, self.radius, 1.0, 16).material(LINK)
                       for _ in range(k - 1)]
         self.joints = [(self.scene.cylinder(1.0, 1.0, 1.0, 24) if rev else self.scene.box(1.0, 1.0, 1.0))
@@ -188,64 +187,67 @@ class ArmView:
         return batch() if batch is not None else _Null()
 
     def show(self, q: np.ndarray) -> None:
-        """Move the drawn arm to configuration q (core units)."""
+        """Move the drawn arm to configuration q (core units): the drawing shown (its looks or
+        its skeleton) and the link frames; the hidden drawing catches up when it is shown."""
         self.q = np.asarray(q, float)
         geom = arm_geometry(self.robot, self.q)
         to = self.grid.to_scene
-        pts = to(geom.skeleton)
         with self._batched():
-            base = geom.frames[0]
-            z = base[:3, 2]
-            self.pedestal.move(*(to(base[:3, 3]) - z * 0.45 * self.radius)).rotate_R(turn_y_to(z))
-            for cyl, a, b in zip(self.links, pts[:-1], pts[1:]):
-                mid, R, length = along(a, b)
-                cyl.move(*mid).rotate_R(R).scale(1.0, max(length, 1e-9), 1.0)
-                cyl.visible(length > 1e-9)
-            for joint, p, axis in zip(self.joints, to(geom.joints), geom.axes):
-                joint.move(*p).rotate_R(turn_y_to(axis))
-            self.tool.move(*to(geom.tool))
             for group, F in zip(self.frames, geom.frames):
                 group.move(*to(F[:3, 3])).rotate_R(F[:3, :3].tolist())
-            if self.looks is not None:
+            if self._looks_on:
                 self.looks.place(geom.frames, self.grip)
                 origins = np.vstack([geom.base, geom.joints, geom.tool])
                 for k, cyl in self.bare.items():
                     mid, R, length = along(to(origins[k]), to(origins[k + 1]))
                     cyl.move(*mid).rotate_R(R).scale(1.0, max(length, 1e-9), 1.0)
+            else:
+                self._place_skeleton(geom)
             self._skeleton_visible()
 
+    @property
+    def _looks_on(self) -> bool:
+        return self.looks is not None and self.meshes_on
+
+    def _place_skeleton(self, geom) -> None:
+        to = self.grid.to_scene
+        pts = to(geom.skeleton)
+        base = geom.frames[0]
+        z = base[:3, 2]
+        self.pedestal.move(*(to(base[:3, 3]) - z * 0.45 * self.radius)).rotate_R(turn_y_to(z))
+        self.link_on = []
+        for cyl, a, b in zip(self.links, pts[:-1], pts[1:]):
+            mid, R, length = along(a, b)
+            cyl.move(*mid).rotate_R(R).scale(1.0, max(length, 1e-9), 1.0)
+            self.link_on.append(length > 1e-9)
+        for joint, p, axis in zip(self.joints, to(geom.joints), geom.axes):
+            joint.move(*p).rotate_R(turn_y_to(axis))
+        self.tool.move(*to(geom.tool))
+
     def _skeleton_visible(self) -> None:
-        """Looks or skeleton: one of the two drawings of the arm at a time."""
-        looks = self.looks is not None and self.meshes_on
-        for obj in (self.pedestal, self.tool, *self.links, *self.joints):
+        """Looks or skeleton: one of the two drawings of the arm at a time (a link of no length
+        hidden in the skeleton)."""
+        looks = self._looks_on
+        for obj in (self.pedestal, self.tool, *self.joints):
             obj.visible(not looks)
+        for cyl, on in zip(self.links, self.link_on):
+            cyl.visible(on and not looks)
         if self.looks is not None:
             self.looks.visible(looks)
         for cyl in self.bare.values():
             cyl.visible(looks)
 
-    def _gripper_slider(self, servo: dict) -> None:
-        """The gripper's servo (the Braccio's M6), open to closed: the fingers follow it."""
-        name = str((self.robot.extras.get("gripper") or {}).get("name", "gripper")).split()[0]
-        lo, hi = sorted((servo["open"], servo["closed"]))
-        value = lo + self.grip * (hi - lo) if servo["open"] < servo["closed"] else hi - self.grip * (hi - lo)
-        with ui.row().classes("items-center gap-1 no-wrap bg-white/80 rounded px-2"):
-            ui.label(name).classes("text-xs text-grey-8")
-            ui.slider(min=lo, max=hi, step=1, value=value, on_change=lambda e: self.show_gripper(e.value)) \
-                .props('dense label data-testid="view-gripper"').classes("w-28 mx-2").mark("view-gripper")
-
     def show_gripper(self, value: float) -> None:
         """Open or close the gripper's fingers to servo `value` (its robot file's servo units)."""
         self.grip = gripper_fraction(self.robot, value)
-        if self.looks is not None:
+        if self._looks_on:
             with self._batched():
                 self.looks.place(arm_geometry(self.robot, self.q).frames, self.grip)
 
     def show_meshes(self, on: bool) -> None:
         """Draw the robot as it looks (its visual shapes and meshes) or as its kinematic skeleton."""
         self.meshes_on = bool(on)
-        with self._batched():
-            self._skeleton_visible()
+        self.show(self.q)  # places the drawing now shown, then swaps what is visible
 
     def show_frames(self, on: bool) -> None:
         self.frames_on = bool(on)
