@@ -198,3 +198,25 @@ async def test_the_braccio_fingers_follow_the_m6_slider(user: User) -> None:
     k = [i for i, v in enumerate(robot.visuals) if v.grip is not None]
     M = robot.visuals[k[0]].grip.motion(0.0)
     assert any(np.allclose(h.R, M[:3, :3], atol=1e-12) for h in fingers)
+
+
+@pytest.mark.parametrize("name", ["panda", "braccio"])
+def test_the_robot_tab_keeps_the_looks_through_an_edit_and_a_unit_change(name: str) -> None:
+    """Applying the Robot tab's form — untouched, or in the other length unit — keeps every
+    shape where it was (the panda's file is in rad, the form writes degrees)."""
+    from kinematica.app import robotedit
+    from kinematica.model.visual import placements
+
+    robot = km.load(name)
+    want = placements(robot, km.fk_frames(robot, robot.q_home))
+    form = robotedit.form_from_robot(robot)
+    again = robotedit.build(form)
+    np.testing.assert_allclose(placements(again, km.fk_frames(again, robot.q_home)), want, atol=1e-9)
+    other = "mm" if robot.length_unit == "m" else "m"
+    robotedit.convert_unit(form, other)
+    moved = robotedit.build(form)
+    k = 1000.0 if other == "mm" else 1e-3
+    got = placements(moved, km.fk_frames(moved, robot.q_home))
+    np.testing.assert_allclose(got[:, :3, :3], want[:, :3, :3], atol=1e-9)
+    np.testing.assert_allclose(got[:, :3, 3], want[:, :3, 3] * k, atol=1e-9 * max(1.0, k))
+    assert [v.size for v in moved.visuals] == pytest.approx([tuple(s * k for s in v.size) for v in robot.visuals])

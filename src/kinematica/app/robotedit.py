@@ -22,6 +22,7 @@ mapping goes through the same schema and meaning checks as a YAML file (`read_te
 from __future__ import annotations
 
 from ..errors import KinematicaError
+from ..model.visual import rescaled_dicts
 
 import copy
 import math
@@ -353,6 +354,8 @@ def to_dict(form: RobotForm) -> dict[str, Any]:
     for key in ("base", "tool"):
         if key in out:
             out[key] = _scaled_placement(out[key], f)
+    if "visuals" in out:  # in the form's length unit and, as everything it writes, in degrees
+        out["visuals"] = rescaled_dicts(out["visuals"], f, form.original.get("angle_unit", "rad") == "deg")
     return out
 
 

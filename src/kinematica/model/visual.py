@@ -271,3 +271,31 @@ def to_dicts(shapes: Sequence[Visual], source: str, deg: bool) -> dict:
                            "closed": num(v.grip.closed * k)[0]} | ({"slide": True} if v.grip.slide else {})
         rows.append(row)
     return ({"source": source} if source else {}) | {"shapes": rows}
+
+
+def rescaled_dicts(data: dict, factor: float, deg_in: bool, deg_out: bool = True) -> dict:
+    """A robot file's `visuals:` mapping with every length ×`factor` (a new length unit) and
+    every angle from degrees (`deg_in`) or rad to degrees (`deg_out`) or rad."""
+    import copy
+
+    k = (1.0 if deg_in else 180 / np.pi) * (1.0 if deg_out else np.pi / 180)
+    out = copy.deepcopy(data)
+    for d in out.get("shapes", ()):
+        if "xyz" in d:
+            d["xyz"] = [v * factor for v in d["xyz"]]
+        if "rpy" in d:
+            d["rpy"] = [v * k for v in d["rpy"]]
+        for kind, keys in (("box", ("size",)), ("cylinder", ("radius", "length")), ("sphere", ("radius",)),
+                           ("mesh", ("scale",))):
+            for key in keys if kind in d else ():
+                v = d[kind].get(key)
+                if v is not None:
+                    d[kind][key] = [x * factor for x in v] if isinstance(v, list) else v * factor
+        if "grip" in d:
+            g = d["grip"]
+            if "pivot" in g:
+                g["pivot"] = [v * factor for v in g["pivot"]]
+            for key in ("open", "closed"):
+                if key in g:
+                    g[key] = g[key] * (factor if g.get("slide") else k)
+    return out
