@@ -228,3 +228,10 @@ def test_the_command_line_takes_package_dirs_and_warns_in_one_line(capsys, tmp_p
     assert code == 0 and err == "" and '"visuals": 3' in out
     assert (tmp_path / "b_meshes/b.stl").read_bytes() == mesh.read_bytes()  # copied beside the URDF
     assert missing_bodies(km.load(tmp_path / "b.urdf")) == ()  # and found there on reading it back
+
+
+def test_a_visual_with_nothing_to_draw_is_left_out_with_a_warning() -> None:
+    text = _urdf("x.stl").replace('<box size="0.2 0.2 0.1"/>', '<box size="0.2 0 0.1"/>')
+    with pytest.warns(km.URDFWarning, match=r"1 <visual> element left out \(link 'base': a box visual needs 3 positive"):
+        robot = km.from_urdf(text)
+    assert [v.kind for v in robot.visuals] == ["cylinder"]  # the file still loads, the box is gone

@@ -20,6 +20,7 @@ import numpy as np
 
 from .urdf_bodies import URDFWarning, children_of, hanging, warn
 from .urdf_collision import resolve_mesh
+from ..errors import InputError
 from .visual import Visual
 
 
@@ -54,12 +55,13 @@ def _shape(geometry: Any, folder: Path | None, package_dirs: Sequence, scale: fl
     if g.cylinder is not None:
         return "cylinder", (float(g.cylinder.radius) * scale, float(g.cylinder.length) * scale), None, (1.0, 1.0, 1.0)
     if g.mesh is not None:
-        path = find_mesh(g.mesh.filename, folder, package_dirs)
+        path = find_mesh(g.mesh.filename, folder, package_dirs) if g.mesh.filename else None
         if path is None:
-            missing.append(g.mesh.filename)
+            missing.append(g.mesh.filename or "<mesh> without a filename")
             return None
-        s = np.broadcast_to(np.asarray(1.0 if g.mesh.scale is None else g.mesh.scale, dtype=float), (3,)) * scale
-        return "mesh", (), str(path), tuple(float(v) for v in s)
+        s = np.atleast_1d(np.asarray(1.0 if g.mesh.scale is None else g.mesh.scale, dtype=float)).ravel()
+        s = np.repeat(s, 3) if s.size == 1 else s  # a Visual refuses any other count
+        return "mesh", (), str(path), tuple(float(v) * scale for v in s)
     return None
 
 
@@ -79,6 +81,7 @@ def visual_shapes(urdf: Any, path: list, links: list[str], chain: set[str], held
     root = path[0].parent
     out: list[Visual] = []
     missing: list[str] = []
+    bad: list[str] = []
     for body, (link, T0) in enumerate([(root, np.linalg.inv(to_base))] + [(name, np.eye(4)) for name in links]):
         for name, T, _ in hanging(link, children, chain, held):
             for v in urdf.link_map[name].visuals:
@@ -89,7 +92,13 @@ def visual_shapes(urdf: Any, path: list, links: list[str], chain: set[str], held
                 X = X.copy()
                 X[:3, 3] *= scale
                 kind, size, mesh, mesh_scale = shape
-                out.append(Visual(body, kind, X, size, _colour(v.material, named), mesh, mesh_scale, name))
+                try:
+                    out.append(Visual(body, kind, X, size, _colour(v.material, named), mesh, mesh_scale, name))
+                except InputError as e:  # a zero size or scale: nothing to draw, and no reason to refuse the file
+                    bad.append(f"link {name!r}: {e}")
+    if bad:
+        warn(URDFWarning(f"{where}: {len(bad)} <visual> element{'s' * (len(bad) != 1)} left out ("
+                         + "; ".join(bad[:3]) + (f"; and {len(bad) - 3} more" if len(bad) > 3 else "") + ")"))
     if missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         warn(URDFWarning(f"{where}: {len(missing)} visual mesh file{'s' * (len(missing) != 1)} not found "

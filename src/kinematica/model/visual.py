@@ -89,9 +89,10 @@ class Visual:
         if origin.shape != (4, 4) or not np.all(np.isfinite(origin)):
             raise InputError(f"visual origin: expected a finite 4x4 transform, got shape {origin.shape}")
         origin.setflags(write=False)
-        scale = tuple(float(s) for s in np.broadcast_to(np.asarray(self.scale, float), (3,)))
-        if not all(np.isfinite(s) and s != 0 for s in scale):
-            raise InputError(f"visual scale must be finite and non-zero, got {list(scale)}")
+        scale = tuple(float(s) for s in np.atleast_1d(np.asarray(self.scale, float)).ravel())
+        scale = scale * 3 if len(scale) == 1 else scale
+        if len(scale) != 3 or not all(np.isfinite(s) and s != 0 for s in scale):
+            raise InputError(f"visual scale must be 1 or 3 finite, non-zero numbers, got {list(scale)}")
         color = None if self.color is None else tuple(float(c) for c in self.color)
         if color is not None:
             color = color + (1.0,) * (len(color) == 3)
