@@ -514,7 +514,7 @@ def _doc_yaml_blocks() -> list[str]:
 def test_robot_files_doc_examples(capsys, tmp_path):
     blocks = _doc_yaml_blocks()
     good = [b for b in blocks if "alpah" not in b]
-    assert len(good) == 5
+    assert len(good) == 6
     kinds = set()
     for i, block in enumerate(good):
         path = tmp_path / f"example{i}.yaml"
@@ -526,6 +526,8 @@ def test_robot_files_doc_examples(capsys, tmp_path):
     assert "kind: poe" in poe.read_text()
     fk = run_json(capsys, "fk", str(poe), "0", "-90", "0", "0", "90", "0", "--deg")  # Modern Robotics' Example 4.5
     np.testing.assert_allclose(fk["position"], [0.095, 0.109, 0.988], atol=1e-12)
+    looks = run_json(capsys, "show", str(tmp_path / "example5.yaml"))  # the Visuals section's file
+    assert looks["visuals"]["source"].startswith("measured") and len(looks["visuals"]["shapes"]) == 3
     scara = tmp_path / "example0.yaml"
     fk = run_json(capsys, "fk", str(scara), "0", "90", "50", "--deg")
     np.testing.assert_allclose(fk["position"], [200, 150, 30], atol=1e-9)

@@ -122,3 +122,94 @@ def test_the_cli_writes_a_glb_with_the_motion_and_a_urdf(capsys, tmp_path):
     code, _, err = run(capsys, "export", "puma560", "--trajectory", str(traj), "--out", str(tmp_path / "p.glb"))
     assert code == 2 and "kinematica: error:" in err
 
+
+
+# --- what the robot looks like ------------------------------------------------------------------
+def _shape_vertices(doc, data) -> dict[str, np.ndarray]:
+    """World positions (home pose) of every shape node's vertices, by node name."""
+    out = {}
+    for node in doc.nodes:
+        if node.name and node.name.startswith("shape:") and node.mesh is not None:
+            T = world_of(doc, node.name, {})
+            pts = np.vstack([data(p.attributes.POSITION) for p in doc.meshes[node.mesh].primitives])
+            out[node.name] = pts @ T[:3, :3].T + T[:3, 3]
+    return out
+
+
+def test_the_glb_carries_the_ur5_meshes_where_pinocchio_puts_them():
+    """Each mesh of example-robot-data's UR5, read by trimesh from its own file and placed by
+    Pinocchio's visual model at home, has the same bounds as the glb's shape node (float32
+    storage: 1e-5 m on a metre-sized arm)."""
+    import sysconfig
+    from pathlib import Path
+
+    import trimesh
+
+    pin = pytest.importorskip("pinocchio")
+    share = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix/share"
+    path = share / "example-robot-data/robots/ur_description/urdf/ur5_robot.urdf"
+    if not path.is_file():
+        pytest.skip("example-robot-data (a test dependency) is not installed")
+    robot = km.load(path)
+    doc, data = read(km.export.to_glb(robot))
+    shapes = _shape_vertices(doc, data)
+    assert len(shapes) == len(robot.visuals) == 7
+    assert not [n.name for n in doc.nodes if n.name and n.name.startswith(("visual:", "axis:"))]  # no skeleton
+    model, _, vis = pin.buildModelsFromUrdf(str(path), str(share))
+    pdata, vdata = model.createData(), pin.GeometryData(vis)
+    pin.forwardKinematics(model, pdata, robot.q_home)
+    pin.updateGeometryPlacements(model, pdata, vis, vdata)
+    for k, g in enumerate(vis.geometryObjects):
+        mesh = trimesh.load(g.meshPath, force="mesh")
+        M = vdata.oMg[k].homogeneous
+        want = (np.asarray(mesh.vertices) * g.meshScale) @ M[:3, :3].T + M[:3, 3]
+        (name,) = [n for n in shapes if n.endswith(":" + model.frames[g.parentFrame].name)]
+        np.testing.assert_allclose(shapes[name].min(axis=0), want.min(axis=0), atol=1e-5)
+        np.testing.assert_allclose(shapes[name].max(axis=0), want.max(axis=0), atol=1e-5)
+
+
+def test_the_braccio_glb_has_its_shapes_colours_and_fingers():
+    from kinematica.model.visual import gripper_fraction, placements
+
+    robot = km.load("braccio")
+    doc, data = read(km.export.to_glb(robot))
+    shapes = _shape_vertices(doc, data)
+    assert len(shapes) == len(robot.visuals)
+    colours = np.array([m.pbrMetallicRoughness.baseColorFactor for m in doc.materials])
+    for v in robot.visuals:  # each shape's own colour is a material (stored to 1e-4)
+        assert np.abs(colours - v.color).max(axis=1).min() < 1e-4, v
+    X = placements(robot, km.fk_frames(robot, robot.q_home), gripper_fraction(robot))
+    for k, v in enumerate(robot.visuals):  # each shape's box, at home and the gripper's home opening
+        (name,) = [n for n in shapes if n.startswith(f"shape:{k}:")]
+        corners = v.corners() @ X[k][:3, :3].T + X[k][:3, 3]
+        np.testing.assert_allclose(shapes[name].min(axis=0), corners.min(axis=0) * 1e-3, atol=1e-6 if v.kind == "box" else 1e-3)
+    skeleton = km.export.to_glb(robot, looks=False)
+    assert not [n for n in read(skeleton)[0].nodes if n.name and n.name.startswith("shape:")]
+
+
+def test_a_written_urdf_carries_the_visuals_and_its_meshes_beside_it(capsys, tmp_path):
+    import sysconfig
+    from pathlib import Path
+
+    from cli_run import run_json
+    from kinematica.model.visual import gripper_fraction, placements
+
+    braccio = km.load("braccio")
+    again = km.from_urdf(km.to_urdf(braccio), length_unit="mm")
+    f = gripper_fraction(braccio)
+    np.testing.assert_allclose(placements(again, km.fk_frames(again, braccio.q_home)),
+                               placements(braccio, km.fk_frames(braccio, braccio.q_home), f), atol=1e-9)
+    assert [v.color for v in again.visuals] == [v.color for v in braccio.visuals]
+    path = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix/share/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf"
+    if not path.is_file():
+        pytest.skip("example-robot-data (a test dependency) is not installed")
+    out = tmp_path / "twin" / "ur5.urdf"
+    out.parent.mkdir()
+    data = run_json(capsys, "export", str(path), "--out", str(out))
+    assert data["visuals"] == 7 and len(data["meshes"]) == 7 and all(Path(m).is_file() for m in data["meshes"])
+    assert {Path(m).parent.name for m in data["meshes"]} == {"ur5_meshes"}
+    ur5, twin = km.load(path), km.load(out)  # found beside it, relative to the written file
+    q = np.random.default_rng(5).uniform(-3, 3, (2, 6))
+    for qi in q:
+        np.testing.assert_allclose(placements(twin, km.fk_frames(twin, qi)), placements(ur5, km.fk_frames(ur5, qi)),
+                                   atol=1e-12)

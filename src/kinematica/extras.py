@@ -36,13 +36,14 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "explain": ("sympy", "latex2mathml", "mathjax"),
     "hardware": ("serial",),
     "scene": ("coal", "trimesh"),
-    "export": ("pygltflib", "trimesh"),
+    "export": ("pygltflib", "trimesh", "collada"),
     "workspace": ("dask", "distributed"),
     "plan": ("toppra",),
     "mjcf": ("mujoco",),
     "docs": ("mkdocs", "material", "mkdocstrings", "mkdocs_jupyter", "nbclient", "nbformat", "ipykernel"),
 }
-EXTRAS["app"] = ("nicegui", *EXTRAS["plot"], *EXTRAS["explain"], *EXTRAS["scene"], *EXTRAS["hardware"])
+EXTRAS["app"] = tuple(dict.fromkeys(("nicegui", *EXTRAS["plot"], *EXTRAS["explain"], *EXTRAS["scene"],
+                                     *EXTRAS["hardware"], *EXTRAS["export"])))
 EXTRAS["all"] = tuple(dict.fromkeys(m for modules in EXTRAS.values() for m in modules))
 
 

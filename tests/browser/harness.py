@@ -196,6 +196,8 @@ def readme_screenshots(browser: Browser, url: str, folder: Path, seen: dict | No
     set_target(page, x=0.704, y=0.097, z=0.044, roll=77, pitch=52, yaw=87)
     solve(page, "Solved")
     page.get_by_test_id("ghosts-outside").click()
+    # the list is redrawn with a caption that now counts the ghosts outside the limits too
+    expect(page.get_by_test_id("solutions-caption")).to_contain_text("each drawn")
     page.get_by_test_id("solution-8").scroll_into_view_if_needed()
     page.wait_for_timeout(500)
     seen["puma summary"] = page.get_by_text("8 solutions,").inner_text()

@@ -83,7 +83,14 @@ def colours(px: np.ndarray) -> int:
                                             minlength=4096)))
 
 
+def skeleton(page) -> None:
+    """Show the kinematic skeleton (links, orange joints, red tool) instead of the robot's looks."""
+    page.get_by_test_id("view-looks").get_by_text("Skeleton").click()
+    page.wait_for_timeout(300)
+
+
 def test_the_arm_is_drawn(page):
+    skeleton(page)
     px = scene_pixels(page)
     counts = colour_counts(px)
     assert px.shape[0] > 400 and px.shape[1] > 600
@@ -179,6 +186,7 @@ def test_the_math_tab_shows_the_matrices(page):
 
 
 def test_a_projection_shows_the_arm_from_above(page):
+    skeleton(page)
     before = colour_counts(scene_pixels(page))
     choose(page, "view-projection", "top (XY)")
     page.wait_for_timeout(300)
@@ -186,6 +194,72 @@ def test_a_projection_shows_the_arm_from_above(page):
     after = colour_counts(scene_pixels(page))
     assert after["orange joints"] > 300 and after["red tool"] > 50, after
     assert after != before
+
+
+def _looks_and_skeleton(page) -> tuple[np.ndarray, np.ndarray]:
+    """Screenshots of the view as the robot looks (once every mesh file has arrived) and as its
+    skeleton."""
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(1500)
+    looks = scene_pixels(page)
+    skeleton(page)
+    return looks, scene_pixels(page)
+
+
+def _share_near(px: np.ndarray, where: np.ndarray, colours, tol: int = 40) -> float:
+    """The share of the pixels `where` that are a shade of one of `colours` (lit from 45 % to
+    110 %, within `tol` as a sum of channel differences)."""
+    shades = np.array([np.clip(np.asarray(c) * k, 0, 255) for c in colours for k in np.linspace(0.45, 1.1, 14)])
+    d = np.abs(px[where][:, None, :] - shades[None]).sum(axis=-1).min(axis=-1)
+    return float((d < tol).mean())
+
+
+def _changed(looks: np.ndarray, bones: np.ndarray) -> np.ndarray:
+    """Where the looks differ from the skeleton, the background left out."""
+    return (np.abs(looks - bones).sum(axis=-1) > 30) & (np.abs(looks - [245, 247, 250]).sum(axis=-1) > 12)
+
+
+def test_the_braccio_looks_like_a_braccio(page):
+    """Where its view differs from the skeleton's, the Braccio shows the colours of its robot
+    file's shapes (near-white brackets, dark servo bodies), not the skeleton's orange joints and
+    red tool."""
+    looks, bones = _looks_and_skeleton(page)
+    shapes = {tuple(int(c * 255 + 0.5) for c in v.color[:3]) for v in BRACCIO.visuals}
+    changed = _changed(looks, bones)
+    assert changed.sum() > 5000
+    assert _share_near(looks, changed, shapes) > 0.8, _share_near(looks, changed, shapes)
+    assert colour_counts(looks)["orange joints"] < 50 and colour_counts(looks)["red tool"] < 50
+    assert colour_counts(bones)["orange joints"] > 800
+
+
+def test_a_urdf_with_meshes_is_drawn_with_its_mesh_colours(browser):
+    """example-robot-data's UR5: the view shows its meshes (served as glTF from their DAE files),
+    in the colours of their own materials, and differs from the skeleton view."""
+    import sysconfig
+
+    import trimesh
+
+    path = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix/share/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf"
+    if not path.is_file():
+        pytest.skip("example-robot-data (a test dependency) is not installed")
+    with Server(str(path)) as server:
+        page = browser.page(server.url)
+        wait_for_scene(page)
+        looks, bones = _looks_and_skeleton(page)
+        page.close()
+    colours_in_files = set()
+    for v in km.load(path).visuals:  # the mesh files' own material colours, read by trimesh
+        for g in trimesh.load(v.path, force="scene").geometry.values():
+            colours_in_files.add(tuple(int(c) for c in g.visual.material.main_color[:3]))
+    assert len(colours_in_files) >= 3
+    changed = _changed(looks, bones)
+    assert changed.sum() > 5000
+    # measured 0.69 and 0.29 (headless Chromium, SwiftShader): the rest are anti-aliased edges and
+    # specular highlights; the skeleton's dark links are near some of the meshes' greys
+    assert _share_near(looks, changed, colours_in_files) > 0.55, _share_near(looks, changed, colours_in_files)
+    assert _share_near(bones, changed, colours_in_files) < 0.45, _share_near(bones, changed, colours_in_files)
+    assert colour_counts(looks)["orange joints"] < 50 and colour_counts(bones)["orange joints"] > 800
+    assert browser.blocked == []
 
 
 def test_a_workspace_scene_turns_what_collides_red(page):
@@ -232,3 +306,18 @@ def test_the_readme_screenshots(browser, server, tmp_path):
     assert readme.contains_text(words, seen["plan note"])
     assert readme.contains_text(words, f"stopped at {seen['half way']}")
     assert readme.contains_text(words, seen["joints caption"].rstrip("."))
+
+
+def test_the_ik_panel_is_above_the_fold_at_1280_by_800(browser, server):
+    """The issue's laptop screen: in IK mode the target, Solve and the verdict are all visible
+    without scrolling, and the caption under the view is whole."""
+    page = browser.page(server.url, {"width": 1280, "height": 800})
+    wait_for_scene(page)
+    page.get_by_test_id("mode").get_by_text("IK").click()
+    solve(page, "Solved")
+    for testid in ("target-x", "solve", "ik-message"):
+        box = page.get_by_test_id(testid).bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800, (testid, box)
+    caption = page.get_by_test_id("scene-caption")
+    assert caption.evaluate("e => e.scrollWidth <= e.clientWidth")  # not cut short
+    page.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,13 @@ def check(projection: str) -> str:
     if projection not in PROJECTIONS:
         raise InputError(f"projection must be one of {', '.join(PROJECTIONS)}, got {projection!r}")
     return projection
+
+
+def hint(projection: str) -> str:
+    """How the mouse moves the camera in this view."""
+    if check(projection) == "3d":
+        return "drag to orbit, scroll to zoom, right-drag to pan"
+    return "drag to pan, scroll to zoom"
 
 
 def orthographic(projection: str) -> bool:
@@ -72,31 +80,83 @@ def camera_pose(projection: str, reach: float) -> CameraPose:
     return CameraPose(position, look, up)  # type: ignore[arg-type]
 
 
+def framing(projection: str, reach: float, points=(), floor: float = 0.0) -> tuple[CameraPose, float]:
+    """The camera (and an orthographic view's height) that shows the arm — a box of ±`reach`
+    around the base, from the `floor` (scene units, ≤ 0: a pedestal's bottom) up to `reach` —
+    and every one of `points` (an IK target and its handles). With neither it is `camera_pose`
+    and `view_size` of the reach."""
+    r = float(reach)
+    pts = np.asarray(points, dtype=float).reshape(-1, 3)
+    lo = np.minimum(np.array([-r, -r, min(0.0, floor)]), pts.min(axis=0) if len(pts) else np.inf)
+    hi = np.maximum(np.array([r, r, r]), pts.max(axis=0) if len(pts) else -np.inf)
+    extent = hi - lo
+    size = 0.5 * float(max(extent[0], extent[1], 1.3 * extent[2]))  # = r for the arm alone
+    centre = (lo + hi) / 2
+    must = [*pts, (0.0, 0.0, min(0.0, floor))]
+    for _ in range(40):  # back off until every point given is in the view
+        pose = _placed(projection, centre, size)
+        if not any(outside(pose, view_size(size), projection, p) for p in must):
+            break
+        size *= 1.15
+    return pose, view_size(size)
+
+
+def _placed(projection: str, centre: np.ndarray, size: float) -> CameraPose:
+    """The camera looking at a box centred at `centre` whose half-width is `size`."""
+    if not orthographic(projection):
+        look = centre - [0.0, 0.0, 0.25 * size]
+        position = look + np.array([1.05, -1.45, 0.7]) * size
+        return CameraPose(tuple(map(float, position)), tuple(map(float, look)), (0.0, 0.0, 1.0))
+    direction, up = _LOOK[projection]
+    look = centre.copy()
+    look[hidden_axis(projection)] = 0.0
+    if projection != "xy":  # side views centre a little above the base: arms reach up more than down
+        look[2] = centre[2] - 0.2 * size
+    position = look + 20.0 * size * np.asarray(direction)
+    return CameraPose(tuple(map(float, position)), tuple(map(float, look)), up)
+
+
+def outside(pose: CameraPose, size: float, projection: str, point) -> bool:
+    """Whether `point` (scene units) is likely out of the view of a camera at `pose`: beyond
+    the view's half-height from the look-at point across the viewing direction (a cone of 45°
+    in 3-D, the orthographic box otherwise), with a 10 % margin."""
+    p = np.asarray(point, float) - pose.look_at
+    view = np.subtract(pose.look_at, pose.position)
+    view = view / np.linalg.norm(view)
+    across = float(np.linalg.norm(p - (p @ view) * view))
+    if orthographic(projection):
+        return across > 0.45 * size
+    depth = float(np.linalg.norm(pose.position - np.asarray(pose.look_at))) + float(p @ view)
+    return depth <= 0 or across > 0.9 * depth * math.tan(math.radians(22.5))
+
+
 def view_size(reach: float) -> float:
     """The height of an orthographic view (scene units): the arm's full reach both ways, with a
     margin."""
     return 2.5 * float(reach)
 
 
-def make_camera(projection: str, reach: float):
+def make_camera(projection: str, reach: float, floor: float = 0.0):
     """A NiceGUI camera for the projection, already placed (`ui.scene` reads it when built:
-    the camera type cannot change afterwards, so a new projection means a new scene)."""
+    the camera type cannot change afterwards, so a new projection means a new scene); it
+    frames the arm from the `floor` up (`framing`)."""
     r = float(reach)
+    pose, size = framing(projection, r, floor=floor)
     if orthographic(projection):
-        camera = ui.scene.orthographic_camera(size=view_size(r), near=0.01 * r, far=60.0 * r)
+        camera = ui.scene.orthographic_camera(size=size, near=0.01 * r, far=60.0 * size)
     else:
-        camera = ui.scene.perspective_camera(fov=45, near=0.01 * r, far=200.0 * r)
-    pose = camera_pose(projection, r)
+        camera = ui.scene.perspective_camera(fov=45, near=0.01 * r, far=200.0 * size)
     camera.x, camera.y, camera.z = pose.position
     camera.look_at_x, camera.look_at_y, camera.look_at_z = pose.look_at
     camera.up_x, camera.up_y, camera.up_z = pose.up
     return camera
 
 
-def grid_segments(projection: str, cells: int) -> list[tuple[np.ndarray, np.ndarray, bool]]:
+def grid_segments(projection: str, cells: int, floor: float = 0.0) -> list[tuple[np.ndarray, np.ndarray, bool]]:
     """The grid's lines as (start, end, through the base), in the plane the view shows. In a
     projection the grid lies behind everything (the far side of the hidden axis), so it never
-    covers the arm; in 3-D it is the floor z = 0."""
+    covers the arm; in 3-D it is the floor z = `floor` (scene units: 0, or the bottom of a
+    pedestal below the base frame)."""
     a, b = plane_axes(projection)
     hidden = hidden_axis(projection)
     depth = 0.0
@@ -110,16 +170,20 @@ def grid_segments(projection: str, cells: int) -> list[tuple[np.ndarray, np.ndar
             p[along_axis], q[along_axis] = -cells, cells
             if hidden is not None:
                 p[hidden] = q[hidden] = depth
+            else:
+                p[2] = q[2] = floor
             out.append((p, q, i == 0))
     return out
 
 
-def axis_labels(projection: str, cells: int) -> list[tuple[str, np.ndarray]]:
+def axis_labels(projection: str, cells: int, floor: float = 0.0) -> list[tuple[str, np.ndarray]]:
     """Names of the shown axes ("x", "y", …) and where they go: just past the positive end of
-    each axis line of the grid."""
+    each axis line of the grid (on the floor at z = `floor` in 3-D)."""
     out = []
     for axis in plane_axes(projection):
         p = np.zeros(3)
+        if not orthographic(projection):
+            p[2] = floor
         p[axis] = cells + 0.6
         out.append((AXIS_NAMES[axis], p))
     return out

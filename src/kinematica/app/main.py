@@ -36,7 +36,8 @@ class Config:
 CONFIG = Config()
 
 
-def configure(robot: str | None = None, tip: str | None = None, hold: dict | None = None) -> str:
+def configure(robot: str | None = None, tip: str | None = None, hold: dict | None = None,
+              package_dirs: tuple = ()) -> str:
     """Set the robot new tabs open with: a bundled name, or a .yaml / .urdf file (read now, so a
     bad file fails before the server starts; a URDF's chain to `tip`, joints off it held at
     `hold`). Returns the robot's label in the robot select."""
@@ -46,7 +47,7 @@ def configure(robot: str | None = None, tip: str | None = None, hold: dict | Non
         CONFIG.robot = name
         return name
     session = Session()
-    label = session.add_robot_file(name, tip=tip, hold=hold)
+    label = session.add_robot_file(name, tip=tip, hold=hold, package_dirs=package_dirs)
     CONFIG.loaded.update(session.loaded)
     CONFIG.robot = label
     return label
@@ -100,13 +101,15 @@ def storage_secret(folder: Path) -> str:
 
 
 def run(robot: str | None = None, *, host: str = "127.0.0.1", port: int = 8080, show: bool = True,
-        tip: str | None = None, hold: dict | None = None, stream_to: str | None = None) -> None:
-    """Serve the simulator (blocking until stopped); `tip` and `hold` choose a URDF tree's chain
-    (see `configure`); `stream_to` (udp://HOST:PORT) sends every joint state shown as a JSON
-    line (see app/stream.py). Every asset is served by this process: the page works offline."""
+        tip: str | None = None, hold: dict | None = None, stream_to: str | None = None,
+        package_dirs: tuple = ()) -> None:
+    """Serve the simulator (blocking until stopped); `tip` and `hold` choose a URDF tree's chain,
+    `package_dirs` where its meshes' packages are (see `configure`); `stream_to` (udp://HOST:PORT)
+    sends every joint state shown as a JSON line (see app/stream.py). Every asset is served by
+    this process: the page works offline."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", km.URDFWarning)  # `kinematica serve` said them already
-        configure(robot, tip, hold)
+        configure(robot, tip, hold, package_dirs)
     stream.start(stream_to)
     folder = state_dir()
     Storage.path = (folder / "sessions").resolve()  # not ./.nicegui in whatever folder serve ran from

@@ -16,6 +16,7 @@ import numpy as np
 from nicegui import ui
 
 from . import learned
+from .ghosts import caption, drawn_and_listed, same_drawing
 from .scene import GHOSTS, OUTSIDE
 from .state import (METHODS, FieldError, Readout, Session, TargetSpec, check_joint, joint_unit, slider_range,
                     target_kinds)
@@ -240,9 +241,9 @@ class IKPanel:
         robot = session.robot
         with self.solutions:
             inside = sum(s.within_limits for s in session.solutions)
-            ui.label(f"{len(session.solutions)} solution{'s' if len(session.solutions) > 1 else ''}, "
-                     f"{inside} within the joint limits; each drawn as a numbered ghost:") \
-                .classes("text-sm text-grey-8")
+            drawn, listed = drawn_and_listed(same_drawing(robot, session.solutions, session.ghosts_outside))
+            tag(ui.label(caption(len(session.solutions), inside, len(drawn), listed, session.ghosts_outside)),
+                "solutions-caption").classes("text-sm text-grey-8")
             for i, sol in enumerate(session.solutions):
                 colour = GHOSTS[i % len(GHOSTS)] if sol.within_limits else OUTSIDE
                 values = ", ".join(f"{v:.1f}{'°' if r else ''}" for v, r in

@@ -22,6 +22,7 @@ mapping goes through the same schema and meaning checks as a YAML file (`read_te
 from __future__ import annotations
 
 from ..errors import KinematicaError
+from ..model.visual import rescaled_dicts
 
 import copy
 import math
@@ -108,6 +109,9 @@ class RobotForm:
     rows: list[dict[str, str]]
     original: dict[str, Any] = field(repr=False)
     original_unit: str = "m"
+    # cells shown rounded (a limit in rad shown in degrees to its source's precision): (i, key) →
+    # (the text shown, the exact value), read back exactly while the text is left as shown
+    exact: dict[tuple[int, str], tuple[str, float]] = field(default_factory=dict, repr=False)
 
 
 def columns(kind: str) -> list[Column]:
@@ -134,6 +138,29 @@ def header(column: Column, form: RobotForm) -> str:
     return f"{column.label} ({unit})" if unit else column.label
 
 
+def source_digits(value: float) -> int:
+    """Decimals of a number as its source wrote it (the shortest repr of the float).
+
+    >>> source_digits(2.8973), source_digits(-166.0), source_digits(1e-05)
+    (4, 0, 5)
+    """
+    text = repr(float(value))
+    mantissa, _, exponent = text.partition("e")
+    decimals = len(mantissa.partition(".")[2].rstrip("0"))
+    return max(0, decimals - int(exponent or 0))
+
+
+def degrees_text(rad: float) -> str:
+    """An angle given in rad shown in degrees to the precision of its source: a rad value with
+    d decimals is known to ±0.5e-d rad = ±29e-d degrees, so d − 1 decimals of a degree.
+
+    >>> degrees_text(2.8973), degrees_text(-1.7628), degrees_text(math.pi)
+    ('166.003', '-101.001', '180')
+    """
+    value = math.degrees(rad)
+    return number_text(round(value, max(0, source_digits(rad) - 1)))
+
+
 def number_text(value: float) -> str:
     """A number as a cell shows it: 12 significant digits, no trailing zeros, no -0."""
     text = f"{float(value) + 0.0:.12g}"
@@ -147,19 +174,22 @@ def form_from_robot(robot: km.Robot) -> RobotForm:
     deg = data.get("angle_unit", "rad") == "deg"
     to_deg = (lambda x: float(x)) if deg else (lambda x: math.degrees(float(x)))
     home = robot.q_home * robot.angle_scale
-    rows = []
+    rows, exact = [], {}
     for i, joint in enumerate(data["joints"]):
         jtype = joint.get("type", "revolute")
         row = {"name": str(joint.get("name", robot.joint_names[i])), "type": jtype}
         row |= _param_cells(data["kind"], joint, to_deg)
         lim = joint.get("limits", (-math.inf, math.inf))
         scale = to_deg if jtype in ("revolute", "helical") else float  # a helical joint turns
-        row["lower"] = number_text(scale(lim[0])) if math.isfinite(lim[0]) else ""
-        row["upper"] = number_text(scale(lim[1])) if math.isfinite(lim[1]) else ""
+        for key, value in zip(("lower", "upper"), lim):
+            row[key] = number_text(scale(value)) if math.isfinite(value) else ""
+            if math.isfinite(value) and jtype in ("revolute", "helical") and not deg:  # rad shown in degrees
+                row[key] = degrees_text(value)
+                exact[(i, key)] = (row[key], scale(value))
         row["home"] = number_text(home[i])
         rows.append(row)
     return RobotForm(robot.name, robot.description, robot.length_unit, data["kind"], rows, data,
-                     robot.length_unit)
+                     robot.length_unit, exact)
 
 
 def _param_cells(kind: str, joint: dict, to_deg) -> dict[str, str]:
@@ -205,6 +235,9 @@ def _where(form: RobotForm, i: int, key: str) -> str:
 def _number(form: RobotForm, i: int, key: str, *, empty: float | None = None) -> float:
     """Cell (i, key) as a finite number; `empty` is what an empty cell means (None: an error)."""
     text = str(form.rows[i].get(key, "")).strip()
+    shown = form.exact.get((i, key))
+    if shown is not None and shown[0] == text:  # left as shown: the exact value behind the rounding
+        return shown[1]
     if not text:
         if empty is not None:
             return empty
@@ -326,6 +359,8 @@ def to_dict(form: RobotForm) -> dict[str, Any]:
     for key in ("base", "tool"):
         if key in out:
             out[key] = _scaled_placement(out[key], f)
+    if "visuals" in out:  # in the form's length unit and, as everything it writes, in degrees
+        out["visuals"] = rescaled_dicts(out["visuals"], f, form.original.get("angle_unit", "rad") == "deg")
     return out
 
 

@@ -48,6 +48,9 @@ def summary(robot: km.Robot) -> list[str]:
               if robot.extras.get(key)]
     if extras:
         lines.append(f"Also kept from the robot file: {', '.join(extras)}.")
+    if robot.visuals:  # what the Looks view draws, and where it comes from
+        source = str(robot.extras.get("visual_source", "")).rstrip(".")
+        lines.append(f"Looks: {len(robot.visuals)} visual shapes" + (f" ({source})." if source else "."))
     lines.append(f"Angles in degrees, lengths in {robot.length_unit}; lower, upper and home are degrees "
                  f"for revolute joints and {robot.length_unit} for prismatic ones; an empty limit means "
                  "no limit. Changing the length unit converts every length (base, tool and centres of "

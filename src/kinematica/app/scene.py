@@ -10,25 +10,28 @@ translucent ghosts numbered at their tools.
 The view is the orbitable 3-D one or an orthographic XY / XZ / YZ projection (`camera`); in
 IK mode the target marker and its orientation handles (`handles`) can be dragged.
 
-Scene units are grid squares: one square is a round length of the robot's own unit (100 mm
-for the Braccio, 0.2 m for the KUKA), about a quarter of the arm's reach, so millimetre and
-metre robots fill the view alike; `GridScale.caption` says what a square is.
+The robot as it looks (`robot.visuals`: meshes and primitives, `looks`) or its skeleton, one at
+a time (the Looks / Skeleton toggle on the view). Scene units are grid squares (`grid`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 from nicegui import events, ui
 
 import kinematica as km
-from kinematica.viz.geometry import arm_geometry, reach
+from kinematica.viz.geometry import arm_geometry
+
+from kinematica.model.visual import gripper_fraction, lowest_point, missing_bodies
 
 from . import camera
+from .grid import GridScale, along, nice_step, turn_y_to  # noqa: F401  (nice_step: re-exported)
+from .ghosts import MAX_GHOSTS, apex, drawn_and_listed, label_spots, same_drawing
 from .handles import AXIS_INDEX, handle_points
+from .looks import Looks, gripper_slider
 
 LINK, JOINT, BASE, TOOL = "#37474f", "#fb8c00", "#90a4ae", "#e53935"
 TARGET = "#d81b60"
@@ -40,100 +43,6 @@ BACKGROUND = "#f5f7fa"
 CLOUD = [0.55, 0.7, 0.95]  # the workspace overlay's dots (RGB 0–1, as three.js takes them)
 GRID, GRID_AXIS = "#d5dbe1", "#9aa7b4"  # grid lines, and the axes through the base
 LABEL_STYLE = "color: #607080; font-weight: 700; font-size: 15px; text-shadow: 0 0 3px #fff"
-
-
-@dataclass(frozen=True)
-class GridScale:
-    """One grid square (`step`, in the robot's length unit) is one scene unit; the grid spans
-    ±`cells` squares around the base."""
-
-    step: float
-    cells: int
-    unit: str
-    reach: float
-
-    @classmethod
-    def for_robot(cls, robot: km.Robot) -> "GridScale":
-        r = reach(robot)
-        r = r if r > 0 else 1.0
-        step = nice_step(r / 4)
-        return cls(step, int(math.ceil(1.3 * r / step)) + 1, robot.length_unit, r)
-
-    @property
-    def caption(self) -> str:
-        return f"grid squares of {self.step:g} {self.unit}"
-
-    def to_scene(self, p: np.ndarray) -> np.ndarray:
-        return np.asarray(p, dtype=float) / self.step
-
-    def from_scene(self, p: np.ndarray) -> np.ndarray:
-        """The inverse of `to_scene`: scene units back to the robot's length unit."""
-        return np.asarray(p, dtype=float) * self.step
-
-
-def nice_step(x: float) -> float:
-    """The largest of 1, 2, 5 × 10^k not above x.
-
-    >>> nice_step(102.9), nice_step(0.3), nice_step(0.015)
-    (100.0, 0.2, 0.01)
-    """
-    k = math.floor(math.log10(x))
-    for m in (5, 2, 1):
-        if m * 10.0 ** k <= x * (1 + 1e-9):
-            return float(round(m * 10.0 ** k, 12))
-    return float(10.0 ** k)  # pragma: no cover — m = 1 always fits
-
-
-def along(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, list[list[float]], float]:
-    """Midpoint, rotation and length that lay a unit cylinder (three.js: along its local y)
-    from a to b. A zero-length segment keeps the identity rotation."""
-    d = np.asarray(b, float) - np.asarray(a, float)
-    length = float(np.linalg.norm(d))
-    return (np.asarray(a, float) + d / 2, turn_y_to(d) if length > 0 else np.eye(3).tolist(), length)
-
-
-def turn_y_to(direction: np.ndarray) -> list[list[float]]:
-    """A rotation (rows) whose y column is the unit vector along `direction`."""
-    y = np.asarray(direction, float) / np.linalg.norm(direction)
-    helper = np.array([1.0, 0.0, 0.0]) if abs(y[0]) < 0.9 else np.array([0.0, 0.0, 1.0])
-    x = helper - helper @ y * y
-    x /= np.linalg.norm(x)
-    return np.column_stack([x, y, np.cross(x, y)]).tolist()
-
-
-def same_drawing(robot: km.Robot, solutions: list, outside: bool = True) -> list[list[int]]:
-    """Indices of the solutions to draw, grouped by identical drawings (a wrist flip turns
-    joints 4 and 6 by half a turn: the skeleton is the same), in list order; those outside the
-    joint limits only when `outside`. A group is drawn once, in the colour of its first member."""
-    groups: list[list[int]] = []
-    shapes: list[np.ndarray] = []
-    tol = 1e-6 * max(reach(robot), 1e-12)
-    for i, sol in enumerate(solutions):
-        if not (sol.within_limits or outside):
-            continue
-        shape = arm_geometry(robot, sol.q).skeleton
-        for members, other in zip(groups, shapes):
-            if np.allclose(shape, other, atol=tol):
-                members.append(i)
-                break
-        else:
-            groups.append([i])
-            shapes.append(shape)
-    return groups
-
-
-def apex(points: np.ndarray) -> np.ndarray:
-    """The point of a polyline farthest from the chord between its ends (an arm's elbow: where
-    the branches of one target differ, so their labels do not pile up at the shared tool)."""
-    a, b = points[0], points[-1]
-    chord = b - a
-    n = np.linalg.norm(chord)
-    if n == 0:
-        return points[len(points) // 2]
-    u = chord / n
-    rel = points - a
-    d = np.linalg.norm(rel - np.outer(rel @ u, u), axis=1)
-    return points[int(np.argmax(d))]
 
 
 class ArmView:
@@ -168,6 +77,13 @@ class ArmView:
         self.ghosts: list = []
         self.mirror_q: np.ndarray | None = None  # the physical arm's commanded q (Robot link)
         self.mirror = None
+        self.ghost_note = None
+        # what the robot looks like (robot.visuals) or its kinematic skeleton; the floor goes
+        # under the lowest base shape (a Puma's pedestal), never above the base frame
+        self.meshes_on = bool(robot.visuals)
+        self.grip = gripper_fraction(robot)
+        low = lowest_point(robot)
+        self.floor = min(0.0, low) / self.grid.step if low is not None else 0.0
         # the camera type is fixed when a scene is built: a projection change rebuilds it in here
         self.box = ui.element("div").classes("w-full")
         self._build()
@@ -187,8 +103,24 @@ class ArmView:
         ortho = camera.orthographic(self.projection)
         # our own grid of lines rather than NiceGUI's, whose opaque ground plane would hide
         # whatever is below the base (a Puma's elbow-down branch: its base frame is at the shoulder)
-        with self.box:
-            self.scene = (ui.scene(grid=False, camera=camera.make_camera(self.projection, r),
+        with self.box.classes("relative"):
+            with ui.row().classes("absolute top-2 left-2 z-10 items-center gap-2"):
+                if self.robot.visuals:  # as the robot looks, or its kinematic skeleton
+                    ui.toggle({"meshes": "Looks", "skeleton": "Skeleton"},
+                              value="meshes" if self.meshes_on else "skeleton",
+                              on_change=lambda e: self.show_meshes(e.value == "meshes")) \
+                        .props('dense no-caps size=sm data-testid="view-looks"').mark("view-looks")
+                gripper_slider(self.robot, self.grip, self.show_gripper)
+                ui.button(icon="center_focus_strong", on_click=lambda: self.reframe()) \
+                    .props('dense flat round size=sm data-testid="view-reframe"').mark("view-reframe") \
+                    .tooltip("frame the arm and the target")
+            ui.label(camera.hint(self.projection)).classes("absolute top-2 right-3 z-10 text-xs text-grey-6") \
+                .mark("view-hint")
+            self.ghost_note = ui.label("").classes("absolute bottom-2 left-2 z-10 text-xs text-grey-8 "
+                                                   "bg-white/80 rounded px-2").mark("ghost-note")
+            self.ghost_note.props('data-testid="ghost-note"').set_visibility(False)
+            self.camera_pose = camera.framing(self.projection, r, floor=self.floor)
+            self.scene = (ui.scene(grid=False, camera=camera.make_camera(self.projection, r, self.floor),
                                    background_color=BACKGROUND, on_drag_end=self._dropped,
                                    control_type="map" if ortho else "orbit")
                           .classes("w-full").style(f"height: {self.height}; min-height: 420px")
@@ -196,9 +128,9 @@ class ArmView:
         if ortho:
             self.scene.on("init", lambda: camera.lock_rotation(self.scene))
         with self.scene:
-            for a, b, axis in camera.grid_segments(self.projection, g.cells):
+            for a, b, axis in camera.grid_segments(self.projection, g.cells, self.floor):
                 self.scene.line(a.tolist(), b.tolist()).material(GRID_AXIS if axis else GRID)
-            for name, p in camera.axis_labels(self.projection, g.cells):
+            for name, p in camera.axis_labels(self.projection, g.cells, self.floor):
                 self.scene.text(name, LABEL_STYLE).move(*p)
             self._arm_objects()
             self.target = self.scene.group()
@@ -221,6 +153,7 @@ class ArmView:
         k = len(arm_geometry(self.robot, self.q).skeleton)
         self.pedestal = (self.scene.cylinder(1.0, 1.15, 1.0, 32).material(BASE)
                          .scale(3.2 * self.radius, 0.9 * self.radius, 3.2 * self.radius))
+        self.link_on = [True] * (k - 1)  # links of non-zero length (`_place_skeleton`)
         self.links = [self.scene.cylinder(self.radius, self.radius, 1.0, 16).material(LINK)
                       for _ in range(k - 1)]
         self.joints = [(self.scene.cylinder(1.0, 1.0, 1.0, 24) if rev else self.scene.box(1.0, 1.0, 1.0))
@@ -228,6 +161,10 @@ class ArmView:
                        for rev in self.robot.revolute]
         self.tool = self.scene.sphere(1.25 * self.radius, 24, 16).material(TOOL)
         self.frames = [self._axes(0.22 * self.grid.reach / self.grid.step) for _ in range(self.robot.n + 2)]
+        self.looks = Looks(self.scene, self.robot.visuals, self.robot.n + 1, self.grid.step) if self.robot.visuals else None
+        # a body without a visual shape (its mesh file missing) keeps a link of the skeleton
+        self.bare = {k: self.scene.cylinder(self.radius, self.radius, 1.0, 16).material(LINK)
+                     for k in (missing_bodies(self.robot) if self.looks else ())}
 
     @property
     def handle_length(self) -> float:
@@ -250,24 +187,67 @@ class ArmView:
         return batch() if batch is not None else _Null()
 
     def show(self, q: np.ndarray) -> None:
-        """Move the drawn arm to configuration q (core units)."""
+        """Move the drawn arm to configuration q (core units): the drawing shown (its looks or
+        its skeleton) and the link frames; the hidden drawing catches up when it is shown."""
         self.q = np.asarray(q, float)
         geom = arm_geometry(self.robot, self.q)
         to = self.grid.to_scene
-        pts = to(geom.skeleton)
         with self._batched():
-            base = geom.frames[0]
-            z = base[:3, 2]
-            self.pedestal.move(*(to(base[:3, 3]) - z * 0.45 * self.radius)).rotate_R(turn_y_to(z))
-            for cyl, a, b in zip(self.links, pts[:-1], pts[1:]):
-                mid, R, length = along(a, b)
-                cyl.move(*mid).rotate_R(R).scale(1.0, max(length, 1e-9), 1.0)
-                cyl.visible(length > 1e-9)
-            for joint, p, axis in zip(self.joints, to(geom.joints), geom.axes):
-                joint.move(*p).rotate_R(turn_y_to(axis))
-            self.tool.move(*to(geom.tool))
             for group, F in zip(self.frames, geom.frames):
                 group.move(*to(F[:3, 3])).rotate_R(F[:3, :3].tolist())
+            if self._looks_on:
+                self.looks.place(geom.frames, self.grip)
+                origins = np.vstack([geom.base, geom.joints, geom.tool])
+                for k, cyl in self.bare.items():
+                    mid, R, length = along(to(origins[k]), to(origins[k + 1]))
+                    cyl.move(*mid).rotate_R(R).scale(1.0, max(length, 1e-9), 1.0)
+            else:
+                self._place_skeleton(geom)
+            self._skeleton_visible()
+
+    @property
+    def _looks_on(self) -> bool:
+        return self.looks is not None and self.meshes_on
+
+    def _place_skeleton(self, geom) -> None:
+        to = self.grid.to_scene
+        pts = to(geom.skeleton)
+        base = geom.frames[0]
+        z = base[:3, 2]
+        self.pedestal.move(*(to(base[:3, 3]) - z * 0.45 * self.radius)).rotate_R(turn_y_to(z))
+        self.link_on = []
+        for cyl, a, b in zip(self.links, pts[:-1], pts[1:]):
+            mid, R, length = along(a, b)
+            cyl.move(*mid).rotate_R(R).scale(1.0, max(length, 1e-9), 1.0)
+            self.link_on.append(length > 1e-9)
+        for joint, p, axis in zip(self.joints, to(geom.joints), geom.axes):
+            joint.move(*p).rotate_R(turn_y_to(axis))
+        self.tool.move(*to(geom.tool))
+
+    def _skeleton_visible(self) -> None:
+        """Looks or skeleton: one of the two drawings of the arm at a time (a link of no length
+        hidden in the skeleton)."""
+        looks = self._looks_on
+        for obj in (self.pedestal, self.tool, *self.joints):
+            obj.visible(not looks)
+        for cyl, on in zip(self.links, self.link_on):
+            cyl.visible(on and not looks)
+        if self.looks is not None:
+            self.looks.visible(looks)
+        for cyl in self.bare.values():
+            cyl.visible(looks)
+
+    def show_gripper(self, value: float) -> None:
+        """Open or close the gripper's fingers to servo `value` (its robot file's servo units)."""
+        self.grip = gripper_fraction(self.robot, value)
+        if self._looks_on:
+            with self._batched():
+                self.looks.place(arm_geometry(self.robot, self.q).frames, self.grip)
+
+    def show_meshes(self, on: bool) -> None:
+        """Draw the robot as it looks (its visual shapes and meshes) or as its kinematic skeleton."""
+        self.meshes_on = bool(on)
+        self.show(self.q)  # places the drawing now shown, then swaps what is visible
 
     def show_frames(self, on: bool) -> None:
         self.frames_on = bool(on)
@@ -295,6 +275,24 @@ class ArmView:
             spots = handle_points(center, self.target_T[:3, :3], self.handle_length, usable)
             for axis, p in spots.items():
                 self.handles[axis].move(*p)
+        pose, size = self.camera_pose
+        if any(camera.outside(pose, size, self.projection, p) for p in self._target_points()):
+            self.reframe()  # a target out of the view brings the camera along
+
+    def _target_points(self) -> np.ndarray:
+        """The target marker's centre and its usable handles (scene units), none when hidden."""
+        if self.target_T is None:
+            return np.zeros((0, 3))
+        center = self.grid.to_scene(self.target_T[:3, 3])
+        spots = handle_points(center, self.target_T[:3, :3], self.handle_length, self._usable_handles())
+        return np.array([center, *spots.values()])
+
+    def reframe(self) -> None:
+        """Move the camera so that it shows the arm, the floor under it and the IK target."""
+        r = self.grid.reach / self.grid.step
+        self.camera_pose = camera.framing(self.projection, r, self._target_points(), self.floor)
+        pose = self.camera_pose[0]
+        self.scene.move_camera(*pose.position, *pose.look_at, *pose.up, duration=0.4)
 
     def _usable_handles(self) -> tuple[str, ...]:
         """The handles to offer: in a projection not one whose axis points at the viewer (it
@@ -333,20 +331,24 @@ class ArmView:
 
     def show_ghosts(self, solutions: list, current: np.ndarray | None = None, outside: bool = False) -> None:
         """Translucent arms for `solutions` (objects with q and within_limits), numbered 1, 2, …
-        at their tools as in the list; the one at `current` (the arm itself) gets only its
-        number, and those outside the joint limits are drawn only when `outside`. An empty list
-        removes them."""
+        as in the list, each number beside its own ghost's tool (`ghosts.label_spots`); the one at
+        `current` (the arm itself) gets only its number, those outside the joint limits are drawn
+        only when `outside`, and at most `MAX_GHOSTS` at once (the others are named in a note
+        on the view). An empty list removes them."""
         self.ghost_args = (solutions, current, outside)
         to = self.grid.to_scene
-        labels: list[np.ndarray] = []  # where numbers went: a number never covers another
+        drawn, listed = drawn_and_listed(same_drawing(self.robot, solutions, outside))
+        geoms = [arm_geometry(self.robot, solutions[g[0]].q) for g in drawn]
+        tools = np.array([to(g.tool) for g in geoms]).reshape(-1, 3)
+        elbows = np.array([apex(to(g.skeleton)) for g in geoms]).reshape(-1, 3)
+        spots = label_spots(tools, elbows, 3.0 * self.radius)
         with self._batched(), self.scene:
             for obj in self.ghosts:
                 obj.delete()
             self.ghosts = []
-            for members in same_drawing(self.robot, solutions, outside):
+            for members, geom, tool, (spot, leader) in zip(drawn, geoms, tools, spots):
                 first = solutions[members[0]]
                 colour = GHOSTS[members[0] % len(GHOSTS)] if first.within_limits else OUTSIDE
-                geom = arm_geometry(self.robot, first.q)
                 pts = to(geom.skeleton)
                 body = current is None or not any(np.allclose(solutions[i].q, current, atol=1e-9)
                                                    for i in members)
@@ -358,12 +360,18 @@ class ArmView:
                             self.scene.cylinder(0.8 * self.radius, 0.8 * self.radius, length, 12) \
                                 .material(colour, 0.45).move(*mid).rotate_R(R)
                     if body:
-                        self.scene.sphere(0.9 * self.radius, 12, 8).material(colour, 0.55).move(*to(geom.tool))
+                        self.scene.sphere(0.9 * self.radius, 12, 8).material(colour, 0.55).move(*tool)
+                    if leader:
+                        self.scene.line(tool.tolist(), spot.tolist()).material(colour)
                     self.scene.text(" · ".join(str(i + 1) for i in members),
                                     f"color: {colour}; font-weight: 700; font-size: 16px; "
-                                    "text-shadow: 0 0 3px #fff, 0 0 3px #fff") \
-                        .move(*self._free_spot(apex(pts) + [0, 0, 2.5 * self.radius], labels))
+                                    "text-shadow: 0 0 3px #fff, 0 0 3px #fff").move(*spot)
                 self.ghosts.append(group)
+        if self.ghost_note is not None:
+            self.ghost_note.set_text("" if not listed else
+                                     f"{len(drawn)} ghosts drawn (at most {MAX_GHOSTS}); not drawn: "
+                                     + ", ".join(str(i + 1) for i in listed))
+            self.ghost_note.set_visibility(bool(listed))
 
     def show_workspace(self, points: np.ndarray | None, size: float = 0.0) -> None:
         """The workspace overlay: `points` (k, 3, robot units; voxel centres of the envelope) as
@@ -401,15 +409,6 @@ class ArmView:
                 self.scene.text("arm", f"color: {MIRROR}; font-weight: 700; font-size: 14px; "
                                        "text-shadow: 0 0 3px #fff, 0 0 3px #fff") \
                     .move(*(to(geom.tool) + [0, 0, 3.0 * self.radius]))
-
-    def _free_spot(self, p: np.ndarray, taken: list[np.ndarray]) -> np.ndarray:
-        """p, raised until it is clear of every label already placed."""
-        gap = 3.0 * self.radius
-        while any(np.linalg.norm(p - t) < gap for t in taken):
-            p = p + [0.0, 0.0, gap]
-        taken.append(p)
-        return p
-
 
 class _Null:
     def __enter__(self):

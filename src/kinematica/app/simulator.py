@@ -68,7 +68,6 @@ class SimulatorTab:
             with ui.row().classes("w-full items-center no-wrap gap-3 text-sm text-grey-8"):
                 tag(ui.label(f"{s.robot.name}: {s.robot.n} joints, lengths in {s.robot.length_unit}; "
                              f"{self.view.grid.caption}"), "scene-caption").classes("shrink-0")
-                self.view_hint = ui.label(view_hint(s.view.projection)).classes("text-grey-6 truncate min-w-0")
                 ui.space()
                 tag(ui.select(PROJECTIONS, value=s.view.projection, label="view",
                               on_change=lambda e: self.set_projection(e.value)), "view-projection") \
@@ -93,6 +92,13 @@ class SimulatorTab:
                 if s.robot.description:
                     ui.label(s.robot.description).classes("text-xs text-grey-7 ellipsis w-full") \
                         .tooltip(s.robot.description)
+            # in IK mode the target, Solve and the verdict come first: above the fold at 800 px
+            self.ik_card = ui.card().classes("w-full p-3 gap-2")
+            with self.ik_card:
+                ui.label("Inverse kinematics").classes("text-subtitle2")
+                self.ik = IKPanel(s, self.target_changed, self.solve, self.target_from_tool,
+                                  self.method_changed, self.adopt, self.ghosts_outside, self.models.seed_changed)
+                self.models.row()
             with ui.card().classes("w-full p-3 gap-1"):
                 with ui.row().classes("w-full items-center"):
                     ui.label("Joints").classes("text-subtitle2")
@@ -102,12 +108,6 @@ class SimulatorTab:
             with ui.card().classes("w-full p-3 gap-1"):
                 ui.label("End effector").classes("text-subtitle2")
                 self.readout = ReadoutPanel(s.robot.length_unit)
-            self.ik_card = ui.card().classes("w-full p-3 gap-2")
-            with self.ik_card:
-                ui.label("Inverse kinematics").classes("text-subtitle2")
-                self.ik = IKPanel(s, self.target_changed, self.solve, self.target_from_tool,
-                                  self.method_changed, self.adopt, self.ghosts_outside, self.models.seed_changed)
-                self.models.row()
             self.poses = PosesCard(self, self.player)
             self.link.card()
             self.workspace.card()
@@ -130,7 +130,6 @@ class SimulatorTab:
         self.view.set_projection(projection)
         self.workspace.draw()  # the view was rebuilt: the scene's shapes go back in
         self.workspace.show(self.session.q)
-        self.view_hint.text = view_hint(projection)
         self.page.changed("view")
 
     def show_frames(self, on: bool) -> None:
@@ -289,6 +288,7 @@ class SimulatorTab:
 
     def ghosts_outside(self, on: bool) -> None:
         self.session.ghosts_outside = bool(on)
+        self.ik.show_result(self.session, self.workspace.collisions(self.session.solutions))  # its caption
         self.show_ghosts()
         self.page.changed("view")
 
@@ -308,10 +308,3 @@ class SimulatorTab:
         self.ik.show_result(self.session, self.workspace.collisions(self.session.solutions))
         self.show_ghosts()
         self.page.changed("q", "ik")
-
-
-def view_hint(projection: str) -> str:
-    """How the mouse moves the camera in this view."""
-    if projection == "3d":
-        return "drag to orbit, scroll to zoom, right-drag to pan"
-    return "drag to pan, scroll to zoom"

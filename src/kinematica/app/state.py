@@ -301,10 +301,11 @@ class Session:
         if robot.table is not None and robot.table.kind == "planar":
             self.view.projection = "xy"  # a planar arm moves in its plane: the 2-D view
 
-    def add_robot_file(self, path: str | Path, tip: str | None = None, hold: dict | None = None) -> str:
+    def add_robot_file(self, path: str | Path, tip: str | None = None, hold: dict | None = None,
+                       package_dirs: tuple = ()) -> str:
         """Load a .yaml or .urdf robot file (a URDF's chain to link `tip`, joints off it held at
-        `hold`) and switch to it; returns its label."""
-        robot = km.load(str(path), tip=tip, hold=hold)
+        `hold`, its meshes' packages under `package_dirs`) and switch to it; returns its label."""
+        robot = km.load(str(path), tip=tip, hold=hold, **({"package_dirs": package_dirs} if package_dirs else {}))
         label = robot.name if robot.name not in km.robot_names() else f"{robot.name} ({Path(path).name})"
         label += f" to {tip}" if tip else ""
         self.loaded[label] = robot

@@ -59,6 +59,8 @@ def add_robot(p: argparse.ArgumentParser, positional: bool = True) -> None:
         p.add_argument("robot", metavar="ROBOT", help=ROBOT_HELP)
     p.add_argument("--tip", metavar="LINK", help=TIP_HELP)
     p.add_argument("--hold-at", action="append", metavar="JOINT=VALUE", help=HOLD_HELP)
+    p.add_argument("--package-dir", action="append", metavar="DIR",
+                   help="for a URDF: a folder that holds (or is) a package its package:// meshes name; repeat for more")
 
 
 TIP_HELP = ("for a URDF tree: the link that ends the chain (an error lists the candidates when the "
@@ -68,14 +70,16 @@ HOLD_HELP = ("for a URDF tree: hold a joint off the chain at VALUE (rad or m; de
 
 
 # --- arguments --------------------------------------------------------------------------
-def load_robot(name_or_path: str, tip: str | None = None, hold_at: Sequence[str] | None = None) -> km.Robot:
+def load_robot(name_or_path: str, tip: str | None = None, hold_at: Sequence[str] | None = None,
+               package_dirs: Sequence[str] | None = None) -> km.Robot:
     """A bundled robot by name, or a .yaml/.urdf robot file (a URDF's chain to `tip`, joints off
     it held at `hold_at` "JOINT=VALUE" values). What the file's reading warns about (bodies
     held, a missing limit) goes to stderr as one `kinematica: warning:` line each."""
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", km.URDFWarning)
-            robot = km.load(name_or_path, tip=tip, hold=hold_values(hold_at))
+            robot = km.load(name_or_path, tip=tip, hold=hold_values(hold_at), **(
+                {"package_dirs": package_dirs} if package_dirs else {}))
     except ImportError as e:  # an optional reader (e.g. URDF) missing from this installation
         raise UsageError(f"cannot read {name_or_path}: {e}") from None
     for w in caught:
@@ -102,7 +106,7 @@ def hold_values(hold_at: Sequence[str] | None) -> dict[str, float] | None:
 
 def robot_of(args: argparse.Namespace) -> km.Robot:
     """The robot the command line names: ROBOT with its --tip and --hold-at."""
-    return load_robot(args.robot, args.tip, args.hold_at)
+    return load_robot(args.robot, args.tip, args.hold_at, getattr(args, "package_dir", None))
 
 
 def joint_values(robot: km.Robot, values: Sequence[str], deg: bool, derivative: int = 0,

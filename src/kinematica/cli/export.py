@@ -1,15 +1,17 @@
 """`kinematica export ROBOT --out FILE [--trajectory FILE]`: a digital twin for other tools — a
-glTF 2.0 scene (.glb: the frames as nodes, a skeleton visual, the trajectory as an animation) or
-a URDF (.urdf)."""
+glTF 2.0 scene (.glb: the frames as nodes, the robot's visual shapes and meshes, the trajectory
+as an animation) or a URDF (.urdf, its mesh files copied into FILE-STEM_meshes/ beside it)."""
 
 from __future__ import annotations
 
 import argparse
+import shutil
 from pathlib import Path
 from typing import Any, TextIO
 
 import kinematica as km
 
+from ..model.urdf_visual import mesh_files
 from .common import Failure, UsageError, add_robot, emit, robot_of
 
 FORMATS = {".glb": "gltf", ".urdf": "urdf"}
@@ -31,23 +33,32 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
 
         tr = km.trajectory.load(args.trajectory)
         check_trajectory(robot, tr, args.trajectory)
-    data = km.export.to_glb(robot, tr) if fmt == "gltf" else km.to_urdf(robot).encode("utf-8")
+    folder = f"{path.stem}_meshes"  # a URDF's mesh files, copied beside it
+    data = km.export.to_glb(robot, tr) if fmt == "gltf" else km.to_urdf(robot, mesh_folder=folder).encode("utf-8")
+    copies = mesh_files(robot.visuals, folder) if fmt == "urdf" else {}
     try:
         path.write_bytes(data)
+        for source, name in copies.items():
+            (path.parent / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, path.parent / name)
     except OSError as e:
-        raise Failure(f"cannot write {path}: {e.strerror or e}") from None
+        raise Failure(f"cannot write {e.filename or path}: {e.strerror or e}") from None
     summary = {"robot": robot.name, "format": fmt, "path": str(path), "bytes": len(data),
+               "visuals": len(robot.visuals), "meshes": sorted(str(path.parent / n) for n in copies.values()),
                "animation": None if tr is None else {"samples": len(tr.t), "duration": tr.duration}}
-    return emit(args, summary, lambda d: f"wrote {d['path']} ({d['format']}, {d['bytes']} bytes"
+    return emit(args, summary, lambda d: f"wrote {d['path']} ({d['format']}, {d['bytes']} bytes, "
+                f"{d['visuals']} visual shape{'s' * (d['visuals'] != 1)}"
+                + (f"; {len(d['meshes'])} mesh files copied to {Path(d['meshes'][0]).parent}" if d["meshes"] else "")
                 + (f"; animation of {d['animation']['samples']} samples, {d['animation']['duration']:g} s"
                    if d["animation"] else "") + ")\n", out)
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("export", help="a digital twin for other tools: glTF 2.0 (.glb, with the motion) or URDF",
-                       description="Write the robot as a glTF 2.0 scene (.glb) — its frames as nodes, a "
-                                   "skeleton visual, a trajectory file as an animation that Blender, three.js, "
-                                   "Godot and Unity play — or as a URDF (.urdf).")
+                       description="Write the robot as a glTF 2.0 scene (.glb) — its frames as nodes, its "
+                                   "visual shapes and meshes, a trajectory file as an animation that Blender, three.js, "
+                                   "Godot and Unity play — or as a URDF (.urdf) with its mesh files copied "
+                                   "beside it (for Unity's URDF importer).")
     add_robot(p)
     p.add_argument("--out", metavar="FILE", required=True, help="the file to write: .glb or .urdf")
     p.add_argument("--format", choices=("gltf", "urdf"), help="default: from the --out suffix")

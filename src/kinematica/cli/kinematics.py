@@ -12,6 +12,7 @@ import kinematica as km
 
 from ..kinematics import ROWS, report, select_rows
 from . import text
+from ..model.visual import to_dicts
 from .common import add_robot, emit, joint_values, robot_of, q_deg
 
 
@@ -41,7 +42,8 @@ def show_data(robot: km.Robot) -> dict[str, Any]:
         "home": robot.home, "home_deg": None if robot.home is None else q_deg(robot, robot.home),
         "base": robot.base, "tool": robot.tool, "inertials": inert,
         "source": robot.source, "notes": robot.extras.get("notes", ""),
-        "extras": {k: v for k, v in robot.extras.items() if k != "notes"},
+        "extras": {k: v for k, v in robot.extras.items() if k not in ("notes", "visuals", "visual_source")},
+        "visuals": to_dicts(robot.visuals, robot.extras.get("visual_source", ""), deg=False) if robot.visuals else None,
     }
 
 

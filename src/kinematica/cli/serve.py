@@ -51,7 +51,7 @@ def choose_port(host: str, port: int | None) -> int:
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     require("app", "kinematica serve")  # before the banner: nothing is served without NiceGUI
     robot = args.robot or "braccio"
-    load_robot(robot, args.tip, args.hold_at)  # a bad name or file fails here, before the server starts
+    load_robot(robot, args.tip, args.hold_at, args.package_dir)  # a bad name or file fails here, before the server starts
     if args.stream is not None:
         try:
             resolve(args.stream)
@@ -68,7 +68,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     from ..app.main import run  # NiceGUI loads only now
 
     run(robot, host=args.host, port=port, show=not args.no_browser, tip=args.tip, hold=hold_values(args.hold_at),
-        stream_to=args.stream)
+        stream_to=args.stream, package_dirs=tuple(args.package_dir or ()))
     return 0
 
 

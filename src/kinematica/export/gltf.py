@@ -11,9 +11,12 @@ channel per joint that moves (rotation quaternions or translations, LINEAR, samp
 trajectory's own times), so a viewer's node `tool` at time t is the FK of the trajectory's q(t)
 at its samples (float32: ~1e-7 relative).
 
-Visuals: a capsule-like cylinder along each link, from the joint's origin to the next joint's
-(or the tool), and a short cylinder along each joint axis, coloured alternately — the same
-skeleton the simulator draws, not the real robot's meshes.
+Visuals: what the robot looks like (`robot.visuals`: its URDF meshes and primitives, a bundled
+robot's primitives; `export.shapes`) as meshes under the node of the body that carries them, a
+gripper's fingers at its home opening; a body with no shape (its mesh file missing), and every
+body of a robot without visuals or with `looks=False`, gets the skeleton instead — a cylinder
+along each link, from the joint's origin to the next joint's (or the tool), and a short one
+along each joint axis, coloured alternately, as the simulator draws it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import numpy as np
 
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
+from ..model.visual import gripper_fraction, missing_bodies
+from .shapes import triangles
 
 _COLOURS = ((0.16, 0.18, 0.22, 1.0), (0.93, 0.55, 0.13, 1.0))  # link grey, joint orange
 
@@ -79,10 +84,11 @@ def _matrix(T: np.ndarray, scale: float) -> list[float]:
 
 
 @takes_robot
-def to_glb(robot: Robot, trajectory=None, *, radius: float | None = None) -> bytes:
+def to_glb(robot: Robot, trajectory=None, *, radius: float | None = None, looks: bool = True) -> bytes:
     """The robot (and a `Trajectory` of it, as an animation) as a binary glTF 2.0 file.
 
-    radius: of the link cylinders, in the robot's length unit (default 2 % of its reach).
+    radius: of the skeleton's cylinders, in the robot's length unit (default 2 % of its reach);
+    looks: draw `robot.visuals` where the robot has them (else the skeleton everywhere).
 
     >>> import kinematica as km, numpy as np
     >>> glb = km.export.to_glb(km.load("planar-3r"))
@@ -111,6 +117,22 @@ def to_glb(robot: Robot, trajectory=None, *, radius: float | None = None) -> byt
             doc.nodes[parent].children.append(k)
         return k
 
+    colours = {c: k for k, c in enumerate(_COLOURS)}
+
+    def material(rgba: tuple) -> int:
+        rgba = tuple(round(float(c), 4) for c in rgba)
+        if rgba not in colours:
+            colours[rgba] = len(doc.materials)
+            doc.materials.append(gl.Material(name=f"m{len(doc.materials)}", alphaMode="BLEND" if rgba[3] < 1 else None,
+                                             pbrMetallicRoughness=gl.PbrMetallicRoughness(
+                                                 baseColorFactor=list(rgba), metallicFactor=0.1, roughnessFactor=0.7)))
+        return colours[rgba]
+
+    def primitive(pos, nor, idx, material: int):
+        return gl.Primitive(attributes=gl.Attributes(POSITION=buf.add(pos, "VEC3", gl.ARRAY_BUFFER, minmax=True),
+                                                     NORMAL=buf.add(nor, "VEC3", gl.ARRAY_BUFFER)),
+                            indices=buf.add(idx, "SCALAR", gl.ELEMENT_ARRAY_BUFFER), material=material)
+
     def mesh(p0, p1, material: int) -> int | None:
         cyl = _cylinder(np.asarray(p0, float) * scale, np.asarray(p1, float) * scale, r)
         if cyl is None:
@@ -123,7 +145,10 @@ def to_glb(robot: Robot, trajectory=None, *, radius: float | None = None) -> byt
         return len(doc.meshes) - 1
 
     q0 = robot.q_home
+    shapes = robot.visuals if looks else ()
+    bare = set(missing_bodies(robot)) if shapes else set(range(robot.n + 1))
     parent = node("world", None, matrix=_matrix(robot.base, scale))
+    bodies = [parent]
     joints = []
     for i, name in enumerate(robot.joint_names):
         before = node(f"before:{name}", parent, matrix=_matrix(robot.before[i], scale))
@@ -133,7 +158,7 @@ def to_glb(robot: Robot, trajectory=None, *, radius: float | None = None) -> byt
                      translation=[0.0, 0.0, robot.pitch[i] * theta * scale])
         else:
             j = node(name, before, translation=[0.0, 0.0, theta * scale])
-        axis = mesh([0, 0, -1.5 * r / scale], [0, 0, 1.5 * r / scale], 1)
+        axis = mesh([0, 0, -1.5 * r / scale], [0, 0, 1.5 * r / scale], 1) if i + 1 in bare else None
         if axis is not None:
             doc.nodes[node(f"axis:{name}", j)].mesh = axis
         joints.append(j)
@@ -141,11 +166,18 @@ def to_glb(robot: Robot, trajectory=None, *, radius: float | None = None) -> byt
         # the link drawn from the joint's origin (link frame coordinates) to the next joint's
         nxt = robot.before[i + 1] if i + 1 < n else robot.tool
         A_inv = np.linalg.inv(robot.after[i])
-        seg = mesh(A_inv[:3, 3], nxt[:3, 3], 0)
+        seg = mesh(A_inv[:3, 3], nxt[:3, 3], 0) if i + 1 in bare else None
         if seg is not None:
             doc.nodes[node(f"visual:{name}", link)].mesh = seg
+        bodies.append(link)
         parent = link
     node("tool", parent, matrix=_matrix(robot.tool, scale))
+    fraction = gripper_fraction(robot)
+    for k, v in enumerate(shapes):  # what the robot looks like, on the bodies that carry it
+        prims = [primitive(p, nrm, idx, material(rgba)) for p, nrm, idx, rgba in triangles(v, fraction, scale)]
+        if prims:
+            doc.meshes.append(gl.Mesh(name=v.name or v.kind, primitives=prims))
+            doc.nodes[node(f"shape:{k}:{v.name or v.kind}", bodies[v.body])].mesh = len(doc.meshes) - 1
     if trajectory is not None:
         _animate(doc, buf, gl, robot, trajectory, joints, scale)
     doc.buffers[0].byteLength = len(buf.data)

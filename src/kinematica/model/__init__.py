@@ -32,16 +32,18 @@ def save(robot: "Robot | str", path: "str | os.PathLike[str]") -> Path:
     return _library.save(_as_robot(robot), path)
 
 
-def to_urdf(robot: "Robot | str") -> str:
+def to_urdf(robot: "Robot | str", *, mesh_folder: str | None = None) -> str:
     """URDF text of a robot (a Robot, a bundled name or a robot file), in metres: `world` →
     `base_link` → one link per joint → `tool0`; `from_urdf` of it gives back the same FK, limits,
-    names and inertials. A helical joint is refused (URDF has none).
+    names and inertials. With `mesh_folder`, mesh visuals are named `mesh_folder/<file>` (copy the
+    files there: `kinematica export ROBOT --out arm.urdf` does). A helical joint is refused (URDF
+    has none).
 
     >>> import kinematica as km
     >>> km.to_urdf("planar-3r").count("<joint ")
     4
     """
-    return _urdf.to_urdf(_as_robot(robot))
+    return _urdf.to_urdf(_as_robot(robot), mesh_folder=mesh_folder)
 
 __all__ = ["Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "InertialError",
            "from_dh", "from_mdh", "from_planar", "from_link_frames", "load", "save", "robot_names"]

@@ -7,7 +7,7 @@ from ..errors import InputError
 import difflib
 from importlib import resources
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from .robot import Robot
 from .robotfile import read_text, write_text
@@ -28,13 +28,14 @@ def robot_names() -> list[str]:
 
 
 def load(name_or_path: str | Path, *, tip: str | None = None,
-         hold: Mapping[str, float] | None = None) -> Robot:
+         hold: Mapping[str, float] | None = None, package_dirs: Sequence[str | Path] = ()) -> Robot:
     """A bundled robot by name (``km.load("puma560")``), or a YAML, URDF or MJCF (.xml, .mjcf,
     through MuJoCo's compiler: `from_mjcf`) robot file by path.
 
     For a URDF, `tip` names the link that ends the chain (needed when the tree branches into
-    equally long chains; `km.urdf_tips(path)` lists the candidates) and `hold` the values
-    (rad or m) at which movable joints off the chain are held (see `from_urdf`).
+    equally long chains; `km.urdf_tips(path)` lists the candidates), `hold` the values
+    (rad or m) at which movable joints off the chain are held, and `package_dirs` the folders
+    holding the packages its `package://` meshes name (see `from_urdf`).
     Raises ValueError naming the robot (with close matches) when neither exists, and
     RobotFileError naming the file, line and field when a file is malformed.
     """
@@ -60,7 +61,7 @@ def load(name_or_path: str | Path, *, tip: str | None = None,
         if urdf:
             from .urdf import from_urdf
 
-            return from_urdf(path, tip=tip, hold=hold)  # the path, not its text: XML reads its own encoding
+            return from_urdf(path, tip=tip, hold=hold, package_dirs=package_dirs)  # the path, not its text: XML reads its own encoding
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as e:

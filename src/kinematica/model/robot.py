@@ -243,6 +243,13 @@ class Robot:
         return self.inertials is not None and all(i is not None for i in self.inertials)
 
     @property
+    def visuals(self) -> tuple:
+        """What the robot looks like: its `kinematica.model.visual.Visual` shapes (URDF
+        `<visual>`, a robot file's `visuals:`), each fixed to a body (0 the base, k link frame
+        k); empty when it has none (it is drawn as its skeleton)."""
+        return tuple(self.extras.get("visuals", ()))
+
+    @property
     def angle_scale(self) -> np.ndarray:
         """Per joint: degrees per unit of q (180/π for revolute, 1 for prismatic)."""
         return np.where(self.revolute, 180.0 / np.pi, 1.0)

@@ -10,26 +10,11 @@ from .. import spatial
 from .builders import from_dh, from_link_frames, from_mdh, from_planar
 from .poe import from_poe
 from .inertial import Inertial
+from .placement import placement as _placement
 from .robot import Robot, RobotError
 from .schema import RobotFileError, dump, parse
 
 _BUILDERS = {"dh": from_dh, "mdh": from_mdh, "frames": from_link_frames}
-
-
-def _placement(p: dict | None, deg: bool) -> np.ndarray | None:
-    if p is None:
-        return None
-    if "matrix" in p:
-        return np.asarray(p["matrix"], dtype=float)
-    if "rotation" in p:
-        R = np.asarray(p["rotation"], dtype=float)
-    else:
-        rpy = np.asarray(p.get("rpy", (0, 0, 0)), dtype=float)
-        R = spatial.rpy_to_matrix(np.radians(rpy) if deg else rpy)
-    return spatial.homogeneous(R, p.get("xyz", (0, 0, 0)))
-
-
-placement = _placement  # public name: scene files read placements the same way (kinematica.scene)
 
 
 def _inertial(d: dict) -> Inertial:
@@ -57,6 +42,30 @@ def _drives(joints: list[dict]) -> dict:
                        "armature": [j.get("armature", 0.0) for j in joints]}}
 
 
+def _visuals(data: dict, deg: bool, where: str) -> dict:
+    """extras["visuals"] (the shapes) and extras["visual_source"] of a file's `visuals:`."""
+    if "visuals" not in data:
+        return {}
+    from pathlib import Path
+
+    from .visual import from_dicts
+
+    folder = Path(where).parent if Path(where).suffix.lower() in (".yaml", ".yml") and Path(where).parent != Path() else None
+    shapes, source = from_dicts(data["visuals"], deg, where, folder)
+    gone = [v.path for v in shapes if v.kind == "mesh" and not Path(v.path).is_file()]
+    if gone:  # drawn as the skeleton instead, as a URDF's missing meshes are
+        import warnings
+
+        warnings.warn(f"{where}: {len(gone)} visual mesh file{'s' * (len(gone) != 1)} not found "
+                      f"({', '.join(gone[:5])}): those shapes are left out", UserWarning, stacklevel=4)
+        shapes = tuple(v for v in shapes if v.path not in gone)
+    n = len(data["joints"])
+    for i, v in enumerate(shapes):
+        if v.body > n:
+            raise RobotError(f"visuals.shapes[{i}]: body {v.body} does not exist (0 the base, 1..{n} the links)")
+    return {"visuals": shapes, "visual_source": source}
+
+
 def robot_from_dict(data: dict[str, Any], where: str = "<robot file>") -> Robot:
     """Build a Robot from an already-validated robot-file mapping."""
     deg = data.get("angle_unit", "rad") == "deg"
@@ -72,7 +81,7 @@ def robot_from_dict(data: dict[str, Any], where: str = "<robot file>") -> Robot:
             link_names=tuple(j["link"] for j in joints) if all("link" in j for j in joints) else None,
             extras={k: data[k] for k in ("gripper", "extras", "notes", "collision") if k in data}
             | ({"servo": [j.get("servo") for j in joints]} if any("servo" in j for j in joints) else {})
-            | _drives(joints),
+            | _drives(joints) | _visuals(data, deg, where),
         )
         if data["kind"] == "planar":
             missing = [i + 1 for i, j in enumerate(joints) if "length" not in j]
@@ -217,6 +226,10 @@ def robot_to_dict(robot: Robot) -> dict[str, Any]:
     for key in ("gripper", "extras", "notes", "collision"):
         if key in robot.extras:
             out[key] = robot.extras[key]
+    if robot.extras.get("visuals"):
+        from .visual import to_dicts
+
+        out["visuals"] = to_dicts(robot.extras["visuals"], robot.extras.get("visual_source", ""), deg)
     return out
 
 

@@ -115,6 +115,42 @@ COLLISION = {
 (robot length unit) and link-name pairs to `exclude` from or `include` in its self-collision check."""
 SCHEMA["properties"]["collision"] = COLLISION
 
+_positive = {"type": "number", "exclusiveMinimum": 0}
+_SHAPE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["body"],
+    "oneOf": [{"required": [k]} for k in ("box", "cylinder", "sphere", "mesh")],
+    "properties": {
+        "body": {"type": "integer", "minimum": 0},
+        "name": {"type": "string"},
+        "xyz": _vec3, "rpy": _vec3,
+        "color": {"oneOf": [{"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"},
+                            {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1},
+                             "minItems": 3, "maxItems": 4}]},
+        "box": {"type": "object", "additionalProperties": False, "required": ["size"],
+                "properties": {"size": {"type": "array", "items": _positive, "minItems": 3, "maxItems": 3}}},
+        "cylinder": {"type": "object", "additionalProperties": False, "required": ["radius", "length"],
+                     "properties": {"radius": _positive, "length": _positive}},
+        "sphere": {"type": "object", "additionalProperties": False, "required": ["radius"],
+                   "properties": {"radius": _positive}},
+        "mesh": {"type": "object", "additionalProperties": False, "required": ["file"],
+                 "properties": {"file": {"type": "string", "minLength": 1},
+                                "scale": {"type": "array", "items": _num, "minItems": 3, "maxItems": 3}}},
+        "grip": {"type": "object", "additionalProperties": False, "required": ["axis"],
+                 "properties": {"axis": _vec3, "pivot": _vec3, "open": _num, "closed": _num,
+                                "slide": {"type": "boolean"}}},
+    },
+}
+VISUALS = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {"source": {"type": "string"}, "shapes": {"type": "array", "items": _SHAPE}},
+}
+"""What the robot looks like (kinematica.model.visual): shapes fixed to its bodies (0 the base,
+k link frame k), in the robot's length unit, and where they come from (`source`)."""
+SCHEMA["properties"]["visuals"] = VISUALS
+
 
 class _DuplicateKey(yaml.constructor.ConstructorError):
     """A mapping gives one key twice (PyYAML would keep the last silently)."""

@@ -35,7 +35,7 @@ import io
 import math
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from lxml import etree
@@ -48,6 +48,8 @@ from .schema import RobotFileError
 from .urdf_bodies import (MissingLimitWarning, OffChainBodiesWarning, URDFWarning, children_of, folded_message,
                           held_values, limits, rigid_body, warn)
 from .urdf_collision import collision_shapes
+from .urdf_visual import mesh_files, visual_shapes, write_visual
+from .visual import gripper_fraction
 from .urdf_tree import candidate_tips, choose_chain
 
 _TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -175,7 +177,7 @@ def _scaled(T: np.ndarray, k: float) -> np.ndarray:
 
 def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = None,
               hold: Mapping[str, float] | None = None, length_unit: str = "m",
-              name: str | None = None) -> Robot:
+              name: str | None = None, package_dirs: Sequence[str | Path] = ()) -> Robot:
     """Robot from URDF text (str or bytes) or a .urdf file path: the serial chain from the root
     link to `tip` (a link name; `urdf_tips` lists the candidates).
 
@@ -190,6 +192,10 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
     Robot; the file is always in metres. Raises RobotFileError naming the problem for malformed
     XML, no movable joint, an unknown or ambiguous tip, a bad hold, non-physical inertia, and
     mimic, floating or planar joints on the chain.
+
+    The links' `<visual>` shapes become `robot.visuals` (`urdf_visual`): mesh files
+    (`package://PKG/...`) are looked for above the file's folder as ROS does and under
+    `package_dirs`; a missing one warns once (URDFWarning) and its link is drawn as the skeleton.
 
     >>> import kinematica as km
     >>> r = km.from_urdf('''<robot name="r"><link name="a"/><link name="b"/>
@@ -251,6 +257,10 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
     shapes = collision_shapes(urdf, [first.parent] + links, chain, held, scale, folder, where)
     if shapes:
         extras["collision_shapes"] = shapes
+    looks = visual_shapes(urdf, path, links, chain, held, scale, folder, where, package_dirs)
+    if looks:
+        extras["visuals"] = looks
+        extras["visual_source"] = f"the <visual> elements of {where}"
     try:
         return from_link_frames(
             rows, name=name or urdf.robot.name, length_unit=length_unit,
@@ -329,7 +339,7 @@ def _inertial(link: etree._Element, inert: Inertial, H: np.ndarray, per_m: float
                                         for a, b in ("xx", "xy", "xz", "yy", "yz", "zz")})
 
 
-def to_urdf(robot: Robot) -> str:
+def to_urdf(robot: Robot, *, mesh_folder: str | None = None) -> str:
     """URDF text of any Robot, in metres (mm robots are converted; a comment says so).
 
     The chain is `world` (only when the base is not identity) → `base_link` → one link per
@@ -337,6 +347,10 @@ def to_urdf(robot: Robot) -> str:
     sliding along its axis through URDF link i's origin. Revolute joints without limits become
     continuous. `from_urdf` of the text gives back the same forward kinematics, limits, names
     and inertials (with `length_unit="mm"` for a mm robot).
+
+    `robot.visuals` become <visual> elements of their links (a gripper's fingers at its home
+    opening); a mesh is named `mesh_folder/<file name>` (`urdf_visual.mesh_files`: copy the
+    files there, as `kinematica export` does) or, without a folder, by its absolute file:// path.
     """
     if robot.helical.any():
         i = int(np.argmax(robot.helical))
@@ -385,5 +399,9 @@ def to_urdf(robot: Robot) -> str:
         if robot.inertials is not None and robot.inertials[i] is not None:
             _inertial(links[names[i]], robot.inertials[i], prev, s)
     _joint(root, _unique("tool0_joint", joint_names), "fixed", names[-1], tool_link, prev @ robot.tool, s)
+    files = mesh_files(robot.visuals, mesh_folder) if mesh_folder else {}
+    for v in robot.visuals:
+        H = np.eye(4) if v.body == 0 else spatial.inv(G[v.body - 1]) @ robot.after[v.body - 1]
+        write_visual(links[base_link if v.body == 0 else names[v.body - 1]], v, H, s, gripper_fraction(robot), files)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + etree.tostring(root, encoding="unicode",
                                                                        pretty_print=True)

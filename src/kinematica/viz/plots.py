@@ -10,6 +10,8 @@ True
 
 from __future__ import annotations
 
+import textwrap
+
 from typing import Any, Sequence
 
 import numpy as np
@@ -109,7 +111,9 @@ def convergence(run: Any, *, tol: float | None = None, unit: str | None = None,
             if isinstance(total, (int, np.integer)) and total > len(h):
                 title += (f" after {total} iterations in all (the history is the first attempt's; "
                           "random restarts did the rest)")
-    ax.set_title(title, fontsize="medium")
+    # matplotlib never wraps a title: a long reason would run off both sides of the figure
+    width = max(30, int(12 * fig.get_figwidth()))  # characters of a "medium" font per line
+    ax.set_title("\n".join(textwrap.fill(line, width) for line in title.split("\n")), fontsize="medium")
     return fig
 
 
