@@ -62,14 +62,14 @@ def pose(C, joints, q, T):
     for r in range(3):
         for c in range(4):
             T[r, c] = C[0, r, c]
-    total = 0.0
+    ok = True
     for i in range(q.shape[0]):
-        total += q[i]
+        ok &= math.isfinite(q[i])
         _joint(T, joints[i, 0], q[i] + joints[i, 1])
         _times_rigid(T, C[i + 1])
     T[3, 0] = T[3, 1] = T[3, 2] = 0.0
     T[3, 3] = 1.0
-    return math.isfinite(total)
+    return ok
 
 
 @njit(types.boolean(_RO3, _RO2, _RO1, _W2, _W2), cache=True)
@@ -79,10 +79,10 @@ def pose_jacobian(C, joints, q, T, J):
     for r in range(3):
         for c in range(4):
             T[r, c] = C[0, r, c]
-    total = 0.0
+    ok = True
     n = q.shape[0]
     for i in range(n):
-        total += q[i]
+        ok &= math.isfinite(q[i])
         for r in range(3):  # z_i and p_i (p_i parked in the linear rows until p_e is known)
             J[3 + r, i] = T[r, 2]
             J[r, i] = T[r, 3]
@@ -100,7 +100,7 @@ def pose_jacobian(C, joints, q, T, J):
         else:
             J[0, i], J[1, i], J[2, i] = zx, zy, zz
             J[3, i] = J[4, i] = J[5, i] = 0.0
-    return math.isfinite(total)
+    return ok
 
 
 @njit(types.boolean(_RO3, _RO2, _RO2, _W3), cache=True)
