@@ -115,26 +115,30 @@ def _rne_compiled(k, robot: Robot, q: np.ndarray, qd: ArrayLike, qdd: ArrayLike,
     qd, qdd = shaped_q(robot, qd, "qd"), shaped_q(robot, qdd, "qdd")
     if qd.ndim != 1 or qdd.ndim != 1:
         return None
-    L = local(robot)
-    if gravity is not GRAVITY:
+    D, rough = cache_of(robot).rne or rne_kernel_constants(robot)
+    if gravity is GRAVITY:
+        g = GRAVITY
+    else:
         gravity_kind(gravity)  # the checks: one finite vector of shape (3,)
-    g = np.asarray(gravity, dtype=float)
+        g = np.asarray(gravity, dtype=float)
     W = _NO_WRENCH if wrench is None else check_vector(wrench, 6, "wrench")
     if W.ndim != 1:
         return None
-    tau = np.empty(robot.n)
-    if not k.rne(rne_kernel_constants(robot, L), q, qd, qdd, g, W, friction and L.rough, tau):
+    tau = np.empty(len(q))
+    if not k.rne(D, q, qd, qdd, g, W, friction and rough, tau):
         for x, what in ((q, "q"), (qd, "qd"), (qdd, "qdd")):
             check_q(robot, x, what)
     return tau
 
 
-def rne_kernel_constants(robot: Robot, L: Local) -> np.ndarray:
-    """The kernel's packed constants of the robot, kept in its cache."""
+def rne_kernel_constants(robot: Robot) -> tuple[np.ndarray, bool]:
+    """The kernel's packed constants of the robot and whether it has friction or armature,
+    kept in its cache (a DynamicsError, from `local`, if it lacks inertials)."""
     cache = cache_of(robot)
     if cache.rne is None:
         from .rne_kernel import pack  # with Numba: only once the kernels are loaded
-        cache.rne = pack(L)
+        L = local(robot)
+        cache.rne = (pack(L), L.rough)
     return cache.rne
 
 

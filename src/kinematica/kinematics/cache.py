@@ -35,7 +35,7 @@ class RobotCache:
         self.parts: Any = None  # kinematics.chain._Parts: the NumPy passes' constants
         self.chain: tuple[np.ndarray, np.ndarray] | None = None  # (C, joints), see chain_arrays
         self.local: Any = None  # dynamics.local.Local: the local-frame dynamics constants
-        self.rne: np.ndarray | None = None  # dynamics.rne_kernel's packed constants
+        self.rne: tuple[np.ndarray, bool] | None = None  # rne_kernel's constants, friction or not
 
     def __reduce__(self):  # copies and pickles start empty (see the module docstring)
         return (RobotCache, ())

@@ -312,6 +312,18 @@ def end_checked(robot: Robot, q: np.ndarray, with_jacobian: bool,
     return T, J
 
 
+def jacobian_checked(robot: Robot, q: np.ndarray) -> np.ndarray:
+    """`end_checked(robot, q, True)[1]`, the Jacobian alone: the kernel keeps T to itself."""
+    k = compiled.kernels("chain")
+    if k is None:
+        return end_checked(robot, q, True)[1]
+    C, joints = cache_of(robot).chain or chain_arrays(robot)
+    J = np.empty((6, len(q)))
+    if not k.jacobian(C, joints, q, J):
+        not_finite()
+    return J
+
+
 def _end_single_numpy(robot: Robot, q: np.ndarray, with_jacobian: bool) -> tuple[np.ndarray, np.ndarray | None]:
     parts = _parts(robot)
     M = _joint_times_next(robot, parts, q)

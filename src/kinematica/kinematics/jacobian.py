@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..model.robot import Robot
-from .chain import check_q, end_checked, end_pass, end_single, shaped_q
+from .chain import check_q, end_checked, end_pass, end_single, jacobian_checked, shaped_q
 from .fk import _SMALL
 from ..model.coerce import takes_robot
 
@@ -72,7 +72,11 @@ def jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> np.ndarray:
            [270.,   0.,   0.,   0.],
            [  0., 270., 188.,  60.]])
     """
-    return fk_jacobian(robot, q, frame)[1]
+    if frame == "base":  # the common single call, straight to the chain's kernel
+        q = shaped_q(robot, q)
+        if q.ndim == 1:
+            return jacobian_checked(robot, q)
+    return fk_jacobian.__wrapped__(robot, q, frame)[1]
 
 
 def to_tool_frame(J: np.ndarray, T: np.ndarray) -> np.ndarray:

@@ -103,6 +103,12 @@ def pose_jacobian(C, joints, q, T, J):
     return ok
 
 
+@njit(types.boolean(_RO3, _RO2, _RO1, _W2), cache=True)
+def jacobian(C, joints, q, J):
+    """`pose_jacobian` keeping only J (6, n): one array fewer for the caller to make."""
+    return pose_jacobian(C, joints, q, np.empty((4, 4)), J)
+
+
 @njit(types.boolean(_RO3, _RO2, _RO2, _W3), cache=True)
 def poses(C, joints, Q, T):
     """`pose` for every row of Q (N, n) into T (N, 4, 4)."""
@@ -127,7 +133,7 @@ def warm() -> None:
     joints = np.array([[REVOLUTE, 0.0]])
     q = np.zeros(1)
     T, J = np.empty((4, 4)), np.empty((6, 1))
-    if not (pose(C, joints, q, T) and pose_jacobian(C, joints, q, T, J)):
+    if not (pose(C, joints, q, T) and pose_jacobian(C, joints, q, T, J) and jacobian(C, joints, q, J)):
         raise RuntimeError("the FK kernel rejected a finite q")
     poses(C, joints, q[None], T[None])
     poses_jacobians(C, joints, q[None], T[None], J[None])
