@@ -214,3 +214,45 @@ def test_auto_loads_the_kernels_only_after_many_single_calls():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got == {"first": compiled.HOT_CALLS - 1, "mode": "auto"}
+
+
+def test_compiled_pose_error_matches_the_batch_residual_also_near_a_half_turn():
+    from kinematica.ik import lm_kernel
+    from kinematica.ik.residual import pose_residual
+    from kinematica.kinematics.cache import chain_arrays
+
+    robot = km.load("ur5")
+    C, joints = chain_arrays(robot)
+    rng = np.random.default_rng(2)
+    for q in limit_rows(robot, rng):
+        T0 = km.fk(robot, q)
+        for angle in (0.0, 1e-9, 0.7, np.pi - 1e-3, np.pi - 0.1, np.pi):  # about a random axis
+            a = rng.normal(size=3)
+            a /= np.linalg.norm(a)
+            K = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+            Rd = (np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K) @ T0[:3, :3]
+            pd = T0[:3, 3] + rng.normal(size=3)
+            e, T, J = np.empty(6), np.empty((4, 4)), np.empty((6, robot.n))
+            E, pos, ori = lm_kernel.pose_error(C, joints, q, pd, Rd, e, T, J)
+            e_ref, pos_ref, ori_ref = pose_residual(pd[:, None], Rd[..., None], T0[:3, None, :])
+            # the same formulas: rounding only (θ near π: the axis is as well conditioned as
+            # 1 − cos θ, so 1e-9 there)
+            np.testing.assert_allclose(e, e_ref[:, 0], atol=1e-9)
+            assert abs(pos - pos_ref[0]) < 1e-12 and abs(ori - ori_ref[0]) < 1e-12
+            assert abs(E - 0.5 * e_ref[:, 0] @ e_ref[:, 0]) < 1e-9
+            np.testing.assert_allclose(J, km.jacobian(robot, q), atol=REL * size(robot))
+
+
+@pytest.mark.parametrize("rows, cols", [(6, 6), (6, 7), (3, 6), (6, 4)])
+def test_compiled_damped_step_solves_the_damped_normal_equations(rows, cols):
+    from kinematica.ik import lm_kernel
+
+    rng = np.random.default_rng(rows * 10 + cols)
+    for lam in (1e-3, 1.0):
+        J, e = rng.normal(size=(rows, cols)), rng.normal(size=rows)
+        dq = np.empty(cols)
+        assert lm_kernel.damped_step(J, e, lam, dq)
+        ref = np.linalg.solve(J.T @ J + lam * np.eye(cols), J.T @ e)  # = Jᵀ(JJᵀ + λI)⁻¹e
+        # well conditioned (λ ≥ 1e-3, J random normal): agreement to rounding
+        np.testing.assert_allclose(dq, ref, rtol=1e-9, atol=1e-12)
+    assert not lm_kernel.damped_step(np.zeros((6, 6)), np.ones(6), 0.0, np.empty(6))  # not PD

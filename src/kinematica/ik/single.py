@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from .. import compiled
+from ..kinematics.cache import cache_of, chain_arrays
 from ..kinematics.chain import end_single
 from ..model.robot import LIMIT_TOL, Robot
 from .batch import NEAR, NO_PROGRESS, RESTART_ITER
@@ -69,7 +71,15 @@ class Problem:
         self.lo_l, self.hi_l, self.rev_l = self.lo.tolist(), self.hi.tolist(), robot.revolute.tolist()
 
     def evaluate(self, q: np.ndarray):
-        """e, J_e, E = ½‖e‖², position and orientation errors at q (n,)."""
+        """e, J_e, E = ½‖e‖², position and orientation errors at q (n,): compiled for a pose
+        target once `kinematica.compiled` says so (lm_kernel.pose_error), else NumPy."""
+        if self.fast:
+            k = compiled.kernels("ik")
+            if k is not None:
+                C, joints = cache_of(self.robot).chain or chain_arrays(self.robot)
+                e, T, J = np.empty(6), np.empty((4, 4)), np.empty((6, len(q)))
+                E, pos, ori = k.pose_error(C, joints, q, self.pd, self.Rd, e, T, J)
+                return e, J, E, pos, ori
         T, J = end_single(self.robot, q, True)
         if self.fast:
             x, y, z = (self.pd - T[:3, 3]).tolist()
@@ -83,7 +93,13 @@ class Problem:
 
     def step(self, Je: np.ndarray, e: np.ndarray, lam: float) -> np.ndarray:
         """(JᵀJ + λI)⁻¹ Jᵀe through the smaller system, with the batch's floor on λ; LAPACK's
-        Cholesky solve called directly (1 µs against 5 for `np.linalg.solve`'s checks)."""
+        Cholesky solve called directly (1 µs against 5 for `np.linalg.solve`'s checks), or
+        lm_kernel.damped_step once compiled."""
+        kernels = compiled.kernels("ik")
+        if kernels is not None:
+            dq = np.empty(Je.shape[1])
+            if kernels.damped_step(Je, e, lam, dq):
+                return dq
         k, n = Je.shape
         if n <= k:
             A = Je.T.dot(Je)

@@ -1,0 +1,147 @@
+"""Compiled (Numba) pieces of one Levenberg–Marquardt iteration for one pose target
+(single.py's `Problem.evaluate` and `Problem.step`, which run them once `kinematica.compiled`
+has loaded them and their NumPy forms otherwise):
+
+  pose error    e = [p_d − p; log(R_d Rᵀ)],  E = ½‖e‖²,  with the pose and Jacobian of q
+                (kinematics/kernels.py's chain product);
+  damped step   Δq = (JᵀJ + λI)⁻¹ Jᵀe, or Jᵀ(JJᵀ + λI)⁻¹e when J has fewer rows than columns
+                (the smaller system), λ floored at 1e-12·‖J‖²_F, by a Cholesky factorisation.
+
+log(M) = θ·a for M = R_d Rᵀ: v = vee(M − Mᵀ) = 2 sin θ · a and cos θ = (tr M − 1)/2 give
+θ = atan2(|v|/2, cos θ) and a = v/|v|; within ~8° of π (cos θ < −0.99) v loses the axis, which
+then comes from the largest column of (M + Mᵀ)/2 − cos θ I = (1 − cos θ) a aᵀ, signed by v —
+the rule of residual.pose_residual and single._log_vee.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, types
+
+from ..kinematics.kernels import pose_jacobian
+
+_F8 = types.float64
+_RO1, _RO2, _RO3 = (types.Array(_F8, d, "A", readonly=True) for d in (1, 2, 3))
+_W1, _W2 = types.Array(_F8, 1, "A"), types.Array(_F8, 2, "A")
+
+
+@njit(types.UniTuple(_F8, 3)(_RO3, _RO2, _RO1, _RO1, _RO2, _W1, _W2, _W2), cache=True)
+def pose_error(C, joints, q, pd, Rd, e, T, J):
+    """Pose T (4, 4) and Jacobian J (6, n) of q, the error e (6,) towards (pd, Rd); returns
+    (E, position error, orientation error θ)."""
+    pose_jacobian(C, joints, q, T, J)
+    for r in range(3):
+        e[r] = pd[r] - T[r, 3]
+    M = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            M[i, j] = Rd[i, 0] * T[j, 0] + Rd[i, 1] * T[j, 1] + Rd[i, 2] * T[j, 2]
+    v0, v1, v2 = M[2, 1] - M[1, 2], M[0, 2] - M[2, 0], M[1, 0] - M[0, 1]
+    c = 0.5 * (M[0, 0] + M[1, 1] + M[2, 2] - 1.0)
+    s2 = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+    theta = math.atan2(0.5 * s2, c)
+    if c < -0.99:
+        i = 0
+        for k in (1, 2):
+            if M[k, k] > M[i, i]:
+                i = k
+        a0, a1, a2 = 0.5 * (M[0, i] + M[i, 0]), 0.5 * (M[1, i] + M[i, 1]), 0.5 * (M[2, i] + M[i, 2])
+        if i == 0:
+            a0 -= c
+        elif i == 1:
+            a1 -= c
+        else:
+            a2 -= c
+        pivot = a0 if i == 0 else (a1 if i == 1 else a2)
+        norm = math.sqrt(max(pivot * (1.0 - c), 1e-300))
+        sign = -1.0 if (a0 * v0 + a1 * v1 + a2 * v2) < 0 else 1.0
+        k = sign * theta / norm
+        e[3], e[4], e[5] = k * a0, k * a1, k * a2
+    else:
+        k = theta / s2 if s2 >= 1e-12 else 0.5
+        e[3], e[4], e[5] = k * v0, k * v1, k * v2
+    pos2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2]
+    E = 0.5 * (pos2 + e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
+    return E, math.sqrt(pos2), theta
+
+
+@njit(types.boolean(_RO2, _RO1, _F8, _W1), cache=True)
+def damped_step(Je, e, lam, dq):
+    """Δq (n,) into dq for the residual e (m,) with Jacobian Je (m, n) and damping λ; False if
+    the damped system is not positive definite in floating point (the caller then solves it
+    by least squares)."""
+    m, n = Je.shape
+    small = n if n <= m else m
+    A = np.empty((small, small))
+    b = np.empty(small)
+    frob = 0.0
+    for i in range(m):
+        for j in range(n):
+            frob += Je[i, j] * Je[i, j]
+    if n <= m:  # JᵀJ (n, n), Jᵀe
+        for i in range(n):
+            acc = 0.0
+            for r in range(m):
+                acc += Je[r, i] * e[r]
+            b[i] = acc
+            for j in range(i + 1):
+                acc = 0.0
+                for r in range(m):
+                    acc += Je[r, i] * Je[r, j]
+                A[i, j] = acc
+    else:  # JJᵀ (m, m), e
+        for i in range(m):
+            b[i] = e[i]
+            for j in range(i + 1):
+                acc = 0.0
+                for c in range(n):
+                    acc += Je[i, c] * Je[j, c]
+                A[i, j] = acc
+    damp = max(lam, 1e-12 * frob)
+    for i in range(small):
+        A[i, i] += damp
+    for j in range(small):  # Cholesky A = L Lᵀ in the lower triangle
+        d = A[j, j]
+        for k in range(j):
+            d -= A[j, k] * A[j, k]
+        if not d > 0.0:
+            return False
+        d = math.sqrt(d)
+        A[j, j] = d
+        for i in range(j + 1, small):
+            s = A[i, j]
+            for k in range(j):
+                s -= A[i, k] * A[j, k]
+            A[i, j] = s / d
+    for i in range(small):  # L y = b, then Lᵀ x = y (in b)
+        s = b[i]
+        for k in range(i):
+            s -= A[i, k] * b[k]
+        b[i] = s / A[i, i]
+    for i in range(small - 1, -1, -1):
+        s = b[i]
+        for k in range(i + 1, small):
+            s -= A[k, i] * b[k]
+        b[i] = s / A[i, i]
+    if n <= m:
+        for i in range(n):
+            dq[i] = b[i]
+    else:
+        for c in range(n):
+            acc = 0.0
+            for r in range(m):
+                acc += Je[r, c] * b[r]
+            dq[c] = acc
+    return True
+
+
+def warm() -> None:
+    """Run both kernels once (compiled at import; this proves they run)."""
+    C = np.broadcast_to(np.eye(4), (2, 4, 4)).copy()
+    joints, q = np.zeros((1, 2)), np.zeros(1)
+    e, T, J, dq = np.empty(6), np.empty((4, 4)), np.empty((6, 1)), np.empty(1)
+    pose_error(C, joints, q, np.zeros(3), np.eye(3), e, T, J)
+    if not damped_step(J, e, 1e-3, dq):
+        raise RuntimeError("the damped step kernel failed on a well-posed system")
