@@ -156,16 +156,20 @@ def test_compiled_rne_matches_the_traced_programs(name):
 
 
 def test_ik_verdicts_are_the_same_compiled_and_not():
-    for name in ("puma560", "ur5", "arm-5dof"):
+    """The compiled LM loop (lm_kernel.attempt) against single.attempt in NumPy: same verdicts
+    (iteration counts too, here, but rounding — an FMA on another CPU — may shift those), from the home pose and from random seeds, targets on the limits
+    included, 5-, 6- and 7-joint arms (the 7-joint one takes the JJᵀ system)."""
+    for name in ("puma560", "ur5", "arm-5dof", "panda"):
         robot = km.load(name)
         rng = np.random.default_rng(5)
-        targets = km.fk(robot, limit_rows(robot, rng))
+        Q = limit_rows(robot, rng)
+        targets = km.fk(robot, Q)
         far = np.eye(4)
         far[:3, 3] = 10 * size(robot)  # out of reach: a failure with a reason
-        for T in (*targets, far):
-            fast = km.ik(robot, T, q0=robot.q_home)
+        for T, q0 in zip((*targets, far), (robot.q_home, *Q[::-1])):
+            fast = km.ik(robot, T, q0=q0)
             with policy("never"):
-                slow = km.ik(robot, T, q0=robot.q_home)
+                slow = km.ik(robot, T, q0=q0)
             assert (fast.success, fast.reason) == (slow.success, slow.reason)
             if fast.success:  # judged by the independent reference FK
                 err = reference.fk_space(robot, fast.q)[:3, 3] - T[:3, 3]
@@ -256,3 +260,17 @@ def test_compiled_damped_step_solves_the_damped_normal_equations(rows, cols):
         # well conditioned (λ ≥ 1e-3, J random normal): agreement to rounding
         np.testing.assert_allclose(dq, ref, rtol=1e-9, atol=1e-12)
     assert not lm_kernel.damped_step(np.zeros((6, 6)), np.ones(6), 0.0, np.empty(6))  # not PD
+
+
+def test_ik_with_history_takes_the_compiled_pose_error_and_keeps_its_record():
+    robot = km.load("puma560")
+    rng = np.random.default_rng(9)
+    Q = limit_rows(robot, rng)
+    for T, q0 in zip(km.fk(robot, Q), Q[::-1]):
+        fast = km.ik(robot, T, q0=q0, history=True, restarts=0)
+        with policy("never"):
+            slow = km.ik(robot, T, q0=q0, history=True, restarts=0)
+        assert (fast.success, fast.reason) == (slow.success, slow.reason)
+        assert len(fast.history) > 0 and len(slow.history) > 0
+        # the first entries start from the same q0 and errors: equal to rounding
+        assert abs(fast.history[0]["error"] - slow.history[0]["error"]) <= 1e-9 * (1 + slow.history[0]["error"])

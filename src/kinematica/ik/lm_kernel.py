@@ -20,6 +20,7 @@ import math
 import numpy as np
 from numba import njit, types
 
+from ..kinematics.cache import REVOLUTE
 from ..kinematics.kernels import pose_jacobian
 
 _F8 = types.float64
@@ -137,11 +138,104 @@ def damped_step(Je, e, lam, dq):
     return True
 
 
+# single.attempt's settings, in this order in the `settings` array of `attempt`
+SETTINGS = ("cap", "eps2", "lambda0", "lambda_down", "lambda_up", "chan_factor", "tol_position",
+            "tol_orientation", "near_position", "near_orientation", "margin", "limit_tol", "no_progress")
+# statuses of numeric.py and pool.py, and one of this module: the attempt needs the NumPy path
+_CONVERGED, _STALLED, _LIMIT, _AT_LIMIT, _OUTSIDE, FALLBACK = 0, 1, 2, 3, 4, -2
+
+
+@njit(cache=True)
+def _outside(q, lo, hi, joints, margin, limit_tol):
+    """single.Problem.outside: a joint beyond its limits by more than margin, revolute
+    joints first turned by the fewest 2π towards their range."""
+    for i in range(q.shape[0]):
+        qi = q[i]
+        if joints[i, 0] == REVOLUTE and not lo[i] <= qi <= hi[i]:
+            if qi < lo[i]:
+                w = qi + 2.0 * math.pi * max(math.ceil((lo[i] - qi) / (2.0 * math.pi)), 0.0)
+            else:
+                w = qi - 2.0 * math.pi * max(math.ceil((qi - hi[i]) / (2.0 * math.pi)), 0.0)
+            if lo[i] - limit_tol <= w <= hi[i] + limit_tol:
+                qi = w
+        if qi < lo[i] - margin or qi > hi[i] + margin:
+            return True
+    return False
+
+
+@njit(types.UniTuple(types.int64, 2)(_RO3, _RO2, _RO1, _RO2, _RO1, _RO1, _RO1, _RO1, types.boolean,
+                                     types.boolean, types.boolean, types.boolean, _W1), cache=True)
+def attempt(C, joints, pd, Rd, q0, lo, hi, settings, clip, adaptive, active, enforce, q):
+    """single.attempt for a pose target without history, from q0: the end configuration into
+    q and (status, iterations); status FALLBACK if a damped system was not positive definite
+    (the caller reruns the attempt in NumPy, which then solves by least squares)."""
+    n = q0.shape[0]
+    cap, eps2, lam = int(settings[0]), settings[1], settings[2]
+    down, up, chan, tol_p, tol_o = settings[3], settings[4], settings[5], settings[6], settings[7]
+    near_p, near_o, margin, limit_tol = settings[8], settings[9], settings[10], settings[11]
+    no_progress = int(settings[12])
+    qt, dq, Jh = q0.copy(), np.empty(n), np.empty((6, n))
+    e, e_t, T = np.empty(6), np.empty(6), np.empty((4, 4))
+    Je, J_t = np.empty((6, n)), np.empty((6, n))
+    E, it, best, since = math.inf, 0, math.inf, 0
+    q[:] = q0
+    while True:
+        E_t, pos, ori = pose_error(C, joints, qt, pd, Rd, e_t, T, J_t)
+        fresh = E == math.inf
+        if not fresh:
+            it += 1
+        acc = (E_t < E) if adaptive else True
+        if adaptive and not fresh:
+            lam = lam / down if acc else lam * up
+        if acc:
+            q[:], e[:], Je[:, :], E = qt, e_t, J_t, E_t
+        if not adaptive:
+            lam = chan * E
+        if acc and pos < tol_p and ori < tol_o:
+            return _CONVERGED, it
+        held = False
+        if active:  # limits.pinned: joints on a limit the descent direction pushes further out
+            Jh[:, :] = Je
+            for j in range(n):
+                g = 0.0
+                for r in range(6):
+                    g += Je[r, j] * e[r]
+                if (q[j] <= lo[j] and g < 0) or (q[j] >= hi[j] and g > 0):
+                    held = True
+                    Jh[:, j] = 0.0
+        if not damped_step(Jh if held else Je, e, lam, dq):
+            return FALLBACK, it
+        dd, qq = 0.0, 0.0
+        for j in range(n):
+            x = q[j] + dq[j]
+            if clip:
+                x = min(max(x, lo[j]), hi[j])
+            qt[j] = x
+            d = x - q[j] if clip else dq[j]
+            dd += d * d
+            qq += q[j] * q[j]
+        if E < 0.5 * best:
+            best, since = E, it
+        if enforce and pos < near_p and ori < near_o and _outside(q, lo, hi, joints, margin, limit_tol):
+            return _OUTSIDE, it
+        if (dd < eps2 * 1e12 and dd < eps2 * (1.0 + qq)) or it - since >= no_progress:
+            at = False
+            if clip:
+                for j in range(n):
+                    at = at or q[j] <= lo[j] or q[j] >= hi[j]
+            return (_AT_LIMIT if at else _STALLED), it
+        if it >= cap:
+            return _LIMIT, it
+
+
 def warm() -> None:
-    """Run both kernels once (compiled at import; this proves they run)."""
+    """Run the kernels once (compiled at import; this proves they run)."""
     C = np.broadcast_to(np.eye(4), (2, 4, 4)).copy()
     joints, q = np.zeros((1, 2)), np.zeros(1)
     e, T, J, dq = np.empty(6), np.empty((4, 4)), np.empty((6, 1)), np.empty(1)
     pose_error(C, joints, q, np.zeros(3), np.eye(3), e, T, J)
     if not damped_step(J, e, 1e-3, dq):
         raise RuntimeError("the damped step kernel failed on a well-posed system")
+    settings = np.array([10, 1e-24, 1e-3, 10, 10, 0.1, 1e-6, 1e-6, 1e-2, 1e-2, 0.05, 1e-9, 8], dtype=float)
+    lim = np.array([-1.0]), np.array([1.0])
+    attempt(C, joints, np.zeros(3), np.eye(3), q, *lim, settings, True, True, True, True, dq)

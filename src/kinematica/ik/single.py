@@ -76,9 +76,9 @@ class Problem:
         if self.fast:
             k = compiled.kernels("ik")
             if k is not None:
-                C, joints = cache_of(self.robot).chain or chain_arrays(self.robot)
                 e, T, J = np.empty(6), np.empty((4, 4)), np.empty((6, len(q)))
-                E, pos, ori = k.pose_error(C, joints, q, self.pd, self.Rd, e, T, J)
+                C, joints, pd, Rd = self.compiled_constants()
+                E, pos, ori = k.pose_error(C, joints, q, pd, Rd, e, T, J)
                 return e, J, E, pos, ori
         T, J = end_single(self.robot, q, True)
         if self.fast:
@@ -90,6 +90,18 @@ class Problem:
         e, Je = residual(self.t, T, J)
         pos, ori = errors(self.t, T)
         return e, Je, 0.5 * float(e.dot(e)), float(pos), float(ori)
+
+    def compiled_constants(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """C, joints, p_d, R_d: what lm_kernel's pose error takes besides q."""
+        C, joints = cache_of(self.robot).chain or chain_arrays(self.robot)
+        return C, joints, self.pd, self.Rd
+
+    def settings(self, cap: int) -> np.ndarray:
+        """The options of `attempt` in lm_kernel.SETTINGS order, for an iteration cap."""
+        o = self.opts
+        return np.array([cap, o.eps_step ** 2, o.lambda0, o.lambda_down, o.lambda_up, o.chan_factor,
+                         o.tol_position, o.tol_orientation, NEAR * self.scale, NEAR, MARGIN, LIMIT_TOL,
+                         NO_PROGRESS], dtype=float)
 
     def step(self, Je: np.ndarray, e: np.ndarray, lam: float) -> np.ndarray:
         """(JᵀJ + λI)⁻¹ Jᵀe through the smaller system, with the batch's floor on λ; LAPACK's
@@ -147,6 +159,14 @@ def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
     clip, adaptive = (True, True) if polish else (bool(x) for x in modes(np.array(seed_no), opts))
     active = polish or (clip and seed_no > 0)  # the caller's clipped attempt stays paper 000's plain LM
     cap = opts.max_iter if seed_no == 0 else min(opts.max_iter, RESTART_ITER)
+    if history is None and pb.fast:  # the same loop compiled, once kernels are loaded
+        k = compiled.kernels("ik")
+        if k is not None:
+            q = np.empty(len(q0))
+            status, it = k.attempt(*pb.compiled_constants(), q0, pb.lo, pb.hi, pb.settings(cap), clip, adaptive,
+                                   active, pb.enforce, q)
+            if status != k.FALLBACK:
+                return q, status, it
     eps2 = opts.eps_step ** 2
     qt, q, E, lam, it, best, since = q0, q0, math.inf, opts.lambda0, 0, math.inf, 0
     e = Je = last = None
