@@ -28,27 +28,27 @@ _RO1, _RO2, _RO3 = (types.Array(_F8, d, "A", readonly=True) for d in (1, 2, 3))
 _W1, _W2 = types.Array(_F8, 1, "A"), types.Array(_F8, 2, "A")
 
 
-@njit(types.UniTuple(_F8, 3)(_RO3, _RO2, _RO1, _RO1, _RO2, _W1, _W2, _W2), cache=True)
-def pose_error(C, joints, q, pd, Rd, e, T, J):
-    """Pose T (4, 4) and Jacobian J (6, n) of q, the error e (6,) towards (pd, Rd); returns
-    (E, position error, orientation error θ)."""
-    pose_jacobian(C, joints, q, T, J)
-    for r in range(3):
-        e[r] = pd[r] - T[r, 3]
-    M = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            M[i, j] = Rd[i, 0] * T[j, 0] + Rd[i, 1] * T[j, 1] + Rd[i, 2] * T[j, 2]
-    v0, v1, v2 = M[2, 1] - M[1, 2], M[0, 2] - M[2, 0], M[1, 0] - M[0, 1]
-    c = 0.5 * (M[0, 0] + M[1, 1] + M[2, 2] - 1.0)
+@njit(cache=True)
+def _m(Rd, T, i, j):
+    """Entry (i, j) of M = R_d Rᵀ."""
+    return Rd[i, 0] * T[j, 0] + Rd[i, 1] * T[j, 1] + Rd[i, 2] * T[j, 2]
+
+
+@njit(cache=True)
+def _log_error(Rd, T, e):
+    """e[3:6] = log(R_d Rᵀ) (e[0:3] holding p_d − p already); (E, |p_d − p|, θ)."""
+    v0, v1, v2 = _m(Rd, T, 2, 1) - _m(Rd, T, 1, 2), _m(Rd, T, 0, 2) - _m(Rd, T, 2, 0), _m(Rd, T, 1, 0) - _m(Rd, T, 0, 1)
+    c = 0.5 * (_m(Rd, T, 0, 0) + _m(Rd, T, 1, 1) + _m(Rd, T, 2, 2) - 1.0)
     s2 = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
     theta = math.atan2(0.5 * s2, c)
     if c < -0.99:
         i = 0
         for k in (1, 2):
-            if M[k, k] > M[i, i]:
+            if _m(Rd, T, k, k) > _m(Rd, T, i, i):
                 i = k
-        a0, a1, a2 = 0.5 * (M[0, i] + M[i, 0]), 0.5 * (M[1, i] + M[i, 1]), 0.5 * (M[2, i] + M[i, 2])
+        a0 = 0.5 * (_m(Rd, T, 0, i) + _m(Rd, T, i, 0))
+        a1 = 0.5 * (_m(Rd, T, 1, i) + _m(Rd, T, i, 1))
+        a2 = 0.5 * (_m(Rd, T, 2, i) + _m(Rd, T, i, 2))
         if i == 0:
             a0 -= c
         elif i == 1:
@@ -68,15 +68,21 @@ def pose_error(C, joints, q, pd, Rd, e, T, J):
     return E, math.sqrt(pos2), theta
 
 
-@njit(types.boolean(_RO2, _RO1, _F8, _W1), cache=True)
-def damped_step(Je, e, lam, dq):
-    """Δq (n,) into dq for the residual e (m,) with Jacobian Je (m, n) and damping λ; False if
-    the damped system is not positive definite in floating point (the caller then solves it
-    by least squares)."""
+@njit(types.UniTuple(_F8, 3)(_RO3, _RO2, _RO1, _RO1, _RO2, _W1, _W2, _W2), cache=True)
+def pose_error(C, joints, q, pd, Rd, e, T, J):
+    """Pose T (4, 4) and Jacobian J (6, n) of q, the error e (6,) towards (pd, Rd); returns
+    (E, position error, orientation error θ)."""
+    pose_jacobian(C, joints, q, T, J)
+    for r in range(3):
+        e[r] = pd[r] - T[r, 3]
+    return _log_error(Rd, T, e)
+
+
+@njit(cache=True)
+def _damped_step(Je, e, lam, dq, A, b):
+    """`damped_step` with scratch A (k, k) and b (k,), k = min(m, n)."""
     m, n = Je.shape
     small = n if n <= m else m
-    A = np.empty((small, small))
-    b = np.empty(small)
     frob = 0.0
     for i in range(m):
         for j in range(n):
@@ -138,9 +144,19 @@ def damped_step(Je, e, lam, dq):
     return True
 
 
+@njit(types.boolean(_RO2, _RO1, _F8, _W1), cache=True)
+def damped_step(Je, e, lam, dq):
+    """Δq (n,) into dq for the residual e (m,) with Jacobian Je (m, n) and damping λ; False if
+    the damped system is not positive definite in floating point (the caller then solves it
+    by least squares)."""
+    small = min(Je.shape[0], Je.shape[1])
+    return _damped_step(Je, e, lam, dq, np.empty((small, small)), np.empty(small))
+
+
 # single.attempt's settings, in this order in the `settings` array of `attempt`
-SETTINGS = ("cap", "eps2", "lambda0", "lambda_down", "lambda_up", "chan_factor", "tol_position",
-            "tol_orientation", "near_position", "near_orientation", "margin", "limit_tol", "no_progress")
+SETTINGS = ("max_iter", "eps2", "lambda0", "lambda_down", "lambda_up", "chan_factor", "tol_position",
+            "tol_orientation", "near_position", "near_orientation", "margin", "limit_tol", "no_progress",
+            "restart_iter", "hard")
 # statuses of numeric.py and pool.py, and one of this module: the attempt needs the NumPy path
 _CONVERGED, _STALLED, _LIMIT, _AT_LIMIT, _OUTSIDE, FALLBACK = 0, 1, 2, 3, 4, -2
 
@@ -163,18 +179,16 @@ def _outside(q, lo, hi, joints, margin, limit_tol):
     return False
 
 
-@njit(types.UniTuple(types.int64, 2)(_RO3, _RO2, _RO1, _RO2, _RO1, _RO1, _RO1, _RO1, types.boolean,
-                                     types.boolean, types.boolean, types.boolean, _W1), cache=True)
-def attempt(C, joints, pd, Rd, q0, lo, hi, settings, clip, adaptive, active, enforce, q):
-    """single.attempt for a pose target without history, from q0: the end configuration into
-    q and (status, iterations); status FALLBACK if a damped system was not positive definite
-    (the caller reruns the attempt in NumPy, which then solves by least squares)."""
+@njit(cache=True)
+def _attempt(C, joints, pd, Rd, q0, lo, hi, settings, cap, clip, adaptive, active, enforce, q):
+    """`attempt` with its iteration cap given."""
     n = q0.shape[0]
-    cap, eps2, lam = int(settings[0]), settings[1], settings[2]
+    eps2, lam = settings[1], settings[2]
     down, up, chan, tol_p, tol_o = settings[3], settings[4], settings[5], settings[6], settings[7]
     near_p, near_o, margin, limit_tol = settings[8], settings[9], settings[10], settings[11]
     no_progress = int(settings[12])
     qt, dq, Jh = q0.copy(), np.empty(n), np.empty((6, n))
+    A, b = np.empty((min(6, n), min(6, n))), np.empty(min(6, n))
     e, e_t, T = np.empty(6), np.empty(6), np.empty((4, 4))
     Je, J_t = np.empty((6, n)), np.empty((6, n))
     E, it, best, since = math.inf, 0, math.inf, 0
@@ -203,7 +217,7 @@ def attempt(C, joints, pd, Rd, q0, lo, hi, settings, clip, adaptive, active, enf
                 if (q[j] <= lo[j] and g < 0) or (q[j] >= hi[j] and g > 0):
                     held = True
                     Jh[:, j] = 0.0
-        if not damped_step(Jh if held else Je, e, lam, dq):
+        if not _damped_step(Jh if held else Je, e, lam, dq, A, b):
             return FALLBACK, it
         dd, qq = 0.0, 0.0
         for j in range(n):
@@ -228,6 +242,111 @@ def attempt(C, joints, pd, Rd, q0, lo, hi, settings, clip, adaptive, active, enf
             return _LIMIT, it
 
 
+@njit(types.UniTuple(types.int64, 2)(_RO3, _RO2, _RO1, _RO2, _RO1, _RO1, _RO1, _RO1, types.boolean,
+                                     types.boolean, types.boolean, types.boolean, _W1), cache=True)
+def attempt(C, joints, pd, Rd, q0, lo, hi, settings, clip, adaptive, active, enforce, q):
+    """single.attempt for a pose target without history, from q0, at most settings[0]
+    iterations: the end configuration into q and (status, iterations); status FALLBACK if a
+    damped system was not positive definite (the caller reruns the attempt in NumPy, which
+    then solves by least squares)."""
+    return _attempt(C, joints, pd, Rd, q0, lo, hi, settings, int(settings[0]), clip, adaptive, active, enforce, q)
+
+
+@njit(cache=True)
+def _wrapped(q, lo, hi, joints, limit_tol, out):
+    """single.Problem.wrapped: q with each revolute joint turned by 2π into its limits where it
+    can be, into out; whether all are then inside."""
+    inside = True
+    for i in range(q.shape[0]):
+        qi = q[i]
+        if joints[i, 0] == REVOLUTE and not lo[i] - limit_tol <= qi <= hi[i] + limit_tol:
+            if qi < lo[i]:
+                w = qi + 2.0 * math.pi * max(math.ceil((lo[i] - qi) / (2.0 * math.pi)), 0.0)
+            else:
+                w = qi - 2.0 * math.pi * max(math.ceil((qi - hi[i]) / (2.0 * math.pi)), 0.0)
+            if lo[i] - limit_tol <= w <= hi[i] + limit_tol:
+                qi = w
+        inside = inside and lo[i] - limit_tol <= qi <= hi[i] + limit_tol
+        out[i] = qi
+    return inside
+
+
+@njit(cache=True)
+def _modes(seed_no, clip_first, adaptive_first, hard):
+    """pool.modes for one attempt number: (clip, adaptive)."""
+    late = seed_no > hard and seed_no % 2 == 1
+    return (seed_no == 0 and clip_first) or late, (seed_no == 0 and adaptive_first) or late
+
+
+@njit(cache=True)
+def _solve_one(C, joints, pd, Rd, q0, lo, hi, slo, shi, settings, restarts, clip_first, adaptive_first,
+               enforce, q_out):
+    """single.solve_one: the seed q0, then up to `restarts` random seeds (uniform in [slo, shi],
+    Numba's generator) until an attempt converges within the limits; (status, iterations)."""
+    n = q0.shape[0]
+    max_iter, limit_tol, margin = int(settings[0]), settings[11], settings[10]
+    short, hard = min(max_iter, int(settings[13])), int(settings[14])
+    qa, told, qw, qp, seed = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    clip, adaptive = _modes(0, clip_first, adaptive_first, hard)
+    status, iters = _attempt(C, joints, pd, Rd, q0, lo, hi, settings, max_iter, clip, adaptive, False, enforce, qa)
+    if status == FALLBACK:
+        return FALLBACK, iters
+    told[:] = qa
+    told_status = status
+    for k in range(restarts + 1):
+        if status == _CONVERGED:
+            if not enforce:
+                q_out[:] = qa
+                return status, iters
+            if _wrapped(qa, lo, hi, joints, limit_tol, qw):
+                q_out[:] = qw
+                return status, iters
+            if not _modes(k, clip_first, adaptive_first, hard)[0] and not _outside(qa, lo, hi, joints, margin,
+                                                                                   limit_tol):
+                for j in range(n):  # just outside: pull it in, clipped, with accept/reject
+                    qw[j] = min(max(qw[j], lo[j]), hi[j])
+                sp, it = _attempt(C, joints, pd, Rd, qw, lo, hi, settings, max_iter if k == 0 else short,
+                                  True, True, True, enforce, qp)
+                if sp == FALLBACK:
+                    return FALLBACK, iters
+                iters += it
+                if sp == _CONVERGED:
+                    q_out[:] = qp
+                    return sp, iters
+        if (status == _CONVERGED or status == _OUTSIDE) and not (told_status == _CONVERGED
+                                                                 or told_status == _OUTSIDE):
+            told[:] = qa
+            told_status = status
+        if k == restarts:
+            break
+        for j in range(n):
+            seed[j] = slo[j] + (shi[j] - slo[j]) * np.random.random()
+        clip, adaptive = _modes(k + 1, clip_first, adaptive_first, hard)
+        status, it = _attempt(C, joints, pd, Rd, seed, lo, hi, settings, short, clip, adaptive, clip, enforce, qa)
+        if status == FALLBACK:
+            return FALLBACK, iters
+        iters += it
+    if enforce:
+        _wrapped(told, lo, hi, joints, limit_tol, q_out)
+    else:
+        q_out[:] = told
+    return told_status, iters
+
+
+@njit(types.void(_RO3, _RO2, _RO2, _RO3, _RO2, _RO1, _RO1, _RO1, _RO1, _RO1, types.int64, types.boolean,
+                 types.boolean, types.boolean, types.int64, _W2, types.Array(types.int64, 1, "A"),
+                 types.Array(types.int64, 1, "A")), cache=True)
+def solve_many(C, joints, pd, Rd, seeds, lo, hi, slo, shi, settings, restarts, clip_first, adaptive_first,
+               enforce, rseed, q, status, iters):
+    """`_solve_one` for N pose targets (pd (N, 3), Rd (N, 3, 3)) from seeds (N, n): answers into
+    q (N, n), statuses and iteration counts into status and iters (N,). Random restarts come
+    from Numba's generator seeded with rseed: the same rseed, the same answers."""
+    np.random.seed(rseed)
+    for t in range(seeds.shape[0]):
+        status[t], iters[t] = _solve_one(C, joints, pd[t], Rd[t], seeds[t], lo, hi, slo, shi, settings, restarts,
+                                         clip_first, adaptive_first, enforce, q[t])
+
+
 def warm() -> None:
     """Run the kernels once (compiled at import; this proves they run)."""
     C = np.broadcast_to(np.eye(4), (2, 4, 4)).copy()
@@ -236,6 +355,9 @@ def warm() -> None:
     pose_error(C, joints, q, np.zeros(3), np.eye(3), e, T, J)
     if not damped_step(J, e, 1e-3, dq):
         raise RuntimeError("the damped step kernel failed on a well-posed system")
-    settings = np.array([10, 1e-24, 1e-3, 10, 10, 0.1, 1e-6, 1e-6, 1e-2, 1e-2, 0.05, 1e-9, 8], dtype=float)
+    settings = np.array([10, 1e-24, 1e-3, 10, 10, 0.1, 1e-6, 1e-6, 1e-2, 1e-2, 0.05, 1e-9, 8, 5, 2], dtype=float)
     lim = np.array([-1.0]), np.array([1.0])
     attempt(C, joints, np.zeros(3), np.eye(3), q, *lim, settings, True, True, True, True, dq)
+    status, iters = np.empty(1, np.int64), np.empty(1, np.int64)
+    solve_many(C, joints, np.zeros((1, 3)), np.eye(3)[None], q[None], *lim, *lim, settings, 2, True, True, True, 1,
+               dq[None], status, iters)

@@ -19,7 +19,7 @@ from ..kinematics.cache import cache_of, chain_arrays
 from ..kinematics.chain import end_single
 from ..model.robot import LIMIT_TOL, Robot
 from .batch import NEAR, NO_PROGRESS, RESTART_ITER
-from .pool import OUTSIDE, modes
+from .pool import HARD, OUTSIDE, modes
 from .limits import MARGIN, TWO_PI, pinned, random_seeds
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
 from .residual import errors, residual
@@ -98,10 +98,7 @@ class Problem:
 
     def settings(self, cap: int) -> np.ndarray:
         """The options of `attempt` in lm_kernel.SETTINGS order, for an iteration cap."""
-        o = self.opts
-        return np.array([cap, o.eps_step ** 2, o.lambda0, o.lambda_down, o.lambda_up, o.chan_factor,
-                         o.tol_position, o.tol_orientation, NEAR * self.scale, NEAR, MARGIN, LIMIT_TOL,
-                         NO_PROGRESS], dtype=float)
+        return kernel_settings(self.opts, self.scale, cap)
 
     def step(self, Je: np.ndarray, e: np.ndarray, lam: float) -> np.ndarray:
         """(JᵀJ + λI)⁻¹ Jᵀe through the smaller system, with the batch's floor on λ; LAPACK's
@@ -148,6 +145,15 @@ class Problem:
             if qi < lo - MARGIN or qi > hi + MARGIN:
                 return True
         return False
+
+
+def kernel_settings(opts: Options, scale: float, cap: int | None = None) -> np.ndarray:
+    """The solver's settings as lm_kernel takes them (its SETTINGS order); cap: the first
+    attempt's iteration cap (default opts.max_iter)."""
+    o = opts
+    return np.array([o.max_iter if cap is None else cap, o.eps_step ** 2, o.lambda0, o.lambda_down, o.lambda_up,
+                     o.chan_factor, o.tol_position, o.tol_orientation, NEAR * scale, NEAR, MARGIN, LIMIT_TOL,
+                     NO_PROGRESS, RESTART_ITER, HARD], dtype=float)
 
 
 def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
@@ -261,3 +267,30 @@ def verdict_one(pb: Problem, q: np.ndarray, robot: Robot | None = None, t: Targe
     s = np.linalg.svd(J[pb.t.rows], compute_uv=False)
     m = min(pb.t.dof, pb.robot.n)
     return ok, pos, ori, inside, bool(s[m - 1] < NEAR_SINGULAR * s[0])
+
+
+def solve_compiled(robot: Robot, t: Target, seeds: np.ndarray, opts: Options, enforce: bool, restarts: int,
+                   rng: np.random.Generator, scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """`solve_one` for N pose targets (t of shape (N,)) from seeds (N, n), compiled whole
+    (lm_kernel.solve_many): (q, status, iterations), or None when the kernels are not loaded
+    or the targets are not plain poses. Random restarts draw from Numba's generator, seeded
+    from rng (so a seed gives the same answers). A target whose damped system was not
+    positive definite is solved again by `solve_one` in NumPy."""
+    k = compiled.kernels("ik")
+    if k is None or t.kind != "pose" or t.weights is not None:
+        return None
+    C, joints = cache_of(robot).chain or chain_arrays(robot)
+    N, n = seeds.shape
+    lo, hi = robot.limits[:, 0], robot.limits[:, 1]
+    span = np.where(robot.revolute, np.pi, 1.0)  # the range of `limits.random_seeds`
+    slo, shi = np.where(np.isfinite(lo), lo, -span), np.where(np.isfinite(hi), hi, span)
+    clip_first, adaptive_first = (bool(x) for x in modes(np.array(0), opts))
+    q, status, iters = np.empty((N, n)), np.empty(N, np.int64), np.empty(N, np.int64)
+    k.solve_many(C, joints, t.p.reshape(N, 3), t.R.reshape(N, 3, 3), seeds, lo, hi, slo, shi,
+                 kernel_settings(opts, scale), restarts, clip_first, adaptive_first, enforce,
+                 int(rng.integers(2 ** 62)), q, status, iters)
+    for i in np.flatnonzero(status == k.FALLBACK):
+        q[i], status[i], iters[i] = solve_one(Problem(robot, t.reshape(N)[i], opts, enforce, scale), seeds[i],
+                                              restarts, rng)
+    return q, status, iters
+

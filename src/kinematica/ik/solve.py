@@ -31,7 +31,7 @@ from .numeric import CONVERGED, METHODS, STALLED, Options, iterate
 from .reach import _bound, out_of_reach_message, reach_check
 from .result import IKResult
 from .secondary import check_goals, improve
-from .single import Problem, solve_one, verdict_one
+from .single import Problem, solve_compiled, solve_one, verdict_one
 from .frame import fit_target, judged, solver_problem
 from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
 from .target import Target
@@ -193,9 +193,12 @@ def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, histor
     q, status, iters = seeds.copy(), np.full(N, STALLED), np.zeros(N, int)
     todo = np.flatnonzero(reachable)
     if todo.size and opts.method == "lm":
-        out = solve_lm(robot, t[todo], seeds[todo], opts, enforce=enforce, restarts=restarts, rng=rng,
-                       scale=_scale(robot))
-        q[todo], status[todo], iters[todo] = out.q, out.status, out.iters
+        done = solve_compiled(robot, t[todo], seeds[todo], opts, enforce, restarts, rng, _scale(robot))
+        if done is None:
+            out = solve_lm(robot, t[todo], seeds[todo], opts, enforce=enforce, restarts=restarts, rng=rng,
+                           scale=_scale(robot))
+            done = out.q, out.status, out.iters
+        q[todo], status[todo], iters[todo] = done
     elif todo.size:
         q[todo], status[todo], iters[todo] = _classic(robot, t[todo], seeds[todo], opts, enforce, restarts, rng,
                                                       history)
