@@ -9,6 +9,7 @@ import numpy as np
 
 from ..model.robot import Robot
 from .numeric import CONVERGED
+from .options import LIMIT_MODES, solver_options
 from .reach import out_of_reach_message, reach_check
 from .result import IKResult
 from .single import Problem, verdict_one
@@ -22,11 +23,10 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
     solved on the solver's problem (rs, t) and judged by FK of `robot` against `world`
     (see `frame`)."""
     from .analytic import analytic_solutions, solver_name
-    from .solve import LIMIT_MODES, _options
 
     if limits not in LIMIT_MODES:
         raise InputError(f"limits must be one of {', '.join(LIMIT_MODES)}, got {limits!r}")
-    opts = _options(robot, "lm", "wrap", kw)  # tolerances only
+    opts = solver_options(robot, "lm", "wrap", kw)  # tolerances only
     found = analytic_solutions(rs, t, q_ref=seeds)
     if found is None:
         raise InputError(f"no analytic solver fits {robot.name!r} with a {t.kind} target "

@@ -20,14 +20,15 @@ from ..errors import InputError, InputTypeError
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..bounds import ITERATIONS, RESTARTS, count
+from ..bounds import RESTARTS, count
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
 from .batch import solve_lm
 from .closed import rescue
 from .collide import avoid, seat_of
 from .limits import random_seeds, wrap_into_limits
-from .numeric import CONVERGED, METHODS, STALLED, Options, iterate
+from .numeric import CONVERGED, STALLED, Options, iterate
+from .options import default_tolerance, limit_mode, solver_options
 from .reach import _bound, out_of_reach_message, reach_check
 from .result import IKResult
 from .secondary import check_goals, improve
@@ -37,14 +38,6 @@ from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
 from .target import Target
 from .verdict import judge, near_singular, package, reason, reasons
 from ..model.coerce import takes_robot
-
-LIMIT_MODES = ("auto", "clip", "wrap", "ignore")
-
-
-def default_tolerance(robot: Robot) -> float:
-    """1e-6 m, in the robot's length unit (1e-3 for mm robots)."""
-    return 1e-6 if robot.length_unit == "m" else 1e-3
-
 
 def _seeds(robot: Robot, q0, N: int, rng: np.random.Generator) -> np.ndarray:
     if q0 is None:
@@ -59,30 +52,6 @@ def _seeds(robot: Robot, q0, N: int, rng: np.random.Generator) -> np.ndarray:
     if q0.reshape(-1, robot.n).shape[0] != N:
         raise InputError(f"q0: expected one seed or one per target ({N}), got shape {q0.shape}")
     return q0.reshape(N, robot.n).copy()
-
-
-def _limit_mode(limits: str, q0) -> str:
-    if limits not in LIMIT_MODES:
-        raise InputError(f"limits must be one of {', '.join(LIMIT_MODES)}, got {limits!r}")
-    if limits != "auto":
-        return limits
-    return "wrap" if q0 is None or isinstance(q0, str) else "clip"
-
-
-def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
-    if method not in METHODS:
-        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    if method == "dls" and kw.get("damping") in (None, "adaptive", "auto"):
-        kw["damping"] = 1e-2 * (1.0 if robot.length_unit == "m" else 1000.0)
-    if kw.get("damping") in (None, "auto"):  # paper 000's accept/reject when clipping, else Chan's
-        kw["damping"] = "adaptive" if mode == "clip" else "chan"
-    kw.setdefault("tol_position", default_tolerance(robot))
-    if "max_iter" in kw:
-        kw["max_iter"] = count(kw["max_iter"], "max_iter", ITERATIONS)
-    unknown = set(kw) - set(Options.__dataclass_fields__)
-    if unknown:
-        raise InputTypeError(f"unknown IK option(s): {', '.join(sorted(unknown))}")
-    return Options(method=method, clip_limits=(mode == "clip"), **kw)
 
 
 @takes_robot
@@ -161,8 +130,8 @@ def _ik(robot: Robot, target, q0, method: str, limits: str, restarts: int, seed,
         rng = np.random.default_rng(seed) if isinstance(q0, str) else None  # only "random" needs one
         return analytic_ik(robot, world.reshape(N), rs, t.reshape(N), shape, _seeds(robot, q0, N, rng), limits,
                            dict(options))
-    mode = _limit_mode(limits, q0)
-    opts = _options(robot, method, mode, dict(options))
+    mode = limit_mode(limits, q0)
+    opts = solver_options(robot, method, mode, dict(options))
     opts.history = opts.history and N == 1
     enforce = mode != "ignore"
     if method == "lm" and N == 1 and goals is None:
