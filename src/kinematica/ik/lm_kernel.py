@@ -1,11 +1,19 @@
-"""Compiled (Numba) pieces of one Levenberg–Marquardt iteration for one pose target
-(single.py's `Problem.evaluate` and `Problem.step`, which run them once `kinematica.compiled`
-has loaded them and their NumPy forms otherwise):
+"""Compiled (Numba) Levenberg–Marquardt for pose targets: single.py's rules, one target at a time.
 
   pose error    e = [p_d − p; log(R_d Rᵀ)],  E = ½‖e‖²,  with the pose and Jacobian of q
-                (kinematics/kernels.py's chain product);
+                (kinematics/kernels.py's chain product)                         `pose_error`
   damped step   Δq = (JᵀJ + λI)⁻¹ Jᵀe, or Jᵀ(JJᵀ + λI)⁻¹e when J has fewer rows than columns
-                (the smaller system), λ floored at 1e-12·‖J‖²_F, by a Cholesky factorisation.
+                (the smaller system), λ floored at 1e-12·‖J‖²_F, by Cholesky     `damped_step`
+  one attempt   single.attempt: accept/reject or Chan's λ, joints pinned on a limit, clipping,
+                stall, no progress, iteration cap, abandoning a solution outside   `attempt`
+  one target    single.solve_one: the seed, then random restarts, wrapping into the limits,
+                polishing a solution just outside; for N targets in one call    `solve_many`
+
+single.py runs `attempt` for one target (km.ik's single path; its random restarts stay
+NumPy's, so single results are those of the NumPy code) and `solve_many` for a batch (restarts
+from Numba's generator, seeded from the caller's), once `kinematica.compiled` has loaded this
+module; its NumPy code (and batch.py's engine) otherwise. A damped system that is not
+positive definite hands the attempt back to NumPy (FALLBACK), which solves it by least squares.
 
 log(M) = θ·a for M = R_d Rᵀ: v = vee(M − Mᵀ) = 2 sin θ · a and cos θ = (tr M − 1)/2 give
 θ = atan2(|v|/2, cos θ) and a = v/|v|; within ~8° of π (cos θ < −0.99) v loses the axis, which

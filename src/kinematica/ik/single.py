@@ -5,7 +5,9 @@ Through the batch path one target costs ~150 NumPy calls per iteration on arrays
 the residual from a 3x3 product and a few floats, a 6x6 `np.linalg.solve`, and the bookkeeping
 on Python scalars: ~25 µs. The rules are those of `batch.solve_lm` (accept/reject, λ, stall,
 no progress, iteration caps, abandoning an attempt converging outside the limits, reseeding),
-so a batch and a loop of single solves agree.
+so a batch and a loop of single solves agree. For a pose target the attempt runs compiled
+(lm_kernel.attempt) once `kinematica.compiled` has loaded the kernels, and `solve_compiled`
+runs the whole of `solve_one` compiled for a batch of them.
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ random seeds inside the limits (`restarts`); then judge every returned q by an i
 call against the tolerances and the limits.
 
 Levenberg–Marquardt (the default method) runs on `single.solve_one` for one target and on
-`batch.solve_lm` for many — the same rules, each built for its size; a target it leaves
+`batch.solve_lm` for many — the same rules, each built for its size; once `kinematica.compiled`
+has loaded the kernels, pose targets run them compiled (`ik.lm_kernel`: one attempt for a
+single target, the whole solver for a batch); a target it leaves
 unsolved gets the closed form where one fits (`closed.rescue`: solutions exactly on the
 joint limits, which random seeds find only now and then). The other methods run on the
 general engine `numeric.iterate`, alone. Targets and the verdict are in the world frame; the
