@@ -5,10 +5,13 @@ it costs to start: importing Numba and loading the kernels from its on-disk cach
 ~0.3–0.7 s, and the very first use on a machine compiles them (~10 s, once: the result is
 cached on disk, in `__pycache__` beside the kernels or Numba's per-user cache directory). A
 command-line call or a notebook evaluating one pose must not pay that, so by default
-("auto") the kernels load at the `HOT_CALLS`-th single call of the process — a loop that
-makes that many calls gains back the load within a few thousand more. Set the environment
-variable ``KINEMATICA_COMPILED`` to ``always`` (load at the first call, e.g. a long-running
-service or a benchmark) or ``never`` (NumPy only), or call `use_compiled`.
+("auto") the kernels start loading at the `HOT_CALLS`-th single call of the process, in a
+background thread: calls go on in NumPy meanwhile (a little slower while the compiler shares
+the interpreter) and switch to the kernels once they are in, so neither a loop nor the
+simulator ever stops to wait (a cold compile took 20–50 s on the 2-core test machine, a warm
+load about 1 s). Set the environment variable ``KINEMATICA_COMPILED`` to ``always`` (load,
+and wait for it, at the first call: a long-running service or a benchmark) or ``never``
+(NumPy only), or call `use_compiled`.
 
 If Numba is missing or a kernel fails to compile, the NumPy code runs on, after one
 `RuntimeWarning` saying why: speed is lost, never an answer.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
 import warnings
 from types import ModuleType
 
@@ -40,6 +44,8 @@ if _mode not in MODES:
 _calls = 0
 _loaded: dict[str, ModuleType | None] = {}  # None: tried and failed (NumPy from then on)
 _warned = False
+_loader: threading.Thread | None = None  # auto's background load, once started
+_lock = threading.Lock()  # one load of a module at a time
 
 
 def mode() -> str:
@@ -70,16 +76,35 @@ def kernels(name: str) -> ModuleType | None:
     if _mode == "never" or name in _loaded:
         return None
     if _mode == "auto":
-        global _calls
+        global _calls, _loader
         _calls += 1
-        if _calls < HOT_CALLS:
-            return None
+        if _calls >= HOT_CALLS and _loader is None:
+            _loader = threading.Thread(target=_load_all, name="kinematica-kernels", daemon=True)
+            _loader.start()
+        return None
     return _load(name)
 
 
+def wait_loaded(timeout: float | None = None) -> bool:
+    """Wait for auto's background load, if one has started; whether every kernel is in."""
+    if _loader is not None:
+        _loader.join(timeout)
+    return all(_loaded.get(name) is not None for name in MODULES)
+
+
+def _load_all() -> None:
+    for name in MODULES:
+        _load(name)
+
+
 def _load(name: str) -> ModuleType | None:
-    if name in _loaded:
-        return _loaded[name]
+    with _lock:
+        if name not in _loaded:
+            _loaded[name] = _import(name)
+    return _loaded[name]
+
+
+def _import(name: str) -> ModuleType | None:
     try:
         module = importlib.import_module(MODULES[name])
         module.warm()  # compile (or load from the disk cache) and run once: fail here, not later
@@ -91,5 +116,4 @@ def _load(name: str) -> ModuleType | None:
                           "using the NumPy code, which is slower for single calls", RuntimeWarning,
                           stacklevel=3)
         module = None
-    _loaded[name] = module
     return module
