@@ -18,6 +18,7 @@ import textwrap
 import numpy as np
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 import kinematica as km
 from kinematica import compiled
@@ -222,3 +223,36 @@ def test_auto_loads_the_kernels_in_the_background_only_after_many_single_calls()
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got == {"before": False, "loaded": True, "compiled": True, "mode": "auto"}
+
+
+def with_random_dynamics(robot: km.Robot, rng: np.random.Generator) -> km.Robot:
+    """The robot with random inertials (lengths in its unit), friction and armature."""
+    from kinematica.model.inertial import Inertial
+
+    unit = 1000.0 if robot.length_unit == "mm" else 1.0
+    inert = []
+    for _ in range(robot.n):
+        A = rng.normal(size=(3, 3))
+        inert.append(Inertial(rng.uniform(0.1, 3), rng.normal(size=3) * 0.2 * unit, (A @ A.T + 0.1 * np.eye(3)) * unit ** 2))
+    extras = dict(robot.extras)
+    extras["drives"] = {k: rng.uniform(0, 1, robot.n).tolist() for k in ("viscous", "coulomb", "armature")}
+    return robot.replace(inertials=tuple(inert), extras=extras)
+
+
+@FAST
+@given(robot_and_q(), st.integers(0, 2 ** 32 - 1), st.booleans())
+def test_compiled_rne_matches_the_traced_programs_on_random_robots(rq, seed, mm):
+    """Revolute and prismatic joints (the bundled robots have no prismatic one), friction and
+    armature, a tool wrench, robots in m and in mm (prismatic rates scaled to SI)."""
+    robot, q = rq
+    if mm:  # the same numbers read as mm
+        robot = robot.replace(length_unit="mm")
+    rng = np.random.default_rng(seed)
+    robot = with_random_dynamics(robot, rng)
+    q = np.clip(q, *robot.limits.T)
+    qd, qdd = rng.normal(size=(2, robot.n))
+    gravity, wrench = rng.normal(size=3) * 9, rng.normal(size=6)
+    tau = km.rne(robot, q, qd, qdd, gravity=gravity, wrench=wrench)
+    ref = traced_rne(robot, q, qd, qdd, gravity, wrench)
+    np.testing.assert_allclose(tau, ref, rtol=1e-10, atol=1e-10 * (1.0 + np.abs(ref).max()))
+    assert cache_of(robot).rne is not None
