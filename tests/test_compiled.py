@@ -256,3 +256,82 @@ def test_compiled_rne_matches_the_traced_programs_on_random_robots(rq, seed, mm)
     ref = traced_rne(robot, q, qd, qdd, gravity, wrench)
     np.testing.assert_allclose(tau, ref, rtol=1e-10, atol=1e-10 * (1.0 + np.abs(ref).max()))
     assert cache_of(robot).rne is not None
+
+
+def test_compiled_pose_error_matches_the_batch_residual_also_near_a_half_turn():
+    from kinematica.ik import lm_kernel
+    from kinematica.ik.residual import pose_residual
+    from kinematica.kinematics.cache import chain_arrays
+
+    robot = km.load("ur5")
+    C, joints = chain_arrays(robot)
+    rng = np.random.default_rng(2)
+    for q in limit_rows(robot, rng):
+        T0 = km.fk(robot, q)
+        for angle in (0.0, 1e-9, 0.7, np.pi - 1e-3, np.pi - 0.1, np.pi):  # about a random axis
+            a = rng.normal(size=3)
+            a /= np.linalg.norm(a)
+            K = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+            Rd = (np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K) @ T0[:3, :3]
+            pd = T0[:3, 3] + rng.normal(size=3)
+            e, T, J = np.empty(6), np.empty((4, 4)), np.empty((6, robot.n))
+            E, pos, ori = lm_kernel.pose_error(C, joints, q, pd, Rd, e, T, J)
+            e_ref, pos_ref, ori_ref = pose_residual(pd[:, None], Rd[..., None], T0[:3, None, :])
+            # the same formulas: rounding only (θ near π: the axis is as well conditioned as
+            # 1 − cos θ, so 1e-9 there)
+            np.testing.assert_allclose(e, e_ref[:, 0], atol=1e-9)
+            assert abs(pos - pos_ref[0]) < 1e-12 and abs(ori - ori_ref[0]) < 1e-12
+            assert abs(E - 0.5 * e_ref[:, 0] @ e_ref[:, 0]) < 1e-9
+            np.testing.assert_allclose(J, km.jacobian(robot, q), atol=REL * size(robot))
+
+
+@pytest.mark.parametrize("rows, cols", [(6, 6), (6, 7), (3, 6), (6, 4)])
+def test_compiled_damped_step_solves_the_damped_normal_equations(rows, cols):
+    from kinematica.ik import lm_kernel
+
+    rng = np.random.default_rng(rows * 10 + cols)
+    for lam in (1e-3, 1.0):
+        J, e = rng.normal(size=(rows, cols)), rng.normal(size=rows)
+        dq = np.empty(cols)
+        assert lm_kernel.damped_step(J, e, lam, dq)
+        ref = np.linalg.solve(J.T @ J + lam * np.eye(cols), J.T @ e)  # = Jᵀ(JJᵀ + λI)⁻¹e
+        # well conditioned (λ ≥ 1e-3, J random normal): agreement to rounding
+        np.testing.assert_allclose(dq, ref, rtol=1e-9, atol=1e-12)
+    assert not lm_kernel.damped_step(np.zeros((6, 6)), np.ones(6), 0.0, np.empty(6))  # not PD
+
+
+def test_ik_with_history_takes_the_compiled_pose_error_and_keeps_its_record():
+    robot = km.load("puma560")
+    rng = np.random.default_rng(9)
+    Q = limit_rows(robot, rng)
+    for T, q0 in zip(km.fk(robot, Q), Q[::-1]):
+        fast = km.ik(robot, T, q0=q0, history=True, restarts=0)
+        with policy("never"):
+            slow = km.ik(robot, T, q0=q0, history=True, restarts=0)
+        assert (fast.success, fast.reason) == (slow.success, slow.reason)
+        assert len(fast.history) > 0 and len(slow.history) > 0
+        # the first entries start from the same q0 and errors: equal to rounding
+        assert abs(fast.history[0]["error"] - slow.history[0]["error"]) <= 1e-9 * (1 + slow.history[0]["error"])
+
+
+def test_batched_ik_compiled_solves_what_numpy_solves_and_claims_nothing_false():
+    """The compiled batch (lm_kernel.solve_many: a loop of the single solver) against the NumPy
+    batch engine on targets on and inside the limits plus unreachable ones: the same verdicts
+    (each solver's own random restarts differ, but every reachable target here is solved),
+    each success confirmed by the reference FK, and the same answers again for the same seed."""
+    for name in ("ur5", "panda"):
+        robot = km.load(name)
+        rng = np.random.default_rng(8)
+        Q = np.vstack([limit_rows(robot, rng), limit_rows(robot, rng)])
+        T = km.fk(robot, Q)
+        T[-2:, :3, 3] = 10 * size(robot)  # out of reach
+        seeds = limit_rows(robot, rng)[np.arange(len(T)) % 8]
+        fast = km.ik(robot, T, q0=seeds, seed=3)
+        with policy("never"):
+            slow = km.ik(robot, T, q0=seeds, seed=3)
+        assert np.array_equal(fast.success, slow.success) and fast.success[:-2].all()
+        assert list(fast.reason[-2:]) == list(slow.reason[-2:])
+        for q, Tt in zip(fast.q[fast.success], T[fast.success]):
+            assert np.abs(reference.fk_space(robot, q)[:3, 3] - Tt[:3, 3]).max() < 1e-6 * size(robot)
+        again = km.ik(robot, T, q0=seeds, seed=3)
+        np.testing.assert_array_equal(again.q, fast.q)
