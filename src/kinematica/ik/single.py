@@ -257,9 +257,9 @@ def verdict_one(pb: Problem, q: np.ndarray, robot: Robot | None = None, t: Targe
     robot, t = (pb.robot if robot is None else robot), (pb.t if t is None else t)
     opts = pb.opts
     T, J = end_single(robot, q, True)
-    if t is pb.t and pb.fast:
-        p = (pb.pd - T[:3, 3]).tolist()
-        pos, ori = math.sqrt(p[0] ** 2 + p[1] ** 2 + p[2] ** 2), _log_vee(pb.Rd, T[:3, :3])[1]
+    if t.kind == "pose" and t.weights is None:  # errors()'s formulas on floats (~10x cheaper)
+        p = (t.p.reshape(3) - T[:3, 3]).tolist()
+        pos, ori = math.sqrt(p[0] ** 2 + p[1] ** 2 + p[2] ** 2), _log_vee(t.R.reshape(3, 3), T[:3, :3])[1]
     else:
         pos, ori = (float(x) for x in errors(t, T))
     inside = all(lo - LIMIT_TOL <= x <= hi + LIMIT_TOL for x, lo, hi in zip(q.tolist(), pb.lo_l, pb.hi_l))
