@@ -88,24 +88,24 @@ def pose_error(C, joints, q, pd, Rd, e, T, J):
 
 @njit(cache=True)
 def _damped_step(Je, e, lam, dq, A, b):
-    """`damped_step` with scratch A (k, k) and b (k,), k = min(m, n)."""
+    """`damped_step` with scratch A (k, k) and b (k,), k = min(m, n); dq also serves as scratch
+    for the reciprocals of L's diagonal (multiplications instead of divisions)."""
     m, n = Je.shape
     small = n if n <= m else m
+    for i in range(small):
+        b[i] = 0.0
+        for j in range(i + 1):
+            A[i, j] = 0.0
     frob = 0.0
-    for i in range(m):
-        for j in range(n):
-            frob += Je[i, j] * Je[i, j]
-    if n <= m:  # JᵀJ (n, n), Jᵀe
-        for i in range(n):
-            acc = 0.0
-            for r in range(m):
-                acc += Je[r, i] * e[r]
-            b[i] = acc
-            for j in range(i + 1):
-                acc = 0.0
-                for r in range(m):
-                    acc += Je[r, i] * Je[r, j]
-                A[i, j] = acc
+    if n <= m:  # JᵀJ (n, n) and Jᵀe, accumulated row by row of J (contiguous reads)
+        for r in range(m):
+            er = e[r]
+            for i in range(n):
+                x = Je[r, i]
+                frob += x * x
+                b[i] += x * er
+                for j in range(i + 1):
+                    A[i, j] += x * Je[r, j]
     else:  # JJᵀ (m, m), e
         for i in range(m):
             b[i] = e[i]
@@ -114,32 +114,33 @@ def _damped_step(Je, e, lam, dq, A, b):
                 for c in range(n):
                     acc += Je[i, c] * Je[j, c]
                 A[i, j] = acc
+            frob += A[i, i]
     damp = max(lam, 1e-12 * frob)
-    for i in range(small):
-        A[i, i] += damp
-    for j in range(small):  # Cholesky A = L Lᵀ in the lower triangle
-        d = A[j, j]
+    inv = dq  # 1 / L[j, j]
+    for j in range(small):  # Cholesky A + λI = L Lᵀ in the lower triangle
+        d = A[j, j] + damp
         for k in range(j):
             d -= A[j, k] * A[j, k]
         if not d > 0.0:
             return False
         d = math.sqrt(d)
         A[j, j] = d
+        inv[j] = 1.0 / d
         for i in range(j + 1, small):
             s = A[i, j]
             for k in range(j):
                 s -= A[i, k] * A[j, k]
-            A[i, j] = s / d
+            A[i, j] = s * inv[j]
     for i in range(small):  # L y = b, then Lᵀ x = y (in b)
         s = b[i]
         for k in range(i):
             s -= A[i, k] * b[k]
-        b[i] = s / A[i, i]
+        b[i] = s * inv[i]
     for i in range(small - 1, -1, -1):
         s = b[i]
         for k in range(i + 1, small):
             s -= A[k, i] * b[k]
-        b[i] = s / A[i, i]
+        b[i] = s * inv[i]
     if n <= m:
         for i in range(n):
             dq[i] = b[i]
