@@ -34,6 +34,9 @@ from ..kinematics.kernels import pose_jacobian
 _F8 = types.float64
 _RO1, _RO2, _RO3 = (types.Array(_F8, d, "A", readonly=True) for d in (1, 2, 3))
 _W1, _W2 = types.Array(_F8, 1, "A"), types.Array(_F8, 2, "A")
+# the chain's constants and the pose/Jacobian buffers as kinematics/kernels.py takes them
+_C2, _C3, _CW2 = (types.Array(_F8, 2, "C", readonly=True), types.Array(_F8, 3, "C", readonly=True),
+                  types.Array(_F8, 2, "C"))
 
 
 @njit(cache=True)
@@ -76,7 +79,7 @@ def _log_error(Rd, T, e):
     return E, math.sqrt(pos2), theta
 
 
-@njit(types.UniTuple(_F8, 3)(_RO3, _RO2, _RO1, _RO1, _RO2, _W1, _W2, _W2), cache=True)
+@njit(types.UniTuple(_F8, 3)(_C3, _C2, _RO1, _RO1, _RO2, _W1, _CW2, _CW2), cache=True)
 def pose_error(C, joints, q, pd, Rd, e, T, J):
     """Pose T (4, 4) and Jacobian J (6, n) of q, the error e (6,) towards (pd, Rd); returns
     (E, position error, orientation error θ)."""
@@ -201,7 +204,8 @@ def _attempt(C, joints, pd, Rd, q0, lo, hi, settings, cap, clip, adaptive, activ
     e, e_t, T = np.empty(6), np.empty(6), np.empty((4, 4))
     Je, J_t = np.empty((6, n)), np.empty((6, n))
     E, it, best, since = math.inf, 0, math.inf, 0
-    q[:] = q0
+    for j in range(n):
+        q[j] = q0[j]
     while True:
         E_t, pos, ori = pose_error(C, joints, qt, pd, Rd, e_t, T, J_t)
         fresh = E == math.inf
@@ -210,22 +214,26 @@ def _attempt(C, joints, pd, Rd, q0, lo, hi, settings, cap, clip, adaptive, activ
         acc = (E_t < E) if adaptive else True
         if adaptive and not fresh:
             lam = lam / down if acc else lam * up
-        if acc:
-            q[:], e[:], Je[:, :], E = qt, e_t, J_t, E_t
+        if acc:  # the evaluated state becomes the current one: swap buffers, copy q
+            e, e_t = e_t, e
+            Je, J_t = J_t, Je
+            E = E_t
+            for j in range(n):
+                q[j] = qt[j]
         if not adaptive:
             lam = chan * E
         if acc and pos < tol_p and ori < tol_o:
             return _CONVERGED, it
         held = False
         if active:  # limits.pinned: joints on a limit the descent direction pushes further out
-            Jh[:, :] = Je
             for j in range(n):
                 g = 0.0
                 for r in range(6):
                     g += Je[r, j] * e[r]
-                if (q[j] <= lo[j] and g < 0) or (q[j] >= hi[j] and g > 0):
-                    held = True
-                    Jh[:, j] = 0.0
+                pin = (q[j] <= lo[j] and g < 0) or (q[j] >= hi[j] and g > 0)
+                held = held or pin
+                for r in range(6):
+                    Jh[r, j] = 0.0 if pin else Je[r, j]
         if not _damped_step(Jh if held else Je, e, lam, dq, A, b):
             return FALLBACK, it
         dd, qq = 0.0, 0.0
@@ -251,7 +259,7 @@ def _attempt(C, joints, pd, Rd, q0, lo, hi, settings, cap, clip, adaptive, activ
             return _LIMIT, it
 
 
-@njit(types.UniTuple(types.int64, 2)(_RO3, _RO2, _RO1, _RO2, _RO1, _RO1, _RO1, _RO1, types.boolean,
+@njit(types.UniTuple(types.int64, 2)(_C3, _C2, _RO1, _RO2, _RO1, _RO1, _RO1, _RO1, types.boolean,
                                      types.boolean, types.boolean, types.boolean, _W1), cache=True)
 def attempt(C, joints, pd, Rd, q0, lo, hi, settings, clip, adaptive, active, enforce, q):
     """single.attempt for a pose target without history, from q0, at most settings[0]
@@ -342,7 +350,7 @@ def _solve_one(C, joints, pd, Rd, q0, lo, hi, slo, shi, settings, restarts, clip
     return told_status, iters
 
 
-@njit(types.void(_RO3, _RO2, _RO2, _RO3, _RO2, _RO1, _RO1, _RO1, _RO1, _RO1, types.int64, types.boolean,
+@njit(types.void(_C3, _C2, _RO2, _RO3, _RO2, _RO1, _RO1, _RO1, _RO1, _RO1, types.int64, types.boolean,
                  types.boolean, types.boolean, types.int64, _W2, types.Array(types.int64, 1, "A"),
                  types.Array(types.int64, 1, "A")), cache=True)
 def solve_many(C, joints, pd, Rd, seeds, lo, hi, slo, shi, settings, restarts, clip_first, adaptive_first,

@@ -26,8 +26,11 @@ from numba import njit, types
 from .cache import REVOLUTE
 
 _F8 = types.float64
-_RO1, _RO2, _RO3 = (types.Array(_F8, d, "A", readonly=True) for d in (1, 2, 3))
-_W2, _W3 = types.Array(_F8, 2, "A"), types.Array(_F8, 3, "A")
+# q and Q any layout (views of the caller's arrays); the constants and the outputs, which this
+# package makes, C-contiguous: fixed strides let LLVM unroll the 4x4 products (~2x faster)
+_RO1, _RO2 = types.Array(_F8, 1, "A", readonly=True), types.Array(_F8, 2, "A", readonly=True)
+_C2, _C3 = types.Array(_F8, 2, "C", readonly=True), types.Array(_F8, 3, "C", readonly=True)
+_W2, _W3 = types.Array(_F8, 2, "C"), types.Array(_F8, 3, "C")
 
 
 @njit(cache=True, inline="always")
@@ -55,7 +58,7 @@ def _times_rigid(T, A):
         T[r, 3] = t0 * A[0, 3] + t1 * A[1, 3] + t2 * A[2, 3] + t3
 
 
-@njit(types.boolean(_RO3, _RO2, _RO1, _W2), cache=True)
+@njit(types.boolean(_C3, _C2, _RO1, _W2), cache=True)
 def pose(C, joints, q, T):
     """The end pose of q (n,) into T (4, 4); False if q holds NaN or infinity (T then
     undefined)."""
@@ -72,7 +75,7 @@ def pose(C, joints, q, T):
     return ok
 
 
-@njit(types.boolean(_RO3, _RO2, _RO1, _W2, _W2), cache=True)
+@njit(types.boolean(_C3, _C2, _RO1, _W2, _W2), cache=True)
 def pose_jacobian(C, joints, q, T, J):
     """The end pose of q (n,) into T (4, 4) and the base-frame geometric Jacobian into J (6, n);
     False if q holds NaN or infinity."""
@@ -103,13 +106,13 @@ def pose_jacobian(C, joints, q, T, J):
     return ok
 
 
-@njit(types.boolean(_RO3, _RO2, _RO1, _W2), cache=True)
+@njit(types.boolean(_C3, _C2, _RO1, _W2), cache=True)
 def jacobian(C, joints, q, J):
     """`pose_jacobian` keeping only J (6, n): one array fewer for the caller to make."""
     return pose_jacobian(C, joints, q, np.empty((4, 4)), J)
 
 
-@njit(types.boolean(_RO3, _RO2, _RO2, _W3), cache=True)
+@njit(types.boolean(_C3, _C2, _RO2, _W3), cache=True)
 def poses(C, joints, Q, T):
     """`pose` for every row of Q (N, n) into T (N, 4, 4)."""
     ok = True
@@ -118,7 +121,7 @@ def poses(C, joints, Q, T):
     return ok
 
 
-@njit(types.boolean(_RO3, _RO2, _RO2, _W3, _W3), cache=True)
+@njit(types.boolean(_C3, _C2, _RO2, _W3, _W3), cache=True)
 def poses_jacobians(C, joints, Q, T, J):
     """`pose_jacobian` for every row of Q (N, n) into T (N, 4, 4) and J (N, 6, n)."""
     ok = True
