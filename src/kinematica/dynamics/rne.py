@@ -103,6 +103,7 @@ def rne(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, gravity: A
     return (tau if extra is None else tau + extra).reshape(q.shape)
 
 
+_F8 = np.dtype(float)
 _NO_WRENCH = np.zeros(6)
 _NO_WRENCH.setflags(write=False)
 
@@ -112,7 +113,10 @@ def _rne_compiled(k, robot: Robot, q: np.ndarray, qd: ArrayLike, qdd: ArrayLike,
     """`rne` of one state q (n,) through the kernel module k (rne_kernel.py); None when qd, qdd
     or the wrench hold several states (the general code broadcasts them). Input errors are
     those of the general code, in its order: NaN and infinity are caught by the kernel."""
-    qd, qdd = shaped_q(robot, qd, "qd"), shaped_q(robot, qdd, "qdd")
+    if not (type(qd) is np.ndarray and qd.dtype is _F8 and qd.shape == q.shape):  # (else: the same
+        qd = shaped_q(robot, qd, "qd")                                             # checks, slower)
+    if not (type(qdd) is np.ndarray and qdd.dtype is _F8 and qdd.shape == q.shape):
+        qdd = shaped_q(robot, qdd, "qdd")
     if qd.ndim != 1 or qdd.ndim != 1:
         return None
     D, rough = cache_of(robot).rne or rne_kernel_constants(robot)
