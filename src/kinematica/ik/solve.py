@@ -218,7 +218,9 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     else:
         words = reason(robot, status, q, pos, ori, inside, enforce, opts.max_iter)
     if shape == ():
-        return IKResult(q, ok, words, int(iters), pos, ori, inside, near, "lm", reachable, history=history)
+        return IKResult(q=q, success=ok, reason=words, iterations=int(iters), position_error=pos,
+                        orientation_error=ori, within_limits=inside, near_singular=near, method="lm",
+                        reachable=reachable, history=history)
     return package(shape, "lm", q[None], np.array([ok]), [words], np.array([iters]), np.array([pos]),
                    np.array([ori]), np.array([inside]), np.array([near]), np.array([reachable]))
 
