@@ -27,7 +27,7 @@ from .cache import REVOLUTE
 
 _F8 = types.float64
 # q and Q any layout (views of the caller's arrays); the constants and the outputs, which this
-# package makes, C-contiguous: fixed strides let LLVM unroll the 4x4 products (~2x faster)
+# package makes, C-contiguous (fixed strides for the compiler; lm_kernel's buffers are so too)
 _RO1, _RO2 = types.Array(_F8, 1, "A", readonly=True), types.Array(_F8, 2, "A", readonly=True)
 _C2, _C3 = types.Array(_F8, 2, "C", readonly=True), types.Array(_F8, 3, "C", readonly=True)
 _W2, _W3 = types.Array(_F8, 2, "C"), types.Array(_F8, 3, "C")
@@ -35,7 +35,10 @@ _W2, _W3 = types.Array(_F8, 2, "C"), types.Array(_F8, 3, "C")
 
 @njit(cache=True, inline="always")
 def _joint(T, kind, theta):
-    """T · Ji(θ) on the top rows of T, in place."""
+    """T · Ji(θ) on the top rows of T, in place. (A helical joint, revolute plus a slide
+    pitch·θ along the same z, would add `T[r, 3] += pitch * theta * T[r, 2]` to the revolute
+    branch, with pitch one more column of the joint table; its Jacobian column gains pitch·z
+    in the linear rows.)"""
     if kind == REVOLUTE:
         c, s = math.cos(theta), math.sin(theta)
         for r in range(3):
