@@ -106,9 +106,11 @@ URDF = """<robot name="slider-arm">
   <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>
     <origin xyz="0 0 0.3" rpy="0 0 0"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
   <joint name="j2" type="prismatic"><parent link="l1"/><child link="l2"/>
-    <origin xyz="0.2 0 0" rpy="0.3 0.2 0.1"/><axis xyz="1 0 0"/><limit lower="0" upper="0.5" effort="1" velocity="1"/></joint>
+    <origin xyz="0.2 0 0" rpy="0.3 0.2 0.1"/><axis xyz="1 0 0"/>
+    <limit lower="0" upper="0.5" effort="1" velocity="1"/></joint>
   <joint name="j3" type="revolute"><parent link="l2"/><child link="tip"/>
-    <origin xyz="0 0.1 0.05" rpy="0 1.2 0"/><axis xyz="0 1 1"/><limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
+    <origin xyz="0 0.1 0.05" rpy="0 1.2 0"/><axis xyz="0 1 1"/>
+    <limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
 </robot>"""
 
 
@@ -158,8 +160,9 @@ def test_compiled_rne_matches_the_traced_programs(name):
 
 def test_ik_verdicts_are_the_same_compiled_and_not():
     """The compiled LM loop (lm_kernel.attempt) against single.attempt in NumPy: same verdicts
-    (iteration counts too, here, but rounding — an FMA on another CPU — may shift those), from the home pose and from random seeds, targets on the limits
-    included, 5-, 6- and 7-joint arms (the 7-joint one takes the JJᵀ system)."""
+    (iteration counts too, here, but rounding — an FMA on another CPU — may shift those), from
+    the home pose and from random seeds, targets on the limits included, 5-, 6- and 7-joint
+    arms (the 7-joint one takes the JJᵀ system)."""
     for name in ("puma560", "ur5", "arm-5dof", "panda"):
         robot = km.load(name)
         rng = np.random.default_rng(5)
@@ -199,8 +202,8 @@ def test_without_numba_the_numpy_code_runs_after_one_warning():
     robot, q = km.load("puma560"), np.full(6, 0.3)
     np.testing.assert_allclose(got["T"], reference.fk_space(robot, q), atol=REL * size(robot))
     np.testing.assert_allclose(got["J"], reference.jacobian_geometric(robot, q), atol=REL * size(robot))
-    np.testing.assert_allclose(got["tau"], traced_rne(robot, q, np.zeros(6), np.zeros(6), km.dynamics.params.GRAVITY, None),
-                               rtol=1e-11, atol=1e-11)
+    tau = traced_rne(robot, q, np.zeros(6), np.zeros(6), km.dynamics.params.GRAVITY, None)
+    np.testing.assert_allclose(got["tau"], tau, rtol=1e-11, atol=1e-11)
 
 
 def test_auto_loads_the_kernels_in_the_background_only_after_many_single_calls():
@@ -233,7 +236,8 @@ def with_random_dynamics(robot: km.Robot, rng: np.random.Generator) -> km.Robot:
     inert = []
     for _ in range(robot.n):
         A = rng.normal(size=(3, 3))
-        inert.append(Inertial(rng.uniform(0.1, 3), rng.normal(size=3) * 0.2 * unit, (A @ A.T + 0.1 * np.eye(3)) * unit ** 2))
+        inertia = (A @ A.T + 0.1 * np.eye(3)) * unit ** 2
+        inert.append(Inertial(rng.uniform(0.1, 3), rng.normal(size=3) * 0.2 * unit, inertia))
     extras = dict(robot.extras)
     extras["drives"] = {k: rng.uniform(0, 1, robot.n).tolist() for k in ("viscous", "coulomb", "armature")}
     return robot.replace(inertials=tuple(inert), extras=extras)

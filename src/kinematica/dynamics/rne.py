@@ -6,7 +6,8 @@ The recursion runs in the joints' own frames, where each link's inertia is const
 robot into a straight-line program with the robot's constants folded in (trace.py), which runs
 on Python floats for one state and on NumPy rows of a chunk of states for a batch
 (programs.py). Once `kinematica.compiled` has loaded the Numba kernels, one state runs the
-compiled recursion of rne_kernel.py instead (the same formulas, 1–3 µs). Friction: τ_f = b q̇ + τ_c sign(q̇) (viscous, Coulomb) and the armature term J_m q̈.
+compiled recursion of rne_kernel.py instead (the same formulas, 1–3 µs).
+Friction: τ_f = b q̇ + τ_c sign(q̇) (viscous, Coulomb) and the armature term J_m q̈.
 All in SI: N·m for revolute joints, N for prismatic ones.
 """
 

@@ -216,7 +216,8 @@ def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
             return q, LIMIT, it
 
 
-def solve_one(pb: Problem, q0: np.ndarray, restarts: int, rng, history: list | None = None) -> tuple[np.ndarray, int, int]:
+def solve_one(pb: Problem, q0: np.ndarray, restarts: int, rng,
+              history: list | None = None) -> tuple[np.ndarray, int, int]:
     """The caller's seed, then up to `restarts` random seeds until one converges within the
     limits: (q, status of the successful or else the first attempt, iterations in all).
     rng: a Generator, or a function making one (called only if a restart needs it)."""
