@@ -6,7 +6,8 @@
 
 Four tables, ours beside the peers that are installed (Pinocchio, Robotics Toolbox, ikpy), each
 row with the ratio the issue-12 targets are stated in and whether it is met:
-- single calls (Puma 560): FK, Jacobian, RNE — ours ÷ Pinocchio's time;
+- single calls (Puma 560): FK, Jacobian, RNE — ours (compiled kernels, and the NumPy code that
+  runs before they load) ÷ Pinocchio's time;
 - batched calls: per pose / per state, ours against the peers' Python loops;
 - IK, full pose (Puma 560, UR5, Panda): success (judged by our FK, limits on), false claims and
   time per solve, batched and one call at a time, beside Pinocchio's CLIK loop;
@@ -35,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import kinematica as km  # noqa: E402
+from kinematica import compiled  # noqa: E402
 
 import bench_dynamics as bd  # noqa: E402
 import bench_ik as bi  # noqa: E402
@@ -91,6 +93,29 @@ def dynamics(quick: bool) -> dict:
     return out
 
 
+def kernels_load() -> float:
+    """Load the compiled kernels now (s): every "Kinematica" row then times them; the first
+    load on a machine compiles (~10 s), later ones read Numba's disk cache."""
+    t0 = time.perf_counter()
+    if not compiled.use_compiled("always"):
+        raise SystemExit("the compiled kernels did not load: see the warning above")
+    return time.perf_counter() - t0
+
+
+def numpy_single(quick: bool) -> dict[str, float]:
+    """Our single calls with the kernels off: what runs before they load, or without Numba."""
+    robot = km.load("puma560")
+    q = np.random.default_rng(0).uniform(-1, 1, robot.n)
+    calls, repeat = (300, 3) if quick else (3000, 7)
+    compiled.use_compiled("never")
+    try:
+        return {"FK": bk.per_call_us(lambda: km.fk(robot, q), calls, repeat),
+                "Jacobian": bk.per_call_us(lambda: km.jacobian(robot, q), calls, repeat),
+                "RNE": bk.per_call_us(lambda: km.rne(robot, q, q, q), calls, repeat)}
+    finally:
+        compiled.use_compiled("always")
+
+
 def inverse(quick: bool) -> list[dict]:
     out = []
     n, single, peer = (500, 50, 50) if quick else (2000, 150, 150)
@@ -128,7 +153,7 @@ def startup(runs: int) -> dict[str, float]:
 
 
 # --- the tables -----------------------------------------------------------------------------
-def single_table(kin: dict, dyn: dict) -> str:
+def single_table(kin: dict, dyn: dict, numpy_: dict) -> str:
     ours = {"FK": kin["ours"]["single FK"], "Jacobian": kin["ours"]["single Jacobian"],
             "RNE": dyn["ours"]["single rne"]}
     pin = kin["Pinocchio"] and {"FK": kin["Pinocchio"]["single FK"], "Jacobian": kin["Pinocchio"]["single Jacobian"],
@@ -137,11 +162,11 @@ def single_table(kin: dict, dyn: dict) -> str:
     rows = []
     for op, target in SINGLE_RATIO.items():
         ratio = ours[op] / pin[op] if pin else None
-        rows.append([op, fmt(ours[op]), fmt(pin[op]) if pin else "not installed",
+        rows.append([op, fmt(ours[op]), fmt(numpy_[op]), fmt(pin[op]) if pin else "not installed",
                      fmt(rtb.get(f"single {op}")) if rtb and op != "RNE" else "–",
                      fmt(ratio, "×"), f"≤ {target:g}× " + (met(ratio <= target) if ratio else "")])
-    return table(["one call, Puma 560 (µs)", "Kinematica", "Pinocchio", "Robotics Toolbox", "ours ÷ Pinocchio",
-                  "target"], rows)
+    return table(["one call, Puma 560 (µs)", "Kinematica", "Kinematica, NumPy", "Pinocchio", "Robotics Toolbox",
+                  "ours ÷ Pinocchio", "target"], rows)
 
 
 def batch_table(kin: dict, dyn: dict) -> str:
@@ -189,7 +214,14 @@ def header(started: dict) -> str:
     return (f"Measured {started['date']} on {cpu} ({cores}), load average {started['load']} at the start and "
             f"{bk.load_average()} at the end (1/5/15 min); {bk.blas_threads()}; Python {platform.python_version()}, "
             f"NumPy {np.__version__}, kinematica {km.__version__}, {bk.peer_versions()}, "
-            f"ikpy {'installed' if _has('ikpy') else 'not installed'}.")
+            f"ikpy {'installed' if _has('ikpy') else 'not installed'}; Numba {_version('numba')}, its kernels "
+            f"loaded in {started['kernels']:.2f} s before timing.")
+
+
+def _version(module: str) -> str:
+    from importlib.metadata import version
+
+    return version(module)
 
 
 def _has(module: str) -> bool:
@@ -202,7 +234,13 @@ def markdown(result: dict) -> str:
     ik_note = ("IK targets are random joint vectors uniform inside the limits turned into full poses by FK; seeds random inside the limits, the same for every solver; success means "
                "position error < 1e-6 m and orientation error < 1e-6 rad by our FK and within the limits. "
                "Batched rows are CPU time per solve; one-call rows the wall time of each call (best of 3).")
-    return "\n\n".join([result["header"], single_table(result["kinematics"], result["dynamics"]),
+    single_note = ("\"Kinematica\" times the compiled kernels (`kinematica.compiled`: they load at a process's "
+                   "2000th single call, or at once with KINEMATICA_COMPILED=always); \"Kinematica, NumPy\" the code "
+                   "that runs before that, or without Numba. These rows and the batched ones below: median "
+                   f"{'CPU' if result['timer'] == 'cpu' else 'wall'} time per call, ours and the peers' in the same "
+                   "process.")
+    return "\n\n".join([result["header"], single_table(result["kinematics"], result["dynamics"], result["numpy"]),
+                        single_note,
                         batch_table(result["kinematics"], result["dynamics"]), ik_table(result["ik"]), ik_note,
                         startup_table(result["startup"])]) + "\n"
 
@@ -220,12 +258,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quick", action="store_true", help="a smoke run: fewer calls and targets")
     ap.add_argument("--readme", action="store_true", help="write the tables into README.md between its markers")
     ap.add_argument("--out", default=str(HERE / "results"), help="folder for latest.json and latest.md")
+    ap.add_argument("--timer", choices=bk.TIMERS, default="cpu",
+                    help="clock of the FK/Jacobian/RNE rows (default cpu: this process's CPU time, which other "
+                         "work on a shared machine inflates far less than wall time)")
     args = ap.parse_args(argv)
-    started = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "load": bk.load_average()}
+    bk.TIMER = bk.TIMERS[args.timer]
+    started = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "load": bk.load_average(),
+               "timer": args.timer}
+    started["kernels"] = kernels_load()
     t0 = time.perf_counter()
-    result = {"kinematics": kinematics(args.quick), "dynamics": dynamics(args.quick), "ik": inverse(args.quick),
+    result = {"numpy": numpy_single(args.quick), "kinematics": kinematics(args.quick), "dynamics": dynamics(args.quick), "ik": inverse(args.quick),
               "startup": startup(3 if args.quick else 7)}
     result["header"] = header(started)
+    result["timer"] = args.timer
     result["seconds"] = time.perf_counter() - t0
     text = markdown(result)
     out = Path(args.out)

@@ -41,7 +41,8 @@ def test_extras_table_matches_pyproject():
 
 def test_core_dependencies_are_the_core():
     deps = {d.split(">")[0].split("<")[0].split("=")[0].lower() for d in _pyproject()["project"]["dependencies"]}
-    assert deps == {"numpy", "scipy", "pyyaml", "jsonschema", "yourdfpy"}
+    # numba is the core's own: the compiled single-call kernels (issue 12), loaded lazily
+    assert deps == {"numpy", "scipy", "pyyaml", "jsonschema", "yourdfpy", "numba"}
 
 
 def test_missing_extra_is_one_line_naming_it():

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 HEAVY = ("scipy", "sympy", "matplotlib", "nicegui", "jsonschema", "yourdfpy", "trimesh", "mujoco", "toppra",
-         "modern_robotics", "serial", "dask", "distributed")
+         "modern_robotics", "serial", "dask", "distributed", "numba")
 
 
 def loaded_after(code: str) -> list[str]:

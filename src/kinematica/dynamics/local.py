@@ -20,11 +20,11 @@ below 1e-15 relative. Everything is held as Python floats, the programs' constan
 
 from __future__ import annotations
 
-import weakref
 from typing import NamedTuple
 
 import numpy as np
 
+from ..kinematics.cache import cache_of
 from ..model.robot import Robot
 from .params import link_params
 
@@ -53,16 +53,12 @@ class Local(NamedTuple):
     programs: dict  # compiled programs by kind, filled on first use (see rne.py, terms.py)
 
 
-_LOCAL: dict[int, Local] = {}  # keyed by id(robot), dropped with the robot (as chain.py does)
-
-
 def local(robot: Robot) -> Local:
-    """The robot's `Local` constants (a DynamicsError if it lacks inertials)."""
-    found = _LOCAL.get(id(robot))
-    if found is None:
-        found = _LOCAL[id(robot)] = _make(robot)
-        weakref.finalize(robot, _LOCAL.pop, id(robot), None)
-    return found
+    """The robot's `Local` constants (a DynamicsError if it lacks inertials), kept in its cache."""
+    cache = cache_of(robot)
+    if cache.local is None:
+        cache.local = _make(robot)
+    return cache.local
 
 
 def _clean(x: np.ndarray, size: float) -> np.ndarray:

@@ -5,7 +5,9 @@ The recursion runs in the joints' own frames, where each link's inertia is const
 (newton_euler.py states the formulas; local.py the frames and constants). It is traced once per
 robot into a straight-line program with the robot's constants folded in (trace.py), which runs
 on Python floats for one state and on NumPy rows of a chunk of states for a batch
-(programs.py). Friction: τ_f = b q̇ + τ_c sign(q̇) (viscous, Coulomb) and the armature term J_m q̈.
+(programs.py). Once `kinematica.compiled` has loaded the Numba kernels, one state runs the
+compiled recursion of rne_kernel.py instead (the same formulas, 1–3 µs).
+Friction: τ_f = b q̇ + τ_c sign(q̇) (viscous, Coulomb) and the armature term J_m q̈.
 All in SI: N·m for revolute joints, N for prismatic ones.
 """
 
@@ -18,7 +20,9 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..kinematics.chain import check_q
+from .. import compiled
+from ..kinematics.cache import cache_of, compilable
+from ..kinematics.chain import check_q, shaped_q
 from ..model.robot import Robot
 from . import programs as pg
 from .local import Local, local
@@ -71,6 +75,13 @@ def rne(robot: Robot, q: Q, qd: QD, qdd: QDD, *, gravity: ArrayLike = GRAVITY,
     >>> tau.round(4)  # holding the horizontal arm against gravity
     array([0.    , 2.5443, 0.6075, 0.    , 0.    ])
     """
+    q = shaped_q(robot, q)
+    if q.ndim == 1:  # one state: the compiled kernel when loaded (kinematica.compiled)
+        k = compiled.kernels("rne") if compilable(robot) else None  # no pitch in the kernel
+        if k is not None:
+            tau = _rne_compiled(k, robot, q, qd, qdd, gravity, wrench, friction)
+            if tau is not None:
+                return tau
     q = check_q(robot, q)
     qd, qdd = check_like(robot, q, qd, "qd"), check_like(robot, q, qdd, "qdd")
     L = local(robot)
@@ -92,6 +103,49 @@ def rne(robot: Robot, q: Q, qd: QD, qdd: QDD, *, gravity: ArrayLike = GRAVITY,
     pg.run_rows(L, kind, pg.columns(tau), Q, QD, QDD, g, W)
     extra = pg.friction_rows(L, QD, QDD) if friction else None
     return (tau if extra is None else tau + extra).reshape(q.shape)
+
+
+_F8 = np.dtype(float)
+_NO_WRENCH = np.zeros(6)
+_NO_WRENCH.setflags(write=False)
+
+
+def _rne_compiled(k, robot: Robot, q: np.ndarray, qd: ArrayLike, qdd: ArrayLike, gravity: ArrayLike,
+                  wrench: ArrayLike | None, friction: bool) -> np.ndarray | None:
+    """`rne` of one state q (n,) through the kernel module k (rne_kernel.py); None when qd, qdd
+    or the wrench hold several states (the general code broadcasts them). Input errors are
+    those of the general code, in its order: NaN and infinity are caught by the kernel."""
+    if not (type(qd) is np.ndarray and qd.dtype is _F8 and qd.shape == q.shape):  # (else: the same
+        qd = shaped_q(robot, qd, "qd")                                             # checks, slower)
+    if not (type(qdd) is np.ndarray and qdd.dtype is _F8 and qdd.shape == q.shape):
+        qdd = shaped_q(robot, qdd, "qdd")
+    if qd.ndim != 1 or qdd.ndim != 1:
+        return None
+    D, rough = cache_of(robot).rne or rne_kernel_constants(robot)
+    if gravity is GRAVITY:
+        g = GRAVITY
+    else:
+        gravity_kind(gravity)  # the checks: one finite vector of shape (3,)
+        g = np.asarray(gravity, dtype=float)
+    W = _NO_WRENCH if wrench is None else check_vector(wrench, 6, "wrench")
+    if W.ndim != 1:
+        return None
+    tau = np.empty(len(q))
+    if not k.rne(D, q, qd, qdd, g, W, friction and rough, tau):
+        for x, what in ((q, "q"), (qd, "qd"), (qdd, "qdd")):
+            check_q(robot, x, what)
+    return tau
+
+
+def rne_kernel_constants(robot: Robot) -> tuple[np.ndarray, bool]:
+    """The kernel's packed constants of the robot and whether it has friction or armature,
+    kept in its cache (a DynamicsError, from `local`, if it lacks inertials)."""
+    cache = cache_of(robot)
+    if cache.rne is None:
+        from .rne_kernel import pack  # with Numba: only once the kernels are loaded
+        L = local(robot)
+        cache.rne = (pack(L), L.rough)
+    return cache.rne
 
 
 def _rne_single(L: Local, kind: pg.Kind, q, qd, qdd, g, wrench, friction: bool) -> list[float]:

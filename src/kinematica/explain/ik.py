@@ -16,7 +16,8 @@ from numpy.typing import ArrayLike
 
 from ..ik.reach import _bound, reach_check
 from ..ik.residual import residual
-from ..ik.solve import _limit_mode, _options, fit_target, ik
+from ..ik.options import limit_mode, solver_options
+from ..ik.solve import fit_target, ik
 from ..ik.target import Target, as_target
 from ..kinematics.chain import check_q
 from ..kinematics.fk import fk_frames
@@ -253,8 +254,8 @@ def explain_ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLike | None 
     deg = use_degrees(robot, deg)
     q0 = robot.q_home if q0 is None else check_q(robot, q0, "q0").reshape(robot.n)
     restarts = options.pop("restarts", 200)
-    mode = _limit_mode(limits, q0)
-    opts = _options(robot, method, mode, dict(options))
+    mode = limit_mode(limits, q0)
+    opts = solver_options(robot, method, mode, dict(options))
     res = ik(robot, t, q0, method=method, limits=limits, restarts=restarts, history=True, **options)
     history = list(res.history or [])
     doc = Document(f"Inverse kinematics of {robot.name}",

@@ -3,18 +3,17 @@ and the closed form as the last resort of Levenberg–Marquardt (`rescue`)."""
 
 from __future__ import annotations
 
-from ..errors import InputError, InputTypeError
+from ..errors import InputError
 
 import numpy as np
 
 from ..model.robot import Robot
-from .limits import LIMIT_MODES
-from .numeric import CONVERGED, Options
+from .numeric import CONVERGED
+from .options import LIMIT_MODES, solver_options
 from .reach import out_of_reach_message, reach_check
 from .result import IKResult
 from .single import Problem, verdict_one
 from .target import Target
-from .tolerance import tolerances
 from .verdict import judge, near_singular, package
 
 
@@ -27,11 +26,7 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
 
     if limits not in LIMIT_MODES:
         raise InputError(f"limits must be one of {', '.join(LIMIT_MODES)}, got {limits!r}")
-    unknown = set(kw) - set(Options.__dataclass_fields__)
-    if unknown:
-        raise InputTypeError(f"unknown IK option(s): {', '.join(sorted(unknown))}")
-    tol_p, tol_o = tolerances(robot, kw)
-    opts = Options(tol_position=tol_p, tol_orientation=tol_o)  # the tolerances only: nothing iterates
+    opts = solver_options(robot, "lm", "wrap", kw)  # tolerances only
     found = analytic_solutions(rs, t, q_ref=seeds)
     if found is None and helical_refusal(robot):
         raise InputError(helical_refusal(robot))

@@ -5,7 +5,9 @@ Through the batch path one target costs ~150 NumPy calls per iteration on arrays
 the residual from a 3x3 product and a few floats, a 6x6 `np.linalg.solve`, and the bookkeeping
 on Python scalars: ~25 µs. The rules are those of `batch.solve_lm` (accept/reject, λ, stall,
 no progress, iteration caps, abandoning an attempt converging outside the limits, reseeding),
-so a batch and a loop of single solves agree.
+so a batch and a loop of single solves agree. For a pose target the attempt runs compiled
+(lm_kernel.attempt) once `kinematica.compiled` has loaded the kernels, and `solve_compiled`
+runs the whole of `solve_one` compiled for a batch of them.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ import math
 
 import numpy as np
 
+from .. import compiled
+from ..kinematics.cache import cache_of, chain_arrays, compilable
 from ..kinematics.chain import end_single
 from ..model.robot import LIMIT_TOL, Robot
 from .batch import NEAR, NO_PROGRESS, RESTART_ITER
-from .pool import OUTSIDE, modes
+from .pool import HARD, OUTSIDE, modes
 from .limits import MARGIN, TWO_PI, pinned, random_seeds
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
 from .residual import errors, residual
@@ -62,14 +66,22 @@ class Problem:
 
     def __init__(self, robot: Robot, t: Target, opts: Options, enforce: bool, scale: float):
         self.robot, self.t, self.opts, self.enforce, self.scale = robot, t, opts, enforce, scale
-        self.fast = t.kind == "pose" and t.weights is None
+        self.fast = t.kind == "pose" and t.weights is None and compilable(robot)  # (a pitch: NumPy)
         if self.fast:
             self.pd, self.Rd = t.p.reshape(3), t.R.reshape(3, 3)
         self.lo, self.hi = robot.limits[:, 0], robot.limits[:, 1]
         self.lo_l, self.hi_l, self.rev_l = self.lo.tolist(), self.hi.tolist(), robot.wraps.tolist()
 
     def evaluate(self, q: np.ndarray):
-        """e, J_e, E = ½‖e‖², position and orientation errors at q (n,)."""
+        """e, J_e, E = ½‖e‖², position and orientation errors at q (n,): compiled for a pose
+        target once `kinematica.compiled` says so (lm_kernel.pose_error), else NumPy."""
+        if self.fast:
+            k = compiled.kernels("ik")
+            if k is not None:
+                e, T, J = np.empty(6), np.empty((4, 4)), np.empty((6, len(q)))
+                C, joints, pd, Rd = self.compiled_constants()
+                E, pos, ori = k.pose_error(C, joints, q, pd, Rd, e, T, J)
+                return e, J, E, pos, ori
         T, J = end_single(self.robot, q, True)
         if self.fast:
             x, y, z = (self.pd - T[:3, 3]).tolist()
@@ -81,9 +93,24 @@ class Problem:
         pos, ori = errors(self.t, T)
         return e, Je, 0.5 * float(e.dot(e)), float(pos), float(ori)
 
+    def compiled_constants(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """C, joints, p_d, R_d: what lm_kernel's pose error takes besides q."""
+        C, joints = cache_of(self.robot).chain or chain_arrays(self.robot)
+        return C, joints, self.pd, self.Rd
+
+    def settings(self, cap: int) -> np.ndarray:
+        """The options of `attempt` in lm_kernel.SETTINGS order, for an iteration cap."""
+        return kernel_settings(self.opts, self.scale, cap)
+
     def step(self, Je: np.ndarray, e: np.ndarray, lam: float) -> np.ndarray:
         """(JᵀJ + λI)⁻¹ Jᵀe through the smaller system, with the batch's floor on λ; LAPACK's
-        Cholesky solve called directly (1 µs against 5 for `np.linalg.solve`'s checks)."""
+        Cholesky solve called directly (1 µs against 5 for `np.linalg.solve`'s checks), or
+        lm_kernel.damped_step once compiled."""
+        kernels = compiled.kernels("ik")
+        if kernels is not None:
+            dq = np.empty(Je.shape[1])
+            if kernels.damped_step(Je, e, lam, dq):
+                return dq
         k, n = Je.shape
         if n <= k:
             A = Je.T.dot(Je)
@@ -122,6 +149,15 @@ class Problem:
         return False
 
 
+def kernel_settings(opts: Options, scale: float, cap: int | None = None) -> np.ndarray:
+    """The solver's settings as lm_kernel takes them (its SETTINGS order); cap: the first
+    attempt's iteration cap (default opts.max_iter)."""
+    o = opts
+    return np.array([o.max_iter if cap is None else cap, o.eps_step ** 2, o.lambda0, o.lambda_down, o.lambda_up,
+                     o.chan_factor, o.tol_position, o.tol_orientation, NEAR * scale, NEAR, MARGIN, LIMIT_TOL,
+                     NO_PROGRESS, RESTART_ITER, HARD], dtype=float)
+
+
 def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
             polish: bool = False) -> tuple[np.ndarray, int, int]:
     """One attempt from q0, the caller's seed (seed_no 0) or the seed_no-th random one:
@@ -131,6 +167,14 @@ def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
     clip, adaptive = (True, True) if polish else (bool(x) for x in modes(np.array(seed_no), opts))
     active = polish or (clip and seed_no > 0)  # the caller's clipped attempt stays paper 000's plain LM
     cap = opts.max_iter if seed_no == 0 else min(opts.max_iter, RESTART_ITER)
+    if history is None and pb.fast:  # the same loop compiled, once kernels are loaded
+        k = compiled.kernels("ik")
+        if k is not None:
+            q = np.empty(len(q0))
+            status, it = k.attempt(*pb.compiled_constants(), q0, pb.lo, pb.hi, pb.settings(cap), clip, adaptive,
+                                   active, pb.enforce, q)
+            if status != k.FALLBACK:
+                return q, status, it
     eps2 = opts.eps_step ** 2
     qt, q, E, lam, it, best, since = q0, q0, math.inf, opts.lambda0, 0, math.inf, 0
     e = Je = last = None
@@ -172,7 +216,8 @@ def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
             return q, LIMIT, it
 
 
-def solve_one(pb: Problem, q0: np.ndarray, restarts: int, rng, history: list | None = None) -> tuple[np.ndarray, int, int]:
+def solve_one(pb: Problem, q0: np.ndarray, restarts: int, rng,
+              history: list | None = None) -> tuple[np.ndarray, int, int]:
     """The caller's seed, then up to `restarts` random seeds until one converges within the
     limits: (q, status of the successful or else the first attempt, iterations in all).
     rng: a Generator, or a function making one (called only if a restart needs it)."""
@@ -213,9 +258,9 @@ def verdict_one(pb: Problem, q: np.ndarray, robot: Robot | None = None, t: Targe
     robot, t = (pb.robot if robot is None else robot), (pb.t if t is None else t)
     opts = pb.opts
     T, J = end_single(robot, q, True)
-    if t is pb.t and pb.fast:
-        p = (pb.pd - T[:3, 3]).tolist()
-        pos, ori = math.sqrt(p[0] ** 2 + p[1] ** 2 + p[2] ** 2), _log_vee(pb.Rd, T[:3, :3])[1]
+    if t.kind == "pose" and t.weights is None:  # errors()'s formulas on floats (~10x cheaper)
+        p = (t.p.reshape(3) - T[:3, 3]).tolist()
+        pos, ori = math.sqrt(p[0] ** 2 + p[1] ** 2 + p[2] ** 2), _log_vee(t.R.reshape(3, 3), T[:3, :3])[1]
     else:
         pos, ori = (float(x) for x in errors(t, T))
     inside = all(lo - LIMIT_TOL <= x <= hi + LIMIT_TOL for x, lo, hi in zip(q.tolist(), pb.lo_l, pb.hi_l))
@@ -225,3 +270,30 @@ def verdict_one(pb: Problem, q: np.ndarray, robot: Robot | None = None, t: Targe
     s = np.linalg.svd(J[pb.t.rows], compute_uv=False)
     m = min(pb.t.dof, pb.robot.n)
     return ok, pos, ori, inside, bool(s[m - 1] < NEAR_SINGULAR * s[0])
+
+
+def solve_compiled(robot: Robot, t: Target, seeds: np.ndarray, opts: Options, enforce: bool, restarts: int,
+                   rng: np.random.Generator, scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """`solve_one` for N pose targets (t of shape (N,)) from seeds (N, n), compiled whole
+    (lm_kernel.solve_many): (q, status, iterations), or None when the kernels are not loaded
+    or the targets are not plain poses. Random restarts draw from Numba's generator, seeded
+    from rng (so a seed gives the same answers). A target whose damped system was not
+    positive definite is solved again by `solve_one` in NumPy."""
+    k = compiled.kernels("ik") if compilable(robot) else None
+    if k is None or t.kind != "pose" or t.weights is not None:
+        return None
+    C, joints = cache_of(robot).chain or chain_arrays(robot)
+    N, n = seeds.shape
+    lo, hi = robot.limits[:, 0], robot.limits[:, 1]
+    span = np.where(robot.revolute, np.pi, 1.0)  # the range of `limits.random_seeds`
+    slo, shi = np.where(np.isfinite(lo), lo, -span), np.where(np.isfinite(hi), hi, span)
+    clip_first, adaptive_first = (bool(x) for x in modes(np.array(0), opts))
+    q, status, iters = np.empty((N, n)), np.empty(N, np.int64), np.empty(N, np.int64)
+    k.solve_many(C, joints, t.p.reshape(N, 3), t.R.reshape(N, 3, 3), seeds, lo, hi, slo, shi,
+                 kernel_settings(opts, scale), restarts, clip_first, adaptive_first, enforce,
+                 int(rng.integers(2 ** 62)), q, status, iters)
+    for i in np.flatnonzero(status == k.FALLBACK):
+        q[i], status[i], iters[i] = solve_one(Problem(robot, t.reshape(N)[i], opts, enforce, scale), seeds[i],
+                                              restarts, rng)
+    return q, status, iters
+

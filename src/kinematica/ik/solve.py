@@ -6,7 +6,9 @@ random seeds inside the limits (`restarts`); then judge every returned q by an i
 call against the tolerances and the limits.
 
 Levenberg–Marquardt (the default method) runs on `single.solve_one` for one target and on
-`batch.solve_lm` for many — the same rules, each built for its size; a target it leaves
+`batch.solve_lm` for many — the same rules, each built for its size; once `kinematica.compiled`
+has loaded the kernels, pose targets run them compiled (`ik.lm_kernel`: one attempt for a
+single target, the whole solver for a batch); a target it leaves
 unsolved gets the closed form where one fits (`closed.rescue`: solutions exactly on the
 joint limits, which random seeds find only now and then). The other methods run on the
 general engine `numeric.iterate`, alone. Targets and the verdict are in the world frame; the
@@ -20,26 +22,25 @@ from ..errors import InputError, InputTypeError
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..bounds import ITERATIONS, RESTARTS, count
+from ..bounds import RESTARTS, count
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
 from .batch import solve_lm
 from .closed import rescue
 from .collide import avoid, seat_of
-from .limits import LIMIT_MODES, random_seeds, wrap_into_limits
-from .numeric import CONVERGED, METHODS, STALLED, Options, iterate
+from .limits import random_seeds, wrap_into_limits
+from .numeric import CONVERGED, STALLED, Options, iterate
+from .options import default_tolerance, limit_mode, solver_options
 from .reach import _bound, out_of_reach_message, reach_check
 from .result import IKResult
 from .secondary import check_goals, improve
-from .single import Problem, solve_one, verdict_one
+from .single import Problem, solve_compiled, solve_one, verdict_one
 from .frame import fit_target, judged, solver_problem
 from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
 from .target import Target
-from .tolerance import default_tolerance
 from ..typing import PoseLike, Q
 from .verdict import judge, near_singular, package, reason, reasons
 from ..model.coerce import takes_robot
-
 
 def _seeds(robot: Robot, q0, N: int, rng: np.random.Generator) -> np.ndarray:
     if q0 is None:
@@ -54,30 +55,6 @@ def _seeds(robot: Robot, q0, N: int, rng: np.random.Generator) -> np.ndarray:
     if q0.reshape(-1, robot.n).shape[0] != N:
         raise InputError(f"q0: expected one seed or one per target ({N}), got shape {q0.shape}")
     return q0.reshape(N, robot.n).copy()
-
-
-def _limit_mode(limits: str, q0) -> str:
-    if limits not in LIMIT_MODES:
-        raise InputError(f"limits must be one of {', '.join(LIMIT_MODES)}, got {limits!r}")
-    if limits != "auto":
-        return limits
-    return "wrap" if q0 is None or isinstance(q0, str) else "clip"
-
-
-def _options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
-    if method not in METHODS:
-        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    if method == "dls" and kw.get("damping") in (None, "adaptive", "auto"):
-        kw["damping"] = 1e-2 * (1.0 if robot.length_unit == "m" else 1000.0)
-    if kw.get("damping") in (None, "auto"):  # paper 000's accept/reject when clipping, else Chan's
-        kw["damping"] = "adaptive" if mode == "clip" else "chan"
-    kw.setdefault("tol_position", default_tolerance(robot))
-    if "max_iter" in kw:
-        kw["max_iter"] = count(kw["max_iter"], "max_iter", ITERATIONS)
-    unknown = set(kw) - set(Options.__dataclass_fields__)
-    if unknown:
-        raise InputTypeError(f"unknown IK option(s): {', '.join(sorted(unknown))}")
-    return Options(method=method, clip_limits=(mode == "clip"), **kw)
 
 
 @takes_robot
@@ -156,8 +133,8 @@ def _ik(robot: Robot, target, q0, method: str, limits: str, restarts: int, seed,
         rng = np.random.default_rng(seed) if isinstance(q0, str) else None  # only "random" needs one
         return analytic_ik(robot, world.reshape(N), rs, t.reshape(N), shape, _seeds(robot, q0, N, rng), limits,
                            dict(options))
-    mode = _limit_mode(limits, q0)
-    opts = _options(robot, method, mode, dict(options))
+    mode = limit_mode(limits, q0)
+    opts = solver_options(robot, method, mode, dict(options))
     opts.history = opts.history and N == 1
     enforce = mode != "ignore"
     if method == "lm" and N == 1 and goals is None:
@@ -188,9 +165,12 @@ def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, histor
     q, status, iters = seeds.copy(), np.full(N, STALLED), np.zeros(N, int)
     todo = np.flatnonzero(reachable)
     if todo.size and opts.method == "lm":
-        out = solve_lm(robot, t[todo], seeds[todo], opts, enforce=enforce, restarts=restarts, rng=rng,
-                       scale=_scale(robot))
-        q[todo], status[todo], iters[todo] = out.q, out.status, out.iters
+        done = solve_compiled(robot, t[todo], seeds[todo], opts, enforce, restarts, rng, _scale(robot))
+        if done is None:
+            out = solve_lm(robot, t[todo], seeds[todo], opts, enforce=enforce, restarts=restarts, rng=rng,
+                           scale=_scale(robot))
+            done = out.q, out.status, out.iters
+        q[todo], status[todo], iters[todo] = done
     elif todo.size:
         q[todo], status[todo], iters[todo] = _classic(robot, t[todo], seeds[todo], opts, enforce, restarts, rng,
                                                       history)
@@ -239,7 +219,9 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     else:
         words = reason(robot, status, q, pos, ori, inside, enforce, opts.max_iter)
     if shape == ():
-        return IKResult(q, ok, words, int(iters), pos, ori, inside, near, "lm", reachable, history=history)
+        return IKResult(q=q, success=ok, reason=words, iterations=int(iters), position_error=pos,
+                        orientation_error=ori, within_limits=inside, near_singular=near, method="lm",
+                        reachable=reachable, history=history)
     return package(shape, "lm", q[None], np.array([ok]), [words], np.array([iters]), np.array([pos]),
                    np.array([ori]), np.array([inside]), np.array([near]), np.array([reachable]))
 

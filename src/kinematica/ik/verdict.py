@@ -126,10 +126,13 @@ def reasons(robot: Robot, status, q, ok, pos, ori, inside, near, reachable, dist
 def package(shape, method, q, ok, reasons_, iters, pos, ori, inside, near, reachable, history=None) -> IKResult:
     """The result: scalars for one target (shape ()), arrays of the batch shape otherwise."""
     if shape == ():
-        return IKResult(q[0], bool(ok[0]), reasons_[0], int(iters[0]), float(pos[0]), float(ori[0]),
-                        bool(inside[0]), bool(near[0]), method, bool(reachable[0]), history=history)
+        return IKResult(q=q[0], success=bool(ok[0]), reason=reasons_[0], iterations=int(iters[0]),
+                        position_error=float(pos[0]), orientation_error=float(ori[0]),
+                        within_limits=bool(inside[0]), near_singular=bool(near[0]), method=method,
+                        reachable=bool(reachable[0]), history=history)
 
     def rs(a):
         return a.reshape(shape + a.shape[1:])
-    return IKResult(rs(q), rs(ok), np.array(reasons_, dtype=object).reshape(shape), rs(iters), rs(pos), rs(ori),
-                    rs(inside), rs(near), method, rs(reachable))
+    return IKResult(q=rs(q), success=rs(ok), reason=np.array(reasons_, dtype=object).reshape(shape),
+                    iterations=rs(iters), position_error=rs(pos), orientation_error=rs(ori),
+                    within_limits=rs(inside), near_singular=rs(near), method=method, reachable=rs(reachable))

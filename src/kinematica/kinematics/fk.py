@@ -6,7 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..model.robot import Robot
-from .chain import check_q, end_pass, end_single, frames_pass, frames_single
+from .chain import check_q, end_checked, end_pass, end_single, frames_pass, frames_single, shaped_q
 from ..model.coerce import takes_robot
 from ..typing import Poses, Q
 
@@ -24,9 +24,10 @@ def fk(robot: Robot, q: Q) -> Poses:
     >>> km.fk(km.load("planar-3r"), np.radians([30, 30, 20]))[:2, 3].round(2)
     array([30.79, 47.02])
     """
-    q = check_q(robot, q)
-    if q.ndim == 1:
-        return end_single(robot, q, False)[0]
+    q = shaped_q(robot, q)
+    if q.ndim == 1:  # the common single call: its finiteness check rides on the kernel
+        return end_checked(robot, q, False)[0]
+    check_q(robot, q)
     Q = q.reshape(-1, robot.n)
     if 0 < Q.shape[0] <= _SMALL:
         T = np.stack([end_single(robot, qi, False)[0] for qi in Q])

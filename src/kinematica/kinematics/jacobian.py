@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..model.robot import Robot
-from .chain import check_q, end_pass, end_single
+from .chain import check_q, end_checked, end_pass, end_single, jacobian_checked, shaped_q
 from .fk import _SMALL
 from ..model.coerce import takes_robot
 from ..typing import Jacobians, Q
@@ -23,10 +23,11 @@ def fk_jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> tuple[np.nda
     says what each frame gives)."""
     if frame not in FRAMES:
         raise InputError(f"frame must be one of {', '.join(map(repr, FRAMES))}, got {frame!r}")
-    q = check_q(robot, q)
+    q = shaped_q(robot, q)
     if q.ndim == 1:  # the common single call: stacking and reshaping would double its time
-        T, J = end_single(robot, q, True)
+        T, J = end_checked(robot, q, True)
     else:
+        check_q(robot, q)
         Q = q.reshape(-1, robot.n)
         if 0 < Q.shape[0] <= _SMALL:
             pairs = [end_single(robot, qi, True) for qi in Q]
@@ -72,7 +73,11 @@ def jacobian(robot: Robot, q: Q, frame: str = "base") -> Jacobians:
            [270.,   0.,   0.,   0.],
            [  0., 270., 188.,  60.]])
     """
-    return fk_jacobian(robot, q, frame)[1]
+    if frame == "base":  # the common single call, straight to the chain's kernel
+        q = shaped_q(robot, q)
+        if q.ndim == 1:
+            return jacobian_checked(robot, q)
+    return fk_jacobian.__wrapped__(robot, q, frame)[1]
 
 
 def to_tool_frame(J: np.ndarray, T: np.ndarray) -> np.ndarray:

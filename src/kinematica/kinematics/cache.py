@@ -1,0 +1,88 @@
+"""The per-robot cache: the arrays the kernels need, computed once per robot on first use.
+
+A `Robot` is immutable, so anything derived from it alone can be kept for its lifetime. The
+cache object lives in the robot's own instance dictionary (the place `functools.cached_property`
+uses), so it is found with one dictionary lookup, dies with the robot and can never be handed
+to another robot that happens to reuse a collected one's `id()` — the hazard of the module-level
+dicts keyed by `id(robot)` it replaces. Each layer fills its own slot (the kinematics its chain
+constants, the dynamics its local-frame constants) the first time it needs them; a copied or
+pickled robot starts with an empty cache (the slots hold compiled programs, which neither copy
+nor pickle).
+
+>>> import kinematica as km
+>>> r = km.load("planar-3r")
+>>> cache_of(r) is cache_of(r), cache_of(r) is cache_of(km.load("puma560"))
+(True, False)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..model.robot import Robot
+
+_KEY = "_kinematica_cache"
+
+
+class RobotCache:
+    """Derived constants of one robot, each slot filled by the module that owns it."""
+
+    __slots__ = ("parts", "chain", "local", "rne", "compilable")
+
+    def __init__(self) -> None:
+        self.parts: Any = None  # kinematics.chain._Parts: the NumPy passes' constants
+        self.chain: tuple[np.ndarray, np.ndarray] | None = None  # (C, joints), see chain_arrays
+        self.local: Any = None  # dynamics.local.Local: the local-frame dynamics constants
+        self.rne: tuple[np.ndarray, bool] | None = None  # rne_kernel's constants, friction or not
+        self.compilable: bool | None = None  # see compilable()
+
+    def __reduce__(self):  # copies and pickles start empty (see the module docstring)
+        return (RobotCache, ())
+
+
+def cache_of(robot: Robot) -> RobotCache:
+    """The robot's cache, created empty on first use."""
+    found = robot.__dict__.get(_KEY)
+    if found is None:
+        found = robot.__dict__[_KEY] = RobotCache()  # beside cached_property's entries
+    return found
+
+
+def compilable(robot: Robot) -> bool:
+    """Whether the compiled kernels model this robot: every joint revolute or prismatic. A
+    helical joint (a pitch) takes the NumPy paths, which carry the slide pitch·θ; the kernels'
+    joint table has no pitch column yet.
+
+    >>> import kinematica as km
+    >>> compilable(km.load("puma560"))
+    True
+    """
+    cache = cache_of(robot)
+    if cache.compilable is None:
+        cache.compilable = not bool(np.any(robot.pitch))
+    return cache.compilable
+
+
+# Joint kinds in the kernels' per-joint table (a float array: one argument fewer to pass).
+REVOLUTE, PRISMATIC = 0.0, 1.0
+
+
+def chain_arrays(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
+    """The canonical chain as the compiled kernels take it: C (n + 1, 4, 4), the constant
+    transforms C0 … Cn, and joints (n, 2), per joint its kind (REVOLUTE or PRISMATIC) and its
+    offset. Per-joint columns so that a new joint parameter is one more column.
+
+    >>> import kinematica as km
+    >>> C, joints = chain_arrays(km.load("planar-3r"))
+    >>> C.shape, joints.tolist()
+    ((4, 4, 4), [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+    """
+    cache = cache_of(robot)
+    if cache.chain is None:
+        joints = np.empty((robot.n, 2))
+        joints[:, 0] = np.where(robot.revolute, REVOLUTE, PRISMATIC)
+        joints[:, 1] = robot.offsets
+        cache.chain = (np.ascontiguousarray(robot.C, dtype=float), joints)
+    return cache.chain

@@ -1,0 +1,145 @@
+"""Compiled (Numba) forward kinematics and geometric Jacobian along the canonical chain
+
+    T(q) = C0 · J1(θ1) · C1 · J2(θ2) · … · Jn(θn) · Cn,    θi = qi + offset_i,
+
+Ji = Rz(θi) for a revolute joint, Tz(θi) for a prismatic one; Jacobian column i, from the axis
+z_i and point p_i of the frame just before Ji (its own motion leaves both alone) and the tool
+point p_e: [z_i × (p_e − p_i); z_i] (revolute) or [z_i; 0] (prismatic).
+
+Only the top three rows of a transform are carried (the bottom one is 0 0 0 1); Ji acts on
+them in place: Rz(θ) mixes columns 0 and 1, Tz(d) adds d·z to column 3. Constants come from
+`cache.chain_arrays` (C and the per-joint table [kind, offset]); every joint reads its row of
+that table, so a new per-joint parameter (a helical pitch, say) is one more column and one
+more line in `_joint`. Imported only through `kinematica.compiled` (it imports Numba); the
+NumPy code in chain.py computes the same and is what runs without Numba. The kernels are
+compiled for explicit signatures when this module is imported (or loaded from Numba's
+on-disk cache) and accept read-only and strided q.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, types
+
+from .cache import REVOLUTE
+
+_F8 = types.float64
+# q and Q any layout (views of the caller's arrays); the constants and the outputs, which this
+# package makes, C-contiguous (fixed strides for the compiler; lm_kernel's buffers are so too)
+_RO1, _RO2 = types.Array(_F8, 1, "A", readonly=True), types.Array(_F8, 2, "A", readonly=True)
+_C2, _C3 = types.Array(_F8, 2, "C", readonly=True), types.Array(_F8, 3, "C", readonly=True)
+_W2, _W3 = types.Array(_F8, 2, "C"), types.Array(_F8, 3, "C")
+
+
+@njit(cache=True, inline="always")
+def _joint(T, kind, theta):
+    """T · Ji(θ) on the top rows of T, in place. (A helical joint, revolute plus a slide
+    pitch·θ along the same z, would add `T[r, 3] += pitch * theta * T[r, 2]` to the revolute
+    branch, with pitch one more column of the joint table; its Jacobian column gains pitch·z
+    in the linear rows.)"""
+    if kind == REVOLUTE:
+        c, s = math.cos(theta), math.sin(theta)
+        for r in range(3):
+            x, y = T[r, 0], T[r, 1]
+            T[r, 0] = c * x + s * y
+            T[r, 1] = c * y - s * x
+    else:
+        for r in range(3):
+            T[r, 3] += theta * T[r, 2]
+
+
+@njit(cache=True, inline="always")
+def _times_rigid(T, A):
+    """T · A on the top rows of T, in place (A rigid: its bottom row is 0 0 0 1)."""
+    for r in range(3):
+        t0, t1, t2, t3 = T[r, 0], T[r, 1], T[r, 2], T[r, 3]
+        T[r, 0] = t0 * A[0, 0] + t1 * A[1, 0] + t2 * A[2, 0]
+        T[r, 1] = t0 * A[0, 1] + t1 * A[1, 1] + t2 * A[2, 1]
+        T[r, 2] = t0 * A[0, 2] + t1 * A[1, 2] + t2 * A[2, 2]
+        T[r, 3] = t0 * A[0, 3] + t1 * A[1, 3] + t2 * A[2, 3] + t3
+
+
+@njit(types.boolean(_C3, _C2, _RO1, _W2), cache=True)
+def pose(C, joints, q, T):
+    """The end pose of q (n,) into T (4, 4); False if q holds NaN or infinity (T then
+    undefined)."""
+    for r in range(3):
+        for c in range(4):
+            T[r, c] = C[0, r, c]
+    ok = True
+    for i in range(q.shape[0]):
+        ok &= math.isfinite(q[i])
+        _joint(T, joints[i, 0], q[i] + joints[i, 1])
+        _times_rigid(T, C[i + 1])
+    T[3, 0] = T[3, 1] = T[3, 2] = 0.0
+    T[3, 3] = 1.0
+    return ok
+
+
+@njit(types.boolean(_C3, _C2, _RO1, _W2, _W2), cache=True)
+def pose_jacobian(C, joints, q, T, J):
+    """The end pose of q (n,) into T (4, 4) and the base-frame geometric Jacobian into J (6, n);
+    False if q holds NaN or infinity."""
+    for r in range(3):
+        for c in range(4):
+            T[r, c] = C[0, r, c]
+    ok = True
+    n = q.shape[0]
+    for i in range(n):
+        ok &= math.isfinite(q[i])
+        for r in range(3):  # z_i and p_i (p_i parked in the linear rows until p_e is known)
+            J[3 + r, i] = T[r, 2]
+            J[r, i] = T[r, 3]
+        _joint(T, joints[i, 0], q[i] + joints[i, 1])
+        _times_rigid(T, C[i + 1])
+    T[3, 0] = T[3, 1] = T[3, 2] = 0.0
+    T[3, 3] = 1.0
+    for i in range(n):
+        zx, zy, zz = J[3, i], J[4, i], J[5, i]
+        if joints[i, 0] == REVOLUTE:
+            dx, dy, dz = T[0, 3] - J[0, i], T[1, 3] - J[1, i], T[2, 3] - J[2, i]
+            J[0, i] = zy * dz - zz * dy
+            J[1, i] = zz * dx - zx * dz
+            J[2, i] = zx * dy - zy * dx
+        else:
+            J[0, i], J[1, i], J[2, i] = zx, zy, zz
+            J[3, i] = J[4, i] = J[5, i] = 0.0
+    return ok
+
+
+@njit(types.boolean(_C3, _C2, _RO1, _W2), cache=True)
+def jacobian(C, joints, q, J):
+    """`pose_jacobian` keeping only J (6, n): one array fewer for the caller to make."""
+    return pose_jacobian(C, joints, q, np.empty((4, 4)), J)
+
+
+@njit(types.boolean(_C3, _C2, _RO2, _W3), cache=True)
+def poses(C, joints, Q, T):
+    """`pose` for every row of Q (N, n) into T (N, 4, 4)."""
+    ok = True
+    for k in range(Q.shape[0]):
+        ok &= pose(C, joints, Q[k], T[k])
+    return ok
+
+
+@njit(types.boolean(_C3, _C2, _RO2, _W3, _W3), cache=True)
+def poses_jacobians(C, joints, Q, T, J):
+    """`pose_jacobian` for every row of Q (N, n) into T (N, 4, 4) and J (N, 6, n)."""
+    ok = True
+    for k in range(Q.shape[0]):
+        ok &= pose_jacobian(C, joints, Q[k], T[k], J[k])
+    return ok
+
+
+def warm() -> None:
+    """Run every kernel once (compiled at import; this proves they run)."""
+    C = np.broadcast_to(np.eye(4), (2, 4, 4)).copy()
+    joints = np.array([[REVOLUTE, 0.0]])
+    q = np.zeros(1)
+    T, J = np.empty((4, 4)), np.empty((6, 1))
+    if not (pose(C, joints, q, T) and pose_jacobian(C, joints, q, T, J) and jacobian(C, joints, q, J)):
+        raise RuntimeError("the FK kernel rejected a finite q")
+    poses(C, joints, q[None], T[None])
+    poses_jacobians(C, joints, q[None], T[None], J[None])

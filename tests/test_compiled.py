@@ -1,0 +1,359 @@
+"""The compiled (Numba) kernels against the equations and against the NumPy code they replace.
+
+Oracles: `kinematics.reference` (the product of exponentials, Modern Robotics' FKinSpace and
+JacobianSpace, read off the chain's constants without the fast paths' code) for FK and the
+Jacobian; the traced Newton–Euler programs (themselves checked against Pinocchio in
+test_pinocchio.py) for RNE; IK run both ways for its verdicts. The kernels load once for the
+module (compiled on a machine's first run, cached on disk after that).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import kinematica as km
+from kinematica import compiled
+from kinematica.errors import InputError
+from kinematica.kinematics import reference
+from kinematica.kinematics.cache import cache_of, compilable
+from kinematica.model.library import robot_names
+from strategies import FAST, robot_and_q
+
+# FK/J agree to 1e-12 relative to the robot's size: every entry is a sum of products of unit
+# rotations and lengths up to the robot's reach, each step rounding at ~1e-16 of it.
+REL = 1e-12
+
+
+def size(robot: km.Robot) -> float:
+    """An upper bound on the robot's lengths: 1 + the sum of its constant translations."""
+    return 1.0 + float(np.abs(robot.C[:, :3, 3]).sum())
+
+
+@contextlib.contextmanager
+def policy(setting: str):
+    """Run the block with compiled.mode() == setting, then put the previous policy back."""
+    before = compiled.mode()
+    compiled.use_compiled(setting, wait=False)
+    try:
+        yield
+    finally:
+        compiled.use_compiled(before, wait=False)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def kernels_loaded():
+    before = compiled.mode()
+    assert compiled.use_compiled("always"), "the Numba kernels did not load"
+    yield
+    compiled.use_compiled(before, wait=False)
+
+
+def limit_rows(robot: km.Robot, rng: np.random.Generator) -> np.ndarray:
+    """Random configurations plus the two with every joint exactly on a limit (±2π for an
+    unlimited joint)."""
+    lim = np.clip(robot.limits, -2 * np.pi, 2 * np.pi)
+    return np.vstack([lim[:, 0] + rng.random((6, robot.n)) * (lim[:, 1] - lim[:, 0]), lim.T])
+
+
+def assert_matches_reference(robot: km.Robot, Q: np.ndarray) -> None:
+    tol = REL * size(robot)
+    T_all, J_all = km.fk(robot, Q), km.jacobian(robot, Q)  # batched (a loop of the kernel)
+    for q, T_b, J_b in zip(Q, T_all, J_all):
+        T_ref, J_ref = reference.fk_space(robot, q), reference.jacobian_geometric(robot, q)
+        for T in (km.fk(robot, q), T_b):
+            np.testing.assert_allclose(T, T_ref, rtol=0, atol=tol)
+        for J in (km.jacobian(robot, q), J_b):
+            np.testing.assert_allclose(J, J_ref, rtol=0, atol=tol)
+
+
+@pytest.mark.parametrize("name", robot_names())
+def test_compiled_fk_and_jacobian_match_the_equations_on_every_bundled_robot(name):
+    robot = km.load(name)
+    assert_matches_reference(robot, limit_rows(robot, np.random.default_rng(7)))
+    assert cache_of(robot).chain is not None  # the kernels' constants: the compiled path ran
+
+
+@FAST
+@given(robot_and_q(shape=(3,)))
+def test_compiled_fk_and_jacobian_match_the_equations_on_random_robots(rq):
+    robot, Q = rq
+    assert_matches_reference(robot, Q)
+
+
+@FAST
+@given(robot_and_q(shape=(6,)))
+def test_compiled_and_numpy_paths_agree(rq):
+    robot, Q = rq
+    tol = REL * size(robot)
+    fast = [km.fk(robot, Q), km.jacobian(robot, Q), km.fk(robot, Q[0]), km.jacobian(robot, Q[0])]
+    with policy("never"):
+        slow = [km.fk(robot, Q), km.jacobian(robot, Q), km.fk(robot, Q[0]), km.jacobian(robot, Q[0])]
+    for a, b in zip(fast, slow):
+        np.testing.assert_allclose(a, b, rtol=0, atol=tol)
+
+
+URDF = """<robot name="slider-arm">
+  <link name="base"/><link name="l1"/><link name="l2"/><link name="tip"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>
+    <origin xyz="0 0 0.3" rpy="0 0 0"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+  <joint name="j2" type="prismatic"><parent link="l1"/><child link="l2"/>
+    <origin xyz="0.2 0 0" rpy="0.3 0.2 0.1"/><axis xyz="1 0 0"/>
+    <limit lower="0" upper="0.5" effort="1" velocity="1"/></joint>
+  <joint name="j3" type="revolute"><parent link="l2"/><child link="tip"/>
+    <origin xyz="0 0.1 0.05" rpy="0 1.2 0"/><axis xyz="0 1 1"/>
+    <limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
+</robot>"""
+
+
+def test_robots_built_at_run_time_use_the_compiled_path(tmp_path):
+    rng = np.random.default_rng(3)
+    path = tmp_path / "copy.yaml"
+    km.save(km.load("kuka-kr6-r900"), path)
+    for robot in (km.load(path), km.from_urdf(URDF),
+                  km.from_dh([{"a": 0.4, "alpha": 1.2, "d": 0.1}, {"type": "prismatic", "a": 0.2, "theta": 0.3,
+                                                                    "limits": [0, 1]}])):
+        assert cache_of(robot).chain is None
+        assert_matches_reference(robot, limit_rows(robot, rng))
+        assert cache_of(robot).chain is not None
+
+
+def test_a_configuration_with_nan_or_inf_is_refused_and_huge_finite_values_are_not():
+    robot = km.load("puma560")
+    for f in (km.fk, km.jacobian):
+        with pytest.raises(InputError, match="q: contains NaN or infinity"):
+            f(robot, [0, 0, np.nan, 0, 0, 0])
+    with pytest.raises(InputError, match="qd: contains NaN or infinity"):
+        km.rne(robot, np.zeros(6), [0, 0, 0, 0, 0, np.inf], np.zeros(6))
+    q = np.full(6, 1e308)  # each value finite (their sum is not): a pose, not an error
+    assert np.isfinite(km.fk(robot, q)).all()
+    ref = reference.fk_space(robot, q)
+    assert np.isfinite(ref).all()
+
+
+def traced_rne(robot, q, qd, qdd, gravity, wrench):
+    with policy("never"):
+        return km.rne(robot, q, qd, qdd, gravity=gravity, wrench=wrench)
+
+
+@pytest.mark.parametrize("name", [n for n in robot_names() if km.load(n).has_inertials])
+def test_compiled_rne_matches_the_traced_programs(name):
+    robot = km.load(name)
+    rng = np.random.default_rng(11)
+    for q in limit_rows(robot, rng):
+        qd, qdd = rng.normal(size=(2, robot.n))
+        for gravity, wrench in ((km.dynamics.params.GRAVITY, None), (rng.normal(size=3) * 9, rng.normal(size=6))):
+            tau = km.rne(robot, q, qd, qdd, gravity=gravity, wrench=wrench)
+            ref = traced_rne(robot, q, qd, qdd, gravity, wrench)
+            # the same formulas, summed in the same order up to constant folding: rounding only
+            np.testing.assert_allclose(tau, ref, rtol=1e-11, atol=1e-11 * (1.0 + np.abs(ref).max()))
+    assert cache_of(robot).rne is not None  # the kernel's packed constants: the compiled path ran
+
+
+def test_ik_verdicts_are_the_same_compiled_and_not():
+    """The compiled LM loop (lm_kernel.attempt) against single.attempt in NumPy: same verdicts
+    (iteration counts too, here, but rounding — an FMA on another CPU — may shift those), from
+    the home pose and from random seeds, targets on the limits included, 5-, 6- and 7-joint
+    arms (the 7-joint one takes the JJᵀ system)."""
+    for name in ("puma560", "ur5", "arm-5dof", "panda"):
+        robot = km.load(name)
+        rng = np.random.default_rng(5)
+        Q = limit_rows(robot, rng)
+        targets = km.fk(robot, Q)
+        far = np.eye(4)
+        far[:3, 3] = 10 * size(robot)  # out of reach: a failure with a reason
+        for T, q0 in zip((*targets, far), (robot.q_home, *Q[::-1])):
+            fast = km.ik(robot, T, q0=q0)
+            with policy("never"):
+                slow = km.ik(robot, T, q0=q0)
+            assert (fast.success, fast.reason) == (slow.success, slow.reason)
+            if fast.success:  # judged by the independent reference FK
+                err = reference.fk_space(robot, fast.q)[:3, 3] - T[:3, 3]
+                assert np.abs(err).max() < 1e-6 * size(robot)
+
+
+def test_without_numba_the_numpy_code_runs_after_one_warning():
+    code = textwrap.dedent("""
+        import json, sys, warnings
+        sys.modules["numba"] = None  # `import numba` now raises ImportError, as if not installed
+        import numpy as np, kinematica as km
+        from kinematica import compiled
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ok = compiled.use_compiled("always")
+            r = km.load("puma560")
+            T = km.fk(r, np.full(6, 0.3)); J = km.jacobian(r, np.full(6, 0.3))
+            tau = km.rne(r, np.full(6, 0.3), np.zeros(6), np.zeros(6))
+        print(json.dumps({"ok": ok, "warnings": [str(w.message) for w in caught],
+                          "T": T.tolist(), "J": J.tolist(), "tau": tau.tolist()}))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["ok"] is False
+    assert len(got["warnings"]) == 1 and "compiled kernels unavailable" in got["warnings"][0]
+    robot, q = km.load("puma560"), np.full(6, 0.3)
+    np.testing.assert_allclose(got["T"], reference.fk_space(robot, q), atol=REL * size(robot))
+    np.testing.assert_allclose(got["J"], reference.jacobian_geometric(robot, q), atol=REL * size(robot))
+    tau = traced_rne(robot, q, np.zeros(6), np.zeros(6), km.dynamics.params.GRAVITY, None)
+    np.testing.assert_allclose(got["tau"], tau, rtol=1e-11, atol=1e-11)
+
+
+def test_auto_loads_the_kernels_in_the_background_only_after_many_single_calls():
+    code = textwrap.dedent("""
+        import json, sys
+        import numpy as np, kinematica as km
+        from kinematica import compiled
+        from kinematica.kinematics.cache import cache_of
+        r, q = km.load("puma560"), np.zeros(6)
+        for i in range(compiled.HOT_CALLS - 1):
+            km.fk(r, q)
+        before = "numba" in sys.modules or cache_of(r).chain is not None
+        km.fk(r, q)  # the HOT_CALLS-th: starts the load, answered by NumPy
+        loaded = compiled.wait_loaded(600)
+        km.fk(r, q)
+        print(json.dumps({"before": before, "loaded": loaded, "compiled": cache_of(r).chain is not None,
+                          "mode": compiled.mode()}))
+    """)
+    env = {k: v for k, v in __import__("os").environ.items() if k != "KINEMATICA_COMPILED"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got == {"before": False, "loaded": True, "compiled": True, "mode": "auto"}
+
+
+def with_random_dynamics(robot: km.Robot, rng: np.random.Generator) -> km.Robot:
+    """The robot with random inertials (lengths in its unit), friction and armature."""
+    from kinematica.model.inertial import Inertial
+
+    unit = 1000.0 if robot.length_unit == "mm" else 1.0
+    inert = []
+    for _ in range(robot.n):
+        A = rng.normal(size=(3, 3))
+        inertia = (A @ A.T + 0.1 * np.eye(3)) * unit ** 2
+        inert.append(Inertial(rng.uniform(0.1, 3), rng.normal(size=3) * 0.2 * unit, inertia))
+    extras = dict(robot.extras)
+    extras["drives"] = {k: rng.uniform(0, 1, robot.n).tolist() for k in ("viscous", "coulomb", "armature")}
+    return robot.replace(inertials=tuple(inert), extras=extras)
+
+
+@FAST
+@given(robot_and_q(), st.integers(0, 2 ** 32 - 1), st.booleans())
+def test_compiled_rne_matches_the_traced_programs_on_random_robots(rq, seed, mm):
+    """Revolute and prismatic joints (the bundled robots have no prismatic one), friction and
+    armature, a tool wrench, robots in m and in mm (prismatic rates scaled to SI)."""
+    robot, q = rq
+    if mm:  # the same numbers read as mm
+        robot = robot.replace(length_unit="mm")
+    rng = np.random.default_rng(seed)
+    robot = with_random_dynamics(robot, rng)
+    q = np.clip(q, *robot.limits.T)
+    qd, qdd = rng.normal(size=(2, robot.n))
+    gravity, wrench = rng.normal(size=3) * 9, rng.normal(size=6)
+    tau = km.rne(robot, q, qd, qdd, gravity=gravity, wrench=wrench)
+    ref = traced_rne(robot, q, qd, qdd, gravity, wrench)
+    np.testing.assert_allclose(tau, ref, rtol=1e-10, atol=1e-10 * (1.0 + np.abs(ref).max()))
+    assert cache_of(robot).rne is not None
+
+
+def test_compiled_pose_error_matches_the_batch_residual_also_near_a_half_turn():
+    from kinematica.ik import lm_kernel
+    from kinematica.ik.residual import pose_residual
+    from kinematica.kinematics.cache import chain_arrays
+
+    robot = km.load("ur5")
+    C, joints = chain_arrays(robot)
+    rng = np.random.default_rng(2)
+    for q in limit_rows(robot, rng):
+        T0 = km.fk(robot, q)
+        for angle in (0.0, 1e-9, 0.7, np.pi - 1e-3, np.pi - 0.1, np.pi):  # about a random axis
+            a = rng.normal(size=3)
+            a /= np.linalg.norm(a)
+            K = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+            Rd = (np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K) @ T0[:3, :3]
+            pd = T0[:3, 3] + rng.normal(size=3)
+            e, T, J = np.empty(6), np.empty((4, 4)), np.empty((6, robot.n))
+            E, pos, ori = lm_kernel.pose_error(C, joints, q, pd, Rd, e, T, J)
+            e_ref, pos_ref, ori_ref = pose_residual(pd[:, None], Rd[..., None], T0[:3, None, :])
+            # the same formulas: rounding only (θ near π: the axis is as well conditioned as
+            # 1 − cos θ, so 1e-9 there)
+            np.testing.assert_allclose(e, e_ref[:, 0], atol=1e-9)
+            assert abs(pos - pos_ref[0]) < 1e-12 and abs(ori - ori_ref[0]) < 1e-12
+            assert abs(E - 0.5 * e_ref[:, 0] @ e_ref[:, 0]) < 1e-9
+            np.testing.assert_allclose(J, km.jacobian(robot, q), atol=REL * size(robot))
+
+
+@pytest.mark.parametrize("rows, cols", [(6, 6), (6, 7), (3, 6), (6, 4)])
+def test_compiled_damped_step_solves_the_damped_normal_equations(rows, cols):
+    from kinematica.ik import lm_kernel
+
+    rng = np.random.default_rng(rows * 10 + cols)
+    for lam in (1e-3, 1.0):
+        J, e = rng.normal(size=(rows, cols)), rng.normal(size=rows)
+        dq = np.empty(cols)
+        assert lm_kernel.damped_step(J, e, lam, dq)
+        ref = np.linalg.solve(J.T @ J + lam * np.eye(cols), J.T @ e)  # = Jᵀ(JJᵀ + λI)⁻¹e
+        # well conditioned (λ ≥ 1e-3, J random normal): agreement to rounding
+        np.testing.assert_allclose(dq, ref, rtol=1e-9, atol=1e-12)
+    assert not lm_kernel.damped_step(np.zeros((6, 6)), np.ones(6), 0.0, np.empty(6))  # not PD
+
+
+def test_ik_with_history_takes_the_compiled_pose_error_and_keeps_its_record():
+    robot = km.load("puma560")
+    rng = np.random.default_rng(9)
+    Q = limit_rows(robot, rng)
+    for T, q0 in zip(km.fk(robot, Q), Q[::-1]):
+        fast = km.ik(robot, T, q0=q0, history=True, restarts=0)
+        with policy("never"):
+            slow = km.ik(robot, T, q0=q0, history=True, restarts=0)
+        assert (fast.success, fast.reason) == (slow.success, slow.reason)
+        assert len(fast.history) > 0 and len(slow.history) > 0
+        # the first entries start from the same q0 and errors: equal to rounding
+        assert abs(fast.history[0]["error"] - slow.history[0]["error"]) <= 1e-9 * (1 + slow.history[0]["error"])
+
+
+def test_batched_ik_compiled_solves_what_numpy_solves_and_claims_nothing_false():
+    """The compiled batch (lm_kernel.solve_many: a loop of the single solver) against the NumPy
+    batch engine on targets on and inside the limits plus unreachable ones: the same verdicts
+    (each solver's own random restarts differ, but every reachable target here is solved),
+    each success confirmed by the reference FK, and the same answers again for the same seed."""
+    for name in ("ur5", "panda"):
+        robot = km.load(name)
+        rng = np.random.default_rng(8)
+        Q = np.vstack([limit_rows(robot, rng), limit_rows(robot, rng)])
+        T = km.fk(robot, Q)
+        T[-2:, :3, 3] = 10 * size(robot)  # out of reach
+        seeds = limit_rows(robot, rng)[np.arange(len(T)) % 8]
+        fast = km.ik(robot, T, q0=seeds, seed=3)
+        with policy("never"):
+            slow = km.ik(robot, T, q0=seeds, seed=3)
+        assert np.array_equal(fast.success, slow.success) and fast.success[:-2].all()
+        assert list(fast.reason[-2:]) == list(slow.reason[-2:])
+        for q, Tt in zip(fast.q[fast.success], T[fast.success]):
+            assert np.abs(reference.fk_space(robot, q)[:3, 3] - Tt[:3, 3]).max() < 1e-6 * size(robot)
+        again = km.ik(robot, T, q0=seeds, seed=3)
+        np.testing.assert_array_equal(again.q, fast.q)
+
+
+def test_a_helical_robot_takes_the_numpy_paths_and_gets_their_answers():
+    """The kernels' joint table has no pitch: a helical robot must not reach them (it would
+    lose its slide pitch·θ), whatever the policy, and gets exactly the NumPy answers."""
+    from test_helical import random_helical_robot
+
+    robot = random_helical_robot(np.random.default_rng(5))
+    q = np.random.default_rng(6).uniform(-1, 1, robot.n)
+    fast = [km.fk(robot, q), km.jacobian(robot, q), km.rne(robot, q, q, q)]
+    r_fast = km.ik(robot, km.fk(robot, q * 0.9), q0=q)
+    with policy("never"):
+        slow = [km.fk(robot, q), km.jacobian(robot, q), km.rne(robot, q, q, q)]
+        r_slow = km.ik(robot, km.fk(robot, q * 0.9), q0=q)
+    for a, b in zip(fast, slow):
+        np.testing.assert_array_equal(a, b)  # the same NumPy code both times: identical, not close
+    assert r_fast.success == r_slow.success and r_fast.iterations == r_slow.iterations
+    assert cache_of(robot).chain is None and not compilable(robot)
