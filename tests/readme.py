@@ -17,24 +17,47 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+# What a reader reads: the README and the documentation pages it links to. Examples moved from
+# one to the other stay checked, wherever they now live.
+PAGES = (README, *sorted((ROOT / "docs").glob("*.md")))
 
 # A printed number: optional sign (ASCII or the typographic minus), digits, decimals, exponent.
 _NUMBER = re.compile(r"[-+−]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
-def section(heading: str) -> str:
-    """The README's text from `heading` up to the next second-level heading."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index(heading)
-    end = text.find("\n## ", start + 1)
-    return text[start:end if end >= 0 else None]
+def _level(line: str) -> int:
+    """The Markdown heading level of `line` (0 when it is not a heading)."""
+    hashes = len(line) - len(line.lstrip("#"))
+    return hashes if 0 < hashes <= 6 and line[hashes:hashes + 1] == " " else 0
 
 
-def blocks(lang: str, heading: str | None = None) -> list[str]:
-    """The README's fenced blocks of one language, optionally only in the section `heading`."""
-    text = README.read_text(encoding="utf-8") if heading is None else section(heading)
-    return [b.split("```", 1)[0] for b in text.split(f"```{lang}\n")[1:]]
+def section(heading: str, page: str | None = None) -> str:
+    """The text from the line `heading` (e.g. "## The simulator") up to the next heading of the
+    same or a higher level, in `page` (a path from the repository's root) or else the first page
+    that has it; headings inside code fences do not count."""
+    for page in (ROOT / page,) if page else PAGES:
+        lines = page.read_text(encoding="utf-8").splitlines(keepends=True)
+        starts = [i for i, line in enumerate(lines) if line.rstrip() == heading]
+        if not starts:
+            continue
+        level, out, fence = _level(heading), [], False
+        for line in lines[starts[0]:]:
+            if line.startswith("```"):
+                fence = not fence
+            elif out and not fence and 0 < _level(line) <= level:
+                break
+            out.append(line)
+        return "".join(out)
+    raise KeyError(f"no heading {heading!r} in {page or 'the README or docs/*.md'}")
+
+
+def blocks(lang: str, heading: str | None = None, page: str | None = None) -> list[str]:
+    """The fenced blocks of one language in the README and the docs pages, optionally only in the
+    section `heading` (of `page`)."""
+    texts = [p.read_text(encoding="utf-8") for p in PAGES] if heading is None else [section(heading, page)]
+    return [b.split("```", 1)[0] for text in texts for b in text.split(f"```{lang}\n")[1:]]
 
 
 def _last_place(token: str) -> float:

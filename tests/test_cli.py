@@ -538,7 +538,7 @@ def test_robot_files_doc_examples(capsys, tmp_path):
     assert code == 2 and f"my-arm.yaml {message}" in DOC.read_text(encoding="utf-8")
 
 
-# --- README.md: the `kinematica ik` examples and the Python IK snippet show real output -------
+# --- README/docs: the `kinematica ik` examples and the Python IK snippet show real output -------
 
 
 def test_readme_ik_console_examples_are_real(capsys):
@@ -551,10 +551,17 @@ def test_readme_ik_console_examples_are_real(capsys):
 
 
 def test_readme_ik_python_snippet_is_real(capsys):
-    snippet = next(b for b in readme.blocks("python") if "km.ik(" in b)
-    exec(compile(snippet, "README.md", "exec"), {})
+    snippet = next(b for b in readme.blocks("python", "## Inverse kinematics", "docs/python.md") if "km.ik(" in b)
+    exec(compile(snippet, "docs/python.md", "exec"), {})
     out = capsys.readouterr().out
     assert any(readme.same_text(out, t) for t in readme.blocks("text")), out
+
+
+def test_readme_quick_start_is_real(capsys):
+    """The README's first example prints what the README shows under it."""
+    snippet = readme.blocks("python", "## Quick start")[0]
+    exec(compile(snippet, "README.md", "exec"), {})
+    readme.assert_same_text(capsys.readouterr().out, readme.blocks("text", "## Quick start")[0])
 
 
 # --- the installed script ----------------------------------------------------------------------

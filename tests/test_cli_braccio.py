@@ -174,7 +174,7 @@ def test_the_readme_examples(capsys):
     Python snippet, run as printed."""
     import readme
 
-    section = "## The physical Braccio"
+    section = "## From the command line and Python"
     example = next(b for b in readme.blocks("console", section) if b.startswith("$ kinematica braccio move "))
     command, expected = example.split("\n", 1)
     with hw.Emulator() as emu:
@@ -184,7 +184,7 @@ def test_the_readme_examples(capsys):
     assert code == 0 and err == ""
     readme.assert_same_text(out, expected.replace("socket://127.0.0.1:5760", emu.url), what=command)
     snippet = readme.blocks("python", section)[0]
-    exec(compile(snippet, "README.md", "exec"), {})
+    exec(compile(snippet, "docs/hardware.md", "exec"), {})
     printed = capsys.readouterr().out.split()
     assert printed[:2] == ["True", "200"]  # ok, the last point acknowledged
 

@@ -298,7 +298,8 @@ def test_help_lists_the_dynamics_commands(capsys):
     assert code == 0 and "--trajectory" in out and "--gravity" in out
 
 
-# --- README.md: the dynamics and simulate examples show real output ---------------------------
+# --- docs/cli.md: the dynamics and simulate examples show real output -------------------------
+_SECTION = "## Dynamics: `kinematica dynamics` and `kinematica simulate`"
 
 
 def _unstable(text: str) -> str:
@@ -310,9 +311,9 @@ def _unstable(text: str) -> str:
 
 def test_readme_dynamics_examples_are_real(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the examples read and write files in the working directory
-    snippet = next(b for b in readme.blocks("python") if "km.trajectory.save(" in b)
-    exec(compile(snippet, "README.md", "exec"), {})
-    examples = [b for b in readme.blocks("console")
+    snippet = next(b for b in readme.blocks("python", _SECTION) if "km.trajectory.save(" in b)
+    exec(compile(snippet, "docs/cli.md", "exec"), {})
+    examples = [b for b in readme.blocks("console", _SECTION)
                 if b.startswith(("$ kinematica dynamics ", "$ kinematica simulate "))]
     assert len(examples) >= 5
     for block in examples:

@@ -379,7 +379,7 @@ def test_help_lists_traj(capsys):
 
 
 # --- README.md: the traj examples show real output --------------------------------------------
-_SECTION = "### Trajectories: `kinematica traj`"
+_SECTION = "## Trajectories: `kinematica traj`"
 
 
 def test_readme_traj_examples_are_real(capsys, tmp_path, monkeypatch):
@@ -391,6 +391,6 @@ def test_readme_traj_examples_are_real(capsys, tmp_path, monkeypatch):
         code, out, err = run(capsys, *command.split()[2:])
         readme.assert_same_text(out + err, expected, what=command)
     snippet = readme.blocks("python", _SECTION)[0]
-    exec(compile(snippet, "README.md", "exec"), {})
+    exec(compile(snippet, "docs/cli.md", "exec"), {})
     printed = capsys.readouterr().out
     assert any(readme.same_text(printed, t) for t in readme.blocks("text", _SECTION)), printed

@@ -293,7 +293,7 @@ def test_the_readme_screenshots(browser, server, tmp_path):
     assert browser.blocked == []
     # The README quotes what the page showed; numbers are compared within their last printed digit
     # (an IK solution printed to 0.01° may round the other way on another CPU), words exactly.
-    words = " ".join(readme.section("## The simulator").split())
+    words = " ".join(readme.section("# The simulator").split())
     names = ("M1", "M2", "M3", "M4", "M5")
     for name, value in zip(names, seen["braccio joints"]):
         assert readme.contains_text(words, f"{name} {value}°"), (name, value)
