@@ -91,14 +91,23 @@ def rpy_to_matrix(rpy: ArrayLike) -> np.ndarray:
     return (rotz(rpy[..., 2]) @ roty(rpy[..., 1]) @ rotx(rpy[..., 0]))[..., :3, :3]
 
 
+GIMBAL_LOCK = 1e-12  # |cos pitch| below which yaw is set to 0 (see matrix_to_rpy)
+
+
 def matrix_to_rpy(R: ArrayLike) -> np.ndarray:
     """Roll, pitch, yaw (rad) of rotation matrices (..., 3, 3); inverse of `rpy_to_matrix`.
 
-    Yaw first, then the rest from Rz(yaw)ᵀ·R = Ry(pitch)·Rx(roll): the angles always rebuild R
-    to rounding, even at pitch = ±90° where roll and yaw share one degree of freedom.
+    Yaw first, then the rest from Rz(yaw)ᵀ·R = Ry(pitch)·Rx(roll): the angles rebuild R to
+    rounding. At pitch = ±90° (gimbal lock) roll and yaw share one degree of freedom and yaw's
+    atan2 would read only round-off, different on another CPU; there (|cos pitch| < 1e-12) yaw
+    is 0 and roll carries the turn, so the same R prints the same angles everywhere.
+
+    >>> np.degrees(matrix_to_rpy(rpy_to_matrix(np.radians([30, 90, 40])))).round(6) + 0.0
+    array([-10.,  90.,   0.])
     """
     R = np.asarray(R, dtype=float)
-    y = np.arctan2(R[..., 1, 0], R[..., 0, 0])
+    locked = np.hypot(R[..., 1, 0], R[..., 0, 0]) < GIMBAL_LOCK
+    y = np.where(locked, 0.0, np.arctan2(R[..., 1, 0], R[..., 0, 0]))
     c, s = np.cos(y), np.sin(y)
     m12 = c * R[..., 1, 2] - s * R[..., 0, 2]
     m11 = c * R[..., 1, 1] - s * R[..., 0, 1]

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .common import Failure, UsageError
-from .serve import port_free
+from .serve import choose_port
 
 DEFAULT_PORT = 8000
-PORTS_TRIED = 20
 
 
 def checkout() -> Path | None:
@@ -62,20 +61,6 @@ def find_site(args: argparse.Namespace, out: TextIO) -> Path:
     return root / "site"
 
 
-def choose_port(host: str, port: int | None) -> int:
-    if port is not None:
-        if not 0 < port < 65536:
-            raise UsageError(f"--port must be between 1 and 65535, got {port}")
-        if not port_free(host, port):
-            raise UsageError(f"port {port} on {host} is in use: pick another with --port")
-        return port
-    for p in range(DEFAULT_PORT, DEFAULT_PORT + PORTS_TRIED):
-        if port_free(host, p):
-            return p
-    raise UsageError(f"ports {DEFAULT_PORT}–{DEFAULT_PORT + PORTS_TRIED - 1} on {host} are all in use: "
-                     "pick a free one with --port")
-
-
 def cmd_docs(args: argparse.Namespace, out: TextIO) -> int:
     import http.server  # here, not at import: the other commands start faster without it
     import webbrowser
@@ -85,7 +70,7 @@ def cmd_docs(args: argparse.Namespace, out: TextIO) -> int:
             pass  # one line per request would bury the address in the terminal
 
     site = find_site(args, out).resolve()
-    port = choose_port(args.host, args.port)
+    port = choose_port(args.host, args.port, DEFAULT_PORT)
 
     def handler(*a: Any, **kw: Any) -> Quiet:
         return Quiet(*a, directory=str(site), **kw)

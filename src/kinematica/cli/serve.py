@@ -33,7 +33,8 @@ def port_free(host: str, port: int) -> bool:
     return True
 
 
-def choose_port(host: str, port: int | None) -> int:
+def choose_port(host: str, port: int | None, first: int = DEFAULT_PORT) -> int:
+    """`port` when it is valid and free, else (None) the first free one of first … first + 19."""
     if port is not None:
         if not 0 < port < 65536:
             raise UsageError(f"--port must be between 1 and 65535, got {port}")
@@ -41,10 +42,10 @@ def choose_port(host: str, port: int | None) -> int:
             raise UsageError(f"port {port} on {host} is in use: stop what listens there, or pick "
                              "another with --port")
         return port
-    for p in range(DEFAULT_PORT, DEFAULT_PORT + PORTS_TRIED):
+    for p in range(first, first + PORTS_TRIED):
         if port_free(host, p):
             return p
-    raise UsageError(f"ports {DEFAULT_PORT}–{DEFAULT_PORT + PORTS_TRIED - 1} on {host} are all in use: "
+    raise UsageError(f"ports {first}–{first + PORTS_TRIED - 1} on {host} are all in use: "
                      "pick a free one with --port")
 
 

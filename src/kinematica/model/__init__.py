@@ -12,7 +12,7 @@ from .library import load, robot_names
 from .robot import ParameterTable, Robot, RobotError
 from .schema import RobotFileError
 from . import urdf as _urdf
-from .coerce import as_robot as _as_robot
+from .coerce import takes_robot as _takes_robot
 from .urdf import from_urdf, urdf_tips
 from .urdf_bodies import MissingLimitWarning, OffChainBodiesWarning, URDFWarning
 from .servo import from_servo, to_servo
@@ -21,6 +21,7 @@ from .servo import from_servo, to_servo
 
 # The loader sits below coerce (which loads a robot by name) and urdf.py below the loader (load reads
 # URDF files): their writers take a name here, at the top of the package.
+@_takes_robot
 def save(robot: "Robot | str", path: "str | os.PathLike[str]") -> Path:
     """Write a robot (a Robot, a bundled name or a robot file) as YAML (.yaml/.yml) or URDF (.urdf),
     chosen by the file's extension; the path written.
@@ -29,9 +30,10 @@ def save(robot: "Robot | str", path: "str | os.PathLike[str]") -> Path:
     >>> km.save("planar-3r", Path(tempfile.mkdtemp()) / "arm.yaml").name
     'arm.yaml'
     """
-    return _library.save(_as_robot(robot), path)
+    return _library.save(robot, path)
 
 
+@_takes_robot
 def to_urdf(robot: "Robot | str", *, mesh_folder: str | None = None) -> str:
     """URDF text of a robot (a Robot, a bundled name or a robot file), in metres: `world` →
     `base_link` → one link per joint → `tool0`; `from_urdf` of it gives back the same FK, limits,
@@ -43,7 +45,7 @@ def to_urdf(robot: "Robot | str", *, mesh_folder: str | None = None) -> str:
     >>> km.to_urdf("planar-3r").count("<joint ")
     4
     """
-    return _urdf.to_urdf(_as_robot(robot), mesh_folder=mesh_folder)
+    return _urdf.to_urdf(robot, mesh_folder=mesh_folder)
 
 __all__ = ["Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "InertialError",
            "from_dh", "from_mdh", "from_planar", "from_link_frames", "load", "save", "robot_names"]
