@@ -40,11 +40,13 @@ def dist(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def venv(dist, tmp_path_factory) -> Path:
-    """A fresh venv with the wheel and its dependencies from the registry (pip's cache)."""
+    """A fresh venv with the wheel, the `app` extra (the simulator, explain, scenes) and their
+    dependencies from the registry (pip's cache). The core alone: tests/test_extras.py."""
     where = tmp_path_factory.mktemp("venv")
     _run(sys.executable, "-m", "venv", where)
     wheel = next(dist.glob("*.whl"))
-    _run(where / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel)
+    _run(where / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+         f"kinematica[app] @ {wheel.as_uri()}")
     return where
 
 
