@@ -1,7 +1,10 @@
 """`km.ik`: one call for every numeric method, one target or a batch, with an honest verdict.
 
 Order of work: check the input; refuse targets beyond the arm's reach (in words); iterate from
-q0 (default: the robot's home, i.e. the current pose — paper 000); give unsolved problems fresh
+q0 (default: the robot's home, i.e. the current pose — paper 000) — for a full pose on an arm
+with a closed form (spherical wrist, UR-type), from its branch nearest q0 inside the limits
+(`closed.closed_form_seeds`: solved by the first attempt, none of the restarts random seeds
+needed; not when `history` is asked for, whose plot shows LM's own iterations from q0); give unsolved problems fresh
 random seeds inside the limits (`restarts`); then judge every returned q by an independent FK
 call against the tolerances and the limits.
 
@@ -26,7 +29,7 @@ from ..bounds import RESTARTS, count
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
 from .batch import solve_lm
-from .closed import rescue
+from .closed import closed_form_seeds, rescue
 from .collide import avoid, seat_of
 from .limits import random_seeds, wrap_into_limits
 from .numeric import CONVERGED, STALLED, Options, iterate
@@ -165,9 +168,10 @@ def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, histor
     q, status, iters = seeds.copy(), np.full(N, STALLED), np.zeros(N, int)
     todo = np.flatnonzero(reachable)
     if todo.size and opts.method == "lm":
-        done = solve_compiled(robot, t[todo], seeds[todo], opts, enforce, restarts, rng, _scale(robot))
+        first = closed_form_seeds(robot, t[todo], seeds[todo], enforce)
+        done = solve_compiled(robot, t[todo], first, opts, enforce, restarts, rng, _scale(robot))
         if done is None:
-            out = solve_lm(robot, t[todo], seeds[todo], opts, enforce=enforce, restarts=restarts, rng=rng,
+            out = solve_lm(robot, t[todo], first, opts, enforce=enforce, restarts=restarts, rng=rng,
                            scale=_scale(robot))
             done = out.q, out.status, out.iters
         q[todo], status[todo], iters[todo] = done
@@ -204,7 +208,8 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     reachable = dist <= reach * (1 + 1e-12)
     pb = Problem(rs, t, opts, enforce, reach if np.isfinite(reach) and reach > 0 else 1.0)
     history = [] if opts.history else None
-    q, status, iters = solve_one(pb, q0, restarts, rng, history) if reachable else (q0, STALLED, 0)
+    first = closed_form_seeds(rs, t.reshape(1), q0[None], enforce)[0] if reachable and history is None else q0
+    q, status, iters = solve_one(pb, first, restarts, rng, history) if reachable else (q0, STALLED, 0)
     ok, pos, ori, inside, near = verdict_one(pb, q, robot, world)
     if not ok and reachable:
         qs, st = q[None].copy(), np.array([status])
