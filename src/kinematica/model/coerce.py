@@ -105,5 +105,6 @@ def _exact_wrapper(fn: Callable[..., Any]) -> Callable[..., Any] | None:
         head.append("**" + rest[-1])
         call.append("**" + rest[-1])
     call[0] = "robot if isinstance(robot, Robot) else as_robot(robot)"
-    exec(f"def verb({', '.join(head)}):\n    return fn({', '.join(call)})\n", space)
+    source = f"def verb({', '.join(head)}):\n    return fn({', '.join(call)})\n"
+    exec(compile(source, f"<takes_robot: {fn.__module__}.{fn.__qualname__}>", "exec"), space)  # names it in tracebacks
     return space["verb"]
