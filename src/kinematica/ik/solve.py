@@ -71,7 +71,10 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     q0: the initial guess (n,) or one per target; default the robot's home configuration;
     "random": a random seed inside the limits per target (from `seed`); a learned IK model
     (`kinematica.learn`): its answer for each target (a warm start; limits "auto" read as
-    "wrap", as from home).
+    "wrap", as from home). With "lm" and a full pose on an arm with a closed form (spherical
+    wrist, UR-type), the iteration starts from the closed-form branch nearest q0 inside the
+    limits, so it needs no restarts — except when `history` is asked for, whose record is the
+    iteration from q0 itself.
     method: "lm", "gn"/"newton", "transpose", "dls", "analytic" (the closed-form branch nearest
     q0, where a solver fits the robot), or "anfis": the answer of `model` (a learned IK model)
     alone, judged by FK like the others — approximate, so usually success=False with the miss
