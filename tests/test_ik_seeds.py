@@ -1,7 +1,7 @@
 """Closed-form seeds for Levenberg–Marquardt (issue 12, item 3): where a closed form fits the
-arm (spherical wrist, UR-type), a full-pose target starts from the branch nearest the caller's
-seed inside the limits, so it is solved by the first attempt — including targets made with
-joints exactly on a limit. The verdict is still an FK check, which the test repeats itself."""
+arm (spherical wrist, UR-type), a full-pose target in "wrap" mode starts from the branch
+nearest the caller's seed inside the limits, so it is solved by the first attempt — including
+targets made with joints exactly on a limit. The verdict is still an FK check, which the test repeats itself."""
 
 import numpy as np
 import pytest
@@ -83,14 +83,16 @@ def test_batch_from_closed_form_seeds_equals_single_calls(name):
         assert one.success and np.allclose(one.q, batch.q[k], atol=1e-9)
 
 
-def test_a_nearby_target_keeps_the_branch_of_q0():
-    # continuity: from the arm's pose q0 (limits "auto" = "clip"), a target a little away is
-    # reached on q0's own branch, a small joint motion
+def test_a_nearby_target_from_the_arms_pose_is_iterated_to():
+    # continuity: from the arm's pose q0 (limits "auto" = "clip") LM moves the arm itself, a
+    # few iterations on q0's own branch (no closed-form seed: it would cost more than it saves)
     puma = ARMS["puma560"]
     q0 = np.array([0.3, -0.5, 0.4, 0.2, 0.7, -0.1])
     T = km.fk(puma, q0 + 0.02)
     r = km.ik(puma, T, q0)
-    assert r.success and np.abs(r.q - q0).max() < 0.1
+    assert r.success and r.iterations > 0 and np.abs(r.q - q0).max() < 0.1
+    batch = km.ik(puma, np.stack([T, T]), np.stack([q0, q0]))  # the same rule in a batch
+    assert (batch.iterations == r.iterations).all() and np.allclose(batch.q[0], r.q, atol=1e-9)
 
 
 def test_history_shows_the_iterations_from_q0():
