@@ -282,6 +282,28 @@ def test_every_public_verb_taking_a_robot_coerces_it():
     assert plain == []
 
 
+def test_the_robot_wrapper_has_the_verbs_own_parameters():
+    """takes_robot writes a wrapper with the verb's parameters (cheaper than *args, **kwargs):
+    it must pass positional, default, variadic and keyword-only arguments exactly as given."""
+    from kinematica.model.coerce import takes_robot
+
+    marker = []
+
+    def verb(robot, q, b=marker, *rest, k=1, m, **extra):
+        return robot, q, b, rest, k, m, extra
+
+    wrapped = takes_robot(verb)
+    assert inspect.signature(wrapped) == inspect.signature(verb) and wrapped.__wrapped__ is verb
+    assert wrapped(PUMA, 1, m=2) == (PUMA, 1, marker, (), 1, 2, {})
+    assert wrapped("puma560", 1, m=2)[0].name == "puma560"
+    assert wrapped(PUMA, 1, 5, 6, 7, m=2, k=3, z=4) == (PUMA, 1, 5, (6, 7), 3, 2, {"z": 4})
+    assert wrapped(PUMA, 1, m=0)[2] is marker  # the default object itself, not a copy
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'm'"):
+        wrapped(PUMA, 1)
+    with pytest.raises(TypeError, match="expected a Robot"):
+        wrapped(None, 1, m=0)
+
+
 def test_as_robot_reads_a_bundled_robot_once():
     assert as_robot("puma560") is as_robot("puma560")
     assert as_robot(PUMA) is PUMA

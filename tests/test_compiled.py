@@ -139,6 +139,34 @@ def test_a_configuration_with_nan_or_inf_is_refused_and_huge_finite_values_are_n
     assert np.isfinite(ref).all()
 
 
+def test_the_float_array_fast_paths_keep_every_input_check():
+    """fk, jacobian and rne take float64 arrays of shape (n,) straight to the kernels (issue 12:
+    the Python around a ~1 µs kernel); NaN, infinity and wrong shapes must still be the clear
+    errors of the general path, and the answers those of the reference equations."""
+    robot = km.load("puma560")
+    q = np.array([0.1, -0.4, 0.3, 0.9, -0.6, 0.2])
+    km.rne(robot, q, q, q)  # fills the rne cache: the calls below take the fast path
+    np.testing.assert_allclose(km.fk(robot, q), reference.fk_space(robot, q), atol=REL * size(robot))
+    np.testing.assert_allclose(km.jacobian(robot, q), reference.jacobian_geometric(robot, q), atol=REL * size(robot))
+    np.testing.assert_allclose(km.rne(robot, q, q, q), traced_rne(robot, q, q, q, km.dynamics.params.GRAVITY, None),
+                               rtol=1e-11, atol=1e-11)
+    for bad in (np.nan, np.inf, -np.inf):
+        b = q.copy()
+        b[3] = bad
+        for f in (km.fk, km.jacobian):
+            with pytest.raises(InputError, match="q: contains NaN or infinity"):
+                f(robot, b)
+        for args, what in (((b, q, q), "q"), ((q, b, q), "qd"), ((q, q, b), "qdd")):
+            with pytest.raises(InputError, match=f"^{what}: contains NaN or infinity"):
+                km.rne(robot, *args)
+    for f in (km.fk, km.jacobian):
+        with pytest.raises(InputError, match=r"expected 6 joint values .* got shape \(5,\)"):
+            f(robot, q[:5])
+    with pytest.raises(InputError, match=r"qdd: expected 6 joint values .* got shape \(5,\)"):
+        km.rne(robot, q, q, q[:5])
+    assert km.fk(robot, np.stack([q, q])).shape == (2, 4, 4)  # a batch: the general path
+
+
 def traced_rne(robot, q, qd, qdd, gravity, wrench):
     with policy("never"):
         return km.rne(robot, q, qd, qdd, gravity=gravity, wrench=wrench)

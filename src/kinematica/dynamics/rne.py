@@ -75,6 +75,14 @@ def rne(robot: Robot, q: Q, qd: QD, qdd: QDD, *, gravity: ArrayLike = GRAVITY,
     >>> tau.round(4)  # holding the horizontal arm against gravity
     array([0.    , 2.5443, 0.6075, 0.    , 0.    ])
     """
+    k = compiled.ready("rne")
+    if k is not None and gravity is GRAVITY and wrench is None and type(q) is type(qd) is type(qdd) is np.ndarray:
+        packed = cache_of(robot).rne  # filled by the first call below: then one lookup, no checks
+        if packed is not None and q.dtype is qd.dtype is qdd.dtype is _F8 and \
+                q.shape == qd.shape == qdd.shape == packed[2]:
+            tau = np.empty(q.shape)
+            if k.rne(packed[0], q, qd, qdd, GRAVITY, _NO_WRENCH, friction and packed[1], tau):
+                return tau  # (else NaN or infinity: the general code below names which input)
     q = shaped_q(robot, q)
     if q.ndim == 1:  # one state: the compiled kernel when loaded (kinematica.compiled)
         k = compiled.kernels("rne") if compilable(robot) else None  # no pitch in the kernel
@@ -121,7 +129,7 @@ def _rne_compiled(k, robot: Robot, q: np.ndarray, qd: ArrayLike, qdd: ArrayLike,
         qdd = shaped_q(robot, qdd, "qdd")
     if qd.ndim != 1 or qdd.ndim != 1:
         return None
-    D, rough = cache_of(robot).rne or rne_kernel_constants(robot)
+    D, rough, _ = cache_of(robot).rne or rne_kernel_constants(robot)
     if gravity is GRAVITY:
         g = GRAVITY
     else:
@@ -137,14 +145,15 @@ def _rne_compiled(k, robot: Robot, q: np.ndarray, qd: ArrayLike, qdd: ArrayLike,
     return tau
 
 
-def rne_kernel_constants(robot: Robot) -> tuple[np.ndarray, bool]:
-    """The kernel's packed constants of the robot and whether it has friction or armature,
-    kept in its cache (a DynamicsError, from `local`, if it lacks inertials)."""
+def rne_kernel_constants(robot: Robot) -> tuple[np.ndarray, bool, tuple[int]]:
+    """The kernel's packed constants of the robot, whether it has friction or armature and
+    the shape (n,) of one state, kept in its cache (a DynamicsError, from `local`, if it lacks
+    inertials)."""
     cache = cache_of(robot)
     if cache.rne is None:
         from .rne_kernel import pack  # with Numba: only once the kernels are loaded
         L = local(robot)
-        cache.rne = (pack(L), L.rough)
+        cache.rne = (pack(L), L.rough, (robot.n,))
     return cache.rne
 
 

@@ -1,7 +1,10 @@
 """`km.ik`: one call for every numeric method, one target or a batch, with an honest verdict.
 
 Order of work: check the input; refuse targets beyond the arm's reach (in words); iterate from
-q0 (default: the robot's home, i.e. the current pose — paper 000); give unsolved problems fresh
+q0 (default: the robot's home, i.e. the current pose — paper 000) — in "wrap" mode, for a
+full pose on an arm with a closed form (spherical wrist, UR-type), from its branch nearest q0
+inside the limits (`closed.closed_form_seeds`: solved by the first attempt, no random seeds
+needed; not when `history` is asked for, whose plot shows LM's own iterations from q0); give unsolved problems fresh
 random seeds inside the limits (`restarts`); then judge every returned q by an independent FK
 call against the tolerances and the limits.
 
@@ -26,7 +29,7 @@ from ..bounds import RESTARTS, count
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
 from .batch import solve_lm
-from .closed import rescue
+from .closed import closed_form_seeds, rescue
 from .collide import avoid, seat_of
 from .limits import random_seeds, wrap_into_limits
 from .numeric import CONVERGED, STALLED, Options, iterate
@@ -68,7 +71,12 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     q0: the initial guess (n,) or one per target; default the robot's home configuration;
     "random": a random seed inside the limits per target (from `seed`); a learned IK model
     (`kinematica.learn`): its answer for each target (a warm start; limits "auto" read as
-    "wrap", as from home).
+    "wrap", as from home). With "lm", limits "wrap" and a full pose on an arm with a closed
+    form (spherical wrist, UR-type), the iteration starts from the closed-form branch nearest
+    q0 inside the limits, so it needs no restarts (batched: ~3x faster; one call: ~2x slower
+    for now, the closed form being NumPy code built for batches). Not with "clip", where q0
+    is the arm's pose and LM moves it from there (a few iterations to a nearby target), nor
+    when `history` is asked for, whose record is the iteration from q0 itself.
     method: "lm", "gn"/"newton", "transpose", "dls", "analytic" (the closed-form branch nearest
     q0, where a solver fits the robot), or "anfis": the answer of `model` (a learned IK model)
     alone, judged by FK like the others — approximate, so usually success=False with the miss
@@ -165,9 +173,10 @@ def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, histor
     q, status, iters = seeds.copy(), np.full(N, STALLED), np.zeros(N, int)
     todo = np.flatnonzero(reachable)
     if todo.size and opts.method == "lm":
-        done = solve_compiled(robot, t[todo], seeds[todo], opts, enforce, restarts, rng, _scale(robot))
+        first = seeds[todo] if opts.clip_limits else closed_form_seeds(robot, t[todo], seeds[todo], enforce)
+        done = solve_compiled(robot, t[todo], first, opts, enforce, restarts, rng, _scale(robot))
         if done is None:
-            out = solve_lm(robot, t[todo], seeds[todo], opts, enforce=enforce, restarts=restarts, rng=rng,
+            out = solve_lm(robot, t[todo], first, opts, enforce=enforce, restarts=restarts, rng=rng,
                            scale=_scale(robot))
             done = out.q, out.status, out.iters
         q[todo], status[todo], iters[todo] = done
@@ -204,7 +213,9 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     reachable = dist <= reach * (1 + 1e-12)
     pb = Problem(rs, t, opts, enforce, reach if np.isfinite(reach) and reach > 0 else 1.0)
     history = [] if opts.history else None
-    q, status, iters = solve_one(pb, q0, restarts, rng, history) if reachable else (q0, STALLED, 0)
+    seeded = reachable and history is None and not opts.clip_limits  # (see `ik`: q0 and history)
+    first = closed_form_seeds(rs, t.reshape(1), q0[None], enforce)[0] if seeded else q0
+    q, status, iters = solve_one(pb, first, restarts, rng, history) if reachable else (q0, STALLED, 0)
     ok, pos, ori, inside, near = verdict_one(pb, q, robot, world)
     if not ok and reachable:
         qs, st = q[None].copy(), np.array([status])

@@ -29,14 +29,15 @@ _KEY = "_kinematica_cache"
 class RobotCache:
     """Derived constants of one robot, each slot filled by the module that owns it."""
 
-    __slots__ = ("parts", "chain", "local", "rne", "compilable")
+    __slots__ = ("parts", "chain", "local", "rne", "compilable", "single")
 
     def __init__(self) -> None:
         self.parts: Any = None  # kinematics.chain._Parts: the NumPy passes' constants
         self.chain: tuple[np.ndarray, np.ndarray] | None = None  # (C, joints), see chain_arrays
         self.local: Any = None  # dynamics.local.Local: the local-frame dynamics constants
-        self.rne: tuple[np.ndarray, bool] | None = None  # rne_kernel's constants, friction or not
+        self.rne: tuple[np.ndarray, bool, tuple[int]] | None = None  # rne_kernel's constants, friction or not, (n,)
         self.compilable: bool | None = None  # see compilable()
+        self.single: tuple | None = None  # see single_call()
 
     def __reduce__(self):  # copies and pickles start empty (see the module docstring)
         return (RobotCache, ())
@@ -86,3 +87,18 @@ def chain_arrays(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
         joints[:, 1] = robot.offsets
         cache.chain = (np.ascontiguousarray(robot.C, dtype=float), joints)
     return cache.chain
+
+
+def single_call(robot: Robot) -> tuple:
+    """What a single FK/Jacobian call hands the kernels, looked up once: (C, joints, the shape
+    of q (n,), the shape of J (6, n)), or () for a robot they do not model (`compilable`). One
+    lookup instead of four on the ~1 µs hot path (issue 12: the Python around the kernel).
+
+    >>> import kinematica as km
+    >>> single_call(km.load("planar-3r"))[2:]
+    ((3,), (6, 3))
+    """
+    cache = cache_of(robot)
+    if cache.single is None:
+        cache.single = (*chain_arrays(robot), (robot.n,), (6, robot.n)) if compilable(robot) else ()
+    return cache.single

@@ -5,12 +5,15 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import compiled
 from ..model.robot import Robot
-from .chain import check_q, end_checked, end_pass, end_single, frames_pass, frames_single, shaped_q
+from .cache import single_call
+from .chain import check_q, end_checked, end_pass, end_single, frames_pass, frames_single, not_finite, shaped_q
 from ..model.coerce import takes_robot
 from ..typing import Poses, Q
 
 _SMALL = 4  # up to this many configurations, single-configuration calls are cheaper
+_F8 = np.dtype(float)
 
 
 @takes_robot
@@ -24,6 +27,14 @@ def fk(robot: Robot, q: Q) -> Poses:
     >>> km.fk(km.load("planar-3r"), np.radians([30, 30, 20]))[:2, 3].round(2)
     array([30.79, 47.02])
     """
+    k = compiled.ready("chain")
+    if k is not None and type(q) is np.ndarray and q.dtype is _F8:  # as `jacobian`'s fast path
+        fast = single_call(robot)
+        if fast and q.shape == fast[2]:
+            T = np.empty((4, 4))
+            if k.pose(fast[0], fast[1], q, T):
+                return T
+            not_finite()
     q = shaped_q(robot, q)
     if q.ndim == 1:  # the common single call: its finiteness check rides on the kernel
         return end_checked(robot, q, False)[0]

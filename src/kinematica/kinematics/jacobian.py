@@ -8,13 +8,16 @@ from ..errors import InputError
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import compiled
 from ..model.robot import Robot
-from .chain import check_q, end_checked, end_pass, end_single, jacobian_checked, shaped_q
+from .cache import single_call
+from .chain import check_q, end_checked, end_pass, end_single, jacobian_checked, not_finite, shaped_q
 from .fk import _SMALL
 from ..model.coerce import takes_robot
 from ..typing import Jacobians, Q
 
 FRAMES = ("base", "tool", "space", "body")
+_F8 = np.dtype(float)
 
 
 @takes_robot
@@ -74,6 +77,14 @@ def jacobian(robot: Robot, q: Q, frame: str = "base") -> Jacobians:
            [  0., 270., 188.,  60.]])
     """
     if frame == "base":  # the common single call, straight to the chain's kernel
+        k = compiled.ready("chain")
+        if k is not None and type(q) is np.ndarray and q.dtype is _F8:  # a float array: the
+            fast = single_call(robot)                                    # checks are its shape …
+            if fast and q.shape == fast[2]:
+                J = np.empty(fast[3])
+                if k.jacobian(fast[0], fast[1], q, J):  # … and the kernel's finiteness test
+                    return J
+                not_finite()
         q = shaped_q(robot, q)
         if q.ndim == 1:
             return jacobian_checked(robot, q)

@@ -1,0 +1,84 @@
+"""Work per IK solve (issue 12, item 3): attempts and LM iterations per target, one call each.
+
+    python benchmarks/bench_ik_work.py [--targets 300]
+
+Targets: random joint values inside the limits, a quarter of them with one joint exactly on a
+limit, turned into full poses by FK; seeds random inside the limits (limits="wrap"). An
+"attempt" is one run of LM from a seed (`ik.single.attempt`, counted by wrapping it: this
+script's instrumentation only); "first seed" is the share solved by the first attempt. Success
+is judged by `bench_ik.check` (our FK, limits on), false claims are successes it refuses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import kinematica as km  # noqa: E402
+from kinematica import compiled  # noqa: E402
+from kinematica.ik import single  # noqa: E402
+
+import bench_ik as bi  # noqa: E402
+from bench_kinematics import load_average  # noqa: E402
+
+_ATTEMPTS: list[int] = []
+_attempt = single.attempt
+
+
+def _counted(*args, **kw):
+    _ATTEMPTS.append(1)
+    return _attempt(*args, **kw)
+
+
+def targets(robot: km.Robot, n: int):
+    """Joint vectors (a quarter with one joint on a limit), seeds, and the poses."""
+    Q, S, _ = bi.problems(robot, n)
+    rng = np.random.default_rng(5)
+    lo, hi = robot.limits[:, 0], robot.limits[:, 1]
+    for i in range(0, n, 4):
+        j = rng.integers(robot.n)
+        Q[i, j] = lo[j] if rng.random() < 0.5 else hi[j]
+    return S, km.fk(robot, Q)
+
+
+def measure(name: str, n: int) -> str:
+    robot = km.load(name)
+    S, T = targets(robot, n)
+    km.ik(robot, T[0], S[0], limits="wrap")  # warm up
+    attempts, iters, ok, false, wall = [], [], [], 0, []
+    for Tk, Sk in zip(T, S):
+        _ATTEMPTS.clear()
+        t0 = time.perf_counter()
+        r = km.ik(robot, Tk, Sk, limits="wrap")
+        wall.append(time.perf_counter() - t0)
+        good = bool(bi.check(Tk[None], km.fk(robot, r.q)[None], r.q[None], robot.limits, 1e-6)[0])
+        attempts.append(len(_ATTEMPTS))
+        iters.append(r.iterations)
+        ok.append(good)
+        false += bool(r.success) and not good
+    a, it, w = np.array(attempts), np.array(iters), np.array(wall) * 1e6
+    return (f"{name:8s} attempts mean {a.mean():.2f} max {a.max():2d}, first seed {100 * np.mean(a == 1):5.1f} %; "
+            f"iterations mean {it.mean():5.1f} median {np.median(it):3.0f}; success {100 * np.mean(ok):.2f} %, "
+            f"false claims {false}; wall median {np.median(w):.0f} µs, mean {w.mean():.0f} µs")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--targets", type=int, default=300)
+    args = ap.parse_args(argv)
+    compiled.use_compiled("always")
+    single.attempt = _counted
+    print(f"load average {load_average()} at the start")
+    for name in ("puma560", "ur5", "panda"):
+        print(measure(name, args.targets))
+    print(f"load average {load_average()} at the end")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""Closed-form seeds for Levenberg–Marquardt (issue 12, item 3): where a closed form fits the
+arm (spherical wrist, UR-type), a full-pose target in "wrap" mode starts from the branch
+nearest the caller's seed inside the limits, so it is solved by the first attempt — including
+targets made with joints exactly on a limit. The verdict is still an FK check, which the test repeats itself."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import kinematica as km
+from kinematica import spatial
+from kinematica.ik.analytic import analytic_solutions
+from kinematica.ik.target import as_target
+
+ARMS = {name: km.load(name) for name in ("puma560", "ur5", "kuka-kr6-r900")}
+TOL = 1e-6  # km.ik's default tolerances for metre arms (m, rad): what success promises
+
+
+def _box(robot):
+    lo = np.where(np.isfinite(robot.limits[:, 0]), robot.limits[:, 0], -np.pi)
+    hi = np.where(np.isfinite(robot.limits[:, 1]), robot.limits[:, 1], np.pi)
+    return lo, hi
+
+
+def _problem(robot, u, on_limit, s):
+    """Joint values from fractions u of the box, the joints in `on_limit` put exactly on their
+    lower (even index) or upper limit, and a seed from fractions s."""
+    lo, hi = _box(robot)
+    q = lo + np.asarray(u) * (hi - lo)
+    for j in on_limit:
+        q[j] = lo[j] if j % 2 == 0 else hi[j]
+    return q, lo + np.asarray(s) * (hi - lo)
+
+
+def _nearest_branch(robot, T, seed):
+    """Brute force: every closed-form branch that FK confirms and the limits hold, nearest the
+    seed (revolute gaps modulo 2π)."""
+    Q, valid, _ = analytic_solutions(robot, as_target(T), q_ref=seed)
+    ok = valid[0] & robot.within_limits(Q[0])
+    gaps = np.linalg.norm((Q[0] - seed + np.pi) % (2 * np.pi) - np.pi, axis=1)
+    return Q[0][np.argmin(np.where(ok, gaps, np.inf))]
+
+
+def _fk_errors(robot, q, T):
+    got = km.fk(robot, q)
+    pos = np.linalg.norm(got[:3, 3] - T[:3, 3])
+    ori = np.linalg.norm(spatial.rotation_log(T[:3, :3].T @ got[:3, :3]))
+    return pos, ori
+
+
+fractions = st.lists(st.floats(0, 1), min_size=6, max_size=6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(name=st.sampled_from(sorted(ARMS)), u=fractions, s=fractions,
+       on_limit=st.lists(st.integers(0, 5), max_size=2, unique=True))
+def test_closed_form_seed_solves_from_the_first_attempt(name, u, on_limit, s):
+    robot = ARMS[name]
+    q_true, seed = _problem(robot, u, on_limit, s)
+    T = km.fk(robot, q_true)
+    r = km.ik(robot, T, seed, limits="wrap")
+    assert r.success and r.iterations == 0  # the closed-form seed needed no LM step
+    pos, ori = _fk_errors(robot, r.q, T)
+    assert pos < TOL and ori < TOL and robot.within_limits(r.q)
+    # the answer is the in-limit branch nearest the seed; branches are isolated (8 of them,
+    # apart by far more than this), so a loose tolerance still tells a wrong branch apart
+    assert np.allclose(r.q, _nearest_branch(robot, T, seed), atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(ARMS))
+def test_batch_from_closed_form_seeds_equals_single_calls(name):
+    robot = ARMS[name]
+    rng = np.random.default_rng(3)
+    lo, hi = _box(robot)
+    Q = rng.uniform(lo, hi, (30, 6))
+    Q[::3, 1] = lo[1]  # a third of the targets with joint 2 on its lower limit
+    seeds = rng.uniform(lo, hi, (30, 6))
+    T = km.fk(robot, Q)
+    batch = km.ik(robot, T, seeds, limits="wrap")
+    assert batch.success.all() and (batch.iterations == 0).all()
+    for k in range(0, 30, 5):
+        one = km.ik(robot, T[k], seeds[k], limits="wrap")
+        assert one.success and np.allclose(one.q, batch.q[k], atol=1e-9)
+
+
+def test_a_nearby_target_from_the_arms_pose_is_iterated_to():
+    # continuity: from the arm's pose q0 (limits "auto" = "clip") LM moves the arm itself, a
+    # few iterations on q0's own branch (no closed-form seed: it would cost more than it saves)
+    puma = ARMS["puma560"]
+    q0 = np.array([0.3, -0.5, 0.4, 0.2, 0.7, -0.1])
+    T = km.fk(puma, q0 + 0.02)
+    r = km.ik(puma, T, q0)
+    assert r.success and r.iterations > 0 and np.abs(r.q - q0).max() < 0.1
+    batch = km.ik(puma, np.stack([T, T]), np.stack([q0, q0]))  # the same rule in a batch
+    assert (batch.iterations == r.iterations).all() and np.allclose(batch.q[0], r.q, atol=1e-9)
+
+
+def test_history_shows_the_iterations_from_q0():
+    # a convergence plot (the simulator asks for history) shows LM's own iterations from q0
+    puma = ARMS["puma560"]
+    q0 = np.array([0.3, -0.5, 0.4, 0.2, 0.7, -0.1])
+    r = km.ik(puma, km.fk(puma, q0 + 0.3), q0, history=True)
+    assert r.success and r.iterations > 0 and len(r.history) > 0
