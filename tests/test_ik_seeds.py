@@ -101,3 +101,18 @@ def test_history_shows_the_iterations_from_q0():
     q0 = np.array([0.3, -0.5, 0.4, 0.2, 0.7, -0.1])
     r = km.ik(puma, km.fk(puma, q0 + 0.3), q0, history=True)
     assert r.success and r.iterations > 0 and len(r.history) > 0
+
+
+def test_closed_form_seed_can_be_turned_off_to_run_lm_from_q0():
+    """closed_form_seed=False: LM iterates from q0 itself (the learned models' warm-start report
+    measures a seed's value this way), and still solves, judged by FK."""
+    robot = km.load("puma560")
+    rng = np.random.default_rng(11)
+    q_true = robot.limits[:, 0] + rng.random(robot.n) * (robot.limits[:, 1] - robot.limits[:, 0])
+    T = km.fk(robot, q_true)
+    q0 = np.clip(q_true + 0.3, robot.limits[:, 0], robot.limits[:, 1])
+    seeded = km.ik(robot, T, q0=q0, limits="wrap")
+    plain = km.ik(robot, T, q0=q0, limits="wrap", closed_form_seed=False)
+    assert seeded.success and plain.success
+    assert seeded.iterations == 0 < plain.iterations  # the branch is exact; LM from q0 must iterate
+    assert np.linalg.norm(km.fk(robot, plain.q)[:3, 3] - T[:3, 3]) < 1e-6

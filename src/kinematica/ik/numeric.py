@@ -47,6 +47,9 @@ class Options:
     step: float | None = None  # transpose: fixed α; None = Buss's adaptive step
     clip_limits: bool = True  # project onto the limits after every step (paper 000's reading)
     history: bool = False
+    # lm, limits "wrap": start from the closed-form branch nearest q0 where the arm has one
+    # (issue 12); False runs LM from q0 itself (to study LM, or to measure a seed's value)
+    closed_form_seed: bool = True
 
 
 @dataclass

@@ -76,7 +76,8 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     q0 inside the limits, so it needs no restarts (batched: ~3x faster; one call: ~2x slower
     for now, the closed form being NumPy code built for batches). Not with "clip", where q0
     is the arm's pose and LM moves it from there (a few iterations to a nearby target), nor
-    when `history` is asked for, whose record is the iteration from q0 itself.
+    when `history` is asked for, whose record is the iteration from q0 itself, nor with the
+    option `closed_form_seed=False` (LM from q0 itself, e.g. to measure what a seed is worth).
     method: "lm", "gn"/"newton", "transpose", "dls", "analytic" (the closed-form branch nearest
     q0, where a solver fits the robot), or "anfis": the answer of `model` (a learned IK model)
     alone, judged by FK like the others — approximate, so usually success=False with the miss
@@ -173,7 +174,8 @@ def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, histor
     q, status, iters = seeds.copy(), np.full(N, STALLED), np.zeros(N, int)
     todo = np.flatnonzero(reachable)
     if todo.size and opts.method == "lm":
-        first = seeds[todo] if opts.clip_limits else closed_form_seeds(robot, t[todo], seeds[todo], enforce)
+        plain = opts.clip_limits or not opts.closed_form_seed
+        first = seeds[todo] if plain else closed_form_seeds(robot, t[todo], seeds[todo], enforce)
         done = solve_compiled(robot, t[todo], first, opts, enforce, restarts, rng, _scale(robot))
         if done is None:
             out = solve_lm(robot, t[todo], first, opts, enforce=enforce, restarts=restarts, rng=rng,
@@ -213,7 +215,7 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     reachable = dist <= reach * (1 + 1e-12)
     pb = Problem(rs, t, opts, enforce, reach if np.isfinite(reach) and reach > 0 else 1.0)
     history = [] if opts.history else None
-    seeded = reachable and history is None and not opts.clip_limits  # (see `ik`: q0 and history)
+    seeded = reachable and history is None and not opts.clip_limits and opts.closed_form_seed  # (see `ik`)
     first = closed_form_seeds(rs, t.reshape(1), q0[None], enforce)[0] if seeded else q0
     q, status, iters = solve_one(pb, first, restarts, rng, history) if reachable else (q0, STALLED, 0)
     ok, pos, ori, inside, near = verdict_one(pb, q, robot, world)
