@@ -173,6 +173,17 @@ SETTINGS = ("max_iter", "eps2", "lambda0", "lambda_down", "lambda_up", "chan_fac
 _CONVERGED, _STALLED, _LIMIT, _AT_LIMIT, _OUTSIDE, FALLBACK = 0, 1, 2, 3, 4, -2
 
 
+@njit(cache=True, inline="always")
+def _turned(qi, lo, hi, limit_tol):
+    """A revolute joint value outside [lo, hi] turned by the fewest 2π towards the range, if
+    that lands it inside (within limit_tol); else qi as it was."""
+    if qi < lo:
+        w = qi + 2.0 * math.pi * max(math.ceil((lo - qi) / (2.0 * math.pi)), 0.0)
+    else:
+        w = qi - 2.0 * math.pi * max(math.ceil((qi - hi) / (2.0 * math.pi)), 0.0)
+    return w if lo - limit_tol <= w <= hi + limit_tol else qi
+
+
 @njit(cache=True)
 def _outside(q, lo, hi, joints, margin, limit_tol):
     """single.Problem.outside: a joint beyond its limits by more than margin, revolute
@@ -180,12 +191,7 @@ def _outside(q, lo, hi, joints, margin, limit_tol):
     for i in range(q.shape[0]):
         qi = q[i]
         if joints[i, 0] == REVOLUTE and not lo[i] <= qi <= hi[i]:
-            if qi < lo[i]:
-                w = qi + 2.0 * math.pi * max(math.ceil((lo[i] - qi) / (2.0 * math.pi)), 0.0)
-            else:
-                w = qi - 2.0 * math.pi * max(math.ceil((qi - hi[i]) / (2.0 * math.pi)), 0.0)
-            if lo[i] - limit_tol <= w <= hi[i] + limit_tol:
-                qi = w
+            qi = _turned(qi, lo[i], hi[i], limit_tol)
         if qi < lo[i] - margin or qi > hi[i] + margin:
             return True
     return False
@@ -277,12 +283,7 @@ def _wrapped(q, lo, hi, joints, limit_tol, out):
     for i in range(q.shape[0]):
         qi = q[i]
         if joints[i, 0] == REVOLUTE and not lo[i] - limit_tol <= qi <= hi[i] + limit_tol:
-            if qi < lo[i]:
-                w = qi + 2.0 * math.pi * max(math.ceil((lo[i] - qi) / (2.0 * math.pi)), 0.0)
-            else:
-                w = qi - 2.0 * math.pi * max(math.ceil((qi - hi[i]) / (2.0 * math.pi)), 0.0)
-            if lo[i] - limit_tol <= w <= hi[i] + limit_tol:
-                qi = w
+            qi = _turned(qi, lo[i], hi[i], limit_tol)
         inside = inside and lo[i] - limit_tol <= qi <= hi[i] + limit_tol
         out[i] = qi
     return inside
