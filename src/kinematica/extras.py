@@ -2,15 +2,16 @@
 dynamics, trajectories, robot files); the faces and heavy helpers come with an extra.
 
   extra      brings                                   for
-  app        NiceGUI (+ plot, explain, scene, hardware) the browser simulator (`kinematica serve`)
+  app        NiceGUI (+ plot, explain, scene, hardware, export) the simulator (`kinematica serve`)
   plot       Matplotlib                               kinematica.viz, `kinematica plot / animate`
   explain    SymPy, latex2mathml, MathJax's files     kinematica.explain, `kinematica explain`
   hardware   pyserial                                 the Braccio link (`kinematica braccio`)
   scene      coal, trimesh                            collision checks (km.Scene, IK in a scene)
-  export     pygltflib, trimesh                       glTF files (`kinematica export`)
+  export     pygltflib, trimesh, pycollada            glTF files (`kinematica export`), DAE meshes
   workspace  Dask                                     workspace maps
   plan       toppra                                   time-optimal retiming
   mjcf       MuJoCo                                   MJCF robot files
+  docs       MkDocs, nbclient, ipykernel              the documentation site (`kinematica docs`)
   all        every one of them
 
 Without its extra, a part says so in one line when it is imported or first used
@@ -19,7 +20,7 @@ Without its extra, a part says so in one line when it is imported or first used
 >>> require("no-such-extra", "this")
 Traceback (most recent call last):
 ...
-kinematica.errors.InputError: unknown extra 'no-such-extra'; extras: all, app, explain, export, hardware, mjcf, plan, plot, scene, workspace
+kinematica.errors.InputError: unknown extra 'no-such-extra'; extras: all, app, docs, explain, export, hardware, mjcf, plan, plot, scene, workspace
 """
 
 from __future__ import annotations
