@@ -28,6 +28,46 @@ def test_import_kinematica_loads_no_heavy_library():
     assert loaded_after("import kinematica") == []
 
 
+def test_import_kinematica_loads_nothing_but_its_front_door():
+    # every public name loads at first use (kinematica.lazy): not even NumPy comes with the package
+    probe = ("import sys, kinematica\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'kinematica')))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert eval(out.stdout) == ["kinematica", "kinematica._version", "kinematica.errors", "kinematica.ik",
+                                "kinematica.lazy"]
+
+
+def test_km_ik_stays_the_function_whatever_is_imported_first():
+    # a module of the ik subpackage imported before km.ik is touched must not rebind the name
+    probe = ("import kinematica.ik.limits, kinematica.trajectory\nimport kinematica as km\n"
+             "print(km.ik.__module__, callable(km.ik), km.ik.__name__)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["kinematica.ik.solve", "True", "ik"]
+
+
+def test_a_cli_call_imports_only_its_command():
+    probe = ("import io, sys\nfrom kinematica.cli import main\n"
+             "assert main(['fk', 'puma560', '0', '0', '0', '0', '0', '0'], ) == 0\n"
+             "print(sorted({'.'.join(m.split('.')[:3]) for m in sys.modules if m.startswith('kinematica.cli.')}))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert eval(out.stdout.splitlines()[-1]) == ["kinematica.cli.common", "kinematica.cli.kinematics",
+                                                 "kinematica.cli.text"]
+
+
+def test_each_command_builds_from_its_own_module():
+    import argparse
+
+    from kinematica.cli import COMMANDS, build_parser
+
+    def choices(parser: argparse.ArgumentParser) -> list[str]:
+        return list(next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices)
+    names = [name for group in COMMANDS.values() for name in group]
+    assert choices(build_parser()) == names  # the table is the whole command line, in its order
+    for module, group in COMMANDS.items():
+        assert choices(build_parser(group[0])) == list(group), module
+    assert choices(build_parser("no-such-command")) == names  # argparse then names the choices
+
+
 def test_fk_and_jacobian_of_a_bundled_robot_need_no_scipy():
     # reading the robot file validates it with jsonschema; nothing else heavy
     assert loaded_after("import kinematica as km\nr = km.load('puma560')\nkm.fk(r, r.q_home)\n"

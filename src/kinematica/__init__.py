@@ -6,19 +6,16 @@
 array([0.    , 0.5615, 0.89  ])
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from . import ik
 from .errors import InputError, InputTypeError, KinematicaError, SetupError
-from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
-from .ik import target as targets
-from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk_frames,
-                         fk_jacobian, jacobian, jacobian_derivative, manipulability,
-                         planar_fk, planar_jacobian, rank, screw_axes, singular_values, singularity,
-                         task_rows, to_dh)
-from .model import (Inertial, MissingLimitWarning, OffChainBodiesWarning, ParameterTable, Robot,
-                    RobotError, RobotFileError, URDFWarning, from_dh, from_mdh, from_link_frames,
-                    from_planar, from_poe, from_mjcf, MJCFError, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
-                    urdf_tips)
+from .lazy import attach, table
+
+# The `ik` subpackage is loaded here (it is light) and its name given back to the function, which
+# loads at first use: were the subpackage first imported later, by a module needing its parts,
+# Python would bind km.ik to the subpackage.
+del ik
 
 if TYPE_CHECKING:  # what __getattr__ below loads at first use, named for type checkers and editors
     from . import dynamics as dynamics, scene as scene  # reached as km.dynamics / km.scene, not in __all__
@@ -26,32 +23,37 @@ if TYPE_CHECKING:  # what __getattr__ below loads at first use, named for type c
     from .dynamics import (DynamicsError, SimulationStopped, computed_torque, coriolis, energy, forward_dynamics,
                            gravity_torques, identify, mass_matrix, pd_gravity, regressor, rne, simulate,
                            with_payload)
+    from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
+    from .ik import target as targets
+    from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk_frames, fk_jacobian, jacobian,
+                             jacobian_derivative, manipulability, planar_fk, planar_jacobian, rank, screw_axes,
+                             singular_values, singularity, task_rows, to_dh)
+    from .model import (Inertial, MissingLimitWarning, MJCFError, OffChainBodiesWarning, ParameterTable, Robot,
+                        RobotError, RobotFileError, URDFWarning, from_dh, from_link_frames, from_mdh, from_mjcf,
+                        from_planar, from_poe, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
+                        urdf_tips)
     from .scene import Scene, SceneError, SceneFileError
     from .trajectory import Trajectory
 
-# Imported at first use (PEP 562), not with the package: the dynamics' integrators and the
-# trajectories' splines bring SciPy's integrate, interpolate and spatial modules, most of the
-# start-up of a CLI call that needs none of them (`python -X importtime -c "import kinematica"`).
-_LAZY = {
-    **dict.fromkeys(("DynamicsError", "SimulationStopped", "computed_torque", "coriolis", "energy",
-                     "forward_dynamics", "gravity_torques", "mass_matrix", "pd_gravity", "rne", "simulate",
-                     "with_payload", "regressor", "identify"), "dynamics"),
+# Every name is imported at first use (PEP 562, `lazy.attach`), not with the package: `import
+# kinematica` costs a few ms, and a CLI call pays only for what it runs — the dynamics'
+# integrators and the trajectories' splines bring SciPy, the robot-file readers lxml and YAML
+# (`python -X importtime -c "import kinematica"`).
+__getattr__ = attach(__name__, {
+    **table("ik", "IKResult Target TargetError ik ik_all self_motion"),
+    "targets": "ik:target",
+    **table("kinematics", "JacobianReport Singularity condition det_jjt fk fk_frames fk_jacobian jacobian "
+                          "jacobian_derivative manipulability planar_fk planar_jacobian rank screw_axes "
+                          "singular_values singularity task_rows to_dh"),
+    **table("model", "Inertial MissingLimitWarning MJCFError OffChainBodiesWarning ParameterTable Robot RobotError "
+                     "RobotFileError URDFWarning from_dh from_link_frames from_mdh from_mjcf from_planar from_poe "
+                     "from_servo from_urdf load robot_names save to_servo to_urdf urdf_tips"),
+    **table("dynamics", "DynamicsError SimulationStopped computed_torque coriolis energy forward_dynamics "
+                        "gravity_torques mass_matrix pd_gravity rne simulate with_payload regressor identify"),
     "Trajectory": "trajectory",
-    **dict.fromkeys(("Scene", "SceneError", "SceneFileError"), "scene"),
-}
-_MODULES = ("spatial", "trajectory", "dynamics", "hardware", "scene", "workspace", "export", "viz")  # workspace: maps on Dask
-
-
-def __getattr__(name: str) -> Any:
-    import importlib
-
-    if name in _MODULES:
-        return importlib.import_module(f".{name}", __name__)
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value  # once: the next access is a plain attribute
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    **table("scene", "Scene SceneError SceneFileError"),
+}, modules=("model", "kinematics", "spatial", "trajectory", "dynamics", "hardware", "scene", "workspace", "export",
+            "viz"))
 
 
 def __dir__() -> list[str]:

@@ -24,13 +24,13 @@ common.py holds argument parsing and JSON, text*.py the table views.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from typing import Sequence, TextIO
 
 import kinematica as km
 
-from . import braccio, demo, docs, dynamics, explain, export, ik, kinematics, learn, plot, scene, serve, traj, workspace
 from .common import JSON_HELP, Failure, Parser, UsageError, show_warnings, start_warnings
 
 EXIT_USAGE = 2
@@ -40,25 +40,26 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ct
 __all__ = ["main", "build_parser", "UsageError", "Failure", "EXIT_USAGE", "EXIT_FAILURE", "EXIT_INTERRUPTED"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+# The subcommands, by the module that adds them (in the order `--help` lists them). A call
+# imports only its command's module: the others bring SciPy, pyserial, Matplotlib … that it
+# does not need (issue 12: a CLI call ≤ 0.3 s).
+COMMANDS = {"kinematics": ("robots", "show", "fk", "jacobian"), "ik": ("ik",), "dynamics": ("dynamics", "simulate"),
+            "traj": ("traj",), "plot": ("plot", "animate"), "workspace": ("workspace",), "explain": ("explain",),
+            "learn": ("learn",), "scene": ("scene",), "export": ("export",), "demo": ("demo",), "serve": ("serve",),
+            "braccio": ("braccio",), "docs": ("docs",)}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with `command` (a subcommand's name) only the module that
+    parses it; an unknown `command` builds the whole."""
     parser = Parser(prog="kinematica", description="Kinematics and dynamics of serial robot "
                                                    "manipulators.")
     parser.add_argument("--version", action="version", version=f"kinematica {km.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    kinematics.add_parsers(sub)
-    ik.add_parser(sub)
-    dynamics.add_parsers(sub)
-    traj.add_parser(sub)
-    plot.add_parsers(sub)
-    workspace.add_parser(sub)
-    explain.add_parser(sub)
-    learn.add_parser(sub)
-    scene.add_parser(sub)
-    export.add_parser(sub)
-    demo.add_parser(sub)
-    serve.add_parser(sub)
-    braccio.add_parser(sub)
-    docs.add_parser(sub)
+    chosen = [m for m, names in COMMANDS.items() if command in names] or list(COMMANDS)
+    for name in chosen:
+        module = importlib.import_module(f".{name}", __name__)
+        (getattr(module, "add_parsers", None) or module.add_parser)(sub)
     for p in sub.choices.values():
         if p.prog.split()[-1] != "learn":  # learn's subcommands take --json themselves
             p.add_argument("--json", action="store_true", help=JSON_HELP)
@@ -88,7 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sys.stdout is None:  # started with stdout closed (`kinematica robots >&-`)
             raise Failure("standard output is closed: nothing to write the answer to")
         out = _tolerant(sys.stdout)
-        args = build_parser().parse_args(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(argv[0] if argv else None).parse_args(argv)
         command = f"kinematica: {args.command}"
         code = args.func(args, out)
         show_warnings()  # those of a command that writes its answer without `emit` (explain)
