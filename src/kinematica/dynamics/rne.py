@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import compiled
-from ..kinematics.cache import cache_of, compilable
+from ..kinematics.cache import cache_of
 from ..kinematics.chain import check_q, shaped_q
 from ..model.robot import Robot
 from . import programs as pg
@@ -85,7 +85,7 @@ def rne(robot: Robot, q: Q, qd: QD, qdd: QDD, *, gravity: ArrayLike = GRAVITY,
                 return tau  # (else NaN or infinity: the general code below names which input)
     q = shaped_q(robot, q)
     if q.ndim == 1:  # one state: the compiled kernel when loaded (kinematica.compiled)
-        k = compiled.kernels("rne") if compilable(robot) else None  # no pitch in the kernel
+        k = compiled.kernels("rne")
         if k is not None:
             tau = _rne_compiled(k, robot, q, qd, qdd, gravity, wrench, friction)
             if tau is not None:

@@ -4,7 +4,9 @@ the joint forces and τ), on a robot's local-frame constants packed into one arr
 
 `pack(L)` lays out the `Local` constants one row per joint (PACK names the columns) plus a
 last row holding the tool point, so a call passes one constant array; the joint geometry is
-per joint (kind, offset) as in the FK kernels, so a new per-joint parameter is one column.
+per joint (kind, offset, pitch) as in the FK kernels, so a new per-joint parameter is one
+column. A helical joint of pitch k turns as a revolute one while its origin slides d = k θ
+along z (newton_euler.into_child), and takes n_z + k f_z.
 Friction (b q̇ + τ_c sign q̇ + J_m q̈) is added when asked. Imported only through
 `kinematica.compiled` (it imports Numba); the traced programs (programs.py) compute the same
 and run without Numba.
@@ -17,17 +19,18 @@ import math
 import numpy as np
 from numba import njit, types
 
-from ..kinematics.cache import PRISMATIC, REVOLUTE
+from ..kinematics.cache import HELICAL, PRISMATIC, REVOLUTE
 from .local import Local
 
 # Columns of a joint's row: R (row-major) and p of K_i, mass, h = m·com, I about the joint
-# (row-major), kind, offset (SI), scale (SI per unit of q), armature, viscous, Coulomb.
-_R, _P, _MASS, _H, _I, _KIND, _OFFSET, _SCALE, _ARMATURE, _VISCOUS, _COULOMB = (
-    0, 9, 12, 13, 16, 25, 26, 27, 28, 29, 30)
+# (row-major), kind, offset (SI), scale (SI per unit of q), armature, viscous, Coulomb, pitch
+# (m per rad).
+_R, _P, _MASS, _H, _I, _KIND, _OFFSET, _SCALE, _ARMATURE, _VISCOUS, _COULOMB, _PITCH = (
+    0, 9, 12, 13, 16, 25, 26, 27, 28, 29, 30, 31)
 PACK = {"R": slice(_R, _R + 9), "p": slice(_P, _P + 3), "mass": _MASS, "h": slice(_H, _H + 3),
         "I": slice(_I, _I + 9), "kind": _KIND, "offset": _OFFSET, "scale": _SCALE,
-        "armature": _ARMATURE, "viscous": _VISCOUS, "coulomb": _COULOMB}
-WIDTH = 31
+        "armature": _ARMATURE, "viscous": _VISCOUS, "coulomb": _COULOMB, "pitch": _PITCH}
+WIDTH = 32
 
 
 def pack(L: Local) -> np.ndarray:
@@ -38,8 +41,8 @@ def pack(L: Local) -> np.ndarray:
     D[:-1, PACK["mass"]] = L.mass
     D[:-1, PACK["h"]] = L.h
     D[:-1, PACK["I"]] = np.reshape(L.I, (L.n, 9))
-    D[:-1, PACK["kind"]] = np.where(L.revolute, REVOLUTE, PRISMATIC)
-    for name in ("offset", "scale", "armature", "viscous", "coulomb"):
+    D[:-1, PACK["kind"]] = np.where(L.revolute, np.where(np.array(L.pitch) != 0, HELICAL, REVOLUTE), PRISMATIC)
+    for name in ("offset", "scale", "armature", "viscous", "coulomb", "pitch"):
         D[:-1, PACK[name]] = getattr(L, name if name != "offset" else "offsets")
     D[-1, :3] = L.tool
     return D
@@ -75,7 +78,7 @@ def rne(D, q, qd, qdd, g, wrench, friction, tau):
     """τ (n,) into tau for one state q, q̇, q̈ (robot units), gravity g (3, m/s²) and the tool
     wrench (6: force, moment; world axes, N and N·m). False if an input holds NaN or inf."""
     n = q.shape[0]
-    FN = np.empty((n, 8))  # per joint: F, N and the joint's (c, s) or (d, ·)
+    FN = np.empty((n, 9))  # per joint: F, N and the joint's (c, s, d) or (d, ·, ·)
     wx = wy = wz = ax_ = ay_ = az_ = 0.0  # ω and α
     lx, ly, lz = -g[0], -g[1], -g[2]  # a: gravity as an upward acceleration of the base
     fx, fy, fz, mx, my, mz = wrench[0], wrench[1], wrench[2], wrench[3], wrench[4], wrench[5]
@@ -93,7 +96,7 @@ def rne(D, q, qd, qdd, g, wrench, friction, tau):
         ax_, ay_, az_ = _rot_t(D, i, ax_, ay_, az_)
         fx, fy, fz = _rot_t(D, i, fx, fy, fz)
         mx, my, mz = _rot_t(D, i, mx, my, mz)
-        if D[i, _KIND] == REVOLUTE:
+        if D[i, _KIND] != PRISMATIC:
             th = q[i] + D[i, _OFFSET]
             c, s = math.cos(th), math.sin(th)
             FN[i, 6], FN[i, 7] = c, s
@@ -102,6 +105,13 @@ def rne(D, q, qd, qdd, g, wrench, friction, tau):
             lx, ly = c * lx + s * ly, c * ly - s * lx
             fx, fy = c * fx + s * fy, c * fy - s * fx
             mx, my = c * mx + s * my, c * my - s * mx
+            k = D[i, _PITCH]
+            if k != 0.0:  # the origin's slide d = k θ, in the frame turning at the parent's ω, α
+                d = k * th
+                FN[i, 8] = d
+                lx += d * ay_ + d * wx * wz + 2.0 * k * v * wy
+                ly += d * wy * wz - d * ax_ - 2.0 * k * v * wx
+                lz += k * acc - d * (wx * wx + wy * wy)
             ax_, ay_, az_ = ax_ + v * wy, ay_ - v * wx, az_ + acc
             wz += v
         else:
@@ -130,10 +140,13 @@ def rne(D, q, qd, qdd, g, wrench, friction, tau):
     for i in range(n - 1, -1, -1):
         fx, fy, fz = fx + FN[i, 0], fy + FN[i, 1], fz + FN[i, 2]
         mx, my, mz = mx + FN[i, 3], my + FN[i, 4], mz + FN[i, 5]
-        tau[i] = (mz if D[i, _KIND] == REVOLUTE else fz) + 0.0  # + 0.0: no −0.0 printed
+        tau[i] = (fz if D[i, _KIND] == PRISMATIC else mz + D[i, _PITCH] * fz) + 0.0  # + 0.0: no −0.0 printed
         if i == 0:
             break
-        if D[i, _KIND] == REVOLUTE:  # frame i → frame i − 1 (newton_euler.to_parent)
+        if D[i, _KIND] != PRISMATIC:  # frame i → frame i − 1 (newton_euler.to_parent)
+            if D[i, _KIND] == HELICAL:  # o_i sits d along z from the K origin
+                d = FN[i, 8]
+                mx, my = mx - d * fy, my + d * fx
             c, s = FN[i, 6], FN[i, 7]
             fx, fy = c * fx - s * fy, s * fx + c * fy
             mx, my = c * mx - s * my, s * mx + c * my

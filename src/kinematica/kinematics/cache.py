@@ -52,9 +52,8 @@ def cache_of(robot: Robot) -> RobotCache:
 
 
 def compilable(robot: Robot) -> bool:
-    """Whether the compiled kernels model this robot: every joint revolute or prismatic. A
-    helical joint (a pitch) takes the NumPy paths, which carry the slide pitch·θ; the kernels'
-    joint table has no pitch column yet.
+    """Whether the compiled kernels model this robot: every joint is revolute, prismatic or
+    helical (`chain_arrays`' kinds), so every robot Kinematica builds.
 
     >>> import kinematica as km
     >>> compilable(km.load("puma560"))
@@ -62,29 +61,33 @@ def compilable(robot: Robot) -> bool:
     """
     cache = cache_of(robot)
     if cache.compilable is None:
-        cache.compilable = not bool(np.any(robot.pitch))
+        cache.compilable = bool(np.all(np.isin(chain_arrays(robot)[1][:, 0], (REVOLUTE, PRISMATIC, HELICAL))))
     return cache.compilable
 
 
-# Joint kinds in the kernels' per-joint table (a float array: one argument fewer to pass).
-REVOLUTE, PRISMATIC = 0.0, 1.0
+# Joint kinds in the kernels' per-joint table (a float array: one argument fewer to pass). A
+# helical joint is a kind of its own, not a revolute one with a pitch: it turns like a revolute
+# joint but is no more periodic than a prismatic one (IK never wraps it by 2π).
+REVOLUTE, PRISMATIC, HELICAL = 0.0, 1.0, 2.0
 
 
 def chain_arrays(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
     """The canonical chain as the compiled kernels take it: C (n + 1, 4, 4), the constant
-    transforms C0 … Cn, and joints (n, 2), per joint its kind (REVOLUTE or PRISMATIC) and its
-    offset. Per-joint columns so that a new joint parameter is one more column.
+    transforms C0 … Cn, and joints (n, 3), per joint its kind (REVOLUTE, PRISMATIC or HELICAL),
+    its offset and its pitch (length unit per rad; 0 but for a helical joint). Per-joint
+    columns so that a new joint parameter is one more column.
 
     >>> import kinematica as km
     >>> C, joints = chain_arrays(km.load("planar-3r"))
     >>> C.shape, joints.tolist()
-    ((4, 4, 4), [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+    ((4, 4, 4), [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
     """
     cache = cache_of(robot)
     if cache.chain is None:
-        joints = np.empty((robot.n, 2))
-        joints[:, 0] = np.where(robot.revolute, REVOLUTE, PRISMATIC)
+        joints = np.empty((robot.n, 3))
+        joints[:, 0] = np.where(robot.revolute, np.where(robot.pitch != 0, HELICAL, REVOLUTE), PRISMATIC)
         joints[:, 1] = robot.offsets
+        joints[:, 2] = robot.pitch
         cache.chain = (np.ascontiguousarray(robot.C, dtype=float), joints)
     return cache.chain
 

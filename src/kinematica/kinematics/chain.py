@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import compiled
 from ..model.robot import Robot
-from .cache import cache_of, chain_arrays, compilable
+from .cache import cache_of, chain_arrays
 
 _F8 = np.dtype(float)
 CHUNK = 4096  # problems per pass: the working set stays in cache (4096–8192 measured best)
@@ -199,7 +199,7 @@ def end_pass(robot: Robot, Q: np.ndarray, with_jacobian: bool) -> tuple[np.ndarr
     N, n = Q.shape
     T = np.empty((N, 4, 4))
     J = np.empty((N, 6, n)) if with_jacobian else None
-    k = compiled.kernels("chain") if compilable(robot) else None  # no pitch in the kernels
+    k = compiled.kernels("chain")
     if k is not None:  # a loop of the single kernel: 0.28/0.33 µs a pose against 0.35/0.65 here
         C, joints = cache_of(robot).chain or chain_arrays(robot)
         if J is None:
@@ -314,7 +314,7 @@ def end_checked(robot: Robot, q: np.ndarray, with_jacobian: bool,
                 check: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """`end_single` for a q (n,) from `shaped_q`: with check, NaN or infinity in q is an
     InputError (tested by the kernel on its way, or here before the NumPy code)."""
-    k = compiled.kernels("chain") if compilable(robot) else None  # no pitch in the kernels
+    k = compiled.kernels("chain")
     if k is None:
         if check:
             check_q(robot, q)
@@ -333,7 +333,7 @@ def end_checked(robot: Robot, q: np.ndarray, with_jacobian: bool,
 
 def jacobian_checked(robot: Robot, q: np.ndarray) -> np.ndarray:
     """`end_checked(robot, q, True)[1]`, the Jacobian alone: the kernel keeps T to itself."""
-    k = compiled.kernels("chain") if compilable(robot) else None  # no pitch in the kernels
+    k = compiled.kernels("chain")
     if k is None:
         return end_checked(robot, q, True)[1]
     C, joints = cache_of(robot).chain or chain_arrays(robot)

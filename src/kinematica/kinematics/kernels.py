@@ -2,15 +2,15 @@
 
     T(q) = C0 · J1(θ1) · C1 · J2(θ2) · … · Jn(θn) · Cn,    θi = qi + offset_i,
 
-Ji = Rz(θi) for a revolute joint, Tz(θi) for a prismatic one; Jacobian column i, from the axis
-z_i and point p_i of the frame just before Ji (its own motion leaves both alone) and the tool
-point p_e: [z_i × (p_e − p_i); z_i] (revolute) or [z_i; 0] (prismatic).
+Ji = Rz(θi) for a revolute joint, Tz(θi) for a prismatic one, Rz(θi)·Tz(h_i θi) for a helical
+one of pitch h_i; Jacobian column i, from the axis z_i and point p_i of the frame just before Ji
+(its own motion leaves both alone) and the tool point p_e: [z_i × (p_e − p_i); z_i] (revolute),
+[z_i; 0] (prismatic), [z_i × (p_e − p_i) + h_i z_i; z_i] (helical).
 
 Only the top three rows of a transform are carried (the bottom one is 0 0 0 1); Ji acts on
 them in place: Rz(θ) mixes columns 0 and 1, Tz(d) adds d·z to column 3. Constants come from
-`cache.chain_arrays` (C and the per-joint table [kind, offset]); every joint reads its row of
-that table, so a new per-joint parameter (a helical pitch, say) is one more column and one
-more line in `_joint`. Imported only through `kinematica.compiled` (it imports Numba); the
+`cache.chain_arrays` (C and the per-joint table [kind, offset, pitch]); every joint reads its
+row of that table, so a new per-joint parameter is one more column. Imported only through `kinematica.compiled` (it imports Numba); the
 NumPy code in chain.py computes the same and is what runs without Numba. The kernels are
 compiled for explicit signatures when this module is imported (or loaded from Numba's
 on-disk cache) and accept read-only and strided q.
@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit, types
 
-from .cache import REVOLUTE
+from .cache import HELICAL, PRISMATIC
 
 _F8 = types.float64
 # q and Q any layout (views of the caller's arrays); the constants and the outputs, which this
@@ -34,20 +34,22 @@ _W2, _W3 = types.Array(_F8, 2, "C"), types.Array(_F8, 3, "C")
 
 
 @njit(cache=True, inline="always")
-def _joint(T, kind, theta):
-    """T · Ji(θ) on the top rows of T, in place. (A helical joint, revolute plus a slide
-    pitch·θ along the same z, would add `T[r, 3] += pitch * theta * T[r, 2]` to the revolute
-    branch, with pitch one more column of the joint table; its Jacobian column gains pitch·z
-    in the linear rows.)"""
-    if kind == REVOLUTE:
-        c, s = math.cos(theta), math.sin(theta)
-        for r in range(3):
-            x, y = T[r, 0], T[r, 1]
-            T[r, 0] = c * x + s * y
-            T[r, 1] = c * y - s * x
-    else:
+def _joint(T, joint, theta):
+    """T · Ji(θ) on the top rows of T, in place; joint: its row of the joint table. Rz and Tz
+    about the same axis commute, so a helical joint's slide h·θ reads the z column either side
+    of the turn."""
+    kind = joint[0]
+    if kind == PRISMATIC:
         for r in range(3):
             T[r, 3] += theta * T[r, 2]
+        return
+    c, s = math.cos(theta), math.sin(theta)
+    slide = joint[2] * theta if kind == HELICAL else 0.0
+    for r in range(3):
+        x, y = T[r, 0], T[r, 1]
+        T[r, 0] = c * x + s * y
+        T[r, 1] = c * y - s * x
+        T[r, 3] += slide * T[r, 2]
 
 
 @njit(cache=True, inline="always")
@@ -71,7 +73,7 @@ def pose(C, joints, q, T):
     ok = True
     for i in range(q.shape[0]):
         ok &= math.isfinite(q[i])
-        _joint(T, joints[i, 0], q[i] + joints[i, 1])
+        _joint(T, joints[i], q[i] + joints[i, 1])
         _times_rigid(T, C[i + 1])
     T[3, 0] = T[3, 1] = T[3, 2] = 0.0
     T[3, 3] = 1.0
@@ -92,17 +94,18 @@ def pose_jacobian(C, joints, q, T, J):
         for r in range(3):  # z_i and p_i (p_i parked in the linear rows until p_e is known)
             J[3 + r, i] = T[r, 2]
             J[r, i] = T[r, 3]
-        _joint(T, joints[i, 0], q[i] + joints[i, 1])
+        _joint(T, joints[i], q[i] + joints[i, 1])
         _times_rigid(T, C[i + 1])
     T[3, 0] = T[3, 1] = T[3, 2] = 0.0
     T[3, 3] = 1.0
     for i in range(n):
         zx, zy, zz = J[3, i], J[4, i], J[5, i]
-        if joints[i, 0] == REVOLUTE:
+        if joints[i, 0] != PRISMATIC:
+            h = joints[i, 2]  # 0 but for a helical joint
             dx, dy, dz = T[0, 3] - J[0, i], T[1, 3] - J[1, i], T[2, 3] - J[2, i]
-            J[0, i] = zy * dz - zz * dy
-            J[1, i] = zz * dx - zx * dz
-            J[2, i] = zx * dy - zy * dx
+            J[0, i] = zy * dz - zz * dy + h * zx
+            J[1, i] = zz * dx - zx * dz + h * zy
+            J[2, i] = zx * dy - zy * dx + h * zz
         else:
             J[0, i], J[1, i], J[2, i] = zx, zy, zz
             J[3, i] = J[4, i] = J[5, i] = 0.0
@@ -136,7 +139,7 @@ def poses_jacobians(C, joints, Q, T, J):
 def warm() -> None:
     """Run every kernel once (compiled at import; this proves they run)."""
     C = np.broadcast_to(np.eye(4), (2, 4, 4)).copy()
-    joints = np.array([[REVOLUTE, 0.0]])
+    joints = np.array([[HELICAL, 0.0, 0.1]])  # the widest branch of _joint
     q = np.zeros(1)
     T, J = np.empty((4, 4)), np.empty((6, 1))
     if not (pose(C, joints, q, T) and pose_jacobian(C, joints, q, T, J) and jacobian(C, joints, q, J)):

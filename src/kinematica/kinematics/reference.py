@@ -6,7 +6,8 @@ The product of exponentials (*Modern Robotics* §4.1, `FKinSpace`; §5.1, `Jacob
     J_s,i = Ad(e^[S1]θ1 ⋯ e^[S(i−1)]θ(i−1)) · S_i
 
 with M the tool's pose at θ = 0 and S_i = (ω_i; v_i) joint i's screw axis in the base frame at
-θ = 0: (z_i; −z_i × p_i) for a revolute joint, (0; z_i) for a prismatic one, z_i and p_i the
+θ = 0: (z_i; −z_i × p_i) for a revolute joint, (z_i; −z_i × p_i + h_i z_i) for a helical one
+of pitch h_i (Modern Robotics' screw of finite pitch), (0; z_i) for a prismatic one, z_i and p_i the
 axis and origin of the frame just before joint i. These are read off the canonical chain
 C0 · J1 · C1 ⋯ Jn · Cn at θ = 0 by products of its constants alone (no code shared with the
 fast paths of chain.py and kernels.py, which these functions check). The base-frame
@@ -33,7 +34,7 @@ def screw_list(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
     S = np.zeros((robot.n, 6))
     for i in range(robot.n):
         z, p = T[:3, 2], T[:3, 3]
-        S[i] = np.r_[z, -np.cross(z, p)] if robot.revolute[i] else np.r_[0.0, 0.0, 0.0, z]
+        S[i] = np.r_[z, -np.cross(z, p) + robot.pitch[i] * z] if robot.revolute[i] else np.r_[0.0, 0.0, 0.0, z]
         T = T @ robot.C[i + 1]
     return T, S
 
