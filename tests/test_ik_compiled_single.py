@@ -1,0 +1,125 @@
+"""One `km.ik` call compiled (issue 12): the closed forms in Numba (`ik.closed_kernel`) against
+the NumPy solvers they port."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kinematica as km
+from kinematica import compiled, spatial
+from kinematica.ik.analytic import analytic_candidates, solver_name
+from kinematica.ik.closed import nearest_branches
+from kinematica.ik.target import pose
+from kinematica.ik.verdict import NEAR_SINGULAR
+from kinematica.model.library import robot_names
+
+CLOSED = [name for name in robot_names() if solver_name(km.load(name)) in ("spherical wrist", "ur")]
+GAP = 1e-9  # rad: compiled and NumPy branches agree to rounding, modulo 2π
+
+
+@pytest.fixture(scope="module", autouse=True)
+def kernels_loaded():
+    before = compiled.mode()
+    assert compiled.use_compiled("always"), "the Numba kernels did not load"
+    yield
+    compiled.use_compiled(before, wait=False)
+
+
+def kernels():
+    from kinematica.ik import closed_kernel
+
+    return closed_kernel, None
+
+
+def box(robot):
+    lo = np.where(np.isfinite(robot.limits[:, 0]), robot.limits[:, 0], -np.pi)
+    hi = np.where(np.isfinite(robot.limits[:, 1]), robot.limits[:, 1], np.pi)
+    return lo, hi
+
+
+def problems(robot, rng, count=40):
+    """Targets from joint values inside the limits — some exactly on a limit, some with the
+    wrist straight (θ5 = 0: a wrist singularity) — and seeds inside the limits."""
+    lo, hi = box(robot)
+    Q = rng.uniform(lo, hi, (count, robot.n))
+    Q[::4, 1], Q[1::5, 2], Q[2::6, 0] = lo[1], hi[2], hi[0]
+    Q[3::7, 4] = 0.0
+    return km.fk(robot, Q), rng.uniform(lo, hi, (count, robot.n))
+
+
+def gaps(a, b):
+    return np.abs((a - b + np.pi) % (2 * np.pi) - np.pi)
+
+
+def singular(robot, Q):
+    """σ_min/σ_max of the Jacobian below 1e-3 at each configuration of Q (k, n)."""
+    s = np.linalg.svd(km.jacobian(robot, Q), compute_uv=False)
+    return s[:, -1] < NEAR_SINGULAR * s[:, 0]
+
+
+def assert_candidates_agree(robot, T, seeds):
+    """Every branch of closed_kernel.candidates equals analytic_candidates' (modulo 2π), with
+    the same reachability — except at a singular pose (a straight wrist fixes only θ4 ± θ6, a
+    straight elbow puts a square root at 0, amplifying rounding), where the two branches must
+    still give the same pose."""
+    ck, _ = kernels()
+    const = ck.constants(robot)
+    Qn, reach_n, _ = analytic_candidates(robot, pose(T), q_ref=seeds)
+    Q, reach = np.empty((8, 6)), np.empty(8, bool)
+    for k in range(len(T)):
+        ck.candidates(*const, T[k, :3, 3], T[k, :3, :3], seeds[k], Q, reach)
+        np.testing.assert_array_equal(reach, reach_n[k])
+        off = gaps(Q, Qn[k]).max(axis=1) > GAP
+        if off.any():
+            assert singular(robot, Qn[k][off]).all(), (k, np.flatnonzero(off))
+            np.testing.assert_allclose(km.fk(robot, Q[off]), km.fk(robot, Qn[k][off]), atol=1e-9)
+
+
+@pytest.mark.parametrize("name", CLOSED)
+def test_compiled_closed_forms_match_the_numpy_solvers_on_every_bundled_arm(name):
+    robot = km.load(name)
+    T, seeds = problems(robot, np.random.default_rng(1))
+    assert_candidates_agree(robot, T, seeds)
+
+
+@st.composite
+def closed_form_arms(draw):
+    """A random DH arm of either closed-form kind, with random joint zeros, limits (some
+    narrower than a turn, some wider) and base and tool."""
+    a2, a3, d3, d4, d6 = draw(st.lists(st.floats(0.05, 0.8), min_size=5, max_size=5))
+    s = draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=3, max_size=3))
+    th = draw(st.lists(st.floats(-np.pi, np.pi), min_size=6, max_size=6))
+    if draw(st.booleans()):  # spherical wrist (test_analytic's construction)
+        rows = [{"alpha": s[0] * np.pi / 2, "a": 0.1 * a2, "d": 0.3}, {"a": a2},
+                {"a": 0.2 * a3, "d": s[1] * d3 * 0.3, "alpha": -np.pi / 2}, {"d": d4, "alpha": s[2] * np.pi / 2},
+                {"alpha": -np.pi / 2}, {"d": d6 * 0.2}]
+    else:  # UR-type: axes 2–4 parallel, 5 ⟂ 4, 6 ⟂ 5
+        rows = [{"alpha": np.pi / 2, "d": 0.1 * d3}, {"a": -a2}, {"a": -a3}, {"d": s[1] * 0.2 * d4, "alpha": np.pi / 2},
+                {"d": 0.2 * d6, "alpha": -np.pi / 2}, {"d": 0.1 * a2}]
+    width = draw(st.lists(st.floats(1.0, 4 * np.pi), min_size=6, max_size=6))
+    lo = draw(st.lists(st.floats(-2 * np.pi, 0.0), min_size=6, max_size=6))
+    for row, t, w, low in zip(rows, th, width, lo):
+        row.update(theta=t, limits=[low, low + w])
+    base = spatial.transl(np.array(th[:3]) * 0.1) @ spatial.rotz(th[3]) @ spatial.rotx(th[4])
+    tool = spatial.homogeneous(spatial.rpy_to_matrix(th[3:]), np.array(th[:3]) * 0.05)
+    return km.from_dh(rows, name="random-closed", base=base, tool=tool)
+
+
+@settings(max_examples=30, deadline=None)
+@given(closed_form_arms(), st.integers(0, 2 ** 31))
+def test_compiled_closed_forms_match_the_numpy_solvers_on_random_arms(robot, seed):
+    assert solver_name(robot) in ("spherical wrist", "ur")
+    T, seeds = problems(robot, np.random.default_rng(seed), 12)
+    assert_candidates_agree(robot, T, seeds)
+    ck, _ = kernels()
+    qn, found = nearest_branches(robot, pose(T), seeds, True, checked=False)
+    q = np.empty(6)
+    for k in range(len(T)):
+        got = ck.nearest(*ck.constants(robot), T[k, :3, 3], T[k, :3, :3], seeds[k], True, q)
+        assert got == found[k]
+        if got:  # the same branch, or (a tie, a singular wrist) one as near the seed
+            d = np.linalg.norm(gaps(q, seeds[k]))
+            assert abs(d - np.linalg.norm(gaps(qn[k], seeds[k]))) < 1e-7 and robot.within_limits(q)
