@@ -1,5 +1,6 @@
 """One `km.ik` call compiled (issue 12): the closed forms in Numba (`ik.closed_kernel`) against
-the NumPy solvers they port."""
+the NumPy solvers they port, and the one-call kernel (`ik.single_kernel`: seed, solve,
+verdict)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from kinematica import compiled, spatial
 from kinematica.ik.analytic import analytic_candidates, solver_name
 from kinematica.ik.closed import nearest_branches
 from kinematica.ik.target import pose
-from kinematica.ik.verdict import NEAR_SINGULAR
+from kinematica.ik.verdict import NEAR_SINGULAR, near_singular
 from kinematica.model.library import robot_names
 
 CLOSED = [name for name in robot_names() if solver_name(km.load(name)) in ("spherical wrist", "ur")]
@@ -29,9 +30,9 @@ def kernels_loaded():
 
 
 def kernels():
-    from kinematica.ik import closed_kernel
+    from kinematica.ik import closed_kernel, single_kernel
 
-    return closed_kernel, None
+    return closed_kernel, single_kernel
 
 
 def box(robot):
@@ -123,3 +124,45 @@ def test_compiled_closed_forms_match_the_numpy_solvers_on_random_arms(robot, see
         if got:  # the same branch, or (a tie, a singular wrist) one as near the seed
             d = np.linalg.norm(gaps(q, seeds[k]))
             assert abs(d - np.linalg.norm(gaps(qn[k], seeds[k]))) < 1e-7 and robot.within_limits(q)
+
+
+def test_a_batch_of_one_is_a_single_call():
+    """Compiled, a batch runs the single solver target by target from the same generator:
+    a batch of one gives the single call's answer (Panda: no closed form, restarts taken)."""
+    robot = km.load("panda")
+    T, seeds = problems(robot, np.random.default_rng(4), 12)
+    for k in range(len(T)):
+        for limits in ("wrap", "clip"):
+            one = km.ik(robot, T[k], seeds[k], limits=limits, seed=7)
+            batch = km.ik(robot, T[k][None], seeds[k][None], limits=limits, seed=7)
+            np.testing.assert_array_equal(batch.q[0], one.q)
+            assert batch.iterations[0] == one.iterations and batch.success[0] == one.success
+
+
+def test_the_singularity_flag_is_the_svds():
+    """The kernel clears σ_min/σ_max ≥ 1e-3 by a bound and leaves the rest to the SVD: the
+    flag equals `verdict.near_singular` at singular, nearly singular and regular poses."""
+    robot = km.load("puma560")
+    rng = np.random.default_rng(6)
+    Q = rng.uniform(*box(robot), (30, 6))
+    Q[::3, 4] = 0.0  # wrist singular
+    Q[1::3, 4] = rng.choice([1e-4, 1e-3, 3e-3, 1e-2], 10)  # near it, on both sides of 1e-3
+    for q in Q:
+        r = km.ik(robot, km.fk(robot, q), q, limits="wrap")
+        assert r.success
+        assert r.near_singular == near_singular(robot, pose(km.fk(robot, q))[None], r.q[None])[0]
+
+
+@pytest.mark.parametrize("rows,cols", [(6, 6), (6, 7), (6, 5)])
+def test_the_singularity_bound_never_clears_a_near_singular_jacobian(rows, cols):
+    _, sk = kernels()
+    rng = np.random.default_rng(rows * cols)
+    for scale in (1.0, 1e-2, 1e-3, 1e-4, 0.0):
+        for _ in range(20):
+            J = rng.normal(size=(rows, cols))
+            U, s, Vt = np.linalg.svd(J, full_matrices=False)
+            s[-1] *= scale
+            J = (U * s) @ Vt
+            sv = np.linalg.svd(J, compute_uv=False)
+            if sk._singular_bound(J) < 1.0 / NEAR_SINGULAR ** 2:
+                assert sv[-1] >= NEAR_SINGULAR * sv[0]

@@ -34,7 +34,7 @@ MODES = ("auto", "always", "never")
 # The kernel modules, each beside the reference code it speeds up (imported by name: they
 # import Numba at their top, which nothing else may do).
 MODULES = {"chain": "kinematica.kinematics.kernels", "rne": "kinematica.dynamics.rne_kernel",
-           "ik": "kinematica.ik.lm_kernel"}
+           "ik": "kinematica.ik.lm_kernel", "one": "kinematica.ik.single_kernel"}
 
 _mode = os.environ.get("KINEMATICA_COMPILED", "auto").strip().lower() or "auto"
 if _mode not in MODES:

@@ -9,10 +9,11 @@
   one target    single.solve_one: the seed, then random restarts, wrapping into the limits,
                 polishing a solution just outside; for N targets in one call    `solve_many`
 
-single.py runs `attempt` for one target (km.ik's single path; its random restarts stay
-NumPy's, so single results are those of the NumPy code) and `solve_many` for a batch (restarts
-from Numba's generator, seeded from the caller's), once `kinematica.compiled` has loaded this
-module; its NumPy code (and batch.py's engine) otherwise. A damped system that is not
+single.py runs `_solve_one` for one target inside `single_kernel.solve` (seed, solve and verdict
+in one call) and `solve_many` for a batch, both with restarts from Numba's generator seeded from
+the caller's seed (so a batch of one is a single call), once `kinematica.compiled` has loaded this
+module; `attempt` runs the attempts of single.py's own loop where that one runs (a history asked
+for, a planar arm's pose); NumPy code (and batch.py's engine) otherwise. A damped system that is not
 positive definite hands the attempt back to NumPy (FALLBACK), which solves it by least squares.
 
 log(M) = θ·a for M = R_d Rᵀ: v = vee(M − Mᵀ) = 2 sin θ · a and cos θ = (tr M − 1)/2 give
