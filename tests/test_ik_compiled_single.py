@@ -1,6 +1,7 @@
 """One `km.ik` call compiled (issue 12): the closed forms in Numba (`ik.closed_kernel`) against
-the NumPy solvers they port, and the one-call kernel (`ik.single_kernel`: seed, solve,
-verdict)."""
+the NumPy solvers they port, the one-call kernel (`ik.single_kernel`: seed, solve, verdict)
+and `km.ik`'s shortcut to it (`ik.fast`) against the general path, which must give the same
+answer; and every input the shortcut declines still checked and refused in words."""
 
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ from hypothesis import strategies as st
 
 import kinematica as km
 from kinematica import compiled, spatial
+from kinematica.errors import InputError
+from kinematica.ik import solve as ik_solve
 from kinematica.ik.analytic import analytic_candidates, solver_name
 from kinematica.ik.closed import nearest_branches
-from kinematica.ik.target import pose
+from kinematica.ik.fast import one_pose
+from kinematica.ik.target import TargetError, pose
 from kinematica.ik.verdict import NEAR_SINGULAR, near_singular
 from kinematica.model.library import robot_names
 
@@ -126,6 +130,28 @@ def test_compiled_closed_forms_match_the_numpy_solvers_on_random_arms(robot, see
             assert abs(d - np.linalg.norm(gaps(qn[k], seeds[k]))) < 1e-7 and robot.within_limits(q)
 
 
+@pytest.mark.parametrize("name", ["puma560", "ur5", "kuka-kr6-r900", "panda", "arm-5dof"])
+def test_the_shortcut_gives_the_general_paths_answer(name):
+    """`ik.fast.one_pose` against `solve._ik` (the general path: Target, Options, Problem) on
+    every limit mode, from home and from seeds: the same q, bit for bit, the same verdict."""
+    robot = km.load(name)
+    T, seeds = problems(robot, np.random.default_rng(2), 16)
+    taken = 0
+    for k in range(len(T)):
+        for q0, limits in ((None, "auto"), (seeds[k], "auto"), (seeds[k], "wrap"), (seeds[k], "ignore")):
+            fast = one_pose(robot, T[k], q0, limits, 200, 0)
+            slow = ik_solve._ik(robot, T[k], q0, "lm", limits, 200, 0, None, None, None, {})
+            if fast is None:
+                assert not slow.success  # declined only what it does not solve
+                continue
+            taken += 1
+            np.testing.assert_array_equal(fast.q, slow.q)
+            for field in ("success", "reason", "iterations", "position_error", "orientation_error",
+                          "within_limits", "near_singular", "reachable"):
+                assert getattr(fast, field) == getattr(slow, field), field
+    assert taken >= 0.9 * 4 * len(T)
+
+
 def test_a_batch_of_one_is_a_single_call():
     """Compiled, a batch runs the single solver target by target from the same generator:
     a batch of one gives the single call's answer (Panda: no closed form, restarts taken)."""
@@ -166,3 +192,30 @@ def test_the_singularity_bound_never_clears_a_near_singular_jacobian(rows, cols)
             sv = np.linalg.svd(J, compute_uv=False)
             if sk._singular_bound(J) < 1.0 / NEAR_SINGULAR ** 2:
                 assert sv[-1] >= NEAR_SINGULAR * sv[0]
+
+
+def test_inputs_the_shortcut_declines_are_still_checked():
+    robot = km.load("puma560")
+    T = km.fk(robot, np.full(6, 0.3))
+    assert one_pose(robot, T, [0.3] * 6, "auto", 200, 0) is None  # a list: the general path's
+    assert km.ik(robot, T, [0.3] * 6).success
+    bad = T.copy()
+    bad[0, 3] = np.nan
+    with pytest.raises(TargetError):
+        km.ik(robot, bad)
+    bad = T.copy()
+    bad[:3, :3] *= 2
+    with pytest.raises(TargetError):
+        km.ik(robot, bad)
+    with pytest.raises(InputError):
+        km.ik(robot, T, np.zeros(5))
+    with pytest.raises(InputError):
+        km.ik(robot, T, np.full(6, np.inf))
+    with pytest.raises(InputError):
+        km.ik(robot, T, limits="tight")
+    with pytest.raises(InputError):
+        km.ik(robot, T, restarts=-1)
+    far = T.copy()
+    far[:3, 3] = 100.0
+    r = km.ik(robot, far)
+    assert not r.success and r.reason.startswith("target out of reach")

@@ -11,8 +11,9 @@ call against the tolerances and the limits.
 Levenberg–Marquardt (the default method) runs on `single.solve_one` for one target and on
 `batch.solve_lm` for many — the same rules, each built for its size; once `kinematica.compiled`
 has loaded the kernels, pose targets run them compiled (`ik.single_kernel`: seed, solve and
-verdict in one kernel call for a single target; `lm_kernel.solve_many` for a batch); a
-target it leaves unsolved gets the closed form where one fits (`closed.rescue`: solutions exactly on the
+verdict in one kernel call for a single target — the commonest call, a 4x4 pose with default
+options, through `ik.fast`'s shortcut; `lm_kernel.solve_many` for a batch); a target it leaves
+unsolved gets the closed form where one fits (`closed.rescue`: solutions exactly on the
 joint limits, which random seeds find only now and then). The other methods run on the
 general engine `numeric.iterate`, alone. Targets and the verdict are in the world frame; the
 solvers iterate on `frame.solver_problem`.
@@ -31,6 +32,7 @@ from ..model.robot import Robot
 from .batch import solve_lm
 from .closed import closed_form_seeds, rescue
 from .collide import avoid, seat_of
+from .fast import one_pose
 from .limits import random_seeds, wrap_into_limits
 from .numeric import CONVERGED, STALLED, Options, iterate
 from .options import default_tolerance, limit_mode, solver_options
@@ -113,6 +115,10 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     def solve(t, q, s):
         return _ik(robot, t, q, method, limits, restarts, s, secondary, rest, model, options)
     if scene is None:
+        if method == "lm" and secondary is None and rest is None and model is None and not options:
+            done = one_pose(robot, target, q0, limits, restarts, seed)  # the commonest call, compiled
+            if done is not None:
+                return done
         return solve(target, q0, seed)
     seat = seat_of(robot, scene)  # a scene that does not hold the robot fails before any work
     return avoid(robot, judged(robot, target), solve(target, q0, seed), seat, solve, seed)
