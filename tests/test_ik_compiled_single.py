@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kinematica as km
-from kinematica import compiled, spatial
+from kinematica import spatial
 from kinematica.errors import InputError
 from kinematica.ik import solve as ik_solve
 from kinematica.ik.analytic import analytic_candidates, solver_name
@@ -25,12 +25,7 @@ CLOSED = [name for name in robot_names() if solver_name(km.load(name)) in ("sphe
 GAP = 1e-9  # rad: compiled and NumPy branches agree to rounding, modulo 2π
 
 
-@pytest.fixture(scope="module", autouse=True)
-def kernels_loaded():
-    before = compiled.mode()
-    assert compiled.use_compiled("always"), "the Numba kernels did not load"
-    yield
-    compiled.use_compiled(before, wait=False)
+pytestmark = pytest.mark.usefixtures("kernels_loaded")  # conftest: the Numba kernels, loaded once a module
 
 
 def kernels():
