@@ -29,7 +29,7 @@ from .options import limit_mode, solver_options
 from .reach import _bound
 from .result import IKResult
 from .single import kernel_flags, kernel_settings, solve_single
-from .target import _rotations
+from .target import rotation_floats
 from .verdict import NEAR_WORDS
 
 
@@ -66,9 +66,10 @@ def one_pose(robot: Robot, target, q0, limits: str, restarts, seed) -> IKResult 
     if q0 is None:
         q0 = robot.q_home
     settings, flags, (x1, y1, z1), reach = const
-    (_, _, _, x), (_, _, _, y), (_, _, _, z) = target[:3].tolist()
-    if not math.isfinite(sum(target.ravel().tolist())) or not _rotations(target[:3, :3]):
+    vals = target.ravel().tolist()
+    if not math.isfinite(sum(vals)) or not rotation_floats(*vals[0:3], *vals[4:7], *vals[8:11]):
         return None
+    x, y, z = vals[3], vals[7], vals[11]
     if not math.sqrt((x - x1) ** 2 + (y - y1) ** 2 + (z - z1) ** 2) <= reach:  # `reach.reach_check`'s test
         return None
     done = solve_single(robot, target[:3, 3], target[:3, :3], q0, settings, restarts, flags, seed)

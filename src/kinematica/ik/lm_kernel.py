@@ -299,9 +299,10 @@ def _modes(seed_no, clip_first, adaptive_first, hard):
 
 @njit(cache=True)
 def _solve_one(C, joints, pd, Rd, q0, lo, hi, slo, shi, settings, restarts, clip_first, adaptive_first,
-               enforce, q_out):
+               enforce, q_out, rseed=-1):
     """single.solve_one: the seed q0, then up to `restarts` random seeds (uniform in [slo, shi],
-    Numba's generator) until an attempt converges within the limits; (status, iterations)."""
+    Numba's generator, seeded with rseed before the first one unless rseed < 0) until an
+    attempt converges within the limits; (status, iterations)."""
     n = q0.shape[0]
     max_iter, limit_tol, margin = int(settings[0]), settings[11], settings[10]
     short, hard = min(max_iter, int(settings[13])), int(settings[14])
@@ -338,6 +339,8 @@ def _solve_one(C, joints, pd, Rd, q0, lo, hi, slo, shi, settings, restarts, clip
             told_status = status
         if k == restarts:
             break
+        if k == 0 and rseed >= 0:  # seeding costs ~1 µs: only for a target that restarts
+            np.random.seed(rseed)
         for j in range(n):
             seed[j] = slo[j] + (shi[j] - slo[j]) * np.random.random()
         clip, adaptive = _modes(k + 1, clip_first, adaptive_first, hard)

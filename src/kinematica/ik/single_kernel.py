@@ -121,9 +121,8 @@ def solve(C, joints, pd, Rd, q0, bounds, settings, restarts, flags, rseed, S, F,
     if flags[3] != 0:
         seed = np.empty(q0.shape[0])
         nearest(S, F, P, closed, pd, Rd, q0, enforce, seed)
-    np.random.seed(rseed)
     status, iters = _solve_one(C, joints, pd, Rd, seed, lo, hi, slo, shi, settings, restarts, flags[0] != 0,
-                               flags[1] != 0, enforce, q)
+                               flags[1] != 0, enforce, q, rseed)
     if status == FALLBACK:
         return float(status), float(iters), 0.0, 0.0, 0.0, 0.0, 0.0
     ok, pos, ori, inside, near = _verdict(C, joints, q, pd, Rd, lo, hi, settings, enforce)
