@@ -2,7 +2,7 @@
 
 Numba turns a single FK, Jacobian or RNE call from 10–20 µs of NumPy calls into 1–3 µs, but
 it costs to start: importing Numba and loading the kernels from its on-disk cache takes
-~0.3–0.7 s, and the very first use on a machine compiles them (~10 s, once: the result is
+~0.3–0.7 s, and the very first use on a machine compiles them (~25 s, once: the result is
 cached on disk, in `__pycache__` beside the kernels or Numba's per-user cache directory). A
 command-line call or a notebook evaluating one pose must not pay that, so by default
 ("auto") the kernels start loading at the `HOT_CALLS`-th single call of the process, in a
