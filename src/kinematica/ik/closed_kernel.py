@@ -101,7 +101,7 @@ def _turn(c, s, v, R, out):
 
 
 @njit(cache=True)
-def _tool(S, F, P, pd, Rd, V):
+def _tool(F, P, pd, Rd, V):
     """V (3, 3): rows the wrist point, the tool's x axis and its z axis, in the joint-1 frame."""
     x = np.empty(3)
     for i in range(3):
@@ -188,7 +188,7 @@ def _branches(S, F, P, joints, pd, Rd, ref, Q, reach):
     each into reach (8,). ref (6,): the seed, giving θ1 on axis 1 and the wrist's θa (θ4, or
     the UR's pitch θ2 + θ3 + θ4) at its singularity."""
     V, U, M, th1 = np.empty((3, 3)), np.empty((3, 3)), np.empty((2, 3)), np.empty(2)
-    _tool(S, F, P, pd, Rd, V)
+    _tool(F, P, pd, Rd, V)
     r = np.empty(6)
     for j in range(6):
         r[j] = ref[j] + joints[j, OFFSET]
