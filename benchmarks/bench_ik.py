@@ -49,6 +49,7 @@ from bench_kinematics import aligned_table, load_average, load_kernels, machine,
 
 ROBOTS = ["puma560", "ur5", "kuka-kr6-r900", "panda"]
 TARGETS = {"success": 99.99, "batched": 10.0, "single": 300.0, "analytic batched": 5.0, "analytic single": 200.0}
+RTB_RATIO = 0.5  # issue 12: one call at most this times Robotics Toolbox C++ ik_LM's median (targets it solves)
 RTB_MODELS = {"puma560": "Puma560", "ur5": "UR5", "panda": "Panda"}  # rtb.models.DH.<name>
 
 
@@ -198,7 +199,16 @@ def rtb_rows(name: str, n_cpp: int, n_py: int) -> list[dict] | str:
         ok = check(T[:count], np.array([ets.eval(x) for x in q]), q, limits, 1e-6)
         rows.append(row(label, count, ok, np.array(claimed), times, "single",
                         "its own DH model; ilimit 30, slimit 100 (restarts, its own RNG), tol 1e-13"))
+        # issue 12 compares one call against the C++ solver's time on the targets it solves
+        rows[-1]["median_solved"] = float(np.median(np.asarray(times)[ok])) if ok.any() else None
     return rows
+
+
+def rtb_cpp_median(rows: list[dict]) -> float | None:
+    """The median time of Robotics Toolbox's C++ ik_LM on the targets it solved, from rows of
+    the same run (None when it did not run)."""
+    found = [r.get("median_solved") for r in rows if r["solver"].startswith("RTB ik_LM (C++)")]
+    return found[0] if found else None
 
 
 def pinocchio_row(robot: km.Robot, T, S, tol_p: float, it_max: int = 100) -> dict | str:
@@ -236,8 +246,9 @@ def pinocchio_row(robot: km.Robot, T, S, tol_p: float, it_max: int = 100) -> dic
 
 
 # --- report --------------------------------------------------------------------------------------
-def verdict(r: dict) -> str:
-    """The issue's targets for our rows: success and false claims, then the time."""
+def verdict(r: dict, rtb_us: float | None = None) -> str:
+    """The issues' targets for our rows: success and false claims, then the time; for a
+    one-call row, also its median ÷ Robotics Toolbox C++ ik_LM's (rtb_us, same run)."""
     if not r["solver"].startswith(("km.ik", "analytic_solutions")) or "clip" in r["solver"]:
         return ""
     parts = [f"success {'met' if r['success'] >= TARGETS['success'] and r['false'] == 0 else 'NOT met'}"]
@@ -245,6 +256,9 @@ def verdict(r: dict) -> str:
     if limit is not None:
         value = r["median"]
         parts.append(f"≤ {limit:g} µs {'met' if value <= limit else 'NOT met'}")
+    if r["kind"] == "single" and rtb_us:
+        ratio = r["median"] / rtb_us
+        parts.append(f"{ratio:.2f}× RTB C++ (≤ {RTB_RATIO:g}× {'met' if ratio <= RTB_RATIO else 'NOT met'})")
     return ", ".join(parts)
 
 
@@ -253,9 +267,10 @@ def fmt_us(x: float) -> str:
 
 
 def print_table(name: str, rows: list[dict], peers: dict[str, str]) -> None:
-    header = ["solver", "n", "success %", "false", "median µs", "mean µs", "target (issue 3)"]
+    header = ["solver", "n", "success %", "false", "median µs", "mean µs", "target (issues 3, 12)"]
+    rtb_us = rtb_cpp_median(rows)
     lines = [[r["solver"], f"{r['n']:,}", f"{r['success']:.2f}", str(r["false"]), fmt_us(r["median"]),
-              fmt_us(r["mean"]), verdict(r)] for r in rows]
+              fmt_us(r["mean"]), verdict(r, rtb_us)] for r in rows]
     lines += [[label, "", why, "", "", "", ""] for label, why in peers.items()]
     print(f"\n{name}")
     aligned_table(header, lines, left=(0, 6))

@@ -50,12 +50,7 @@ def policy(setting: str):
         compiled.use_compiled(before, wait=False)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def kernels_loaded():
-    before = compiled.mode()
-    assert compiled.use_compiled("always"), "the Numba kernels did not load"
-    yield
-    compiled.use_compiled(before, wait=False)
+pytestmark = pytest.mark.usefixtures("kernels_loaded")  # conftest: the Numba kernels, loaded once a module
 
 
 def limit_rows(robot: km.Robot, rng: np.random.Generator) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 Numba turns a single FK, Jacobian or RNE call from 10–20 µs of NumPy calls into 1–3 µs, but
 it costs to start: importing Numba and loading the kernels from its on-disk cache takes
-~0.3–0.7 s, and the very first use on a machine compiles them (~10 s, once: the result is
+~0.3–0.7 s, and the very first use on a machine compiles them (~25 s, once: the result is
 cached on disk, in `__pycache__` beside the kernels or Numba's per-user cache directory). A
 command-line call or a notebook evaluating one pose must not pay that, so by default
 ("auto") the kernels start loading at the `HOT_CALLS`-th single call of the process, in a
@@ -34,7 +34,7 @@ MODES = ("auto", "always", "never")
 # The kernel modules, each beside the reference code it speeds up (imported by name: they
 # import Numba at their top, which nothing else may do).
 MODULES = {"chain": "kinematica.kinematics.kernels", "rne": "kinematica.dynamics.rne_kernel",
-           "ik": "kinematica.ik.lm_kernel"}
+           "ik": "kinematica.ik.lm_kernel", "one": "kinematica.ik.single_kernel"}
 
 _mode = os.environ.get("KINEMATICA_COMPILED", "auto").strip().lower() or "auto"
 if _mode not in MODES:

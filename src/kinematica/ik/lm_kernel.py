@@ -9,10 +9,11 @@
   one target    single.solve_one: the seed, then random restarts, wrapping into the limits,
                 polishing a solution just outside; for N targets in one call    `solve_many`
 
-single.py runs `attempt` for one target (km.ik's single path; its random restarts stay
-NumPy's, so single results are those of the NumPy code) and `solve_many` for a batch (restarts
-from Numba's generator, seeded from the caller's), once `kinematica.compiled` has loaded this
-module; its NumPy code (and batch.py's engine) otherwise. A damped system that is not
+single.py runs `_solve_one` for one target inside `single_kernel.solve` (seed, solve and verdict
+in one call) and `solve_many` for a batch, both with restarts from Numba's generator seeded from
+the caller's seed (so a batch of one is a single call), once `kinematica.compiled` has loaded this
+module; `attempt` runs the attempts of single.py's own loop where that one runs (a history asked
+for, a planar arm's pose); NumPy code (and batch.py's engine) otherwise. A damped system that is not
 positive definite hands the attempt back to NumPy (FALLBACK), which solves it by least squares.
 
 log(M) = θ·a for M = R_d Rᵀ: v = vee(M − Mᵀ) = 2 sin θ · a and cos θ = (tr M − 1)/2 give
@@ -298,9 +299,10 @@ def _modes(seed_no, clip_first, adaptive_first, hard):
 
 @njit(cache=True)
 def _solve_one(C, joints, pd, Rd, q0, lo, hi, slo, shi, settings, restarts, clip_first, adaptive_first,
-               enforce, q_out):
+               enforce, q_out, rseed=-1):
     """single.solve_one: the seed q0, then up to `restarts` random seeds (uniform in [slo, shi],
-    Numba's generator) until an attempt converges within the limits; (status, iterations)."""
+    Numba's generator, seeded with rseed before the first one unless rseed < 0) until an
+    attempt converges within the limits; (status, iterations)."""
     n = q0.shape[0]
     max_iter, limit_tol, margin = int(settings[0]), settings[11], settings[10]
     short, hard = min(max_iter, int(settings[13])), int(settings[14])
@@ -337,6 +339,8 @@ def _solve_one(C, joints, pd, Rd, q0, lo, hi, slo, shi, settings, restarts, clip
             told_status = status
         if k == restarts:
             break
+        if k == 0 and rseed >= 0:  # seeding costs ~1 µs: only for a target that restarts
+            np.random.seed(rseed)
         for j in range(n):
             seed[j] = slo[j] + (shi[j] - slo[j]) * np.random.random()
         clip, adaptive = _modes(k + 1, clip_first, adaptive_first, hard)

@@ -13,6 +13,7 @@ runs the whole of `solve_one` compiled for a batch of them.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -298,3 +299,70 @@ def solve_compiled(robot: Robot, t: Target, seeds: np.ndarray, opts: Options, en
                                               restarts, rng)
     return q, status, iters
 
+
+
+@lru_cache(maxsize=64)
+def single_constants(robot: Robot) -> tuple:
+    """What `single_kernel.solve` takes of a robot, made once: C, joints, bounds (4, n) —
+    the limits and the range of random seeds (`limits.random_seeds`) — and the closed form's
+    constants (S, F, P, closed) with whether there is one (`closed_kernel.constants`; zeros
+    of the same shapes when there is none). Call only once the kernels are loaded."""
+    from .closed_kernel import S_LEN, constants
+
+    C, joints = cache_of(robot).chain or chain_arrays(robot)
+    lo, hi = robot.limits[:, 0], robot.limits[:, 1]
+    span = np.where(robot.revolute, np.pi, 1.0)
+    bounds = np.stack([lo, hi, np.where(np.isfinite(lo), lo, -span), np.where(np.isfinite(hi), hi, span)])
+    closed = constants(robot) if robot.n == 6 else None
+    form = closed or (np.zeros(S_LEN), np.zeros((6, 3, 3)), np.zeros((2, 3)), np.zeros((6, 5)))
+    return C, joints, bounds, form, closed is not None
+
+
+def numba_seed(seed: int | None) -> int:
+    """The seed of Numba's generator for a call's `seed`: the first draw of NumPy's generator
+    from it, as `solve_compiled` takes it for a batch (so a batch of one is a single call).
+    Remembered per seed (making the NumPy generator costs more than the solve)."""
+    if seed is None:
+        return int(np.random.default_rng().integers(2 ** 62))
+    got = _NUMBA_SEEDS.get(seed)
+    if got is None:
+        if len(_NUMBA_SEEDS) > 1024:
+            _NUMBA_SEEDS.clear()
+        got = _NUMBA_SEEDS[seed] = int(np.random.default_rng(seed).integers(2 ** 62))
+    return got
+
+
+_NUMBA_SEEDS: dict = {}
+
+
+def solve_single(robot: Robot, pd: np.ndarray, Rd: np.ndarray, q0: np.ndarray, settings: np.ndarray,
+                 restarts: int, flags: np.ndarray, seed: int | None):
+    """`single_kernel.solve` for a spatial robot's pose target (pd (3,), Rd (3, 3), world
+    frame) from q0: (q, status, iterations, ok, position error, orientation error, inside,
+    near singular), or None when the kernels are not loaded or the damped system needs
+    NumPy's least squares (FALLBACK). flags: `single_kernel.FLAGS`, the closed form's flag
+    taken only where the robot has one. The singularity flag the kernel's bound cannot clear
+    is decided by the SVD, as `verdict_one` does."""
+    k = compiled.kernels("one")
+    if k is None:
+        return None
+    C, joints, bounds, form, closed = single_constants(robot)
+    if flags[3] and not closed:
+        flags = flags.copy()
+        flags[3] = 0
+    q = np.empty(robot.n)
+    status, iters, ok, pos, ori, inside, near = k.solve(C, joints, pd, Rd, q0, bounds, settings, restarts, flags,
+                                                        numba_seed(seed), *form, q)
+    if status == k.FALLBACK:
+        return None
+    if near:
+        s = np.linalg.svd(end_single(robot, q, True)[1], compute_uv=False)
+        near = s[min(6, robot.n) - 1] < NEAR_SINGULAR * s[0]
+    return q, int(status), int(iters), ok == 1.0, pos, ori, inside == 1.0, bool(near)
+
+
+def kernel_flags(opts: Options, enforce: bool, closed_form: bool) -> np.ndarray:
+    """`single_kernel.FLAGS` for a call: the first attempt's modes (`pool.modes`), the limits,
+    and whether to seed from the closed form."""
+    clip, adaptive = modes(np.array(0), opts)
+    return np.array([clip, adaptive, enforce, closed_form], dtype=np.int64)

@@ -10,8 +10,9 @@ call against the tolerances and the limits.
 
 Levenberg–Marquardt (the default method) runs on `single.solve_one` for one target and on
 `batch.solve_lm` for many — the same rules, each built for its size; once `kinematica.compiled`
-has loaded the kernels, pose targets run them compiled (`ik.lm_kernel`: one attempt for a
-single target, the whole solver for a batch); a target it leaves
+has loaded the kernels, pose targets run them compiled (`ik.single_kernel`: seed, solve and
+verdict in one kernel call for a single target — the commonest call, a 4x4 pose with default
+options, through `ik.fast`'s shortcut; `lm_kernel.solve_many` for a batch); a target it leaves
 unsolved gets the closed form where one fits (`closed.rescue`: solutions exactly on the
 joint limits, which random seeds find only now and then). The other methods run on the
 general engine `numeric.iterate`, alone. Targets and the verdict are in the world frame; the
@@ -31,18 +32,19 @@ from ..model.robot import Robot
 from .batch import solve_lm
 from .closed import closed_form_seeds, rescue
 from .collide import avoid, seat_of
+from .fast import one_pose
 from .limits import random_seeds, wrap_into_limits
 from .numeric import CONVERGED, STALLED, Options, iterate
 from .options import default_tolerance, limit_mode, solver_options
 from .reach import _bound, out_of_reach_message, reach_check
 from .result import IKResult
 from .secondary import check_goals, improve
-from .single import Problem, solve_compiled, solve_one, verdict_one
+from .single import Problem, kernel_flags, kernel_settings, solve_compiled, solve_one, solve_single, verdict_one
 from .frame import fit_target, judged, solver_problem
 from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
 from .target import Target
 from ..typing import PoseLike, Q
-from .verdict import judge, near_singular, package, reason, reasons
+from .verdict import NEAR_WORDS, judge, near_singular, package, reason, reasons
 from ..model.coerce import takes_robot
 
 def _seeds(robot: Robot, q0, N: int, rng: np.random.Generator) -> np.ndarray:
@@ -73,9 +75,9 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     (`kinematica.learn`): its answer for each target (a warm start; limits "auto" read as
     "wrap", as from home). With "lm", limits "wrap" and a full pose on an arm with a closed
     form (spherical wrist, UR-type), the iteration starts from the closed-form branch nearest
-    q0 inside the limits, so it needs no restarts (batched: ~3x faster; one call: ~2x slower
-    for now, the closed form being NumPy code built for batches). Not with "clip", where q0
-    is the arm's pose and LM moves it from there (a few iterations to a nearby target), nor
+    q0 inside the limits, so it needs no restarts (batched ~3x faster; one call compiled too,
+    `ik.closed_kernel`). Not with "clip", where q0 is the arm's pose and LM moves it from
+    there (a few iterations to a nearby target), nor
     when `history` is asked for, whose record is the iteration from q0 itself, nor with the
     option `closed_form_seed=False` (LM from q0 itself, e.g. to measure what a seed is worth).
     method: "lm", "gn"/"newton", "transpose", "dls", "analytic" (the closed-form branch nearest
@@ -113,6 +115,10 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     def solve(t, q, s):
         return _ik(robot, t, q, method, limits, restarts, s, secondary, rest, model, options)
     if scene is None:
+        if method == "lm" and secondary is None and rest is None and model is None and not options:
+            done = one_pose(robot, target, q0, limits, restarts, seed)  # the commonest call, compiled
+            if done is not None:
+                return done
         return solve(target, q0, seed)
     seat = seat_of(robot, scene)  # a scene that does not hold the robot fails before any work
     return avoid(robot, judged(robot, target), solve(target, q0, seed), seat, solve, seed)
@@ -195,9 +201,10 @@ def _scale(robot: Robot) -> float:
 
 
 def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IKResult:
-    """One target (t of shape ()): `single.solve_one` on the solver's problem (rs, t) and a
-    verdict from one fresh FK + Jacobian call of `robot` against the world target, with none
-    of the batch's arrays (every µs counts at ~0.3 ms a call)."""
+    """One target (t of shape ()): the seed, `single.solve_one` on the solver's problem (rs, t)
+    and a verdict from one fresh FK + Jacobian call of `robot` against the world target, with
+    none of the batch's arrays — all three in one kernel call (`single.solve_single`) for a
+    spatial arm's pose once the kernels are loaded."""
     def rng():  # made only if a restart needs it
         return np.random.default_rng(seed)
     if q0 is None:
@@ -216,9 +223,16 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     pb = Problem(rs, t, opts, enforce, reach if np.isfinite(reach) and reach > 0 else 1.0)
     history = [] if opts.history else None
     seeded = reachable and history is None and not opts.clip_limits and opts.closed_form_seed  # (see `ik`)
-    first = closed_form_seeds(rs, t.reshape(1), q0[None], enforce)[0] if seeded else q0
-    q, status, iters = solve_one(pb, first, restarts, rng, history) if reachable else (q0, STALLED, 0)
-    ok, pos, ori, inside, near = verdict_one(pb, q, robot, world)
+    done = None
+    if reachable and history is None and pb.kernel_ok and rs is robot:  # seed, solve and verdict compiled
+        done = solve_single(robot, pb.pd, pb.Rd, q0, kernel_settings(opts, pb.scale), restarts,
+                            kernel_flags(opts, enforce, seeded), seed)
+    if done is not None:
+        q, status, iters, ok, pos, ori, inside, near = done
+    else:
+        first = closed_form_seeds(rs, t.reshape(1), q0[None], enforce)[0] if seeded else q0
+        q, status, iters = solve_one(pb, first, restarts, rng, history) if reachable else (q0, STALLED, 0)
+        ok, pos, ori, inside, near = verdict_one(pb, q, robot, world)
     if not ok and reachable:
         qs, st = q[None].copy(), np.array([status])
         rescue(rs, t.reshape(1), qs, st, q0[None], enforce, np.array([0]))
@@ -226,7 +240,7 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
             q, status = qs[0], int(st[0])
             ok, pos, ori, inside, near = verdict_one(pb, q, robot, world)
     if ok:
-        words = "converged (near a singularity: σ_min/σ_max < 1e-3)" if near else "converged"
+        words = NEAR_WORDS if near else "converged"
     elif not reachable:
         words = out_of_reach_message(dist, reach, robot.length_unit)
     else:

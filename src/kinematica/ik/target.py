@@ -108,10 +108,7 @@ def _rotations(R: np.ndarray) -> bool:
     triple product of the rows (LAPACK's det costs ~1 µs per matrix); one matrix on floats."""
     if R.ndim == 2:  # the common single target: ~2 µs on floats against ~15 through NumPy
         (a, b, c), (d, e, f), (g, h, i) = R.tolist()
-        gram = (a * a + d * d + g * g - 1.0, b * b + e * e + h * h - 1.0, c * c + f * f + i * i - 1.0,
-                a * b + d * e + g * h, a * c + d * f + g * i, b * c + e * f + h * i)  # RᵀR − I
-        return (max(gram) <= 1e-6 and min(gram) >= -1e-6
-                and a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) > 0)
+        return rotation_floats(a, b, c, d, e, f, g, h, i)
     cols = [R[..., :, j] for j in range(3)]
     if any(np.any(np.abs(np.einsum("...k,...k->...", cols[i], cols[j]) - (i == j)) > 1e-6)
            for i in range(3) for j in range(i, 3)):
@@ -121,6 +118,16 @@ def _rotations(R: np.ndarray) -> bool:
            - r0[..., 1] * (r1[..., 0] * r2[..., 2] - r1[..., 2] * r2[..., 0])
            + r0[..., 2] * (r1[..., 0] * r2[..., 1] - r1[..., 1] * r2[..., 0]))
     return bool(np.all(det > 0))
+
+
+def rotation_floats(a: float, b: float, c: float, d: float, e: float, f: float, g: float, h: float,
+                    i: float) -> bool:
+    """`_rotations` for one matrix given by its rows (a b c; d e f; g h i) as floats:
+    RᵀR = I to 1e-6 and det R > 0."""
+    gram = (a * a + d * d + g * g - 1.0, b * b + e * e + h * h - 1.0, c * c + f * f + i * i - 1.0,
+            a * b + d * e + g * h, a * c + d * f + g * i, b * c + e * f + h * i)  # RᵀR − I
+    return (max(gram) <= 1e-6 and min(gram) >= -1e-6
+            and a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) > 0)
 
 
 def position(p: ArrayLike, weights: ArrayLike | None = None) -> Target:

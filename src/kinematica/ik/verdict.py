@@ -18,6 +18,7 @@ from .result import IKResult
 from .target import Target
 
 NEAR_SINGULAR = 1e-3  # σ_min/σ_max of the task Jacobian below this: flagged
+NEAR_WORDS = "converged (near a singularity: σ_min/σ_max < 1e-3)"  # the reason of a flagged success
 
 
 def judge(robot: Robot, t: Target, q: np.ndarray, tol_position: float, tol_orientation: float, enforce: bool):
@@ -116,7 +117,7 @@ def reason(robot: Robot, status: int, q: np.ndarray, pos: float, ori: float, ins
 
 def reasons(robot: Robot, status, q, ok, pos, ori, inside, near, reachable, dist, reach, enforce, max_iter) -> list[str]:
     """A sentence per target; the loop runs over the unsolved ones only."""
-    out = ["converged (near a singularity: σ_min/σ_max < 1e-3)" if nr else "converged" for nr in near & ok]
+    out = [NEAR_WORDS if nr else "converged" for nr in near & ok]
     for k in np.flatnonzero(~ok):
         out[k] = (out_of_reach_message(dist[k], reach, robot.length_unit) if not reachable[k]
                   else reason(robot, status[k], q[k], pos[k], ori[k], inside[k], enforce, max_iter))

@@ -1,0 +1,81 @@
+"""`km.ik`'s shortcut for its commonest call: one full pose, a 4x4 float array, on a spatial
+arm the compiled kernels model, with default options — `km.ik(robot, T)` or
+`km.ik(robot, T, q0)`, the way a loop or the simulator calls it.
+
+The general path (`solve._ik` → `_ik_one`) spends ~30 µs in Python around the kernel: the
+target parsed into a `Target`, the frames resolved, `Options` built, a `Problem` made. Here the
+same checks run on floats, the per-robot and per-mode constants are made once
+(`_constants`), and `single.solve_single` runs seed, solve and verdict in one kernel call.
+Anything else — other arguments, a target that fails a check, a target out of reach, or one
+this path does not solve — returns None, and the general path takes the call from the start:
+it runs the same kernel with the same seeds, so its answer is this path's, and it adds the
+closed-form rescue and the reason in words (a failure costs its solve twice; failures are
+rare, 0.01 % of random targets, and out-of-reach ones are refused before any solve).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from ..bounds import RESTARTS
+from ..kinematics.cache import compilable
+from ..model.robot import Robot
+from .frame import plane_of
+from .limits import LIMIT_MODES
+from .options import limit_mode, solver_options
+from .reach import _bound
+from .result import IKResult
+from .single import kernel_flags, kernel_settings, solve_single
+from .target import rotation_floats
+from .verdict import NEAR_WORDS
+
+
+@lru_cache(maxsize=256)
+def _constants(robot: Robot, mode: str) -> tuple | None:
+    """(settings, flags, p1, reach) of `single.solve_single` for the robot and limit mode with
+    default options, p1 and reach from `reach._bound`; None for a robot this path does not
+    take (a helical joint, or a planar arm, whose solver problem is not the world problem)."""
+    if not compilable(robot) or plane_of(robot) is not None:
+        return None
+    opts = solver_options(robot, "lm", mode, {})
+    p1, reach = _bound(robot)
+    scale = reach if np.isfinite(reach) and reach > 0 else 1.0
+    enforce = mode != "ignore"
+    flags = kernel_flags(opts, enforce, not opts.clip_limits and opts.closed_form_seed)
+    return kernel_settings(opts, scale), flags, tuple(p1.tolist()), reach * (1 + 1e-12)
+
+
+def one_pose(robot: Robot, target, q0, limits: str, restarts, seed) -> IKResult | None:
+    """The result of `km.ik(robot, target, q0, limits=limits, restarts=restarts, seed=seed)`
+    when the target is a solvable (4, 4) float pose and q0 None or (n,) floats; else None."""
+    if type(target) is not np.ndarray or target.shape != (4, 4) or target.dtype != np.float64:
+        return None
+    if type(restarts) is not int or not 0 <= restarts <= RESTARTS.value or not (seed is None or type(seed) is int):
+        return None
+    if q0 is not None and (type(q0) is not np.ndarray or q0.dtype != np.float64 or q0.shape != (robot.n,)
+                           or not math.isfinite(sum(q0.tolist()))):
+        return None
+    if limits not in LIMIT_MODES:
+        return None
+    const = _constants(robot, limit_mode(limits, q0))
+    if const is None:
+        return None
+    if q0 is None:
+        q0 = robot.q_home
+    settings, flags, (x1, y1, z1), reach = const
+    vals = target.ravel().tolist()
+    if not math.isfinite(sum(vals)) or not rotation_floats(*vals[0:3], *vals[4:7], *vals[8:11]):
+        return None
+    x, y, z = vals[3], vals[7], vals[11]
+    if not math.sqrt((x - x1) ** 2 + (y - y1) ** 2 + (z - z1) ** 2) <= reach:  # `reach.reach_check`'s test
+        return None
+    done = solve_single(robot, target[:3, 3], target[:3, :3], q0, settings, restarts, flags, seed)
+    if done is None or not done[3]:
+        return None
+    q, _, iters, _, pos, ori, inside, near = done
+    return IKResult(q=q, success=True, reason=NEAR_WORDS if near else "converged", iterations=iters,
+                    position_error=pos, orientation_error=ori, within_limits=inside, near_singular=near,
+                    method="lm", reachable=True)
