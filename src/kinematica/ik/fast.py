@@ -21,7 +21,6 @@ from functools import lru_cache
 import numpy as np
 
 from ..bounds import RESTARTS
-from ..kinematics.cache import compilable
 from ..model.robot import Robot
 from .frame import plane_of
 from .limits import LIMIT_MODES
@@ -37,8 +36,8 @@ from .verdict import NEAR_WORDS
 def _constants(robot: Robot, mode: str) -> tuple | None:
     """(settings, flags, p1, reach) of `single.solve_single` for the robot and limit mode with
     default options, p1 and reach from `reach._bound`; None for a robot this path does not
-    take (a helical joint, or a planar arm, whose solver problem is not the world problem)."""
-    if not compilable(robot) or plane_of(robot) is not None:
+    take (a planar arm, whose solver problem is not the world problem)."""
+    if plane_of(robot) is not None:
         return None
     opts = solver_options(robot, "lm", mode, {})
     p1, reach = _bound(robot)

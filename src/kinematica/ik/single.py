@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import compiled
-from ..kinematics.cache import cache_of, chain_arrays, compilable
+from ..kinematics.cache import cache_of, chain_arrays
 from ..kinematics.chain import end_single
 from ..model.robot import LIMIT_TOL, Robot
 from .batch import NEAR, NO_PROGRESS, RESTART_ITER
@@ -68,7 +68,6 @@ class Problem:
     def __init__(self, robot: Robot, t: Target, opts: Options, enforce: bool, scale: float):
         self.robot, self.t, self.opts, self.enforce, self.scale = robot, t, opts, enforce, scale
         self.fast = t.kind == "pose" and t.weights is None  # a plain pose: the float formulas below
-        self.kernel_ok = self.fast and compilable(robot)  # and the kernels, which have no pitch
         if self.fast:
             self.pd, self.Rd = t.p.reshape(3), t.R.reshape(3, 3)
         self.lo, self.hi = robot.limits[:, 0], robot.limits[:, 1]
@@ -77,7 +76,7 @@ class Problem:
     def evaluate(self, q: np.ndarray):
         """e, J_e, E = ½‖e‖², position and orientation errors at q (n,): compiled for a pose
         target once `kinematica.compiled` says so (lm_kernel.pose_error), else NumPy."""
-        if self.kernel_ok:
+        if self.fast:
             k = compiled.kernels("ik")
             if k is not None:
                 e, T, J = np.empty(6), np.empty((4, 4)), np.empty((6, len(q)))
@@ -169,7 +168,7 @@ def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
     clip, adaptive = (True, True) if polish else (bool(x) for x in modes(np.array(seed_no), opts))
     active = polish or (clip and seed_no > 0)  # the caller's clipped attempt stays paper 000's plain LM
     cap = opts.max_iter if seed_no == 0 else min(opts.max_iter, RESTART_ITER)
-    if history is None and pb.kernel_ok:  # the same loop compiled, once kernels are loaded
+    if history is None and pb.fast:  # the same loop compiled, once kernels are loaded
         k = compiled.kernels("ik")
         if k is not None:
             q = np.empty(len(q0))
@@ -281,7 +280,7 @@ def solve_compiled(robot: Robot, t: Target, seeds: np.ndarray, opts: Options, en
     or the targets are not plain poses. Random restarts draw from Numba's generator, seeded
     from rng (so a seed gives the same answers). A target whose damped system was not
     positive definite is solved again by `solve_one` in NumPy."""
-    k = compiled.kernels("ik") if compilable(robot) else None
+    k = compiled.kernels("ik")
     if k is None or t.kind != "pose" or t.weights is not None:
         return None
     C, joints = cache_of(robot).chain or chain_arrays(robot)

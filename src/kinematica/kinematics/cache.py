@@ -29,14 +29,13 @@ _KEY = "_kinematica_cache"
 class RobotCache:
     """Derived constants of one robot, each slot filled by the module that owns it."""
 
-    __slots__ = ("parts", "chain", "local", "rne", "compilable", "single")
+    __slots__ = ("parts", "chain", "local", "rne", "single")
 
     def __init__(self) -> None:
         self.parts: Any = None  # kinematics.chain._Parts: the NumPy passes' constants
         self.chain: tuple[np.ndarray, np.ndarray] | None = None  # (C, joints), see chain_arrays
         self.local: Any = None  # dynamics.local.Local: the local-frame dynamics constants
         self.rne: tuple[np.ndarray, bool, tuple[int]] | None = None  # rne_kernel's constants, friction or not, (n,)
-        self.compilable: bool | None = None  # see compilable()
         self.single: tuple | None = None  # see single_call()
 
     def __reduce__(self):  # copies and pickles start empty (see the module docstring)
@@ -49,20 +48,6 @@ def cache_of(robot: Robot) -> RobotCache:
     if found is None:
         found = robot.__dict__[_KEY] = RobotCache()  # beside cached_property's entries
     return found
-
-
-def compilable(robot: Robot) -> bool:
-    """Whether the compiled kernels model this robot: every joint is revolute, prismatic or
-    helical (`chain_arrays`' kinds), so every robot Kinematica builds.
-
-    >>> import kinematica as km
-    >>> compilable(km.load("puma560"))
-    True
-    """
-    cache = cache_of(robot)
-    if cache.compilable is None:
-        cache.compilable = bool(np.all(np.isin(chain_arrays(robot)[1][:, 0], (REVOLUTE, PRISMATIC, HELICAL))))
-    return cache.compilable
 
 
 # Joint kinds in the kernels' per-joint table (a float array: one argument fewer to pass). A
@@ -94,8 +79,8 @@ def chain_arrays(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
 
 def single_call(robot: Robot) -> tuple:
     """What a single FK/Jacobian call hands the kernels, looked up once: (C, joints, the shape
-    of q (n,), the shape of J (6, n)), or () for a robot they do not model (`compilable`). One
-    lookup instead of four on the ~1 µs hot path (issue 12: the Python around the kernel).
+    of q (n,), the shape of J (6, n)). One lookup instead of four on the ~1 µs hot path
+    (issue 12: the Python around the kernel).
 
     >>> import kinematica as km
     >>> single_call(km.load("planar-3r"))[2:]
@@ -103,5 +88,5 @@ def single_call(robot: Robot) -> tuple:
     """
     cache = cache_of(robot)
     if cache.single is None:
-        cache.single = (*chain_arrays(robot), (robot.n,), (6, robot.n)) if compilable(robot) else ()
+        cache.single = (*chain_arrays(robot), (robot.n,), (6, robot.n))
     return cache.single

@@ -30,7 +30,7 @@ def fk(robot: Robot, q: Q) -> Poses:
     k = compiled.ready("chain")
     if k is not None and type(q) is np.ndarray and q.dtype is _F8:  # as `jacobian`'s fast path
         fast = single_call(robot)
-        if fast and q.shape == fast[2]:
+        if q.shape == fast[2]:
             T = np.empty((4, 4))
             if k.pose(fast[0], fast[1], q, T):
                 return T

@@ -80,7 +80,7 @@ def jacobian(robot: Robot, q: Q, frame: str = "base") -> Jacobians:
         k = compiled.ready("chain")
         if k is not None and type(q) is np.ndarray and q.dtype is _F8:  # a float array: the
             fast = single_call(robot)                                    # checks are its shape …
-            if fast and q.shape == fast[2]:
+            if q.shape == fast[2]:
                 J = np.empty(fast[3])
                 if k.jacobian(fast[0], fast[1], q, J):  # … and the kernel's finiteness test
                     return J
