@@ -81,7 +81,7 @@ def rne(robot: Robot, q: Q, qd: QD, qdd: QDD, *, gravity: ArrayLike = GRAVITY,
         if packed is not None and q.dtype is qd.dtype is qdd.dtype is _F8 and \
                 q.shape == qd.shape == qdd.shape == packed[2]:
             tau = np.empty(q.shape)
-            if k.rne(packed[0], q, qd, qdd, GRAVITY, _NO_WRENCH, friction and packed[1], tau):
+            if k.rne_standard(packed[0], q, qd, qdd, friction and packed[1], tau):
                 return tau  # (else NaN or infinity: the general code below names which input)
     q = shaped_q(robot, q)
     if q.ndim == 1:  # one state: the compiled kernel when loaded (kinematica.compiled)

@@ -21,6 +21,7 @@ from numba import njit, types
 
 from ..kinematics.cache import HELICAL, PRISMATIC, REVOLUTE
 from .local import Local
+from .params import GRAVITY
 
 # Columns of a joint's row: R (row-major) and p of K_i, mass, h = m·com, I about the joint
 # (row-major), kind, offset (SI), scale (SI per unit of q), armature, viscous, Coulomb, pitch
@@ -72,9 +73,8 @@ def _rot(D, i, c0, x, y, z):
             D[i, c0 + 6] * x + D[i, c0 + 7] * y + D[i, c0 + 8] * z)
 
 
-@njit(types.boolean(_RO2, _RO1, _RO1, _RO1, _RO1, _RO1, types.boolean, types.Array(_F8, 1, "A")),
-      cache=True)
-def rne(D, q, qd, qdd, g, wrench, friction, tau):
+@njit(cache=True)
+def _newton_euler(D, q, qd, qdd, g, wrench, friction, tau):
     """τ (n,) into tau for one state q, q̇, q̈ (robot units), gravity g (3, m/s²) and the tool
     wrench (6: force, moment; world axes, N and N·m). False if an input holds NaN or inf."""
     n = q.shape[0]
@@ -168,11 +168,29 @@ def rne(D, q, qd, qdd, g, wrench, friction, tau):
     return ok
 
 
+@njit(types.boolean(_RO2, _RO1, _RO1, _RO1, _RO1, _RO1, types.boolean, types.Array(_F8, 1, "A")),
+      cache=True)
+def rne(D, q, qd, qdd, g, wrench, friction, tau):
+    """`_newton_euler` for any gravity g and tool wrench: the entry point with its types fixed."""
+    return _newton_euler(D, q, qd, qdd, g, wrench, friction, tau)
+
+
+_STANDARD_GRAVITY = GRAVITY.copy()  # frozen into the compiled code as constants
+_NO_WRENCH = np.zeros(6)
+
+
+@njit(types.boolean(_RO2, _RO1, _RO1, _RO1, types.boolean, types.Array(_F8, 1, "A")), cache=True)
+def rne_standard(D, q, qd, qdd, friction, tau):
+    """`rne` under standard gravity with no wrench, km.rne's default call: two arrays fewer for
+    the dispatcher to check, ~0.1 µs of a ~1.7 µs call (issue 12: RNE ≤ 2× Pinocchio's time)."""
+    return _newton_euler(D, q, qd, qdd, _STANDARD_GRAVITY, _NO_WRENCH, friction, tau)
+
+
 def warm() -> None:
-    """Run the kernel once (compiled at import; this proves it runs)."""
+    """Run the kernels once (compiled at import; this proves they run)."""
     D = np.zeros((2, WIDTH))
     D[0, PACK["R"]] = np.eye(3).ravel()
     D[0, PACK["scale"]] = 1.0
     z, tau = np.zeros(1), np.empty(1)
-    if not rne(D, z, z, z, np.zeros(3), np.zeros(6), True, tau):
+    if not (rne(D, z, z, z, np.zeros(3), np.zeros(6), True, tau) and rne_standard(D, z, z, z, True, tau)):
         raise RuntimeError("the RNE kernel rejected finite inputs")
