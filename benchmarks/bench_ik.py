@@ -40,6 +40,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 from scipy.spatial.transform import Rotation  # noqa: E402
@@ -211,6 +212,47 @@ def rtb_cpp_median(rows: list[dict]) -> float | None:
     return found[0] if found else None
 
 
+def ikpy_row(robot: km.Robot, T, S, tol_p: float) -> dict | str:
+    """ikpy (SciPy's least squares on its own URDF chain, full pose: orientation_mode "all") on
+    our robot written as URDF, one seed per target, its joint bounds from the file's limits.
+    ikpy returns its best q without a verdict, so it claims nothing: its row counts what our
+    FK finds. The chain starts at base_link (after our base), so the targets are given in it."""
+    try:
+        from ikpy.chain import Chain
+    except Exception as exc:  # missing, or a broken install failing on import
+        return f"not installed ({type(exc).__name__})"
+    import tempfile
+    import warnings
+
+    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ikpy warns about the fixed links it keeps inactive
+        path = Path(folder) / f"{robot.name}.urdf"
+        path.write_text(km.to_urdf(robot), encoding="utf-8")
+        links = Chain.from_urdf_file(str(path), base_elements=["base_link"]).links
+        active = [link.joint_type != "fixed" for link in links]
+        chain = Chain.from_urdf_file(str(path), base_elements=["base_link"], active_links_mask=active)
+    cols = np.flatnonzero(active)
+    base_inv = np.linalg.inv(robot.base)
+
+    def full(q):
+        out = np.zeros(len(active))
+        out[cols] = q
+        return out
+    size = 1.0 + float(np.abs(robot.C[:, :3, 3]).sum())
+    if np.abs(base_inv @ km.fk(robot, S[0]) - chain.forward_kinematics(full(S[0]))).max() > 1e-9 * size:
+        return "its chain's FK differs from ours (not timed)"
+
+    def solve(Tk, Sk):
+        Tb = base_inv @ Tk
+        return chain.inverse_kinematics(Tb[:3, 3], Tb[:3, :3], orientation_mode="all", initial_position=full(Sk))
+
+    times, sols = per_call(solve, zip(T, S))
+    q = np.array([np.asarray(x)[cols] for x in sols])
+    ok = check(T, km.fk(robot, q), q, robot.limits, tol_p)
+    return row("ikpy (SciPy least squares)", len(T), ok, np.zeros(len(T), bool), times, "single",
+               "one seed, its default settings; it returns a q without claiming success")
+
+
 def pinocchio_row(robot: km.Robot, T, S, tol_p: float, it_max: int = 100) -> dict | str:
     """A CLIK loop after Pinocchio's examples/inverse-kinematics.py (damped least squares on
     the frame Jacobian and the SE(3) log, full steps), one seed per target, no restarts; on
@@ -315,11 +357,12 @@ def bench_robot(name: str, args) -> None:
         peers["Robotics Toolbox"] = rtb
     else:
         rows += rtb
-    pin = pinocchio_row(robot, T[:args.peer], S[:args.peer], tol_p)
-    if isinstance(pin, str):
-        peers["Pinocchio"] = pin
-    else:
-        rows.append(pin)
+    for label, peer in (("Pinocchio", pinocchio_row(robot, T[:args.peer], S[:args.peer], tol_p)),
+                        ("ikpy", ikpy_row(robot, T[:args.peer_py], S[:args.peer_py], tol_p))):
+        if isinstance(peer, str):
+            peers[label] = peer
+        else:
+            rows.append(peer)
     print_table(f"{name} ({robot.n} DOF, {robot.length_unit})", rows, peers)
 
 

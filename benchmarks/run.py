@@ -129,6 +129,9 @@ def inverse(quick: bool) -> list[dict]:
         rows["Pinocchio CLIK"] = None if isinstance(pin, str) else pin
         rtb = bi.rtb_rows(name, peer, max(peer // 10, 5))
         rows["Robotics Toolbox"] = None if isinstance(rtb, str) else rtb
+        slow = max(peer // 5, 10)  # ikpy takes milliseconds a call: fewer targets keep run.py near 3 min
+        ikpy = bi.ikpy_row(robot, T[:slow], S[:slow], tol_p)
+        rows["ikpy"] = None if isinstance(ikpy, str) else ikpy
         out.append({"robot": name, "dof": robot.n, "rows": rows})
     return out
 
@@ -188,7 +191,8 @@ def ik_table(ik: list[dict]) -> str:
         r = entry["rows"]
         rtb_us = bi.rtb_cpp_median(r["Robotics Toolbox"] or [])
         for label, row in (("Kinematica, batched", r["batched"]), ("Kinematica, one call each", r["single"]),
-                           ("Pinocchio CLIK, one call each", r["Pinocchio CLIK"])):
+                           ("Pinocchio CLIK, one call each", r["Pinocchio CLIK"]),
+                           ("ikpy, one call each", r.get("ikpy"))):
             if row is None:
                 continue
             target, ratio = "", "–"
@@ -221,7 +225,7 @@ def header(started: dict) -> str:
     return (f"Measured {started['date']} on {cpu} ({cores}), load average {started['load']} at the start and "
             f"{bk.load_average()} at the end (1/5/15 min); {bk.blas_threads()}; Python {platform.python_version()}, "
             f"NumPy {np.__version__}, kinematica {km.__version__}, {bk.peer_versions()}, "
-            f"ikpy {'installed' if _has('ikpy') else 'not installed'}; Numba {_version('numba')}, its kernels "
+            f"ikpy {_version('ikpy') if _has('ikpy') else 'not installed'}; Numba {_version('numba')}, its kernels "
             f"loaded in {started['kernels']:.2f} s before timing.")
 
 
