@@ -111,10 +111,16 @@ URDF = """<robot name="slider-arm">
 
 
 def test_robots_built_at_run_time_use_the_compiled_path(tmp_path):
+    from kinematica.app.robotedit import build, form_from_robot  # the simulator's Robot tab, without a page
+
     rng = np.random.default_rng(3)
     path = tmp_path / "copy.yaml"
     km.save(km.load("kuka-kr6-r900"), path)
-    for robot in (km.load(path), km.from_urdf(URDF),
+    form = form_from_robot(km.load("ur5"))
+    form.rows[1]["a"] = "-0.5"  # an upper arm 75 mm longer, typed into the table
+    edited = build(form)
+    assert edited.C[2][0, 3] == -0.5
+    for robot in (km.load(path), km.from_urdf(URDF), edited,
                   km.from_dh([{"a": 0.4, "alpha": 1.2, "d": 0.1}, {"type": "prismatic", "a": 0.2, "theta": 0.3,
                                                                     "limits": [0, 1]}])):
         assert cache_of(robot).chain is None
