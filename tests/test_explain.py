@@ -318,3 +318,17 @@ def test_cli_explain_formats_and_errors(tmp_path, capsys):
     assert "elbow down" in capsys.readouterr().out
     assert main(["explain", "planar-3r", "fk", "--json"]) == 0
     assert '"title": "Forward kinematics of planar-3r"' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", km.robot_names())
+def test_fk_shows_the_product_of_exponentials_and_it_agrees_with_the_chain(name):
+    """The FK page's PoE section (kinematics.reference, Modern Robotics §4.1): its screw table
+    has a row per joint, and its product is the chain's pose (the page says so only when they
+    agree within 1e-12 of the arm's size, and prints the position, never the rounding)."""
+    robot = km.load(name)
+    q = np.random.default_rng(7).uniform(-1, 1, robot.n)
+    doc = explain(robot, "fk", q=q)
+    poe = next(s for s in doc.sections if s.title == "The same pose as a product of exponentials")
+    assert len(poe.steps[1].table.rows) == robot.n
+    assert "agree to rounding" in poe.steps[2].text
+    np.testing.assert_allclose(poe.steps[2].values[0].array, km.fk(robot, q)[:3, 3], rtol=0, atol=1e-9)

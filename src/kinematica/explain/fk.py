@@ -1,7 +1,8 @@
 """Forward kinematics, step by step: the robot's own table, each link transform A_i in symbols
 and in numbers, the chain T_0i = T_0(i−1) A_i with the joint positions, the end pose, and the
 closed forms of T (paper 002's n, o, a, p); for planar arms also paper 000's Math tab: the
-composite angles φ_i and the coordinates of the intermediate joints."""
+composite angles φ_i and the coordinates of the intermediate joints; and the same pose as a
+product of exponentials (Modern Robotics §4.1), from `kinematics.reference`."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from .. import spatial
 from ..kinematics.chain import check_q
 from ..kinematics.fk import fk_frames
 from ..kinematics.manipulability import is_planar
+from ..kinematics.reference import fk_space, screw_list
 from ..model.robot import Robot
 from .codegen import fk_source
 from .common import (convention, joint_math, joints_quantity, joints_text, matrix, parameter_table,
@@ -128,6 +130,30 @@ def _end_section(doc: Document, robot: Robot, T: np.ndarray) -> None:
                    vector(r"\text{roll, pitch, yaw}", "roll, pitch, yaw", rpy, "°", 3)])
 
 
+def _poe_section(doc: Document, robot: Robot, q: np.ndarray, T: np.ndarray) -> None:
+    """The product of exponentials: M, the space screw axes, and the pose they give."""
+    s = doc.section("The same pose as a product of exponentials")
+    M, S = screw_list(robot)
+    s.step("Another way to the same pose (Modern Robotics §4.1): each joint is a screw motion about "
+           "its axis in the base frame, taken with every joint at zero. The screw of joint i is "
+           "Sᵢ = (ωᵢ; vᵢ): ω the axis direction and v = −ω × p for a point p on the axis (plus h·ω for "
+           "a helical joint of pitch h) for a turning joint, ω = 0 and v the direction for a sliding "
+           "one. M is the tool's pose with every θᵢ at zero.",
+           formulas=[Math(r"T(\theta) = e^{[S_1]\theta_1} \cdots e^{[S_n]\theta_n} M, \qquad "
+                          r"\theta_i = q_i + \text{offset}_i",
+                          "T(θ) = e^[S1]θ1 ⋯ e^[Sn]θn · M,   θi = qi + offset_i")],
+           values=[matrix("M", "M", M, note=f"translation in {robot.length_unit}")])
+    s.step(f"The screw axes (ω unitless, v in {robot.length_unit}):",
+           table=Table(["joint", "ω_x", "ω_y", "ω_z", "v_x", "v_y", "v_z"],
+                       [[f"{i + 1} ({robot.joint_names[i]})"] + list(S[i]) for i in range(robot.n)]))
+    P = fk_space(robot, q)
+    size = 1.0 + float(np.abs(robot.C[:, :3, 3]).sum())  # rounding grows with the lengths summed
+    same = float(np.abs(P - T).max()) <= 1e-12 * size
+    s.step("Their product at the joint values above is " + ("the chain's pose: the two 4×4 matrices agree to "
+           "rounding (within 10⁻¹² of the arm's size)." if same else "NOT the chain's pose: a bug to report."),
+           values=[vector("p", "p", P[:3, 3], robot.length_unit)])
+
+
 def _closed_section(doc: Document, robot: Robot, ch: Chain, q: np.ndarray, shown: list) -> None:
     s = doc.section("Closed forms of T(q)")
     s.step("Multiplying the symbolic transforms and simplifying (products of sines and cosines of "
@@ -181,6 +207,7 @@ def explain_fk(robot: Robot, q: ArrayLike, *, params: str = "symbolic", deg: boo
     if ch.convention == "planar" and is_planar(robot):
         _planar_section(doc, robot, q, deg)
     _end_section(doc, robot, F[-1])
+    _poe_section(doc, robot, q, F[-1])
     _closed_section(doc, robot, ch, q, shown)
     doc.notation = [Math(d.latex, d.text) for d in legend(shown, ch.q)]
     return doc
