@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from pathlib import Path
 from urllib.parse import urlparse
@@ -91,8 +92,12 @@ def wait_for_scene(page, settle_ms: int = 400) -> None:
 
 
 def set_target(page, **values: float) -> None:
+    from playwright.sync_api import expect
+
     for name, v in values.items():
         page.get_by_test_id(f"target-{name}").fill(f"{v:g}")
+    for name, v in values.items():  # all still there once the page has taken every field ("150.0" for 150)
+        expect(page.get_by_test_id(f"target-{name}")).to_have_value(re.compile(rf"^{re.escape(f'{v:g}')}(\.0*)?$"))
 
 
 def choose(page, testid: str, option: str) -> None:
