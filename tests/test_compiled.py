@@ -292,9 +292,9 @@ def test_compiled_rne_matches_the_traced_programs_on_random_robots(rq, seed, mm)
     assert cache_of(robot).rne is not None
 
 
-def test_compiled_pose_error_matches_the_batch_residual_also_near_a_half_turn():
+def test_compiled_pose_error_matches_the_numpy_pose_error_also_near_a_half_turn():
     from kinematica.ik import lm_kernel
-    from kinematica.ik.residual import pose_residual
+    from kinematica.ik.pose_error import pose_error, pose_error_one
     from kinematica.kinematics.cache import chain_arrays
 
     robot = km.load("ur5")
@@ -310,7 +310,10 @@ def test_compiled_pose_error_matches_the_batch_residual_also_near_a_half_turn():
             pd = T0[:3, 3] + rng.normal(size=3)
             e, T, J = np.empty(6), np.empty((4, 4)), np.empty((6, robot.n))
             E, pos, ori = lm_kernel.pose_error(C, joints, q, pd, Rd, e, T, J)
-            e_ref, pos_ref, ori_ref = pose_residual(pd[:, None], Rd[..., None], T0[:3, None, :])
+            e_ref, pos_ref, ori_ref = pose_error(pd[:, None], Rd[..., None], T0[:3, None, :])
+            e_one, E_one, pos_one, ori_one = pose_error_one(pd, Rd, T)  # the same function, compiled
+            np.testing.assert_allclose(e, e_one, atol=1e-9)  # M = R_d Rᵀ summed in another order
+            assert abs(pos - pos_one) < 1e-12 and abs(ori - ori_one) < 1e-12 and abs(E - E_one) < 1e-9
             # the same formulas: rounding only (θ near π: the axis is as well conditioned as
             # 1 − cos θ, so 1e-9 there)
             np.testing.assert_allclose(e, e_ref[:, 0], atol=1e-9)
@@ -322,6 +325,7 @@ def test_compiled_pose_error_matches_the_batch_residual_also_near_a_half_turn():
 @pytest.mark.parametrize("rows, cols", [(6, 6), (6, 7), (3, 6), (6, 4)])
 def test_compiled_damped_step_solves_the_damped_normal_equations(rows, cols):
     from kinematica.ik import lm_kernel
+    from kinematica.ik.damped import damped_steps
 
     rng = np.random.default_rng(rows * 10 + cols)
     for lam in (1e-3, 1.0):
@@ -331,7 +335,31 @@ def test_compiled_damped_step_solves_the_damped_normal_equations(rows, cols):
         ref = np.linalg.solve(J.T @ J + lam * np.eye(cols), J.T @ e)  # = Jᵀ(JJᵀ + λI)⁻¹e
         # well conditioned (λ ≥ 1e-3, J random normal): agreement to rounding
         np.testing.assert_allclose(dq, ref, rtol=1e-9, atol=1e-12)
-    assert not lm_kernel.damped_step(np.zeros((6, 6)), np.ones(6), 0.0, np.empty(6))  # not PD
+        np.testing.assert_allclose(dq, damped_steps(J[..., None], e[:, None], np.array([lam]))[:, 0],
+                                   rtol=1e-9, atol=1e-12)
+    dq = np.empty(6)  # λ = 0 and J = 0: the floors keep it solvable, as in ik/damped.py
+    assert lm_kernel.damped_step(np.zeros((6, 6)), np.ones(6), 0.0, dq) and not dq.any()
+    assert not lm_kernel.damped_step(np.full((6, 6), np.nan), np.ones(6), 0.0, dq)  # not PD: NumPy takes it
+
+
+@pytest.mark.parametrize("name", ["puma560", "panda"])
+def test_compiled_wrap_and_outside_match_the_batch_forms(name):
+    from kinematica.ik import lm_kernel
+    from kinematica.ik.limits import MARGIN, outside_by, wrap_inside
+    from kinematica.model.robot import LIMIT_TOL
+
+    robot = km.load(name)
+    rng = np.random.default_rng(11)
+    lo, hi = robot.limits[:, 0], robot.limits[:, 1]
+    q = lo + (hi - lo) * rng.uniform(-0.6, 1.6, (300, robot.n)) + 2 * np.pi * rng.integers(-2, 3, (300, robot.n))
+    qw, inside = wrap_inside(robot, q.T)
+    far = outside_by(robot, q.T, MARGIN)
+    out, scratch = np.empty(robot.n), np.empty(robot.n)
+    for k in range(len(q)):
+        assert lm_kernel._wrapped(q[k], lo, hi, robot.wraps, LIMIT_TOL, out) == inside[k]
+        assert out.tolist() == qw[:, k].tolist()
+        assert lm_kernel._outside(q[k], lo, hi, robot.wraps, MARGIN, LIMIT_TOL, scratch) == far[k]
+    assert far.any() and not far.all()
 
 
 def test_ik_with_history_takes_the_compiled_pose_error_and_keeps_its_record():

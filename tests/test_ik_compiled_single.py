@@ -17,6 +17,7 @@ from kinematica import spatial
 from kinematica.errors import InputError
 from kinematica.ik import solve as ik_solve
 from kinematica.ik.analytic import analytic_candidates, solver_name
+from kinematica.ik import closed
 from kinematica.ik.closed import nearest_branches
 from kinematica.ik.fast import one_pose
 from kinematica.ik.target import TargetError, pose
@@ -152,6 +153,36 @@ def test_the_shortcut_gives_the_general_paths_answer(name):
                           "within_limits", "near_singular", "reachable"):
                 assert getattr(fast, field) == getattr(slow, field), field
     assert taken >= 0.9 * 4 * len(T)
+
+
+@pytest.mark.parametrize("name", CLOSED)
+def test_one_analytic_call_compiled_gives_the_numpy_paths_answer(name):
+    """km.ik(method="analytic") for one target takes the compiled closed form once the kernels
+    are loaded (every branch, FK-checked): the NumPy path's branch (to rounding, modulo 2π)
+    and verdict, in every limit mode — at a singular pose (where the two forms round apart)
+    the same verdict and an equally good answer."""
+    robot = km.load(name)
+    T, seeds = problems(robot, np.random.default_rng(5), 24)
+    T[-1, :3, 3] += 10 * robot_size(robot)  # out of reach: refused alike
+    assert closed._one_compiled(robot, pose(T[0]).reshape(1), seeds[:1]) is not None  # the compiled path runs
+    for k in range(len(T)):
+        for q0, limits in ((seeds[k], "auto"), (seeds[k], "ignore"), (None, "wrap")):
+            fast = km.ik(robot, T[k], q0, method="analytic", limits=limits)
+            with policy("never"):
+                slow = km.ik(robot, T[k], q0, method="analytic", limits=limits)
+            for field in ("success", "within_limits", "reachable"):
+                assert getattr(fast, field) == getattr(slow, field), (k, field)
+            if gaps(fast.q, slow.q).max() > GAP:
+                assert singular(robot, np.array([fast.q, slow.q])).any(), k
+                assert fast.success == slow.success and fast.reason.split(" (")[0] == slow.reason.split(" (")[0]
+                continue
+            assert fast.branch == slow.branch and fast.reason == slow.reason and fast.near_singular == slow.near_singular
+            assert abs(fast.position_error - slow.position_error) < 1e-9 * (1 + robot_size(robot))
+            assert abs(fast.orientation_error - slow.orientation_error) < 1e-9
+
+
+def robot_size(robot) -> float:
+    return float(np.abs(robot.C[:, :3, 3]).sum())
 
 
 def test_a_batch_of_one_is_a_single_call():

@@ -6,6 +6,8 @@ Angles are in radians; lengths in whatever unit the caller uses.
 
 from __future__ import annotations
 
+import math
+
 from .errors import InputError
 
 import numpy as np
@@ -14,6 +16,7 @@ from numpy.typing import ArrayLike
 __all__ = [
     "rotx", "roty", "rotz", "trans", "transl", "homogeneous", "inv",
     "rpy_to_matrix", "matrix_to_rpy", "skew", "is_rotation", "axis_to_z", "rotation_log",
+    "rotation_error", "rotation_error_floats",
 ]
 
 
@@ -160,22 +163,79 @@ def axis_to_z(axis: ArrayLike) -> np.ndarray:
 
 
 def rotation_log(R: ArrayLike) -> np.ndarray:
-    """Rotation vector ω (..., 3) with exp([ω]×) = R: axis times angle θ ∈ [0, π].
-
-    Uses θ = atan2(‖vee(R − Rᵀ)‖/2, (tr R − 1)/2), accurate at small angles; near θ = π,
-    where R − Rᵀ vanishes, SciPy's quaternion route takes over.
-    """
+    """Rotation vector ω (..., 3) with exp([ω]×) = R: axis times angle θ ∈ [0, π] (rad).
+    `rotation_error` with R_d = R and the identity as the current rotation."""
     R = np.asarray(R, dtype=float)
-    v = np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]], -1)
-    s = 0.5 * np.linalg.norm(v, axis=-1)
-    c = 0.5 * (R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2] - 1.0)
-    theta = np.arctan2(s, c)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scale = np.where(s > 1e-12, theta / (2 * np.where(s > 1e-12, s, 1.0)), 0.5)
-    out = v * scale[..., None]
-    far = c < -0.99  # within ~8° of π: R − Rᵀ loses the axis
-    if np.any(far):
-        from scipy.spatial.transform import Rotation
+    lead = R.shape[:-2]
+    Rd = np.ascontiguousarray(R.reshape(-1, 3, 3).transpose(1, 2, 0))
+    w, _ = rotation_error(Rd, np.broadcast_to(np.eye(3)[..., None], Rd.shape))
+    return w.T.reshape(lead + (3,))
 
-        out[far] = Rotation.from_matrix(R[far]).as_rotvec()
-    return out
+
+def rotation_error(Rd: np.ndarray, R: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """w = log(R_d Rᵀ) = θ·a (3, P) and θ (P,) in rad, for rotations with the batch on the last
+    axis: Rd and R (3, 3, P), X[r, c, k] the entry (r, c) of the k-th rotation.
+
+    With M = R_d Rᵀ, v = vee(M − Mᵀ) = Σ_k r_k × rd_k = 2 sin θ · a (from the rows r_k of R and
+    rd_k of R_d: 7 dot products, M itself is never formed) and cos θ = (tr M − 1)/2, so
+    θ = atan2(|v|/2, cos θ), accurate at every angle, and a = v/|v|. Within ~8° of π
+    (cos θ < −0.99) v loses the axis: see `_log_near_pi`. The float form of the same rule is
+    `rotation_error_floats`. out: where to write w (3, P), if given."""
+    v = np.empty((3, Rd.shape[-1])) if out is None else out
+    for a in range(3):
+        b, c = (a + 1) % 3, (a + 2) % 3
+        np.einsum("kP,kP->P", R[b], Rd[c], out=v[a])
+        v[a] -= np.einsum("kP,kP->P", R[c], Rd[b])
+    c = 0.5 * (np.einsum("ikP,ikP->P", R, Rd) - 1.0)
+    s2 = np.sqrt(np.einsum("aP,aP->P", v, v))
+    theta = np.arctan2(0.5 * s2, c)
+    far = np.flatnonzero(c < -0.99)
+    if far.size:  # M itself, for those few only
+        M = np.einsum("ikF,jkF->ijF", Rd[..., far], R[..., far])
+        v_far = _log_near_pi(M, v[:, far], c[far], theta[far])
+    small = s2 < 1e-12
+    v *= theta / np.where(small, 1.0, s2) + 0.5 * small  # v becomes log(M) = θ·a
+    if far.size:
+        v[:, far] = v_far
+    return v, theta
+
+
+def _log_near_pi(M: np.ndarray, v: np.ndarray, c: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """θ·a (3, k) for rotations M (3, 3, k) far from the identity, batch last:
+    (M + Mᵀ)/2 − cos θ I = (1 − cos θ) a aᵀ, so its column with the largest diagonal gives a up
+    to sign, and v = vee(M − Mᵀ) = 2 sin θ a gives the sign."""
+    k = np.arange(M.shape[-1])
+    i = np.argmax(M[[0, 1, 2], [0, 1, 2]], axis=0)  # the largest diagonal of M and of B alike
+    col = 0.5 * (M[:, i, k] + M[i, :, k].T)
+    col[i, k] -= c
+    a = col / np.sqrt(np.maximum(col[i, k] * (1.0 - c), 1e-300))
+    a *= np.where(np.einsum("ak,ak->k", a, v) < 0, -1.0, 1.0)
+    return a * theta
+
+
+def rotation_error_floats(m00: float, m01: float, m02: float, m10: float, m11: float, m12: float,
+                          m20: float, m21: float, m22: float) -> tuple[float, float, float, float]:
+    """`rotation_error` for one rotation M = R_d Rᵀ given by its entries: (w0, w1, w2, θ).
+    Plain floats, so that the NumPy single-target loop avoids ~20 µs of array calls per
+    iteration, and so that Numba compiles this very function for the kernels (ik/lm_kernel.py)."""
+    v0, v1, v2 = m21 - m12, m02 - m20, m10 - m01
+    c = 0.5 * (m00 + m11 + m22 - 1.0)
+    s2 = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+    theta = math.atan2(0.5 * s2, c)
+    if c >= -0.99:
+        k = theta / s2 if s2 >= 1e-12 else 0.5
+        return k * v0, k * v1, k * v2, theta
+    # near π: the column of (M + Mᵀ)/2 − cos θ I with the largest diagonal, signed by v
+    if m00 >= m11 and m00 >= m22:
+        a0, a1, a2 = m00 - c, 0.5 * (m10 + m01), 0.5 * (m20 + m02)
+        pivot = a0
+    elif m11 >= m22:
+        a0, a1, a2 = 0.5 * (m01 + m10), m11 - c, 0.5 * (m21 + m12)
+        pivot = a1
+    else:
+        a0, a1, a2 = 0.5 * (m02 + m20), 0.5 * (m12 + m21), m22 - c
+        pivot = a2
+    k = theta / math.sqrt(max(pivot * (1.0 - c), 1e-300))
+    if a0 * v0 + a1 * v1 + a2 * v2 < 0:
+        k = -k
+    return k * a0, k * a1, k * a2, theta

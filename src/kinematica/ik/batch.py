@@ -12,7 +12,7 @@
 - once the queue is empty the pool thins out to the slow targets, and every iteration's fixed
   cost falls on a few problems: each unsolved target then races several seeds at once;
 - one FK + Jacobian pass per iteration (`soa.Workspace`), the orientation error taken from it
-  (`pose_residual`), the normal equations formed and solved with the batch on the last axis;
+  (`pose_error.pose_error`), the normal equations formed and solved with the batch on the last axis;
 - "chan" damping (λ = 0.1·E, every step taken) keeps nothing between iterations; "adaptive"
   (paper 000: accept when E falls and divide λ, else reject and multiply λ) keeps the last
   accepted e and J to step again from them.
@@ -28,7 +28,7 @@ import numpy as np
 
 from ..model.robot import Robot
 from .limits import MARGIN, outside_by, pinned
-from .linsolve import spd_solve_last
+from .damped import damped_steps
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
 from .pool import OUTSIDE, RACE, TAIL, Goals, Out, Slots, bookkeep, new_slots
 from .soa import Workspace
@@ -48,36 +48,6 @@ class Plan:
     enforce: bool  # joint limits checked at convergence (revolute joints wrapped by 2π first)
     restarts: int  # random seeds per target at most
     scale: float  # a length for relative position errors (the arm's reach)
-
-
-SMALL = 64  # below this many problems LAPACK per system beats ~40 calls of the unrolled Cholesky
-
-
-def damped_steps(Je: np.ndarray, e: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """Δq (n, P) = (JᵀJ + λI)⁻¹ Jᵀe for P problems, Je (k, n, P) and e (k, P), through the
-    smaller of the n x n and k x k systems, formed and solved with the batch on the last axis."""
-    k, n, P = Je.shape
-    m = min(n, k)
-    A = np.empty((m, m, P))
-    if n <= k:
-        for i in range(n):  # lower triangle, column i: Σ_r J_r,i · J_r,i:
-            np.einsum("rjP,rP->jP", Je[:, i:], Je[:, i], out=A[i:, i])
-        b = np.einsum("rnP,rP->nP", Je, e)
-    else:
-        for i in range(k):
-            np.einsum("jnP,nP->jP", Je[i:], Je[i], out=A[i:, i])
-        b = e
-    diag = A[range(m), range(m)]
-    # a floor relative to the curvature keeps the system solvable at exact singularities, and
-    # the smallest normal float keeps it solvable where J = 0 and λ = 0 (a zero-length arm)
-    A[range(m), range(m)] = diag + np.maximum(np.maximum(lam, 1e-12 * diag.sum(axis=0)), np.finfo(float).tiny)
-    if P < SMALL:
-        low = np.tril(np.ones((m, m), bool))[..., None]
-        A = np.where(low, A, A.transpose(1, 0, 2))  # symmetric, for LAPACK
-        x = np.linalg.solve(A.transpose(2, 0, 1), b.T[..., None])[..., 0].T
-    else:
-        x = spd_solve_last(A, b)
-    return x if n <= k else np.einsum("rnP,rP->nP", Je, x)
 
 
 def solve_lm(robot: Robot, target, seeds: np.ndarray, opts: Options, *, enforce: bool,
@@ -140,7 +110,7 @@ def _step(robot: Robot, slots: Slots, plan: Plan, e, Je, conv: np.ndarray, near:
         held = pinned(Je, e, slots.q, lo, hi) & active
         if held.any():
             Je = np.where(held, 0.0, Je)
-    dq = damped_steps(Je, e, slots.lam)
+    dq = damped_steps(Je, e, slots.lam)  # the LM step
     qt = slots.q + dq
     if clip.any():
         qt = np.where(clip, np.clip(qt, lo, hi), qt)

@@ -7,6 +7,8 @@ from ..errors import InputError
 
 import numpy as np
 
+from .. import compiled
+from ..kinematics.cache import cache_of, chain_arrays
 from ..model.robot import Robot
 from .numeric import CONVERGED
 from .options import LIMIT_MODES, solver_options
@@ -27,7 +29,7 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
     if limits not in LIMIT_MODES:
         raise InputError(f"limits must be one of {', '.join(LIMIT_MODES)}, got {limits!r}")
     opts = solver_options(robot, "lm", "wrap", kw)  # tolerances only
-    found = analytic_solutions(rs, t, q_ref=seeds)
+    found = _one_compiled(rs, t, seeds) or analytic_solutions(rs, t, q_ref=seeds)
     if found is None and helical_refusal(robot):
         raise InputError(helical_refusal(robot))
     if found is None:
@@ -58,6 +60,26 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
     res = package(shape, "analytic", q, ok, list(reasons), np.zeros(len(q), int), pos, ori, inside,
                   near, reachable & valid.any(axis=1))
     return IKResult(**{**res.__dict__, "branch": branch.reshape(shape) if shape else branch[0]})
+
+
+def _one_compiled(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
+    """`analytic_solutions(rs, t, q_ref=seeds)` for one pose target, compiled: every branch
+    (`closed_kernel.candidates`, the NumPy solvers' equations in Numba) and which of them FK
+    reproduces (`analytic._fk_check`'s test, on the compiled FK). None when the kernels are not
+    loaded or no compiled closed form fits the arm (the NumPy solvers then answer)."""
+    if len(seeds) != 1 or t.kind != "pose" or rs.n != 6 or compiled.kernels("one") is None:
+        return None
+    from ..kinematics.kernels import poses
+    from .analytic import reproduces
+    from .closed_kernel import candidates, constants, labels
+
+    form = constants(rs)
+    if form is None:
+        return None
+    Q, reach, T = np.empty((8, 6)), np.empty(8, bool), np.empty((8, 4, 4))
+    candidates(*form, t.p[0], t.R[0], seeds[0], Q, reach)
+    poses(*(cache_of(rs).chain or chain_arrays(rs)), Q, T)
+    return Q[None], reproduces(rs, t, T[None]), labels(rs)
 
 
 def nearest_branches(rs: Robot, t: Target, seeds: np.ndarray, enforce: bool, checked: bool = True

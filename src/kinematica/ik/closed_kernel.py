@@ -19,6 +19,9 @@ solver's own geometry (as `analytic_candidates`: a seed, which LM and the verdic
 The nearest: the reachable candidate inside the limits (when enforced) with the smallest
 joint-space distance to the seed, each gap taken modulo 2π.
 
+`candidates` (every branch) also answers `km.ik(method="analytic")` for one pose target once the
+kernels are loaded (`closed._one_compiled`, which FK-checks them as `analytic_solutions` does).
+
 Constants come from the NumPy solvers' own structure objects (`constants`), packed into arrays
 once per robot: the closed form is written once as equations, read from the robot once.
 """
@@ -84,6 +87,14 @@ def constants(robot: Robot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     for a in (S, F, P, joints):
         a.setflags(write=False)
     return S, F, P, joints
+
+
+def labels(robot: Robot) -> list[str]:
+    """The names of the 8 branches of `candidates`, in its order (the NumPy solver's labels);
+    call only where `constants(robot)` is not None."""
+    from .analytic import spherical_wrist, ur
+
+    return list((spherical_wrist if solver_name(robot) == "spherical wrist" else ur).structure(robot).labels)
 
 
 @njit(cache=True, inline="always")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..model.robot import LIMIT_TOL, Robot
@@ -47,22 +49,41 @@ def random_seeds(robot: Robot, count: int, rng: np.random.Generator) -> np.ndarr
 
 
 def wrap_inside(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The batch-last form the solver uses, q (n, k): each revolute joint shifted by the fewest
-    turns of 2π that bring it inside its limits (left alone when already inside or when no
-    shift can), and whether each column then lies within all the limits (to `LIMIT_TOL`, as
-    `Robot.within_limits`). Only the joints outside are worked on."""
-    lo, hi = robot.limits[:, :1] - LIMIT_TOL, robot.limits[:, 1:] + LIMIT_TOL
-    out = (q < lo) | (q > hi)
+    """The batch-last form the solver uses, q (n, k): each revolute joint outside its limits
+    (beyond `LIMIT_TOL`) turned by the fewest turns of 2π towards its range,
+        w = q + 2π·⌈(lo − q)/2π⌉ below the range,  w = q − 2π·⌈(q − hi)/2π⌉ above it,
+    kept where that lands it inside (to `LIMIT_TOL`), and whether each column then lies within
+    all the limits (as `Robot.within_limits`). Only the joints outside are worked on.
+    `wrap_floats` is the same rule for one configuration on floats."""
+    lo, hi = robot.limits[:, :1], robot.limits[:, 1:]
+    out = (q < lo - LIMIT_TOL) | (q > hi + LIMIT_TOL)
     if not out.any():
         return q, np.ones(q.shape[1], bool)
     q = q.copy()
     i, k = np.nonzero(out & robot.wraps[:, None])  # a joint beyond a limit: that limit is finite
     v, a, b = q[i, k], lo[i, 0], hi[i, 0]
     w = np.where(v < a, v + TWO_PI * np.ceil((a - v) / TWO_PI), v - TWO_PI * np.ceil((v - b) / TWO_PI))
-    fits = (w >= a) & (w <= b)
+    fits = (w >= a - LIMIT_TOL) & (w <= b + LIMIT_TOL)
     q[i[fits], k[fits]] = w[fits]
     out[i[fits], k[fits]] = False
     return q, ~out.any(axis=0)
+
+
+def wrap_floats(q, lo, hi, rev, limit_tol: float, out) -> bool:
+    """`wrap_inside` for one configuration: q, lo, hi (n,) and rev (n,), whether a joint turns
+    by 2π, as lists of floats (the NumPy single-target loop: ~10x cheaper than arrays of one)
+    or arrays (Numba compiles this very function for the kernels, ik/lm_kernel.py). The
+    wrapped q goes into out (n,); returns whether all joints are then inside."""
+    inside = True
+    for j in range(len(q)):
+        qj, a, b = q[j], lo[j], hi[j]
+        if rev[j] and not a - limit_tol <= qj <= b + limit_tol:
+            w = qj + TWO_PI * math.ceil((a - qj) / TWO_PI) if qj < a else qj - TWO_PI * math.ceil((qj - b) / TWO_PI)
+            if a - limit_tol <= w <= b + limit_tol:
+                qj = w
+        inside = inside and a - limit_tol <= qj <= b + limit_tol
+        out[j] = qj
+    return inside
 
 
 def pinned(Je: np.ndarray, e: np.ndarray, q: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

@@ -55,14 +55,3 @@ def spd_solve_last(A: np.ndarray, b: np.ndarray) -> np.ndarray:
             x[i] -= np.einsum("kN,kN->N", L[i + 1:, i], x[i + 1:])
         x[i] /= L[i, i]
     return x
-
-
-def spd_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Solve A x = b for A (N, n, n) symmetric positive definite and b (N, n); returns x (N, n).
-
-    >>> A = np.array([[[4.0, 2.0], [2.0, 3.0]]]); b = np.array([[2.0, 1.0]])
-    >>> spd_solve(A, b).round(12)
-    array([[0.5, 0. ]])
-    """
-    At = np.ascontiguousarray(np.moveaxis(A, 0, -1))  # (n, n, N)
-    return spd_solve_last(At, np.ascontiguousarray(b.T)).T

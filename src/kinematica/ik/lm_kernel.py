@@ -2,8 +2,8 @@
 
   pose error    e = [p_d − p; log(R_d Rᵀ)],  E = ½‖e‖²,  with the pose and Jacobian of q
                 (kinematics/kernels.py's chain product)                         `pose_error`
-  damped step   Δq = (JᵀJ + λI)⁻¹ Jᵀe, or Jᵀ(JJᵀ + λI)⁻¹e when J has fewer rows than columns
-                (the smaller system), λ floored at 1e-12·‖J‖²_F, by Cholesky     `damped_step`
+  damped step   ik/damped.py's Δq = (JᵀJ + λI)⁻¹ Jᵀe, or Jᵀ(JJᵀ + λI)⁻¹e when J has fewer rows
+                than columns (the smaller system), with its floors on λ, by Cholesky  `damped_step`
   one attempt   single.attempt: accept/reject or Chan's λ, joints pinned on a limit, clipping,
                 stall, no progress, iteration cap, abandoning a solution outside   `attempt`
   one target    single.solve_one: the seed, then random restarts, wrapping into the limits,
@@ -16,10 +16,9 @@ module; `attempt` runs the attempts of single.py's own loop where that one runs 
 for, a planar arm's pose); NumPy code (and batch.py's engine) otherwise. A damped system that is not
 positive definite hands the attempt back to NumPy (FALLBACK), which solves it by least squares.
 
-log(M) = θ·a for M = R_d Rᵀ: v = vee(M − Mᵀ) = 2 sin θ · a and cos θ = (tr M − 1)/2 give
-θ = atan2(|v|/2, cos θ) and a = v/|v|; within ~8° of π (cos θ < −0.99) v loses the axis, which
-then comes from the largest column of (M + Mᵀ)/2 − cos θ I = (1 − cos θ) a aᵀ, signed by v —
-the rule of residual.pose_residual and single._log_vee.
+log(M) for M = R_d Rᵀ is `spatial.rotation_error_floats` compiled as it stands (the NumPy
+single-target loop runs the same function on Python floats; `spatial.rotation_error` is its
+batch form).
 """
 
 from __future__ import annotations
@@ -31,8 +30,11 @@ from numba import njit, types
 
 from ..kinematics.cache import REVOLUTE
 from ..kinematics.kernels import pose_jacobian
+from ..spatial import rotation_error_floats
+from .limits import wrap_floats
 
 _F8 = types.float64
+_TINY = float(np.finfo(np.float64).tiny)
 _RO1, _RO2, _RO3 = (types.Array(_F8, d, "A", readonly=True) for d in (1, 2, 3))
 _W1, _W2 = types.Array(_F8, 1, "A"), types.Array(_F8, 2, "A")
 # the chain's constants and the pose/Jacobian buffers as kinematics/kernels.py takes them
@@ -46,35 +48,15 @@ def _m(Rd, T, i, j):
     return Rd[i, 0] * T[j, 0] + Rd[i, 1] * T[j, 1] + Rd[i, 2] * T[j, 2]
 
 
+_rotation_error = njit(cache=True, inline="always")(rotation_error_floats)  # the NumPy path's very function
+
+
 @njit(cache=True)
 def _log_error(Rd, T, e):
     """e[3:6] = log(R_d Rᵀ) (e[0:3] holding p_d − p already); (E, |p_d − p|, θ)."""
-    v0, v1, v2 = _m(Rd, T, 2, 1) - _m(Rd, T, 1, 2), _m(Rd, T, 0, 2) - _m(Rd, T, 2, 0), _m(Rd, T, 1, 0) - _m(Rd, T, 0, 1)
-    c = 0.5 * (_m(Rd, T, 0, 0) + _m(Rd, T, 1, 1) + _m(Rd, T, 2, 2) - 1.0)
-    s2 = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
-    theta = math.atan2(0.5 * s2, c)
-    if c < -0.99:
-        i = 0
-        for k in (1, 2):
-            if _m(Rd, T, k, k) > _m(Rd, T, i, i):
-                i = k
-        a0 = 0.5 * (_m(Rd, T, 0, i) + _m(Rd, T, i, 0))
-        a1 = 0.5 * (_m(Rd, T, 1, i) + _m(Rd, T, i, 1))
-        a2 = 0.5 * (_m(Rd, T, 2, i) + _m(Rd, T, i, 2))
-        if i == 0:
-            a0 -= c
-        elif i == 1:
-            a1 -= c
-        else:
-            a2 -= c
-        pivot = a0 if i == 0 else (a1 if i == 1 else a2)
-        norm = math.sqrt(max(pivot * (1.0 - c), 1e-300))
-        sign = -1.0 if (a0 * v0 + a1 * v1 + a2 * v2) < 0 else 1.0
-        k = sign * theta / norm
-        e[3], e[4], e[5] = k * a0, k * a1, k * a2
-    else:
-        k = theta / s2 if s2 >= 1e-12 else 0.5
-        e[3], e[4], e[5] = k * v0, k * v1, k * v2
+    e[3], e[4], e[5], theta = _rotation_error(_m(Rd, T, 0, 0), _m(Rd, T, 0, 1), _m(Rd, T, 0, 2),
+                                              _m(Rd, T, 1, 0), _m(Rd, T, 1, 1), _m(Rd, T, 1, 2),
+                                              _m(Rd, T, 2, 0), _m(Rd, T, 2, 1), _m(Rd, T, 2, 2))
     pos2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2]
     E = 0.5 * (pos2 + e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
     return E, math.sqrt(pos2), theta
@@ -119,7 +101,7 @@ def _damped_step(Je, e, lam, dq, A, b):
                     acc += Je[i, c] * Je[j, c]
                 A[i, j] = acc
             frob += A[i, i]
-    damp = max(lam, 1e-12 * frob)
+    damp = max(lam, 1e-12 * frob, _TINY)  # damped.py's floors
     inv = dq  # 1 / L[j, j]
     for j in range(small):  # Cholesky A + λI = L Lᵀ in the lower triangle
         d = A[j, j] + damp
@@ -174,26 +156,16 @@ SETTINGS = ("max_iter", "eps2", "lambda0", "lambda_down", "lambda_up", "chan_fac
 _CONVERGED, _STALLED, _LIMIT, _AT_LIMIT, _OUTSIDE, FALLBACK = 0, 1, 2, 3, 4, -2
 
 
-@njit(cache=True, inline="always")
-def _turned(qi, lo, hi, limit_tol):
-    """A revolute joint value outside [lo, hi] turned by the fewest 2π towards the range, if
-    that lands it inside (within limit_tol); else qi as it was."""
-    if qi < lo:
-        w = qi + 2.0 * math.pi * max(math.ceil((lo - qi) / (2.0 * math.pi)), 0.0)
-    else:
-        w = qi - 2.0 * math.pi * max(math.ceil((qi - hi) / (2.0 * math.pi)), 0.0)
-    return w if lo - limit_tol <= w <= hi + limit_tol else qi
+_wrapped = njit(cache=True)(wrap_floats)  # the NumPy single-target loop's very function
 
 
 @njit(cache=True)
-def _outside(q, lo, hi, joints, margin, limit_tol):
-    """single.Problem.outside: a joint beyond its limits by more than margin, revolute
-    joints first turned by the fewest 2π towards their range."""
+def _outside(q, lo, hi, rev, margin, limit_tol, scratch):
+    """single.Problem.outside: a joint beyond its limits by more than margin once revolute
+    joints are turned by 2π towards their range (`limits.wrap_floats`, into scratch)."""
+    _wrapped(q, lo, hi, rev, limit_tol, scratch)
     for i in range(q.shape[0]):
-        qi = q[i]
-        if joints[i, 0] == REVOLUTE and not lo[i] <= qi <= hi[i]:
-            qi = _turned(qi, lo[i], hi[i], limit_tol)
-        if qi < lo[i] - margin or qi > hi[i] + margin:
+        if scratch[i] < lo[i] - margin or scratch[i] > hi[i] + margin:
             return True
     return False
 
@@ -206,7 +178,8 @@ def _attempt(C, joints, pd, Rd, q0, lo, hi, settings, cap, clip, adaptive, activ
     down, up, chan, tol_p, tol_o = settings[3], settings[4], settings[5], settings[6], settings[7]
     near_p, near_o, margin, limit_tol = settings[8], settings[9], settings[10], settings[11]
     no_progress = int(settings[12])
-    qt, dq, Jh = q0.copy(), np.empty(n), np.empty((6, n))
+    qt, dq, Jh, qw = q0.copy(), np.empty(n), np.empty((6, n)), np.empty(n)
+    rev = joints[:, 0] == REVOLUTE  # the joints a turn of 2π leaves in place (Robot.wraps)
     A, b = np.empty((min(6, n), min(6, n))), np.empty(min(6, n))
     e, e_t, T = np.empty(6), np.empty(6), np.empty((4, 4))
     Je, J_t = np.empty((6, n)), np.empty((6, n))
@@ -254,7 +227,7 @@ def _attempt(C, joints, pd, Rd, q0, lo, hi, settings, cap, clip, adaptive, activ
             qq += q[j] * q[j]
         if E < 0.5 * best:
             best, since = E, it
-        if enforce and pos < near_p and ori < near_o and _outside(q, lo, hi, joints, margin, limit_tol):
+        if enforce and pos < near_p and ori < near_o and _outside(q, lo, hi, rev, margin, limit_tol, qw):
             return _OUTSIDE, it
         if (dd < eps2 * 1e12 and dd < eps2 * (1.0 + qq)) or it - since >= no_progress:
             at = False
@@ -277,20 +250,6 @@ def attempt(C, joints, pd, Rd, q0, lo, hi, settings, clip, adaptive, active, enf
 
 
 @njit(cache=True)
-def _wrapped(q, lo, hi, joints, limit_tol, out):
-    """single.Problem.wrapped: q with each revolute joint turned by 2π into its limits where it
-    can be, into out; whether all are then inside."""
-    inside = True
-    for i in range(q.shape[0]):
-        qi = q[i]
-        if joints[i, 0] == REVOLUTE and not lo[i] - limit_tol <= qi <= hi[i] + limit_tol:
-            qi = _turned(qi, lo[i], hi[i], limit_tol)
-        inside = inside and lo[i] - limit_tol <= qi <= hi[i] + limit_tol
-        out[i] = qi
-    return inside
-
-
-@njit(cache=True)
 def _modes(seed_no, clip_first, adaptive_first, hard):
     """pool.modes for one attempt number: (clip, adaptive)."""
     late = seed_no > hard and seed_no % 2 == 1
@@ -307,6 +266,7 @@ def _solve_one(C, joints, pd, Rd, q0, lo, hi, slo, shi, settings, restarts, clip
     max_iter, limit_tol, margin = int(settings[0]), settings[11], settings[10]
     short, hard = min(max_iter, int(settings[13])), int(settings[14])
     qa, told, qw, qp, seed = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    rev, scratch = joints[:, 0] == REVOLUTE, np.empty(n)
     clip, adaptive = _modes(0, clip_first, adaptive_first, hard)
     status, iters = _attempt(C, joints, pd, Rd, q0, lo, hi, settings, max_iter, clip, adaptive, False, enforce, qa)
     if status == FALLBACK:
@@ -318,11 +278,11 @@ def _solve_one(C, joints, pd, Rd, q0, lo, hi, slo, shi, settings, restarts, clip
             if not enforce:
                 q_out[:] = qa
                 return status, iters
-            if _wrapped(qa, lo, hi, joints, limit_tol, qw):
+            if _wrapped(qa, lo, hi, rev, limit_tol, qw):
                 q_out[:] = qw
                 return status, iters
-            if not _modes(k, clip_first, adaptive_first, hard)[0] and not _outside(qa, lo, hi, joints, margin,
-                                                                                   limit_tol):
+            if not _modes(k, clip_first, adaptive_first, hard)[0] and not _outside(qa, lo, hi, rev, margin,
+                                                                                   limit_tol, scratch):
                 for j in range(n):  # just outside: pull it in, clipped, with accept/reject
                     qw[j] = min(max(qw[j], lo[j]), hi[j])
                 sp, it = _attempt(C, joints, pd, Rd, qw, lo, hi, settings, max_iter if k == 0 else short,
@@ -349,7 +309,7 @@ def _solve_one(C, joints, pd, Rd, q0, lo, hi, slo, shi, settings, restarts, clip
             return FALLBACK, iters
         iters += it
     if enforce:
-        _wrapped(told, lo, hi, joints, limit_tol, q_out)
+        _wrapped(told, lo, hi, rev, limit_tol, q_out)
     else:
         q_out[:] = told
     return told_status, iters

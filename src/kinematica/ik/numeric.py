@@ -21,7 +21,7 @@ import numpy as np
 
 from ..kinematics.jacobian import fk_jacobian
 from ..model.robot import Robot
-from .linsolve import spd_solve
+from .damped import damped_steps
 from .residual import errors, residual
 from .target import Target
 
@@ -72,28 +72,15 @@ def _evaluate(robot: Robot, target: Target, q: np.ndarray):
     return T, e, Je, 0.5 * np.einsum("ij,ij->i", e, e)
 
 
-def _solve_damped(Je: np.ndarray, e: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """Δq = (JᵀJ + λI)⁻¹ Jᵀe, via the smaller of the n x n and m x m systems."""
-    m, n = Je.shape[-2:]
-    # a floor relative to the curvature keeps the system solvable at exact singularities
-    lam = np.maximum(lam, 1e-12 * np.einsum("kmn,kmn->k", Je, Je))
-    if n <= m:
-        A = np.swapaxes(Je, -1, -2) @ Je
-        A[:, range(n), range(n)] += lam[:, None]
-        return spd_solve(A, np.einsum("kmn,km->kn", Je, e))
-    A = Je @ np.swapaxes(Je, -1, -2)
-    A[:, range(m), range(m)] += lam[:, None]
-    return np.einsum("kmn,km->kn", Je, spd_solve(A, e))
-
-
-def _step(opts: Options, Je: np.ndarray, e: np.ndarray, lam: np.ndarray) -> np.ndarray:
+def step(opts: Options, Je: np.ndarray, e: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """Δq (N, n) of `opts.method` (the formulas above) for N problems: Je (N, k, n), e (N, k),
+    λ (N,) (LM only)."""
     method = opts.method
-    if method == "lm":
-        return _solve_damped(Je, e, lam)
+    if method in ("lm", "dls"):
+        damping = lam if method == "lm" else np.full(len(e), float(opts.damping) ** 2)
+        return damped_steps(Je.transpose(1, 2, 0), e.T, damping).T
     if method in ("gn", "newton"):
         return (np.linalg.pinv(Je, rcond=1e-12) @ e[..., None])[..., 0]
-    if method == "dls":
-        return _solve_damped(Je, e, np.full(len(e), float(opts.damping) ** 2))
     g = np.einsum("kmn,km->kn", Je, e)  # transpose
     if opts.step is not None:
         return opts.step * g
@@ -129,7 +116,7 @@ def iterate(robot: Robot, target: Target, q0: np.ndarray, opts: Options) -> Stat
 def _advance(robot: Robot, target: Target, st: State, opts: Options, act: np.ndarray, it: int) -> None:
     """One iteration of the active problems `act` (target already restricted to them)."""
     Je, e, q = st.Je[act], st.e[act], st.q[act]
-    dq = _step(opts, Je, e, st.lam[act])
+    dq = step(opts, Je, e, st.lam[act])
     q_try = q + dq
     lo, hi = robot.limits[:, 0], robot.limits[:, 1]
     if opts.clip_limits:

@@ -20,7 +20,8 @@ from .limits import MARGIN, outside_by, random_seeds, wrap_inside
 from .numeric import CONVERGED, STALLED, Options
 
 OUTSIDE = 4  # status: abandoned while converging outside the joint limits
-from .residual import errors, pose_residual, residual
+from .pose_error import pose_error
+from .residual import errors, residual
 from .target import Target
 
 TAIL = 512  # below this many slots (queue empty), unsolved targets race several seeds …
@@ -140,7 +141,7 @@ class Goals:
         """Residual e (k, P), its Jacobian (k, n, P), ½‖e‖², position and orientation errors."""
         Tr, J = ws.pass_(q)
         if self.fast:
-            e, pos, ori = pose_residual(self.pd, self.Rd, Tr)
+            e, pos, ori = pose_error(self.pd, self.Rd, Tr)
         else:  # the general forms, on the usual layout
             T = np.empty((q.shape[1], 4, 4))
             T[:, :3], T[:, 3] = Tr.transpose(1, 0, 2), (0.0, 0.0, 0.0, 1.0)

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spatial import rotation_log
+from ..spatial import rotation_error, rotation_error_floats
 
+from .pose_error import pose_error
 from .target import Target
+
+FEW = 4  # poses up to which `errors` takes the orientation error on floats
 
 
 def errors(target: Target, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -33,8 +36,16 @@ def errors(target: Target, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return pos, np.zeros_like(pos)
     if target.kind == "approach":
         return pos, _angle(T[..., :3, 2], target.a)
-    v, c = _vee_cos(target.R, T[..., :3, :3])
-    return pos, np.arctan2(0.5 * np.linalg.norm(v, axis=-1), c)  # the angle of R_d Rᵀ, accurate everywhere
+    Rd, R = np.broadcast_arrays(target.R, T[..., :3, :3])
+    if R.size <= 9 * FEW:  # the float form, pose by pose: for a few, ~5 µs each against ~30 µs of array calls
+        M = np.einsum("...ij,...kj->...ik", Rd, R).reshape(-1, 9).tolist()  # R_d Rᵀ
+        return pos, np.array([rotation_error_floats(*m)[3] for m in M]).reshape(R.shape[:-2])[()]
+    return pos, rotation_error(_batch_last(Rd), _batch_last(R))[1].reshape(R.shape[:-2])
+
+
+def _batch_last(R: np.ndarray) -> np.ndarray:
+    """Rotations (..., 3, 3) as (3, 3, N), the layout of `spatial.rotation_error`."""
+    return np.ascontiguousarray(R.reshape(-1, 3, 3).transpose(1, 2, 0))
 
 
 def _weighted_errors(target: Target, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -42,61 +53,9 @@ def _weighted_errors(target: Target, T: np.ndarray) -> tuple[np.ndarray, np.ndar
     pos = np.linalg.norm((target.p - T[..., :3, 3]) * on[:3], axis=-1)
     if target.kind == "position":
         return pos, np.zeros_like(pos)
-    w = rotation_log(target.R @ np.swapaxes(T[..., :3, :3], -1, -2))  # base-frame rotation error
+    Rd, R = np.broadcast_arrays(target.R, T[..., :3, :3])
+    w = rotation_error(_batch_last(Rd), _batch_last(R))[0].T.reshape(R.shape[:-2] + (3,))  # in the base frame
     return pos, np.linalg.norm(w * on[3:], axis=-1)
-
-
-def _vee_cos(Rd: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """v = vee(M − Mᵀ) = Σ_k r_k × rd_k (= 2 sin θ · axis) and cos θ = (tr M − 1)/2 of
-    M = R_d Rᵀ, from the columns r_k, rd_k without forming M: 7 dot products instead of a
-    3x3 product per problem."""
-    v = np.empty(R.shape[:-1])
-    for a in range(3):
-        b, c = (a + 1) % 3, (a + 2) % 3
-        v[..., a] = (np.einsum("...k,...k->...", R[..., b, :], Rd[..., c, :])
-                     - np.einsum("...k,...k->...", R[..., c, :], Rd[..., b, :]))
-    return v, 0.5 * (np.einsum("...ij,...ij->...", R, Rd) - 1.0)
-
-
-def pose_residual(pd: np.ndarray, Rd: np.ndarray, Tr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The unweighted pose residual e = [p_d − p; log(R_d Rᵀ)] with the batch on the last axis:
-    pd (3, P), Rd (3, 3, P) and the top rows of the poses, Tr (3, P, 4) with Tr[r, k, c] =
-    T_k[r, c], give e (6, P), the position error (P,) and the orientation error θ (P,).
-    One transposing copy of Tr first: every later operation runs on contiguous rows."""
-    Tf = np.ascontiguousarray(Tr.transpose(0, 2, 1))  # Tf[r, c] = T[:, r, c]
-    P = Tf.shape[-1]
-    e = np.empty((6, P))
-    np.subtract(pd, Tf[:, 3], out=e[:3])
-    v = e[3:]  # vee(M − Mᵀ) = Σ_k r_k × rd_k = 2 sin θ · axis, M = R_d Rᵀ (7 dot products, not 9)
-    for a in range(3):
-        b, c = (a + 1) % 3, (a + 2) % 3
-        np.einsum("kP,kP->P", Tf[b, :3], Rd[c], out=v[a])
-        v[a] -= np.einsum("kP,kP->P", Tf[c, :3], Rd[b])
-    c = 0.5 * (np.einsum("ikP,ikP->P", Tf[:, :3], Rd) - 1.0)  # cos θ = (tr M − 1)/2
-    s2 = np.sqrt(np.einsum("aP,aP->P", v, v))
-    theta = np.arctan2(0.5 * s2, c)
-    far = np.flatnonzero(c < -0.99)  # within ~8° of π, v loses the axis: see _log_near_pi
-    if far.size:  # M itself, for those few only
-        M = np.einsum("ikF,jkF->ijF", Rd[..., far], Tf[:, :3, far])
-        v_far = _log_near_pi(M, v[:, far], c[far], theta[far])
-    small = s2 < 1e-12
-    v *= theta / np.where(small, 1.0, s2) + 0.5 * small  # v becomes log(M) = θ·axis
-    if far.size:
-        v[:, far] = v_far
-    return e, np.sqrt(np.einsum("aP,aP->P", e[:3], e[:3])), theta
-
-
-def _log_near_pi(M: np.ndarray, v: np.ndarray, c: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """θ·a (3, k) for rotations M (3, 3, k) far from the identity, batch last:
-    (M + Mᵀ)/2 − cos θ I = (1 − cos θ) a aᵀ, so its column with the largest diagonal gives a up
-    to sign, and v = vee(M − Mᵀ) = 2 sin θ a gives the sign."""
-    k = np.arange(M.shape[-1])
-    i = np.argmax(M[[0, 1, 2], [0, 1, 2]], axis=0)  # the largest diagonal of M and of B alike
-    col = 0.5 * (M[:, i, k] + M[i, :, k].T)
-    col[i, k] -= c
-    a = col / np.sqrt(np.maximum(col[i, k] * (1.0 - c), 1e-300))
-    a *= np.where(np.einsum("ak,ak->k", a, v) < 0, -1.0, 1.0)
-    return a * theta
 
 
 def _wrap(x: np.ndarray) -> np.ndarray:
@@ -121,7 +80,7 @@ def residual(target: Target, T: np.ndarray, J: np.ndarray) -> tuple[np.ndarray, 
     elif target.kind == "pose":
         lead = T.shape[:-2]
         t, T2 = target.reshape(-1), T.reshape(-1, 4, 4)
-        e = pose_residual(t.p.T, t.R.transpose(1, 2, 0), T2[:, :3].transpose(1, 0, 2))[0]
+        e = pose_error(t.p.T, t.R.transpose(1, 2, 0), T2[:, :3].transpose(1, 0, 2))[0]
         e, Je = e.T.reshape(lead + (6,)), J
     else:
         a = T[..., :3, 2]

@@ -2,7 +2,8 @@
 
 Through the batch path one target costs ~150 NumPy calls per iteration on arrays of one
 (1–3 ms a solve). Here an iteration is one single-configuration FK + Jacobian (`end_single`),
-the residual from a 3x3 product and a few floats, a 6x6 `np.linalg.solve`, and the bookkeeping
+the pose error on floats (`pose_error.pose_error_one`), one damped step (`damped.damped_step`:
+a 6x6 Cholesky solve), the wrap by 2π on floats (`limits.wrap_floats`) and the bookkeeping
 on Python scalars: ~25 µs. The rules are those of `batch.solve_lm` (accept/reject, λ, stall,
 no progress, iteration caps, abandoning an attempt converging outside the limits, reseeding),
 so a batch and a loop of single solves agree. For a pose target the attempt runs compiled
@@ -23,43 +24,13 @@ from ..kinematics.chain import end_single
 from ..model.robot import LIMIT_TOL, Robot
 from .batch import NEAR, NO_PROGRESS, RESTART_ITER
 from .pool import HARD, OUTSIDE, modes
-from .limits import MARGIN, TWO_PI, pinned, random_seeds
+from .damped import damped_step
+from .limits import MARGIN, pinned, random_seeds, wrap_floats
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
+from .pose_error import pose_error_one
 from .residual import errors, residual
 from .target import Target
 from .verdict import NEAR_SINGULAR
-
-
-def _dposv():
-    """LAPACK's Cholesky solve, imported at the first solve (not with the package: start-up)."""
-    global _DPOSV
-    if _DPOSV is None:
-        from scipy.linalg.lapack import dposv
-        _DPOSV = dposv
-    return _DPOSV
-
-
-_DPOSV = None
-
-
-def _log_vee(Rd: np.ndarray, R: np.ndarray) -> tuple[list[float], float]:
-    """log(R_d Rᵀ) as a list of three floats, and its angle θ."""
-    M = Rd.dot(R.T)
-    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = M.tolist()
-    v = [m21 - m12, m02 - m20, m10 - m01]
-    c = 0.5 * (m00 + m11 + m22 - 1.0)
-    s2 = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-    theta = math.atan2(0.5 * s2, c)
-    if c < -0.99:  # near π: the axis from the symmetric part, its sign from v (as the batch)
-        d = [m00, m11, m22]
-        i = d.index(max(d))
-        col = [0.5 * (M[r, i] + M[i, r]) - (c if r == i else 0.0) for r in range(3)]
-        norm = math.sqrt(max(col[i] * (1.0 - c), 1e-300))
-        a = [x / norm for x in col]
-        sign = -1.0 if a[0] * v[0] + a[1] * v[1] + a[2] * v[2] < 0 else 1.0
-        return [sign * theta * x for x in a], theta
-    scale = theta / s2 if s2 >= 1e-12 else 0.5
-    return [scale * x for x in v], theta
 
 
 class Problem:
@@ -85,11 +56,8 @@ class Problem:
                 return e, J, E, pos, ori
         T, J = end_single(self.robot, q, True)
         if self.fast:
-            x, y, z = (self.pd - T[:3, 3]).tolist()
-            eo, ori = _log_vee(self.Rd, T[:3, :3])
-            pos2 = x * x + y * y + z * z
-            E = 0.5 * (pos2 + eo[0] * eo[0] + eo[1] * eo[1] + eo[2] * eo[2])
-            return np.array([x, y, z, *eo]), J, E, math.sqrt(pos2), ori
+            e, E, pos, ori = pose_error_one(self.pd, self.Rd, T)
+            return e, J, E, pos, ori
         e, Je = residual(self.t, T, J)
         pos, ori = errors(self.t, T)
         return e, Je, 0.5 * float(e.dot(e)), float(pos), float(ori)
@@ -103,51 +71,18 @@ class Problem:
         """The options of `attempt` in lm_kernel.SETTINGS order, for an iteration cap."""
         return kernel_settings(self.opts, self.scale, cap)
 
-    def step(self, Je: np.ndarray, e: np.ndarray, lam: float) -> np.ndarray:
-        """(JᵀJ + λI)⁻¹ Jᵀe through the smaller system, with the batch's floor on λ; LAPACK's
-        Cholesky solve called directly (1 µs against 5 for `np.linalg.solve`'s checks), or
-        lm_kernel.damped_step once compiled."""
-        kernels = compiled.kernels("ik")
-        if kernels is not None:
-            dq = np.empty(Je.shape[1])
-            if kernels.damped_step(Je, e, lam, dq):
-                return dq
-        k, n = Je.shape
-        if n <= k:
-            A = Je.T.dot(Je)
-            b = Je.T.dot(e)
-        else:
-            A = Je.dot(Je.T)
-            b = e
-        A.ravel()[::A.shape[0] + 1] += max(lam, 1e-12 * float(np.vdot(Je, Je)))  # tr A = ‖J‖²_F
-        _, x, info = _dposv()(A, b)
-        if info:  # not positive definite in floating point: the general solver
-            x = np.linalg.lstsq(A, b, rcond=None)[0]
-        return x if n <= k else Je.T.dot(x)
-
     def wrapped(self, q: np.ndarray) -> tuple[np.ndarray, bool]:
-        """`limits.wrap_inside` for one configuration, on floats: q with each revolute joint
-        turned by 2π into its limits where it can be, and whether all are then inside."""
-        out, inside = [], True
-        for qi, lo, hi, rev in zip(q.tolist(), self.lo_l, self.hi_l, self.rev_l):
-            if rev and not lo - LIMIT_TOL <= qi <= hi + LIMIT_TOL:
-                w = qi + TWO_PI * max(math.ceil((lo - qi) / TWO_PI), 0) if qi < lo else \
-                    qi - TWO_PI * max(math.ceil((qi - hi) / TWO_PI), 0)
-                qi = w if lo - LIMIT_TOL <= w <= hi + LIMIT_TOL else qi
-            inside = inside and lo - LIMIT_TOL <= qi <= hi + LIMIT_TOL
-            out.append(qi)
+        """`limits.wrap_inside` for one configuration (`limits.wrap_floats`): q with each
+        revolute joint turned by 2π into its limits where it can be, and whether all are then inside."""
+        out = [0.0] * len(self.lo_l)
+        inside = wrap_floats(q.tolist(), self.lo_l, self.hi_l, self.rev_l, LIMIT_TOL, out)
         return np.array(out), inside
 
     def outside(self, q: np.ndarray) -> bool:
         """`limits.outside_by(…, MARGIN)` for one configuration, on floats."""
-        for qi, lo, hi, rev in zip(q.tolist(), self.lo_l, self.hi_l, self.rev_l):
-            if rev and not lo <= qi <= hi:  # the fewest turns of 2π towards the range
-                w = qi + TWO_PI * max(math.ceil((lo - qi) / TWO_PI), 0) if qi < lo else \
-                    qi - TWO_PI * max(math.ceil((qi - hi) / TWO_PI), 0)
-                qi = w if lo - LIMIT_TOL <= w <= hi + LIMIT_TOL else qi
-            if qi < lo - MARGIN or qi > hi + MARGIN:
-                return True
-        return False
+        out = [0.0] * len(self.lo_l)
+        wrap_floats(q.tolist(), self.lo_l, self.hi_l, self.rev_l, LIMIT_TOL, out)
+        return any(x < lo - MARGIN or x > hi + MARGIN for x, lo, hi in zip(out, self.lo_l, self.hi_l))
 
 
 def kernel_settings(opts: Options, scale: float, cap: int | None = None) -> np.ndarray:
@@ -197,9 +132,9 @@ def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
             return q, CONVERGED, it
         if active:
             held = pinned(Je, e, q, pb.lo, pb.hi)
-            dq = pb.step(np.where(held, 0.0, Je) if held.any() else Je, e, lam)
+            dq = damped_step(np.where(held, 0.0, Je) if held.any() else Je, e, lam)
         else:
-            dq = pb.step(Je, e, lam)
+            dq = damped_step(Je, e, lam)
         qt = q + dq
         if clip:
             qt = np.clip(qt, pb.lo, pb.hi)
@@ -260,8 +195,7 @@ def verdict_one(pb: Problem, q: np.ndarray, robot: Robot | None = None, t: Targe
     opts = pb.opts
     T, J = end_single(robot, q, True)
     if t.kind == "pose" and t.weights is None:  # errors()'s formulas on floats (~10x cheaper)
-        p = (t.p.reshape(3) - T[:3, 3]).tolist()
-        pos, ori = math.sqrt(p[0] ** 2 + p[1] ** 2 + p[2] ** 2), _log_vee(t.R.reshape(3, 3), T[:3, :3])[1]
+        pos, ori = pose_error_one(t.p.reshape(3), t.R.reshape(3, 3), T)[2:]
     else:
         pos, ori = (float(x) for x in errors(t, T))
     inside = all(lo - LIMIT_TOL <= x <= hi + LIMIT_TOL for x, lo, hi in zip(q.tolist(), pb.lo_l, pb.hi_l))

@@ -42,6 +42,8 @@ from . import wrist
 from .geometry import NotAnalytic, size
 from .planar import three_link, two_link
 
+TOL = 1e-9  # a branch is valid when its FK reproduces the target to this (see `reproduces`)
+
 __all__ = ["analytic_solutions", "analytic_candidates", "has_analytic", "solver_name", "NotAnalytic", "CLOSED_FORMS", "helical_refusal",
            "two_link", "three_link", "planar", "geometric5", "spherical_wrist", "ur", "wrist"]
 
@@ -116,7 +118,7 @@ def has_analytic(robot: Robot, target_kind: "str | Target") -> bool:
 
 
 def analytic_solutions(robot: Robot, target: "Target | ArrayLike", q_ref: ArrayLike | None = None,
-                       tol: float = 1e-9) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
+                       tol: float = TOL) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
     """Every closed-form branch for a stack of N targets, or None when no solver fits.
 
     target: a Target (any batch shape, flattened to N; a single target gives N = 1) or a pose
@@ -203,11 +205,17 @@ def _wrap(robot: Robot, q: np.ndarray) -> np.ndarray:
 def _fk_check(robot: Robot, t: Target, q: np.ndarray, tol: float) -> np.ndarray:
     """valid (N, k): FK of every candidate reproduces its target."""
     N, k, n = q.shape
-    T = fk(robot, q.reshape(N * k, n)).reshape(N, k, 4, 4)
+    return reproduces(robot, t, fk(robot, q.reshape(N * k, n)).reshape(N, k, 4, 4), tol)
+
+
+def reproduces(robot: Robot, t: Target, T: np.ndarray, tol: float = TOL) -> np.ndarray:
+    """(N, k): whether each pose T (N, k, 4, 4) of a target's candidates reproduces the target
+    t (N,): position to tol times the robot's size, rotation entries (or the approach axis,
+    or the heading) to tol."""
     rows = 2 if t.kind == "planar" else 3
     ok = _squares(T[..., :rows, 3] - t.p[:, None, :rows]) <= (tol * size(robot)) ** 2
     if t.kind == "pose":
-        ok &= _squares((T[..., :3, :3] - t.R[:, None]).reshape(N, k, 9)) <= tol ** 2
+        ok &= _squares((T[..., :3, :3] - t.R[:, None]).reshape(T.shape[:2] + (9,))) <= tol ** 2
     elif t.kind == "approach":
         ok &= _squares(T[..., :3, 2] - t.a[:, None]) <= tol ** 2
     elif t.phi is not None:
