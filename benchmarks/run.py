@@ -1,6 +1,6 @@
 """Every benchmark in one run: the tables the README's "Benchmarks" section shows.
 
-    python benchmarks/run.py            # ~2–3 minutes; writes benchmarks/results/latest.{json,md}
+    python benchmarks/run.py            # under a minute; writes benchmarks/results/latest.{json,md}
     python benchmarks/run.py --readme   # … and puts the Markdown into README.md between its markers
     python benchmarks/run.py --quick    # a smoke run (fewer calls and targets): numbers are rougher
 
