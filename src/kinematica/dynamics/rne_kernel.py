@@ -73,12 +73,12 @@ def _rot(D, i, c0, x, y, z):
             D[i, c0 + 6] * x + D[i, c0 + 7] * y + D[i, c0 + 8] * z)
 
 
-@njit(cache=True)
-def _newton_euler(D, q, qd, qdd, g, wrench, friction, tau):
-    """τ (n,) into tau for one state q, q̇, q̈ (robot units), gravity g (3, m/s²) and the tool
-    wrench (6: force, moment; world axes, N and N·m). False if an input holds NaN or inf."""
+@njit(cache=True, inline="always")
+def _forward(D, q, qd, qdd, g, wrench, FN):
+    """The outward pass: each link's net force F and moment N about its joint origin, and the
+    joint's (c, s, d) or (d, ·, ·), into FN (n, 9); the tool wrench carried into frame n
+    alongside. Returns (whether q, q̇, q̈ are finite, the wrench's force and moment there)."""
     n = q.shape[0]
-    FN = np.empty((n, 9))  # per joint: F, N and the joint's (c, s, d) or (d, ·, ·)
     wx = wy = wz = ax_ = ay_ = az_ = 0.0  # ω and α
     lx, ly, lz = -g[0], -g[1], -g[2]  # a: gravity as an upward acceleration of the base
     fx, fy, fz, mx, my, mz = wrench[0], wrench[1], wrench[2], wrench[3], wrench[4], wrench[5]
@@ -134,6 +134,13 @@ def _newton_euler(D, q, qd, qdd, g, wrench, friction, tau):
         FN[i, 3] = Ia[0] + wIw[0] + ha[0]
         FN[i, 4] = Ia[1] + wIw[1] + ha[1]
         FN[i, 5] = Ia[2] + wIw[2] + ha[2]
+    return ok, fx, fy, fz, mx, my, mz
+
+
+@njit(cache=True, inline="always")
+def _backward(D, FN, fx, fy, fz, mx, my, mz, tau):
+    """The inward pass: τ into tau from FN and the tool wrench (force f, moment m in frame n)."""
+    n = FN.shape[0]
     # the environment's wrench on the tool, as a force and moment about joint n's origin
     t = _cross(D[n, 0], D[n, 1], D[n, 2], fx, fy, fz)
     fx, fy, fz, mx, my, mz = -fx, -fy, -fz, -(mx + t[0]), -(my + t[1]), -(mz + t[2])
@@ -157,8 +164,17 @@ def _newton_euler(D, q, qd, qdd, g, wrench, friction, tau):
         mx, my, mz = _rot(D, i, _R, mx, my, mz)
         pf = _cross(D[i, _P], D[i, _P + 1], D[i, _P + 2], fx, fy, fz)
         mx, my, mz = mx + pf[0], my + pf[1], mz + pf[2]
+
+
+@njit(cache=True)
+def _newton_euler(D, q, qd, qdd, g, wrench, friction, tau):
+    """τ (n,) into tau for one state q, q̇, q̈ (robot units), gravity g (3, m/s²) and the tool
+    wrench (6: force, moment; world axes, N and N·m). False if an input holds NaN or inf."""
+    FN = np.empty((q.shape[0], 9))  # per joint: F, N and the joint's (c, s, d) or (d, ·, ·)
+    ok, fx, fy, fz, mx, my, mz = _forward(D, q, qd, qdd, g, wrench, FN)
+    _backward(D, FN, fx, fy, fz, mx, my, mz, tau)
     if friction:
-        for i in range(n):
+        for i in range(q.shape[0]):
             s_i = D[i, _SCALE]
             v = qd[i]
             sign = 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
