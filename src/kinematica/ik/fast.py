@@ -5,7 +5,7 @@ arm the compiled kernels model, with default options — `km.ik(robot, T)` or
 The general path (`solve._ik` → `_ik_one`) spends ~30 µs in Python around the kernel: the
 target parsed into a `Target`, the frames resolved, `Options` built, a `Problem` made. Here the
 same checks run on floats, the per-robot and per-mode constants are made once
-(`_constants`), and `single.solve_single` runs seed, solve and verdict in one kernel call.
+(`_constants`, kept in the robot's cache), and `single.solve_single` runs seed, solve and verdict in one kernel call.
 Anything else — other arguments, a target that fails a check, a target out of reach, or one
 this path does not solve — returns None, and the general path takes the call from the start:
 it runs the same kernel with the same seeds, so its answer is this path's, and it adds the
@@ -16,11 +16,10 @@ rare, 0.01 % of random targets, and out-of-reach ones are refused before any sol
 from __future__ import annotations
 
 import math
-from functools import lru_cache
-
 import numpy as np
 
 from ..bounds import RESTARTS
+from ..kinematics.cache import cache_of
 from ..model.robot import Robot
 from .frame import plane_of
 from .limits import LIMIT_MODES
@@ -32,11 +31,18 @@ from .target import rotation_floats
 from .verdict import NEAR_WORDS
 
 
-@lru_cache(maxsize=256)
 def _constants(robot: Robot, mode: str) -> tuple | None:
     """(settings, flags, p1, reach) of `single.solve_single` for the robot and limit mode with
     default options, p1 and reach from `reach._bound`; None for a robot this path does not
-    take (a planar arm, whose solver problem is not the world problem)."""
+    take (a planar arm, whose solver problem is not the world problem). Made once per robot and
+    mode, in the robot's own cache (`kinematics.cache`: it dies with the robot)."""
+    found = cache_of(robot).fast_ik
+    if mode not in found:
+        found[mode] = _make_constants(robot, mode)
+    return found[mode]
+
+
+def _make_constants(robot: Robot, mode: str) -> tuple | None:
     if plane_of(robot) is not None:
         return None
     opts = solver_options(robot, "lm", mode, {})

@@ -29,7 +29,7 @@ _KEY = "_kinematica_cache"
 class RobotCache:
     """Derived constants of one robot, each slot filled by the module that owns it."""
 
-    __slots__ = ("parts", "chain", "local", "rne", "single")
+    __slots__ = ("parts", "chain", "local", "rne", "single", "fast_ik")
 
     def __init__(self) -> None:
         self.parts: Any = None  # kinematics.chain._Parts: the NumPy passes' constants
@@ -37,6 +37,7 @@ class RobotCache:
         self.local: Any = None  # dynamics.local.Local: the local-frame dynamics constants
         self.rne: tuple[np.ndarray, bool, tuple[int]] | None = None  # rne_kernel's constants, friction or not, (n,)
         self.single: tuple | None = None  # see single_call()
+        self.fast_ik: dict[str, tuple | None] = {}  # ik.fast's constants, per limit mode
 
     def __reduce__(self):  # copies and pickles start empty (see the module docstring)
         return (RobotCache, ())
