@@ -271,3 +271,31 @@ def test_ik_all_checks_its_target_and_method():
         km.ik_all(kuka, tg.planar([0.3, 0.2]))
     with pytest.raises(ValueError, match="method"):
         km.ik_all(kuka, km.fk(kuka, np.zeros(6)), method="bogus")
+
+
+@pytest.mark.parametrize("policy", ["never", "always"])
+def test_a_far_finite_target_is_out_of_reach_without_overflow(policy):
+    """A target at 1e308 (finite, as a fuzzer sends it) is refused with its true distance, on the
+    one-call shortcut, the general path and the batch, and a quaternion of 1e308 is a rotation:
+    the squares of 1e308 would overflow (Hypothesis found `--quat 0 0 1e308 0` warning)."""
+    import warnings
+
+    from kinematica import compiled
+
+    before = compiled.mode()
+    compiled.use_compiled(policy)
+    try:
+        robot = km.load("puma560")
+        T = np.eye(4)
+        T[:3, 3] = [1e308, 1e308, 0.0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # an overflow warning fails the test
+            for res in (km.ik(robot, T), km.ik(robot, T, limits="clip", restarts=2)):
+                assert not res.success and not res.reachable
+                assert "|p| = 1.414e+308 m" in res.reason
+            batch = km.ik(robot, np.stack([T, np.eye(4)]))
+            assert not batch.reachable[0] and "1.414e+308" in batch.reason[0]
+            R = tg.orientation([0.0, 0.0, 0.0], quat=[0.0, 0.0, 1e308, 0.0]).R.reshape(3, 3)
+        np.testing.assert_allclose(R, np.diag([-1.0, 1.0, -1.0]), atol=1e-15)
+    finally:
+        compiled.use_compiled(before, wait=False)

@@ -75,7 +75,7 @@ def one_pose(robot: Robot, target, q0, limits: str, restarts, seed) -> IKResult 
     if not math.isfinite(sum(vals)) or not rotation_floats(*vals[0:3], *vals[4:7], *vals[8:11]):
         return None
     x, y, z = vals[3], vals[7], vals[11]
-    if not math.sqrt((x - x1) ** 2 + (y - y1) ** 2 + (z - z1) ** 2) <= reach:  # `reach.reach_check`'s test
+    if not math.hypot(x - x1, y - y1, z - z1) <= reach:  # `reach.reach_check`'s test (hypot: no overflow)
         return None
     done = solve_single(robot, target[:3, 3], target[:3, :3], q0, settings, restarts, flags, seed)
     if done is None or not done[3]:

@@ -40,8 +40,21 @@ def reach_check(robot: Robot, target: Target) -> tuple[np.ndarray, np.ndarray, f
     d = target.p - p1
     if target.kind == "planar":
         d = d[..., :2]
-    dist = np.linalg.norm(d, axis=-1)
-    return dist <= reach * (1 + 1e-12), dist, reach
+    return (dist := distance(d)) <= reach * (1 + 1e-12), dist, reach
+
+
+def distance(d: np.ndarray) -> np.ndarray:
+    """‖d‖ along the last axis, exact for any finite d as `math.hypot` is: divided by its
+    largest entry first, since the squares of a finite 1e308 overflow (a target that far is out
+    of reach, and its message should say how far, not warn). A length beyond the largest float
+    is inf.
+
+    >>> float(distance(np.array([1e308, 1e308, 0.0])))
+    1.4142135623730951e+308
+    """
+    big = np.max(np.abs(d), axis=-1, keepdims=True)
+    with np.errstate(over="ignore"):
+        return (big * np.linalg.norm(d / np.where(big > 0, big, 1.0), axis=-1, keepdims=True))[..., 0]
 
 
 def out_of_reach_message(dist: float, reach: float, unit: str) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 from ..spatial import rotation_error, rotation_error_floats
 
 from .pose_error import pose_error
+from .reach import distance
 from .target import Target
 
 FEW = 4  # poses up to which `errors` takes the orientation error on floats
@@ -27,11 +28,11 @@ def errors(target: Target, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if target.weights is not None and target.kind in ("pose", "position") and np.any(target.weights == 0):
         return _weighted_errors(target, T)
     if target.kind == "planar":
-        pos = np.linalg.norm(target.p[..., :2] - T[..., :2, 3], axis=-1)
+        pos = distance(target.p[..., :2] - T[..., :2, 3])
         if target.phi is None:
             return pos, np.zeros_like(pos)
         return pos, np.abs(_wrap(target.phi - np.arctan2(T[..., 1, 0], T[..., 0, 0])))
-    pos = np.linalg.norm(target.p - T[..., :3, 3], axis=-1)
+    pos = distance(target.p - T[..., :3, 3])  # (a far finite target must not overflow)
     if target.kind == "position":
         return pos, np.zeros_like(pos)
     if target.kind == "approach":
@@ -50,7 +51,7 @@ def _batch_last(R: np.ndarray) -> np.ndarray:
 
 def _weighted_errors(target: Target, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     on = target.weights > 0
-    pos = np.linalg.norm((target.p - T[..., :3, 3]) * on[:3], axis=-1)
+    pos = distance((target.p - T[..., :3, 3]) * on[:3])
     if target.kind == "position":
         return pos, np.zeros_like(pos)
     Rd, R = np.broadcast_arrays(target.R, T[..., :3, :3])

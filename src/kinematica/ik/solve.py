@@ -21,6 +21,8 @@ solvers iterate on `frame.solver_problem`.
 
 from __future__ import annotations
 
+import math
+
 from ..errors import InputError, InputTypeError
 
 import numpy as np
@@ -218,7 +220,7 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
         q0 = q0.reshape(robot.n)
     p1, reach = _bound(rs)
     d = (t.p - p1)[:2] if t.kind == "planar" else t.p - p1
-    dist = float(np.sqrt(d.dot(d)))
+    dist = math.hypot(*d.tolist())  # (no overflow for a far finite target: `reach.distance`)
     reachable = dist <= reach * (1 + 1e-12)
     pb = Problem(rs, t, opts, enforce, reach if np.isfinite(reach) and reach > 0 else 1.0)
     history = [] if opts.history else None

@@ -151,10 +151,13 @@ def orientation(p: ArrayLike, *, R: ArrayLike | None = None, rpy: ArrayLike | No
         Rm = _arr(value, (3, 3), "target rotation")
     elif kind == "quat":
         qv = _arr(value, (4,), "quaternion")
-        norm = np.linalg.norm(qv, axis=-1, keepdims=True)
-        if np.any(norm < 1e-12):
+        # divided by its largest entry first: the squares of a finite (1e308, …) would overflow
+        big = np.max(np.abs(qv), axis=-1, keepdims=True)
+        if np.any(big < 1e-12):
             raise TargetError("quaternion: must not be zero")
-        Rm = Rotation.from_quat((qv / norm).reshape(-1, 4), scalar_first=True).as_matrix().reshape(qv.shape[:-1] + (3, 3))
+        scaled = qv / big
+        unit = scaled / np.linalg.norm(scaled, axis=-1, keepdims=True)
+        Rm = Rotation.from_quat(unit.reshape(-1, 4), scalar_first=True).as_matrix().reshape(qv.shape[:-1] + (3, 3))
     else:
         ang = _arr(value, (3,), kind)
         seq = "xyz" if kind == "rpy" else "ZYZ"
