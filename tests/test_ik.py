@@ -281,6 +281,7 @@ def test_a_far_finite_target_is_out_of_reach_without_overflow(policy):
     import warnings
 
     from kinematica import compiled
+    from kinematica.explain import explain
 
     before = compiled.mode()
     compiled.use_compiled(policy)
@@ -295,6 +296,11 @@ def test_a_far_finite_target_is_out_of_reach_without_overflow(policy):
                 assert "|p| = 1.414e+308 m" in res.reason
             batch = km.ik(robot, np.stack([T, np.eye(4)]))
             assert not batch.reachable[0] and "1.414e+308" in batch.reason[0]
+            for arm, far in ((robot, T), (km.load("arm-5dof"), tg.approach([1e308, 0.0, 0.0], pitch=0.0))):
+                exact = km.ik(arm, far, method="analytic")  # the closed forms (compiled or not)
+                assert not exact.success and "out of reach" in exact.reason
+                assert km.ik_all(arm, far) == []
+                explain(arm, "ik", target=far, method="analytic")
             R = tg.orientation([0.0, 0.0, 0.0], quat=[0.0, 0.0, 1e308, 0.0]).R.reshape(3, 3)
         np.testing.assert_allclose(R, np.diag([-1.0, 1.0, -1.0]), atol=1e-15)
     finally:

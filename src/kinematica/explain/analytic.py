@@ -19,6 +19,7 @@ from ..ik.analytic import analytic_solutions, geometric5, solver_name
 from ..ik.analytic.planar import ELBOWS
 from ..ik.analytic.planar import LABELS as ELBOW_LABELS
 from ..ik.analytic.planar import lengths as planar_lengths
+from ..ik.reach import distance
 from ..ik.solve import fit_target
 from ..ik.target import Target, as_target
 from ..kinematics.chain import check_q
@@ -51,7 +52,7 @@ def _branch_table(robot: Robot, t: Target, q_ref: np.ndarray, deg: bool) -> Tabl
     q, valid, labels = out
     rows = []
     for qi, ok, lab in zip(q[0], valid[0], labels):
-        err = np.linalg.norm(fk(robot, qi)[:3, 3] - t.p)
+        err = float(distance(fk(robot, qi)[:3, 3] - t.p.reshape(3)))  # (no overflow for a far target)
         inside = bool(robot.within_limits(qi))
         vals = [(_deg(v) if robot.revolute[i] and deg else number_text(v, 4)) for i, v in enumerate(qi)]
         rows.append([lab] + vals + [err, "yes" if ok else "no", "yes" if inside else "no"])
@@ -175,16 +176,17 @@ def explain_analytic_ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLik
     doc = Document(f"Closed-form inverse kinematics of {robot.name}",
                    "The joint angles computed directly from the geometry of the arm, every branch at once "
                    f"(reference for free joints: {joints_text(robot, q_ref, deg)}).")
-    if name == "geometric5" and t.kind in ("approach", "pose"):
-        _geometric5(doc, robot, t, q_ref, deg)
-    elif name == "planar" and t.kind == "planar" and (robot.n == 2 or t.phi is not None):
-        _planar(doc, robot, t, q_ref, deg)
-    else:
-        table = _branch_table(robot, t, q_ref[None], deg)
-        if table is None:
-            raise InputError(f"no closed-form solver fits {robot.name} with a {t.kind} target; "
-                             "explain the numeric solver instead (method lm)")
-        doc.section("The solutions").step(f"The {name} solver's branches, each checked by forward kinematics:",
-                                          table=table)
+    with np.errstate(over="ignore", invalid="ignore"):  # a target far beyond float range shows inf/nan
+        if name == "geometric5" and t.kind in ("approach", "pose"):
+            _geometric5(doc, robot, t, q_ref, deg)
+        elif name == "planar" and t.kind == "planar" and (robot.n == 2 or t.phi is not None):
+            _planar(doc, robot, t, q_ref, deg)
+        else:
+            table = _branch_table(robot, t, q_ref[None], deg)
+            if table is None:
+                raise InputError(f"no closed-form solver fits {robot.name} with a {t.kind} target; "
+                                 "explain the numeric solver instead (method lm)")
+            doc.section("The solutions").step(f"The {name} solver's branches, each checked by forward kinematics:",
+                                              table=table)
     return doc
 

@@ -14,7 +14,7 @@ from ..errors import InputError
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..ik.reach import _bound, reach_check
+from ..ik.reach import _bound, distance, reach_check
 from ..ik.residual import residual
 from ..ik.options import limit_mode, solver_options
 from ..ik.solve import fit_target, ik
@@ -87,7 +87,7 @@ def _problem(doc: Document, robot: Robot, t: Target, q0: np.ndarray, deg: bool) 
                    vector(r"e_0", "e0", e0, u if t.kind in ("planar", "position") else "",
                           note="" if t.kind in ("planar", "position") else f"rows {', '.join(names[i] for i in rows)}; "
                           f"position in {u}, orientation in rad"),
-                   scalar(r"\lVert e_0 \rVert", "‖e0‖", float(np.linalg.norm(e0)), u)])
+                   scalar(r"\lVert e_0 \rVert", "‖e0‖", float(distance(e0)), u)])
 
 
 def _reach(doc: Document, robot: Robot, t: Target) -> bool:

@@ -36,6 +36,9 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
         raise InputError(f"no analytic solver fits {robot.name!r} with a {t.kind} target "
                          f"(closed forms exist for {CLOSED_FORMS}); use a numeric method")
     Q, valid, labels = found
+    lost = ~np.isfinite(Q).all(axis=-1)  # a far target's overflowed branches: none (the seed stands in)
+    if lost.any():
+        Q, valid = np.where(lost[..., None], seeds[:, None], Q), valid & ~lost
     enforce = limits != "ignore"
     usable = valid & (robot.within_limits(Q) if enforce else True)
     d = np.linalg.norm((Q - seeds[:, None] + np.pi) % (2 * np.pi) - np.pi, axis=-1)

@@ -161,9 +161,16 @@ def _run(robot: Robot, target, q_ref, tol: float | None):
 
 
 def _chunk(solve, robot: Robot, t: Target, ref: np.ndarray, tol: float | None):
-    q, reach, labels = solve(robot, t, ref)  # ref: one row, or one per target
-    q = _wrap(robot, q)
-    return q, (reach if tol is None else _fk_check(robot, t, q, tol)), labels
+    # A far finite target (1e308, as a fuzzer sends) overflows the geometry and the FK check's
+    # squares: its branches come out non-finite or fail the check, and none is valid.
+    with np.errstate(over="ignore", invalid="ignore"):
+        q, reach, labels = solve(robot, t, ref)
+        lost = ~np.isfinite(q).all(axis=-1)  # (N, k)
+        if lost.any():  # the seed's values stand in, so FK can judge (and refuse) every branch
+            q = np.where(lost[..., None], np.broadcast_to(ref[:, None, :], q.shape), q)
+            reach = reach & ~lost
+        q = _wrap(robot, q)
+        return q, (reach if tol is None else _fk_check(robot, t, q, tol) & ~lost), labels
 
 
 @lru_cache(maxsize=64)
