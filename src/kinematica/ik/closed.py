@@ -36,9 +36,6 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
         raise InputError(f"no analytic solver fits {robot.name!r} with a {t.kind} target "
                          f"(closed forms exist for {CLOSED_FORMS}); use a numeric method")
     Q, valid, labels = found
-    lost = ~np.isfinite(Q).all(axis=-1)  # a far target's overflowed branches: none (the seed stands in)
-    if lost.any():
-        Q, valid = np.where(lost[..., None], seeds[:, None], Q), valid & ~lost
     enforce = limits != "ignore"
     usable = valid & (robot.within_limits(Q) if enforce else True)
     d = np.linalg.norm((Q - seeds[:, None] + np.pi) % (2 * np.pi) - np.pi, axis=-1)
@@ -73,7 +70,7 @@ def _one_compiled(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray, 
     if len(seeds) != 1 or t.kind != "pose" or rs.n != 6 or compiled.kernels("one") is None:
         return None
     from ..kinematics.kernels import poses
-    from .analytic import reproduces
+    from .analytic import finite_branches, reproduces
     from .closed_kernel import candidates, constants, labels
 
     form = constants(rs)
@@ -81,8 +78,10 @@ def _one_compiled(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray, 
         return None
     Q, reach, T = np.empty((8, 6)), np.empty(8, bool), np.empty((8, 4, 4))
     candidates(*form, t.p[0], t.R[0], seeds[0], Q, reach)
+    (Q,), (lost,) = finite_branches(Q[None], seeds)
     poses(*(cache_of(rs).chain or chain_arrays(rs)), Q, T)
-    return Q[None], reproduces(rs, t, T[None]), labels(rs)
+    with np.errstate(over="ignore", invalid="ignore"):  # (as analytic_solutions: a far target)
+        return Q[None], reproduces(rs, t, T[None]) & ~lost, labels(rs)
 
 
 def nearest_branches(rs: Robot, t: Target, seeds: np.ndarray, enforce: bool, checked: bool = True

@@ -28,7 +28,7 @@ import math
 import numpy as np
 from numba import njit, types
 
-from ..kinematics.cache import REVOLUTE
+from ..kinematics.cache import JOINT_COLUMNS, REVOLUTE
 from ..kinematics.kernels import pose_jacobian
 from ..spatial import rotation_error_floats
 from .limits import wrap_floats
@@ -332,7 +332,7 @@ def solve_many(C, joints, pd, Rd, seeds, lo, hi, slo, shi, settings, restarts, c
 def warm() -> None:
     """Run the kernels once (compiled at import; this proves they run)."""
     C = np.broadcast_to(np.eye(4), (2, 4, 4)).copy()
-    joints, q = np.zeros((1, 2)), np.zeros(1)
+    joints, q = np.zeros((1, JOINT_COLUMNS)), np.zeros(1)  # one revolute joint
     e, T, J, dq = np.empty(6), np.empty((4, 4)), np.empty((6, 1)), np.empty(1)
     pose_error(C, joints, q, np.zeros(3), np.eye(3), e, T, J)
     if not damped_step(J, e, 1e-3, dq):

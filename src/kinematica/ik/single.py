@@ -14,7 +14,6 @@ runs the whole of `solve_one` compiled for a batch of them.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 
@@ -233,13 +232,18 @@ def solve_compiled(robot: Robot, t: Target, seeds: np.ndarray, opts: Options, en
     return q, status, iters
 
 
-
-@lru_cache(maxsize=64)
 def single_constants(robot: Robot) -> tuple:
-    """What `single_kernel.solve` takes of a robot, made once: C, joints, bounds (4, n) —
-    the limits and the range of random seeds (`limits.random_seeds`) — and the closed form's
-    constants (S, F, P, closed) with whether there is one (`closed_kernel.constants`; zeros
-    of the same shapes when there is none). Call only once the kernels are loaded."""
+    """What `single_kernel.solve` takes of a robot, made once and kept in its cache: C, joints,
+    bounds (4, n) — the limits and the range of random seeds (`limits.random_seeds`) — and the
+    closed form's constants (S, F, P, closed) with whether there is one (`closed_kernel.constants`;
+    zeros of the same shapes when there is none). Call only once the kernels are loaded."""
+    cache = cache_of(robot)
+    if cache.single_ik is None:
+        cache.single_ik = _single_constants(robot)
+    return cache.single_ik
+
+
+def _single_constants(robot: Robot) -> tuple:
     from .closed_kernel import S_LEN, constants
 
     C, joints = cache_of(robot).chain or chain_arrays(robot)

@@ -26,6 +26,7 @@ import math
 import numpy as np
 from numba import njit, types
 
+from ..kinematics.cache import JOINT_COLUMNS
 from . import closed_kernel, lm_kernel
 from .closed_kernel import nearest
 from .lm_kernel import FALLBACK, _solve_one, pose_error
@@ -134,7 +135,7 @@ def warm() -> None:
     closed_kernel.warm()
     lm_kernel.warm()
     C = np.broadcast_to(np.eye(4), (2, 4, 4)).copy()
-    joints, q = np.zeros((1, 2)), np.zeros(1)
+    joints, q = np.zeros((1, JOINT_COLUMNS)), np.zeros(1)  # one revolute joint
     settings = np.array([10, 1e-24, 1e-3, 10, 10, 0.1, 1e-6, 1e-6, 1e-2, 1e-2, 0.05, 1e-9, 8, 5, 2], dtype=float)
     bounds = np.array([[-1.0], [1.0], [-1.0], [1.0]])
     S, F, P, closed = np.zeros(closed_kernel.S_LEN), np.zeros((6, 3, 3)), np.zeros((2, 3)), np.zeros((6, 5))

@@ -29,7 +29,7 @@ _KEY = "_kinematica_cache"
 class RobotCache:
     """Derived constants of one robot, each slot filled by the module that owns it."""
 
-    __slots__ = ("parts", "chain", "local", "rne", "single", "fast_ik")
+    __slots__ = ("parts", "chain", "local", "rne", "single", "fast_ik", "single_ik")
 
     def __init__(self) -> None:
         self.parts: Any = None  # kinematics.chain._Parts: the NumPy passes' constants
@@ -38,6 +38,7 @@ class RobotCache:
         self.rne: tuple[np.ndarray, bool, tuple[int]] | None = None  # rne_kernel's constants, friction or not, (n,)
         self.single: tuple | None = None  # see single_call()
         self.fast_ik: dict[str, tuple | None] = {}  # ik.fast's constants, per limit mode
+        self.single_ik: tuple | None = None  # ik.single.single_constants
 
     def __reduce__(self):  # copies and pickles start empty (see the module docstring)
         return (RobotCache, ())
@@ -55,6 +56,7 @@ def cache_of(robot: Robot) -> RobotCache:
 # helical joint is a kind of its own, not a revolute one with a pitch: it turns like a revolute
 # joint but is no more periodic than a prismatic one (IK never wraps it by 2π).
 REVOLUTE, PRISMATIC, HELICAL = 0.0, 1.0, 2.0
+JOINT_COLUMNS = 3  # kind, offset, pitch (see chain_arrays); every kernel reads all three
 
 
 def chain_arrays(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
@@ -70,7 +72,7 @@ def chain_arrays(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
     """
     cache = cache_of(robot)
     if cache.chain is None:
-        joints = np.empty((robot.n, 3))
+        joints = np.empty((robot.n, JOINT_COLUMNS))
         joints[:, 0] = np.where(robot.revolute, np.where(robot.pitch != 0, HELICAL, REVOLUTE), PRISMATIC)
         joints[:, 1] = robot.offsets
         joints[:, 2] = robot.pitch

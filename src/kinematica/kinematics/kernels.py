@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit, types
 
-from .cache import HELICAL, PRISMATIC
+from .cache import HELICAL, JOINT_COLUMNS, PRISMATIC
 
 _F8 = types.float64
 # q and Q any layout (views of the caller's arrays); the constants and the outputs, which this
@@ -139,7 +139,8 @@ def poses_jacobians(C, joints, Q, T, J):
 def warm() -> None:
     """Run every kernel once (compiled at import; this proves they run)."""
     C = np.broadcast_to(np.eye(4), (2, 4, 4)).copy()
-    joints = np.array([[HELICAL, 0.0, 0.1]])  # the widest branch of _joint
+    joints = np.zeros((1, JOINT_COLUMNS))
+    joints[0, 0], joints[0, 2] = HELICAL, 0.1  # the widest branch of _joint
     q = np.zeros(1)
     T, J = np.empty((4, 4)), np.empty((6, 1))
     if not (pose(C, joints, q, T) and pose_jacobian(C, joints, q, T, J) and jacobian(C, joints, q, J)):

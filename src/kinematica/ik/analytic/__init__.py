@@ -165,12 +165,19 @@ def _chunk(solve, robot: Robot, t: Target, ref: np.ndarray, tol: float | None):
     # squares: its branches come out non-finite or fail the check, and none is valid.
     with np.errstate(over="ignore", invalid="ignore"):
         q, reach, labels = solve(robot, t, ref)
-        lost = ~np.isfinite(q).all(axis=-1)  # (N, k)
-        if lost.any():  # the seed's values stand in, so FK can judge (and refuse) every branch
-            q = np.where(lost[..., None], np.broadcast_to(ref[:, None, :], q.shape), q)
-            reach = reach & ~lost
+        q, lost = finite_branches(q, ref)
         q = _wrap(robot, q)
-        return q, (reach if tol is None else _fk_check(robot, t, q, tol) & ~lost), labels
+        return q, (reach if tol is None else _fk_check(robot, t, q, tol)) & ~lost, labels
+
+
+def finite_branches(q: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """q (N, k, n) with every non-finite branch (a far finite target overflows the geometry)
+    replaced by the reference ref ((1, n) or (N, n)), so FK can run on it, and which were
+    replaced (N, k): those are no branch at all."""
+    lost = ~np.isfinite(q).all(axis=-1)
+    if lost.any():
+        q = np.where(lost[..., None], np.broadcast_to(ref[:, None, :], q.shape), q)
+    return q, lost
 
 
 @lru_cache(maxsize=64)
