@@ -158,7 +158,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--voxel", type=float, default=None, metavar="SIZE",
                    help="voxel edge in the robot's length unit (default: its reach / 50)")
     p.add_argument("--orientations", type=int, default=None, metavar="K",
-                   help="approach directions on a Fibonacci sphere (headings for a planar arm; default 20)")
+                   help="approach directions on a Fibonacci sphere (headings for a planar arm, pitches in the "
+                        "radial plane for a 5-joint yaw-base arm; default 20)")
     p.add_argument("--rolls", type=int, default=None, metavar="R", help="roll steps per direction, 6-DOF (default 4)")
     p.add_argument("--restarts", type=int, default=None, metavar="N",
                    help="random IK restarts per unsolved target (default 0 where a closed form fits the arm: "
