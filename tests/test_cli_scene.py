@@ -110,3 +110,44 @@ def test_readme_scene_example_is_real(capsys):
         command, expected = block.split("\n", 1)
         code, out, err = run(capsys, *command.split()[2:])
         readme.assert_same_text(out + err, expected, what=command)
+
+
+def _braccio_motion(tmp_path, nan_at: tuple[int, int] | None = None):
+    tr = km.trajectory.joint([np.zeros(5), np.full(5, 0.3)], duration=1.0, steps=10, robot=km.load("braccio"))
+    path = km.trajectory.save(tr, tmp_path / "br.csv")
+    if nan_at:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        row, col = nan_at
+        cells = lines[row].split(",")
+        cells[col] = "nan"
+        lines[row] = ",".join(cells)
+        path = tmp_path / "tr_nan.csv"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_resolution_asking_for_too_many_checks_is_refused_in_words(capsys, tmp_path):
+    """1e-300 mm used to overflow the checks' count into NumPy's "Number of samples, -9223372036854775808"
+    after a RuntimeWarning (issue 30)."""
+    path = _braccio_motion(tmp_path)
+    for res in ("1e-300", "1e-4"):
+        code, out, err = run(capsys, "scene", "check", "two-braccios", "--trajectory", f"left={path}",
+                             "--resolution", res)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert "checks along the trajectory" in err and "kinematica.bounds.SAMPLES" in err
+        assert "use a resolution of at least 0.000375 mm" in err  # 375 mm of link motion over 10⁶ checks
+
+
+def test_a_nan_in_a_trajectory_file_names_the_file_and_the_line(capsys, tmp_path):
+    path = _braccio_motion(tmp_path, nan_at=(4, 2))  # line 5: a comment, the header, then sample 3
+    code, out, err = run(capsys, "scene", "check", "two-braccios", "--trajectory", f"left={path}")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert f"{path}: line 5 (sample 3): q_M2 shoulder [rad] is nan: expected a finite number" in err
+
+
+def test_a_check_names_the_shapes_that_touch(capsys):
+    """A robot body made of several links' shapes (a URDF base) is named with them; for the
+    bundled arms each shape is its own link's, so the JSON's shapes equal the collisions."""
+    d = run_json(capsys, "scene", "check", "two-braccios", "--deg", "--q", f"left={REACH_DEG}", "--q",
+                 f"right={REACH_DEG}")
+    assert d["colliding"] and [tuple(p) for p in d["shapes"]] == [tuple(p) for p in d["collisions"]]

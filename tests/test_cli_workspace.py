@@ -170,3 +170,55 @@ def test_an_undersampled_envelope_says_so(capsys, tmp_path):
     code, out, err = run(capsys, "workspace", "planar-3r", "--voxel", "5", "--samples", "100000",
                          "--out", str(tmp_path / "p.npz"))
     assert code == 0 and "note:" not in out  # (the tmp path holds the test's name: look for the note)
+
+
+def test_a_voxel_larger_than_the_workspace_is_one_line_and_leaves_nothing(capsys, tmp_path):
+    """`--voxel 1e308` was an OverflowError traceback that left w1.npz.parts/ behind (issue 30)."""
+    err = one_error(*run(capsys, "workspace", "planar-3r", "--samples", "1000", "--voxel", "1e308",
+                         "--out", str(tmp_path / "w1.npz")), 2)
+    assert "larger than the arm's whole workspace" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+class Stop(Exception):
+    pass
+
+
+def test_parts_of_another_job_do_not_block_a_run_with_other_options(capsys, tmp_path):
+    """FILE.parts belongs to FILE: an interrupted job with seed 7 leaves its chunks there; a run
+    with seed 0 replaces them, says so, and writes the map of seed 0."""
+    out = tmp_path / "w.npz"
+    parts = tmp_path / "w.npz.parts"
+
+    def stop(done, total):
+        raise Stop
+
+    with pytest.raises(Stop):
+        envelope("planar-3r", samples=20_000, voxel=5.0, seed=7, chunk=8192, resume=str(parts), progress=stop)
+    assert (parts / "job.json").is_file()
+    code, text, err = run(capsys, "workspace", "planar-3r", "--samples", "20000", "--voxel", "5", "--out", str(out))
+    assert code == 0 and f"{parts} held the partial results of another job" in err, err
+    assert not parts.exists()
+    assert np.array_equal(read(out)["voxels"], envelope("planar-3r", samples=20_000, voxel=5.0).voxels)
+
+
+def test_a_failed_run_removes_the_parts_it_made(capsys, tmp_path, monkeypatch):
+    def no_room(m, path):
+        raise km.workspace.WorkspaceError(f"cannot write {path}: No space left on device")
+
+    monkeypatch.setattr("kinematica.workspace.io.save", no_room)  # the map is made, its file fails
+    err = one_error(*run(capsys, "workspace", "planar-3r", "--samples", "20000", "--voxel", "5",
+                         "--chunk", "8192", "--out", str(tmp_path / "w.npz")), 1)
+    assert "No space left" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_reach_map_says_why(capsys, tmp_path):
+    puma = km.load("puma560")
+    stiff = tmp_path / "stiff.yaml"
+    km.save(puma.replace(limits=np.column_stack([puma.q_home - 0.01, puma.q_home + 0.01]), name="stiff"), stiff)
+    code, out, err = run(capsys, "workspace", str(stiff), "--kind", "reach", "--samples", "2000", "--voxel", "0.01",
+                         "--orientations", "4", "--rolls", "1", "--out", str(tmp_path / "m.npz"))
+    assert code == 0, err
+    assert "reachable voxels  0" in out and "note: no voxel of" in out and "narrow joint limits" in out
+    assert read(tmp_path / "m.npz")["meta"]["note"].startswith("no voxel of")

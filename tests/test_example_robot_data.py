@@ -120,7 +120,8 @@ def test_every_chain_matches_pinocchio(path):
         assert robot.joint_names == key
         assert robot.has_inertials, f"{tip}: dynamics turned off"
         oracle = Reduced(full, robot, tip)
-        said = [w for w in caught if issubclass(w.category, km.OffChainBodiesWarning)]
+        said = [w for w in caught if issubclass(w.category, km.OffChainBodiesWarning)
+                and "the dynamics treat them" in str(w.message)]  # the scene's held shapes have their own words
         assert bool(said) == (oracle.held_mass > 0), (tip, oracle.held_mass, [str(w.message) for w in said])
         said = {re.search(r"joint '(.*)' has no <limit>", str(w.message))[1] for w in caught
                 if issubclass(w.category, km.MissingLimitWarning)}

@@ -287,3 +287,62 @@ def test_distance_to_a_sphere_equals_the_segment_oracle(q, x, y, z, rho):
     rep = s.distance({"r": q})
     assert abs(rep.min_distance - oracle) < 1e-9
     assert s.check({"r": q}).colliding == (oracle < 0) or abs(oracle) < 1e-9
+
+
+# --- sizes and edges of a query (issue 30) ------------------------------------------------------
+def test_an_empty_batch_gets_an_empty_answer():
+    s = one_braccio(pose=spatial.transl([150, 0, 150]), radius=40.0)
+    rep, dist = s.check({"arm": np.zeros((0, 5))}), s.distance({"arm": np.zeros((0, 5))})
+    assert rep.colliding.shape == (0,) and rep.collisions.shape == (0,) and str(rep) == "0 of 0 configurations collide"
+    assert dist.min_distance.shape == (0,) and dist.points.shape == (0, 2, 3)
+    assert s.check({"arm": np.zeros((3, 0, 5))}).colliding.shape == (3, 0)
+
+
+def test_a_batch_over_the_limit_is_refused_before_anything_is_allocated():
+    """10⁷ configurations (a broadcast view: no memory) are refused in words naming the limit,
+    not met by a MemoryError for the 7 GiB of poses (issue 30)."""
+    s = one_braccio(pose=spatial.transl([150, 0, 150]), radius=40.0)
+    huge = np.broadcast_to(REACH, (10 ** 7, 5))
+    with pytest.raises(km.scene.SceneError, match=r"q: the batch's configurations = 10000000 is over the limit of "
+                       r"1,000,000 configurations of one scene query \(kinematica.bounds.QUERY\)"):
+        s.check({"arm": huge})
+    with pytest.raises(km.scene.SceneError, match="QUERY"):
+        s.distance({"arm": huge})
+
+
+def test_a_large_batch_is_checked_in_passes_of_bounded_memory(monkeypatch):
+    """20 000 configurations at once would hold ~50 MB of poses (measured); in passes of CHUNK
+    the peak stays near that of one pass (~8 MB measured), and the answers are those of single
+    queries (a pass boundary changes nothing: CHUNK = 7 splits the batch unevenly)."""
+    import tracemalloc
+
+    import kinematica.scene.query as query
+
+    s = one_braccio(pose=spatial.transl([150, 0, 150]), radius=40.0)
+    Q = np.random.default_rng(4).uniform(BRACCIO.limits[:, 0], BRACCIO.limits[:, 1], (20_000, 5))
+    s.check({"arm": Q[:2]})  # the engine is built outside the measurement
+    tracemalloc.start()
+    try:
+        s.check({"arm": Q})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 25e6, peak
+    monkeypatch.setattr(query, "CHUNK", 7)
+    few = Q[:30]
+    rep, dist = s.check({"arm": few}, shapes=True), s.distance({"arm": few})
+    assert rep.colliding.any() and not rep.colliding.all()
+    for i, q in enumerate(few):
+        one = s.check({"arm": q}, shapes=True)
+        assert (one.colliding, one.collisions, one.shapes) == (rep.colliding[i], rep.collisions[i], rep.shapes[i])
+        assert s.distance({"arm": q}).min_distance == pytest.approx(dist.min_distance[i], abs=1e-12)
+
+
+@pytest.mark.parametrize("where", ["folder", "missing"])
+def test_saving_a_scene_where_no_file_can_be_written_names_the_path(tmp_path, where):
+    s = one_braccio(pose=spatial.transl([150, 0, 150]), radius=40.0)
+    path = tmp_path if where == "folder" else tmp_path / "nowhere" / "s.yaml"
+    said = "it is a folder" if where == "folder" else f"folder {tmp_path / 'nowhere'} does not exist"
+    with pytest.raises(km.scene.SceneError, match=f"cannot write the scene to {path}: {said}"):
+        s.save(path)
+    assert list(tmp_path.iterdir()) == []

@@ -107,3 +107,71 @@ def test_panda_urdf_meshes_agree_with_pinocchio():
         assert set(ours.collisions[k]) == theirs
         dmin = min(r.min_distance for r in gdata.distanceResults)
         assert abs(dist.min_distance[k] - dmin) < 1e-9
+
+
+TIAGO_URDF = SHARE / "example-robot-data/robots/tiago_description/robots/tiago_no_hand.urdf"
+TIAGO_Q = [0.002166, 1.247355, 0.512361, -1.845942, 1.956511, 0.238673, 0.803991, 2.077189]  # issue 30
+
+
+@pytest.mark.skipif(not TIAGO_URDF.is_file(), reason="example-robot-data (a test dependency) not installed")
+def test_tiago_base_above_the_chain_collides_as_pinocchio_says():
+    """The TIAGo's chain (torso lift + 7 arm joints) hangs from torso_fixed_link, below the root
+    base_footprint: the chassis, torso column, casters, wheels and antennas are fixed to the root
+    and belong to body 0 ("base") with it. At 300 random configurations and the one of issue 30
+    the touching shapes equal Pinocchio's computeCollisions on the same URDF (coal under both).
+
+    Mapping the two: Pinocchio's geometry objects sit on its joints (the wheels and head on joints
+    of their own, held at 0 as from_urdf holds them); each maps to our body by walking up its joint
+    tree to the first joint of our chain (the root: body 0). Pinocchio is given a collision pair
+    for every two geometries whose bodies we check (not the same body: rigid together; not
+    adjacent bodies, excluded by our self-pair rule — none here is 'always touching'), and each
+    answer is compared at the level of the links the touching shapes belong to (check(q,
+    shapes=True)), so like is compared with like."""
+    pin = pytest.importorskip("pinocchio")
+    with pytest.warns(km.OffChainBodiesWarning, match="collision shapes of the links behind 2 movable joints off "
+                      "the chain are held at wheel_right_joint = 0 rad, wheel_left_joint = 0 rad"):
+        robot = km.load(TIAGO_URDF)
+    s = km.Scene()
+    s.add_robot("t", robot)
+    g = s.geometry("t")
+    base = {p.link for p in g.parts if p.body == 0}
+    assert {"base_link", "torso_fixed_column_link", "caster_back_left_2_link", "wheel_left_link",
+            "base_antenna_left_link", "torso_fixed_link"} <= base
+    assert sum(p.body == 0 for p in g.parts) == 12  # Pinocchio's 10 on the universe, wheels' 2 on their joints
+    rep = s.check({"t": TIAGO_Q}, shapes=True)
+    assert rep.collisions == [("t/base", "t/arm_1_link")]
+    assert rep.shapes == [("t/torso_fixed_column_link", "t/arm_1_link")]
+    assert "torso_fixed_column_link with t/arm_1_link" in str(rep)
+
+    model = pin.buildModelFromUrdf(str(TIAGO_URDF))
+    geom = pin.buildGeomFromUrdf(model, str(TIAGO_URDF), pin.GeometryType.COLLISION, package_dirs=[str(SHARE)])
+    chain = {name: k + 1 for k, name in enumerate(robot.joint_names)}
+
+    def body_of(j: int) -> int:
+        while j != 0 and model.names[j] not in chain:
+            j = model.parents[j]
+        return 0 if j == 0 else chain[model.names[j]]
+
+    body = [body_of(o.parentJoint) for o in geom.geometryObjects]
+    link = ["t/" + model.frames[o.parentFrame].name for o in geom.geometryObjects]
+    c = s.compiled()
+    checked = {tuple(sorted((int(c.collider.bodies[a]), int(c.collider.bodies[b]))))
+               for a, b in zip(c.collider.pa, c.collider.pb)}
+    for i in range(len(body)):
+        for j in range(i + 1, len(body)):
+            if body[i] != body[j] and tuple(sorted((body[i], body[j]))) in checked:
+                geom.addCollisionPair(pin.CollisionPair(i, j))
+    assert len(geom.collisionPairs) == c.collider.n_pairs  # the same shape pairs, one to one
+    data, gdata = model.createData(), pin.GeometryData(geom)
+    Q = np.vstack([TIAGO_Q, np.random.default_rng(0).uniform(robot.limits[:, 0], robot.limits[:, 1], (300, 8))])
+    ours = s.check({"t": Q}, shapes=True)
+    assert 50 < ours.colliding.sum() < 250  # both answers occur often: the comparison has teeth
+    for k, q in enumerate(Q):
+        qq = pin.neutral(model)  # wheels and head at 0
+        for name, b in chain.items():
+            qq[model.joints[model.getJointId(name)].idx_q] = q[b - 1]
+        pin.computeCollisions(model, data, geom, gdata, qq, False)
+        theirs = {tuple(sorted((link[cp.first], link[cp.second]))) for n, cp in enumerate(geom.collisionPairs)
+                  if gdata.collisionResults[n].isCollision()}
+        assert {tuple(sorted(p)) for p in ours.shapes[k]} == theirs, f"q = {q.tolist()}"
+        assert bool(ours.colliding[k]) == bool(theirs)

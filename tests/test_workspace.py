@@ -4,13 +4,14 @@ local Dask cluster on 127.0.0.1."""
 from __future__ import annotations
 
 import socket
+import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import kinematica as km
-from kinematica.workspace import WorkspaceError, envelope, reachability, dexterity, orientation_set
+from kinematica.workspace import WorkspaceError, WorkspaceWarning, envelope, reachability, dexterity, orientation_set
 from kinematica.workspace.grid import boundary
 from kinematica.workspace.orientations import fibonacci_sphere, frames
 
@@ -110,8 +111,9 @@ def test_orientation_set_is_rotations_with_the_fibonacci_approach_axes(m, rolls)
 def test_orientation_set_fits_the_arm():
     assert orientation_set(km.load("puma560"), 5, 3).kind == "pose"
     assert orientation_set(km.load("puma560"), 5, 3).size == 15
-    assert orientation_set(km.load("arm-5dof"), 5, 3).kind == "approach"
+    assert orientation_set(km.load("arm-5dof"), 5, 3).kind == "pitch"  # a yaw base: its radial plane
     assert orientation_set(km.load("arm-5dof"), 5, 3).size == 5
+    assert orientation_set(sideways_5dof(), 5, 3).kind == "approach"
     assert orientation_set(km.load("planar-3r"), 8).kind == "planar"
 
 
@@ -264,13 +266,70 @@ def test_restarts_add_nothing_where_the_closed_form_tries_every_branch(puma):
     assert np.array_equal(default.reached, reachability(puma, restarts=8, **kw).reached)
 
 
-def test_a_5_dof_arm_is_mapped_over_approach_directions():
-    robot = km.load("arm-5dof")
-    m = reachability(robot, orientations=6, samples=20_000, voxel=robot_reach(robot) / 6, seed=2)
+def sideways_5dof():
+    """arm-5dof with its shoulder 5 cm off to the side of joint 1's axis (d2 = 0.05 m): its
+    approach no longer lies in the vertical plane through that axis and the tool point."""
+    rows = [dict(d=d, a=a, alpha=alpha, theta=0.0) for d, a, alpha in
+            [(0.071, 0, np.pi / 2), (0.05, 0.246, 0), (0, 0.163, 0), (0, 0, -np.pi / 2), (0.165, 0, 0)]]
+    return km.from_dh(rows, name="sideways-5dof", limits=np.tile([-np.pi, np.pi], (5, 1)))
+
+
+FIVE_DOF = [name for name in km.robot_names() if km.load(name).n == 5]
+
+
+def test_there_are_three_bundled_5_dof_arms():
+    assert sorted(FIVE_DOF) == ["arm-5dof", "arm-5dof-geo", "braccio"]
+
+
+@pytest.mark.parametrize("name", FIVE_DOF)
+def test_every_bundled_5_dof_arm_reaches_most_voxels_over_its_own_pitches(name):
+    """A 5-joint yaw-base arm has one plane of approach directions at each point: the vertical
+    plane through joint 1's axis and the point. Fixed world directions rarely lie in it (issue 30:
+    0 reachable voxels with the default set; 1-7 % at this grid); its own pitches it reaches at
+    most voxels of its envelope (65-90 % here; the rest are boundary voxels whose centre lies
+    outside the workspace). Every witness is checked by our own FK: the voxel centre, with the
+    approach at the witness's pitch in that plane."""
+    robot = km.load(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", WorkspaceWarning)  # a map with reachable voxels has no note
+        m = reachability(robot, orientations=8, samples=20_000, voxel=robot_reach(robot) / 8, seed=2)
+    assert m.orientations.kind == "pitch" and m.note == ""
     hit = np.flatnonzero(m.reached > 0)
-    assert m.orientations.kind == "approach" and hit.size > 5
-    z = km.fk(robot, m.witness_q[hit])[:, :3, 2]  # the tool's approach axis, by our own FK
-    np.testing.assert_allclose(z, m.orientations.values[m.witness_orientation[hit]], atol=1e-5)
+    assert hit.size >= 0.5 * m.voxels.size, (hit.size, m.voxels.size)
+    T = km.fk(robot, m.witness_q[hit])
+    p = m.grid.centres(m.voxels[hit])
+    tol = 1e-6 if robot.length_unit == "m" else 1e-3  # km.ik's position tolerance (1 µm), which it judged by FK
+    assert np.all(np.linalg.norm(T[:, :3, 3] - p, axis=1) < tol)
+    C0 = robot.C[0]  # joint 1's frame: "vertical" is its z axis
+    local = (p - C0[:3, 3]) @ C0[:3, :3]
+    psi = np.arctan2(local[:, 1], local[:, 0])
+    phi = m.orientations.values[m.witness_orientation[hit]]
+    a = np.stack([np.cos(phi) * np.cos(psi), np.cos(phi) * np.sin(psi), np.sin(phi)], axis=-1) @ C0[:3, :3].T
+    np.testing.assert_allclose(T[:, :3, 2], a, atol=1e-5)  # approach tolerance of km.ik, as for the Fibonacci set
+
+
+def test_a_5_dof_arm_off_its_radial_plane_tries_fibonacci_directions_and_says_why_it_reaches_none():
+    """No pitch set fits an arm whose approach leaves the radial plane: it tries the Fibonacci
+    directions, which a 5-joint arm seldom matches (none here), and the map says so."""
+    robot = sideways_5dof()
+    with pytest.warns(WorkspaceWarning, match=r"sideways-5dof: no voxel of \d+ reached any of the 6 orientations "
+                      r"\(6 Fibonacci-sphere approach directions.*does not stay in the vertical plane through joint 1"):
+        m = reachability(robot, orientations=6, samples=20_000, voxel=robot_reach(robot) / 6, seed=2)
+    assert m.orientations.kind == "approach" and m.voxels.size > 100 and not m.reached.any()
+    assert "raise restarts" in m.note
+
+
+def test_an_empty_map_says_why():
+    """A Puma whose joints may move 0.01 rad about home points its tool one way only: none of
+    the 4 Fibonacci directions × 1 roll is within reach anywhere. The map says so in words (a
+    warning, `note`, the summary) instead of showing an empty map as a finding."""
+    puma = km.load("puma560")
+    stiff = puma.replace(limits=np.column_stack([puma.q_home - 0.01, puma.q_home + 0.01]))
+    with pytest.warns(WorkspaceWarning, match=r"puma560: no voxel of \d+ reached any of the 4 orientations .*"
+                      r"fixed in the world; narrow joint limits rule most of them out"):
+        m = reachability(stiff, orientations=4, rolls=1, samples=2000, voxel=0.01, seed=1)
+    assert m.voxels.size > 0 and not m.reached.any()
+    assert m.note.startswith(f"no voxel of {m.voxels.size} reached any") and m.summary()["note"] == m.note
 
 
 def robot_reach(robot) -> float:
@@ -306,3 +365,24 @@ def test_a_2r_arm_is_singular_only_at_its_circles():
     tol = 2 * r[hit] * np.abs(cos2) / np.maximum(sin2, 1e-3) * 1e-3 + 1e-9
     assert np.all(np.abs(m.measures["manipulability_min"][hit] - l1 * l2 * sin2) <= tol)
     assert not m.measures["singular"][hit & (r > 6) & (r < 34)].any()
+
+
+@pytest.mark.parametrize("voxel", [1e308, 121.0])
+def test_a_voxel_larger_than_the_workspace_is_refused_in_words(voxel):
+    """planar-3r reaches 60 mm: a voxel beyond 120 mm holds its whole workspace in one cell (and
+    1e308 overflowed the volume: issue 30)."""
+    for make in (envelope, reachability, dexterity):
+        with pytest.raises(WorkspaceError, match=r"voxel = .* is larger than the arm's whole workspace \(2 × its "
+                           r"reach = 120\): .*use a voxel of at most 120"):
+            make("planar-3r", samples=100, voxel=voxel)
+    assert envelope("planar-3r", samples=1000, voxel=120.0).voxels.size >= 1  # the largest accepted
+
+
+def test_a_voxel_too_small_for_an_int_is_refused_by_the_voxel_limit():
+    with pytest.raises(WorkspaceError, match=r"gives inf voxels .*VOXELS"):
+        envelope("planar-3r", samples=100, voxel=1e-308)
+
+
+def test_an_unknown_keyword_of_dexterity_names_dexterity():
+    with pytest.raises(TypeError, match=r"^dexterity\(\) got an unexpected keyword argument 'bogus'"):
+        dexterity("planar-3r", bogus=1)

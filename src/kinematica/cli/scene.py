@@ -79,11 +79,11 @@ def _resolution(text: str | None) -> float | None:
 
 def check_data(scene: km.Scene, q: dict[str, np.ndarray], motions: dict[str, km.Trajectory],
                resolution: float | None) -> dict[str, Any]:
-    rep, dist = scene.check(q), scene.distance(q)
+    rep, dist = scene.check(q, shapes=True), scene.distance(q)
     data: dict[str, Any] = {
         "scene": scene.name, "length_unit": scene.length_unit,
         "q": q, "q_deg": {k: q_deg(scene.robots[k].robot, v) for k, v in q.items()},
-        "colliding": rep.colliding, "collisions": rep.collisions,
+        "colliding": rep.colliding, "collisions": rep.collisions, "shapes": rep.shapes,
         "min_distance": dist.min_distance, "pair": dist.pair, "points": dist.points,
         "distance_words": dist.words()}
     if motions:
@@ -102,6 +102,8 @@ def check_text(scene: km.Scene, d: dict[str, Any]) -> str:
     if d["colliding"]:
         lines.append(f"COLLISION: {len(d['collisions'])} pair(s)")
         lines += [f"  {a}  with  {b}" for a, b in d["collisions"]]
+        if [tuple(p) for p in d["shapes"]] != [tuple(p) for p in d["collisions"]]:  # bodies of several links
+            lines += ["  shapes touching:"] + [f"    {a}  with  {b}" for a, b in d["shapes"]]
     else:
         lines.append("no collision")
     lines.append(f"minimum distance: {d['distance_words']}")

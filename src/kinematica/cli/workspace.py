@@ -7,6 +7,9 @@ workspace ROBOT [--kind envelope|reach|dexterity] [--samples N] [--voxel SIZE]
 The output path is checked before the work starts; finished chunks are kept in FILE.parts/
 while the map is made, so a run stopped by Ctrl+C (or a lost machine) continues where it
 stopped when the same command is run again; the folder is removed once FILE is written.
+FILE.parts/ belongs to FILE: a run that fails with an error removes the folder it made (the
+same command would meet the same error), and a run with other options finding the parts of
+another job there replaces them (it is about to replace FILE too) and says so on stderr.
 Dask is imported only when this command runs.
 """
 
@@ -69,6 +72,8 @@ def _text(d: dict[str, Any]) -> str:
                   f"  reachable voxels  {d['reachable_voxels']} (mean share {d['mean_share']:.3f})",
                   f"  IK solves         {d['solves']:,} ({d['solves_per_s']:,.0f} per s)"]
     lines += [f"  time              {d['time_s']:.2f} s", f"  written           {d['written']}"]
+    if d.get("note"):
+        lines.append(f"  note: {d['note']}")
     sparse = d["voxels_with_one_sample"] / max(d["voxels"], 1)
     if sparse > SPARSE:
         lines.append(f"  note: {sparse:.0%} of the voxels hold a single sample: the envelope is undersampled "
@@ -90,18 +95,52 @@ def cmd_workspace(args: argparse.Namespace, out: TextIO) -> int:
         raise Failure(str(e)) from None
     parts = path.with_name(path.name + ".parts")
     make = {"envelope": envelope, "reach": reachability, "dexterity": dexterity}[args.kind]
+    had_parts = [parts.exists()]
     try:
-        m = make(robot, voxel=args.voxel, scheduler=args.scheduler, resume=str(parts),
-                 progress=BlockProgress(sys.stderr, f"workspace {robot.name}"), **kw)
-    except ImportError as e:  # Dask missing: the message names the extra to install
-        raise Failure(str(e)) from None
-    try:
-        save(m, path)
-    except WorkspaceError as e:
-        raise Failure(f"{e} (the finished chunks stay in {parts}: the same command writes the map "
-                      "without recomputing them)") from None
+        try:
+            m = _make(make, robot, args, kw, parts, had_parts)
+        except ImportError as e:  # Dask missing: the message names the extra to install
+            raise Failure(str(e)) from None
+        try:
+            save(m, path)
+        except WorkspaceError as e:  # good input, but the file could not be written
+            raise Failure(str(e)) from None
+    except Exception:
+        _drop(parts, had_parts)
+        raise
     shutil.rmtree(parts, ignore_errors=True)
     return emit(args, {**meta(m), "written": str(path), "format": path.suffix.lower()[1:].upper()}, _text, out)
+
+
+def _make(make: Any, robot: Any, args: argparse.Namespace, kw: dict[str, Any], parts: Path,
+          had_parts: list[bool]) -> Any:
+    """The map, its finished chunks kept in `parts`; the parts of another job there are replaced
+    (`had_parts[0]` turns False: what is there now is this run's)."""
+    import warnings
+
+    from ..workspace import WorkspaceWarning
+    from ..workspace.run import OtherJobError
+
+    def run() -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", WorkspaceWarning)  # the map's note is in the report (text and JSON)
+            return make(robot, voxel=args.voxel, scheduler=args.scheduler, resume=str(parts),
+                        progress=BlockProgress(sys.stderr, f"workspace {robot.name}"), **kw)
+    try:
+        return run()
+    except OtherJobError:
+        shutil.rmtree(parts, ignore_errors=True)
+        had_parts[0] = False
+        sys.stderr.write(f"kinematica: {parts} held the partial results of another job (other options); "
+                         "they are replaced by this one's\n")
+        return run()
+
+
+def _drop(parts: Path, had_parts: list[bool]) -> None:
+    """After an error: remove FILE.parts if this run made it (chunks of an earlier, interrupted run of
+    the same job stay for the command that resumes it). Ctrl+C is not an error: it keeps them."""
+    if not had_parts[0]:
+        shutil.rmtree(parts, ignore_errors=True)
 
 
 def add_parser(sub: Any) -> None:
@@ -119,7 +158,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--voxel", type=float, default=None, metavar="SIZE",
                    help="voxel edge in the robot's length unit (default: its reach / 50)")
     p.add_argument("--orientations", type=int, default=None, metavar="K",
-                   help="approach directions on a Fibonacci sphere (headings for a planar arm; default 20)")
+                   help="approach directions on a Fibonacci sphere (headings for a planar arm, pitches in the "
+                        "radial plane for a 5-joint yaw-base arm; default 20)")
     p.add_argument("--rolls", type=int, default=None, metavar="R", help="roll steps per direction, 6-DOF (default 4)")
     p.add_argument("--restarts", type=int, default=None, metavar="N",
                    help="random IK restarts per unsolved target (default 0 where a closed form fits the arm: "

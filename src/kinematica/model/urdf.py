@@ -46,7 +46,7 @@ from .inertial import Inertial
 from .robot import PRISMATIC, Robot, RobotError
 from .schema import RobotFileError
 from .urdf_bodies import (MissingLimitWarning, OffChainBodiesWarning, URDFWarning, children_of, folded_message,
-                          held_values, limits, rigid_body, warn)
+                          held_shapes_message, held_values, limits, rigid_body, warn)
 from .urdf_collision import collision_shapes
 from .urdf_visual import mesh_files, visual_shapes, write_visual
 from .visual import gripper_fraction
@@ -254,7 +254,10 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
                        for k in ("effort", "velocity")} | {"held": held}}
     first = next(j for j in path if j.type != "fixed")
     folder = Path(where).parent if Path(where).suffix.lower() == ".urdf" else None
-    shapes = collision_shapes(urdf, [first.parent] + links, chain, held, scale, folder, where)
+    shapes, shaped = collision_shapes(urdf, [first.parent] + links, chain, held, scale, folder, where)
+    named = {n for n, m in folded.items() if m > 0} if held_mass > 0 else set()
+    if shaped - named:
+        warn(OffChainBodiesWarning(held_shapes_message(where, [n for n in held if n in shaped - named], held, urdf)))
     if shapes:
         extras["collision_shapes"] = shapes
     looks = visual_shapes(urdf, path, links, chain, held, scale, folder, where, package_dirs)

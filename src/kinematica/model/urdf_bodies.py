@@ -44,7 +44,8 @@ class MissingLimitWarning(URDFWarning):
 def warn(warning: Warning) -> None:
     """Issue `warning` attributed to the first caller outside kinematica (the user's line)."""
     level, frame = 2, sys._getframe(1)  # stacklevel 1 is this line, 2 its caller
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("kinematica."):
+    while frame is not None and (frame.f_globals.get("__name__", "").startswith("kinematica.")
+                                 or frame.f_code.co_filename.startswith("<takes_robot")):  # coerce.takes_robot's wrapper
         level, frame = level + 1, frame.f_back
     warnings.warn(warning, stacklevel=level)
 
@@ -160,3 +161,13 @@ def folded_message(where: str, behind: dict[str, float], held_mass: float, held:
             f"{'s' * (len(names) != 1)} off the chain ride along rigidly, held at {shown}; the "
             "dynamics treat them as fixed there. Hold them elsewhere with hold={'joint name': value} "
             "(rad or m; --hold-at JOINT=VALUE on the command line), or choose another tip")
+
+
+def held_shapes_message(where: str, names: list[str], held: dict[str, float], urdf) -> str:
+    """The OffChainBodiesWarning text for held joints whose links bring collision shapes only
+    (those with mass are named by `folded_message`)."""
+    shown = ", ".join(f"{n} = {held[n]:g} {'m' if urdf.joint_map[n].type == 'prismatic' else 'rad'}"
+                      for n in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    return (f"{where}: the collision shapes of the links behind {len(names)} movable joint"
+            f"{'s' * (len(names) != 1)} off the chain are held at {shown}; a scene checks them there. "
+            "Hold them elsewhere with hold={'joint name': value} (rad or m), or choose another tip")

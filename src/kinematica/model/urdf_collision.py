@@ -4,6 +4,11 @@ Each body of the chain — body 0 the link the first movable joint hangs from, b
 link of movable joint k — gets the collision elements of its link and of every link rigidly
 attached to it off the chain (through fixed joints, and through movable joints off the chain
 held as `from_urdf` holds them), placed in that link's frame (= the Robot's link frame k).
+Body 0 is everything that does not move with the chain: the root link and every link fixed to
+it anywhere in the tree (a mobile base's chassis, casters, a torso column above the arm's first
+joint), not only what hangs below the first movable joint. A movable joint off the chain (a
+wheel, a head's pan joint) is held at its `held` value (0 within its limits unless `hold` says
+otherwise): its links are checked there, and `from_urdf` warns which joints are held.
 Each shape is plain data — {"kind": "box", "size": (x, y, z)} | {"kind": "sphere", "radius"}
 | {"kind": "cylinder", "radius", "length"} | {"kind": "mesh", "path", "scale"} — with its 4x4
 placement, lengths in the Robot's unit. Mesh files are found as ROS does: `package://PKG/rest`
@@ -19,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .urdf_bodies import URDFWarning, children_of, hanging, warn
+from .urdf_bodies import URDFWarning, children_of, hanging, motion, warn
 
 
 def resolve_mesh(filename: str, folder: Path | None) -> Path | None:
@@ -59,23 +64,42 @@ def _shape(geometry: Any, folder: Path | None, scale: float, link: str, where: s
     return None
 
 
+def _root_frame(urdf: Any, link: str, held: dict[str, float]) -> tuple[str, np.ndarray]:
+    """(root link, `link`'s frame in the root link's frame), walking up the parent joints."""
+    parent = {j.child: j for j in urdf.robot.joints}
+    T = np.eye(4)
+    while link in parent:
+        j = parent[link]
+        X = np.eye(4) if j.origin is None else np.asarray(j.origin, dtype=float)
+        T = (X @ motion(j, held[j.name]) if j.name in held else X) @ T
+        link = j.parent
+    return link, T
+
+
 def collision_shapes(urdf: Any, bodies: list[str], chain: set[str], held: dict[str, float],
-                     scale: float, folder: Path | None, where: str) -> dict[int, list[tuple[dict, np.ndarray]]]:
-    """{body index: [(shape dict, placement 4x4), ...]} of the links `bodies` (body 0 first)."""
+                     scale: float, folder: Path | None, where: str
+                     ) -> tuple[dict[int, list[tuple[dict, np.ndarray]]], set[str]]:
+    """({body index: [(shape dict, placement 4x4), ...]}, the held joints whose links brought
+    shapes) of the links `bodies` (body 0 first: it takes the whole tree above and beside the
+    chain, from the root link down). Each shape dict names its URDF `link`."""
     children = children_of(urdf)
+    root, to_body0 = _root_frame(urdf, bodies[0], held)
     out: dict[int, list[tuple[dict, np.ndarray]]] = {}
+    crossed: set[str] = set()
     for k, link in enumerate(bodies):
-        found, ok = [], True
-        for name, T, _ in hanging(link, children, chain, held):
+        start, T0 = (root, np.linalg.inv(to_body0)) if k == 0 else (link, np.eye(4))
+        found, ok, via_found = [], True, set()
+        for name, T, via in hanging(start, children, chain, held):
             for c in urdf.link_map[name].collisions:
                 shape = _shape(c.geometry, folder, scale, name, where)
                 if shape is None:
                     ok = False
                     continue
-                X = T @ (np.eye(4) if c.origin is None else np.asarray(c.origin, dtype=float))
-                X = X.copy()
+                X = T0 @ T @ (np.eye(4) if c.origin is None else np.asarray(c.origin, dtype=float))
                 X[:3, 3] *= scale
-                found.append((shape, X))
+                found.append((shape | {"link": name}, X))
+                via_found.update(via)
         if found and ok:
             out[k] = found
-    return out
+            crossed |= via_found
+    return out, crossed

@@ -91,8 +91,10 @@ class Collider:
         Tb.setTranslation(B[:3, 3])
         return Ta, Tb
 
-    def collide(self, body_poses: np.ndarray) -> list[set[tuple[int, int]]]:
-        """Per configuration, the set of (body a, body b) pairs in contact."""
+    def collide(self, body_poses: np.ndarray, parts: bool = False) -> list[set[tuple[int, int]]]:
+        """Per configuration, the set of (body a, body b) pairs in contact; with `parts`, the
+        (part a, part b) pairs instead (every part pair is then tested, not only until its
+        bodies' first contact)."""
         W = self.part_poses(body_poses)
         out: list[set[tuple[int, int]]] = [set() for _ in range(len(W))]
         if not self.n_pairs:
@@ -101,8 +103,10 @@ class Collider:
         req = self._coal.CollisionRequest()
         res = self._coal.CollisionResult()
         for b, k in near.tolist():
-            pair = self._pairs[k][2]
-            if pair in out[b]:
+            i, j, pair = self._pairs[k]
+            if parts:
+                pair = (i, j)
+            elif pair in out[b]:
                 continue
             res.clear()
             if self._collide[k](*self._set(W, b, k), req, res):

@@ -20,18 +20,20 @@ from .shapes import scaled
 @dataclass(frozen=True)
 class Compiled:
     """A scene turned into one `Collider`: body b's full name `names[b]`; robot r's bodies are
-    `slices[r]`; obstacles' poses are fixed in `poses`."""
+    `slices[r]`; obstacles' poses are fixed in `poses`; part p's link `part_names[p]`
+    ("robot/link", the obstacle's name)."""
 
     collider: Collider
     names: tuple[str, ...]
     slices: Mapping[str, slice]
     poses: np.ndarray
     entries: tuple[Any, ...]
+    part_names: tuple[str, ...] = ()
 
     @classmethod
     def build(cls, scene: Any) -> "Compiled":
         names: list[str] = []
-        slices, shapes, bodies, places, pairs = {}, [], [], [], []
+        slices, shapes, bodies, places, pairs, links = {}, [], [], [], [], []
         for r in scene._robots.values():
             geom, ex = scene._geometry_of(r)
             start = len(names)
@@ -44,6 +46,7 @@ class Compiled:
                 shapes.append(scaled(p.shape, s))
                 bodies.append(start + p.body)
                 places.append(T)
+                links.append(f"{r.name}/{p.link or geom.names[p.body]}")
             shaped = geom.bodies_with_geometry()
             pairs += [(start + a, start + b) for i, a in enumerate(shaped) for b in shaped[i + 1:] if (a, b) not in ex]
         robot_bodies = sorted(set(bodies))
@@ -57,6 +60,7 @@ class Compiled:
             shapes.append(o.shape)
             bodies.append(b)
             places.append(np.eye(4))
+            links.append(o.name)
             pairs += [(a, b) for a in robot_bodies]
         index = {n: i for i, n in enumerate(names)}
         allowed = {tuple(sorted((index[x], index[y]))) for a, b in scene._allowed
@@ -64,7 +68,7 @@ class Compiled:
         pairs = [p for p in pairs if tuple(sorted(p)) not in allowed]
         col = Collider(shapes, np.array(bodies, dtype=int), np.array(places).reshape(-1, 4, 4), pairs)
         return cls(col, tuple(names), MappingProxyType(slices), np.array(poses).reshape(-1, 4, 4),
-                   tuple(scene._robots.values()))
+                   tuple(scene._robots.values()), tuple(links))
 
     def body_poses(self, qs: Mapping[str, np.ndarray], B: int) -> np.ndarray:
         """World poses (B, bodies, 4, 4): each robot at qs[name] (B, n), obstacles fixed."""

@@ -37,11 +37,14 @@ DEFAULT_RADIUS_FRACTION = 0.05  # of the arm's length: link radius when the robo
 @dataclass(frozen=True)
 class Part:
     """One shape rigidly attached to a body: `placement` (4, 4) puts the shape's frame in the
-    body's frame (link frame k), lengths in the robot's length unit."""
+    body's frame (link frame k), lengths in the robot's length unit; `link` the link it belongs
+    to (a URDF link folded into the body, e.g. a mobile base's caster on body 0; else the
+    body's own name)."""
 
     body: int
     shape: Shape
     placement: np.ndarray
+    link: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,12 +96,12 @@ def arm_length(robot: Robot) -> float:
     return float(sum(np.linalg.norm(b - a) for segs in segments(robot) for a, b in segs))
 
 
-def capsule_part(body: int, a: np.ndarray, b: np.ndarray, radius: float) -> Part:
-    """A capsule of `radius` around the segment a → b (its axis z along b − a)."""
+def capsule_part(body: int, a: np.ndarray, b: np.ndarray, radius: float, link: str = "") -> Part:
+    """A capsule of `radius` around the segment a → b (its axis z along b − a) on link `link`."""
     d = b - a
     L = float(np.linalg.norm(d))
     T = spatial.homogeneous(spatial.axis_to_z(d / L), 0.5 * (a + b))
-    return Part(body, make_shape("capsule", radius=radius, length=L), T)
+    return Part(body, make_shape("capsule", radius=radius, length=L), T, link)
 
 
 def default_radius(robot: Robot) -> float:
@@ -115,21 +118,22 @@ def link_geometry(robot: Robot, radius: float | None = None) -> LinkGeometry:
     if not (np.isfinite(r) and r > 0):
         raise SceneError(f"{robot.name}: collision radius must be a positive number, got {given!r}")
     urdf = robot.extras.get("collision_shapes") or {}
+    names = body_names(robot)
     parts: list[Part] = []
     source = []
     for k, segs in enumerate(segments(robot)):
         own = urdf.get(k)
         if own:
-            parts += [Part(k, make_shape(d["kind"], **{key: v for key, v in d.items() if key != "kind"}),
-                           np.asarray(T, dtype=float)) for d, T in own]
+            parts += [Part(k, make_shape(d["kind"], **{key: v for key, v in d.items() if key not in ("kind", "link")}),
+                           np.asarray(T, dtype=float), d.get("link") or names[k]) for d, T in own]
             source.append("urdf")
         elif segs:
-            parts += [capsule_part(k, a, b, r) for a, b in segs]
+            parts += [capsule_part(k, a, b, r, names[k]) for a, b in segs]
             source.append("capsule")
         else:
             source.append("none")
     used_capsules = "capsule" in source
-    return LinkGeometry(body_names(robot), tuple(parts), r if used_capsules else None, tuple(source))
+    return LinkGeometry(names, tuple(parts), r if used_capsules else None, tuple(source))
 
 
 def body_poses(robot: Robot, q: np.ndarray, base: np.ndarray | None = None, scale: float = 1.0) -> np.ndarray:

@@ -26,7 +26,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..bounds import QUERY, count
 from .shapes import SceneError
+
+CHUNK = 2048  # configurations per pass of the engine: its arrays (128 B per part and body each) stay small
 
 
 def joint_batch(scene: Any, q: Mapping[str, ArrayLike] | None) -> tuple[dict[str, np.ndarray], tuple[int, ...]]:
@@ -57,9 +60,10 @@ def joint_batch(scene: Any, q: Mapping[str, ArrayLike] | None) -> tuple[dict[str
         arrays[name] = a
     lead = shape[0] if shape else ()
     B = int(np.prod(lead)) if lead else 1
+    count(B, "q: the batch's configurations", QUERY, minimum=0, error=SceneError)
     if not lead:
         return {k: v.reshape(1, -1) for k, v in arrays.items()}, lead
-    return {k: np.broadcast_to(v, lead + v.shape[-1:]).reshape(B, -1) for k, v in arrays.items()}, lead
+    return {k: np.broadcast_to(v, lead + v.shape[-1:]).reshape(B, v.shape[-1]) for k, v in arrays.items()}, lead
 
 
 def _shaped(values: list, lead: tuple[int, ...]) -> Any:
@@ -73,10 +77,14 @@ def _shaped(values: list, lead: tuple[int, ...]) -> Any:
 @dataclass(frozen=True)
 class CheckReport:
     """colliding: bool (an array over a batch); collisions: the colliding pairs of names,
-    sorted (a list, or an object array of lists over a batch)."""
+    sorted (a list, or an object array of lists over a batch); shapes (with `check(q,
+    shapes=True)`, else None): the same at the level of the links the touching shapes belong
+    to — ("t/arm_1_link", "t/torso_fixed_column_link") where a URDF base folds that column into
+    body "t/base"."""
 
     colliding: Any
     collisions: Any
+    shapes: Any = None
 
     def __str__(self) -> str:
         if np.ndim(self.colliding):
@@ -84,7 +92,10 @@ class CheckReport:
             return f"{k} of {np.size(self.colliding)} configurations collide"
         if not self.colliding:
             return "no collision"
-        return "collision: " + "; ".join(f"{a} with {b}" for a, b in self.collisions)
+        text = "collision: " + "; ".join(f"{a} with {b}" for a, b in self.collisions)
+        if self.shapes and self.shapes != self.collisions:
+            text += " (shapes of " + "; ".join(f"{a} with {b}" for a, b in self.shapes) + ")"
+        return text
 
 
 @dataclass(frozen=True)
@@ -111,25 +122,48 @@ class DistanceReport:
         return f"{a} is {d:.4g} {self.length_unit} from {b}"
 
 
-def check(scene: Any, q: Mapping[str, ArrayLike] | None = None) -> CheckReport:
-    """Which pairs collide at q (see the module text)."""
+def _chunks(qs: dict[str, np.ndarray], B: int):
+    """(start, stop, the robots' q over configurations start … stop − 1) in passes of CHUNK."""
+    for a in range(0, B, CHUNK):
+        yield a, min(a + CHUNK, B), {k: v[a:a + CHUNK] for k, v in qs.items()}
+
+
+def _name_pairs(pairs: set[tuple[int, int]], names: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The named pairs, each in the scene's order (the lower number first), sorted, no repeats."""
+    return sorted({(names[min(a, b)], names[max(a, b)]) for a, b in pairs})
+
+
+def check(scene: Any, q: Mapping[str, ArrayLike] | None = None, *, shapes: bool = False) -> CheckReport:
+    """Which pairs collide at q (see the module text); `shapes`: also which links' shapes touch
+    (every near shape pair is then tested: slower on a batch). A batch is checked CHUNK
+    configurations at a time, so memory stays bounded; an empty batch answers empty arrays."""
     qs, lead = joint_batch(scene, q)
     c = scene.compiled()
     B = int(np.prod(lead)) if lead else 1
-    hits = c.collider.collide(c.body_poses(qs, B))
-    pairs = [sorted((c.names[a], c.names[b]) if a < b else (c.names[b], c.names[a]) for a, b in h) for h in hits]
-    colliding = np.array([bool(p) for p in pairs]).reshape(lead) if lead else bool(pairs[0])
-    return CheckReport(colliding, _shaped(pairs, lead))
+    pairs: list = []
+    touching: list = []
+    for a, b, part in _chunks(qs, B):
+        poses = c.body_poses(part, b - a)
+        pairs += [_name_pairs(h, c.names) for h in c.collider.collide(poses)]
+        if shapes:
+            touching += [_name_pairs(h, c.part_names) for h in c.collider.collide(poses, parts=True)]
+    if not lead:
+        return CheckReport(bool(pairs[0]), pairs[0], touching[0] if shapes else None)
+    colliding = np.array([bool(p) for p in pairs], dtype=bool).reshape(lead)
+    return CheckReport(colliding, _shaped(pairs, lead), _shaped(touching, lead) if shapes else None)
 
 
 def distance(scene: Any, q: Mapping[str, ArrayLike] | None = None) -> DistanceReport:
-    """The smallest distance at q, its pair and witness points (see the module text)."""
+    """The smallest distance at q, its pair and witness points (see the module text); in passes
+    of CHUNK configurations, as `check`."""
     qs, lead = joint_batch(scene, q)
     c = scene.compiled()
     B = int(np.prod(lead)) if lead else 1
-    found = c.collider.distance(c.body_poses(qs, B))
-    d = np.array([np.inf if f is None else f.distance for f in found])
-    pts = np.array([np.full((2, 3), np.nan) if f is None else f.points for f in found])
+    found = []
+    for a, b, part in _chunks(qs, B):
+        found += c.collider.distance(c.body_poses(part, b - a))
+    d = np.array([np.inf if f is None else f.distance for f in found], dtype=float)
+    pts = np.array([np.full((2, 3), np.nan) if f is None else f.points for f in found], dtype=float).reshape(-1, 2, 3)
     pairs = [None if f is None else (c.names[c.collider.bodies[f.parts[0]]], c.names[c.collider.bodies[f.parts[1]]])
              for f in found]
     if not lead:

@@ -264,9 +264,10 @@ class Scene:
         return self._compiled
 
     # --- queries -------------------------------------------------------------------------
-    def check(self, q: Mapping[str, ArrayLike] | None = None):
-        """Which pairs collide at q (dict robot → (n,) or (..., n)): see `query.CheckReport`."""
-        return check(self, q)
+    def check(self, q: Mapping[str, ArrayLike] | None = None, *, shapes: bool = False):
+        """Which pairs collide at q (dict robot → (n,) or (..., n)): see `query.CheckReport`;
+        shapes=True also names the links whose shapes touch (a URDF base's column, say)."""
+        return check(self, q, shapes=shapes)
 
     def distance(self, q: Mapping[str, ArrayLike] | None = None):
         """The smallest distance at q, its pair and witness points: see `query.DistanceReport`."""
@@ -297,7 +298,7 @@ class Scene:
         from ..model.library import save as save_robot
         from .scenefile import dump_scene
 
-        path = Path(path)
+        path = _writable(Path(path))
         data = self.to_dict()
         for r, d in zip(self._robots.values(), data["robots"]):
             if d["source"] is None:
@@ -318,6 +319,20 @@ class Scene:
     def __repr__(self) -> str:
         return (f"Scene({self.name!r}, robots {list(self._robots)}, obstacles {list(self._obstacles)}, "
                 f"unit {self.length_unit})")
+
+
+def _writable(path: Path) -> Path:
+    """`path` if a scene file can be written there; else SceneError naming the path and why
+    (checked before anything is written: a robot file beside it would otherwise be left alone)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise SceneError(f"cannot write the scene to {path}: it is a folder; give a file name such as "
+                         f"{path / 'scene.yaml'}")
+    if not folder.is_dir():
+        raise SceneError(f"cannot write the scene to {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise SceneError(f"cannot write the scene to {path}: folder {folder} is not writable")
+    return path
 
 
 @dataclass(frozen=True)

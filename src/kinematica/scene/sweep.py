@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import spatial
-from ..bounds import SAMPLES, count
+from ..bounds import SAMPLES
 from .query import joint_batch
 from .shapes import SceneError
 
@@ -109,6 +109,21 @@ def _interp(t: np.ndarray, tk: np.ndarray, qk: np.ndarray) -> np.ndarray:
     return np.stack([np.interp(t, tk, qk[:, j]) for j in range(qk.shape[1])], axis=-1)
 
 
+def _pieces(step: np.ndarray, resolution: float, unit: str) -> np.ndarray:
+    """Checks per step: ceil(step / resolution), at least 1; SceneError in words when the total
+    is over `bounds.SAMPLES` (counted in floats first: a tiny resolution overflows an int)."""
+    with np.errstate(over="ignore"):
+        k = np.maximum(1.0, np.ceil(step / resolution - 1e-12))
+    total, path, room = float(np.sum(k)) + 1.0, float(np.sum(step)), SAMPLES.value - 1 - step.size
+    if not total <= SAMPLES.value:
+        hint = (f"use a resolution of at least {path / room:.3g} {unit}" if room > 0 else
+                "the trajectory alone has more samples than that: check it in parts")
+        raise SceneError(f"resolution = {resolution:g} {unit} asks for {total:.3g} checks along the trajectory "
+                         f"(its links' points move up to {path:.4g} {unit} in all), over the limit of "
+                         f"{SAMPLES.value:,} {SAMPLES.what} ({SAMPLES.name}): {hint}")
+    return k.astype(np.int64)
+
+
 def check_trajectory(scene: Any, motions: Mapping[str, Any], q: Mapping[str, ArrayLike] | None = None, *,
                      resolution: float | None = None) -> SweepReport:
     """Check the robots' motions (dict robot name → `Trajectory` or (t, q)) against the scene,
@@ -138,8 +153,8 @@ def check_trajectory(scene: Any, motions: Mapping[str, Any], q: Mapping[str, Arr
     for name, qg in at_grid.items():
         c = motion_bounds(scene.robots[name], scene.geometry(name), qg)
         step = np.maximum(step, np.abs(np.diff(qg, axis=0)) @ c)
-    pieces = np.maximum(1, np.ceil(step / resolution - 1e-12)).astype(int)
-    total = count(int(pieces.sum()) + 1, "checks along the trajectory (span / resolution)", SAMPLES, error=SceneError)
+    pieces = _pieces(step, float(resolution), scene.length_unit)
+    total = int(pieces.sum()) + 1
     times = np.concatenate([np.linspace(grid[i], grid[i + 1], k, endpoint=False) for i, k in enumerate(pieces)]
                            + [grid[-1:]]) if len(grid) > 1 else grid
     fixed = {k: v[0] for k, v in static.items() if k not in motions}

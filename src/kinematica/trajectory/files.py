@@ -66,7 +66,8 @@ def to_csv(tr: Trajectory, degrees: bool = False) -> str:
 
 def from_csv(text: str, where: str = "<csv>") -> Trajectory:
     """A trajectory from CSV text written by `to_csv` (or by hand in the same layout)."""
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    numbered = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip() and not ln.startswith("#")]
+    lines = [ln for _, ln in numbered]
     if len(lines) < 2:
         raise TrajectoryError(f"{where}: needs a header and at least one row")
     rows = list(csv.reader(lines))
@@ -80,6 +81,11 @@ def from_csv(text: str, where: str = "<csv>") -> Trajectory:
         raise TrajectoryError(f"{where}: {e}") from None
     if data.ndim != 2 or data.shape[1] != len(heads):
         raise TrajectoryError(f"{where}: every row needs {len(heads)} values")
+    bad = np.argwhere(~np.isfinite(data))
+    if bad.size:  # float() reads "nan" and "inf": say where, before anything is computed from them
+        r, c = bad[0]
+        raise TrajectoryError(f"{where}: line {numbered[r + 1][0]} (sample {r + 1}): {rows[0][c].strip()} is "
+                              f"{rows[r + 1][c].strip()}: expected a finite number")
     cols = {h["name"]: (i, h["unit"]) for i, h in enumerate(heads)}
     names = [h["name"][2:] for h in heads if h["name"].startswith("q_")]
     if "t" not in cols or not names:
@@ -133,6 +139,11 @@ def from_json(text: str, where: str = "<json>") -> Trajectory:
         rev = np.array(doc["revolute"], dtype=bool)
         k = np.where(rev & (doc.get("angle_unit") == "deg"), np.pi / 180, 1.0)
         q = np.array(doc["q"], dtype=float)
+        for key in ("t", "q", "qd", "qdd"):  # JSON files may hold NaN and Infinity
+            bad = np.argwhere(~np.isfinite(np.asarray(doc.get(key, ()), dtype=float)))
+            if bad.size:
+                raise TrajectoryError(f"{where}: {key}[{', '.join(map(str, bad[0]))}] (sample {bad[0][0] + 1}) "
+                                      "is not a finite number")
         get = lambda key: np.array(doc[key], dtype=float) * k if key in doc else np.zeros_like(q)
         return Trajectory(doc["t"], q * k, get("qd"), get("qdd"), joint_names=tuple(doc["joint_names"]),
                           revolute=rev, length_unit=doc.get("length_unit", "m"), tau=doc.get("tau"),

@@ -7,9 +7,9 @@ Execution (run.py) is chunked, seeded per block, resumable; Dask is imported onl
 """
 
 from .envelope import Envelope, envelope
-from .grid import Grid, WorkspaceError
+from .grid import Grid, WorkspaceError, WorkspaceWarning
 from .orientations import OrientationSet, orientation_set
 from .reach import ReachMap, dexterity, reachability
 
 __all__ = ["envelope", "reachability", "dexterity", "Envelope", "ReachMap", "Grid", "OrientationSet",
-           "orientation_set", "WorkspaceError"]
+           "orientation_set", "WorkspaceError", "WorkspaceWarning"]

@@ -27,6 +27,10 @@ class WorkspaceError(KinematicaError, ValueError):
     """Bad input to a workspace map (a voxel size, a count, a scheduler, a file)."""
 
 
+class WorkspaceWarning(UserWarning):
+    """A map was made but says little: empty or near-empty (the message says why it may be)."""
+
+
 @dataclass(frozen=True)
 class Grid:
     """Voxels of edge `voxel` (robot length unit); voxel i covers origin + h·idx … + h·(idx + 1).
@@ -85,16 +89,23 @@ def check_voxel(voxel: object) -> float:
 
 def grid_around(centre: np.ndarray, reach: float, voxel: float, plane_z: float | None = None) -> Grid:
     """The grid covering the ball (disc when `plane_z` is given) of radius `reach` about `centre`,
-    voxel edge `voxel`; its voxel count within `kinematica.bounds.VOXELS`."""
+    voxel edge `voxel` at most the ball's diameter 2·reach (a larger voxel holds the whole
+    workspace in one cell: a map that says nothing, whose volume would overflow for a huge
+    one); its voxel count within `kinematica.bounds.VOXELS`."""
     h = check_voxel(voxel)
     dim = 2 if plane_z is not None else 3
     if not np.isfinite(reach):
         raise WorkspaceError("the arm's reach is unbounded (a prismatic joint without limits): give it limits")
-    per_axis = int(np.ceil(2 * reach / h)) + 1
-    total = float(per_axis) ** dim
-    if total > VOXELS.value:
+    if h > 2 * reach:
+        raise WorkspaceError(f"voxel = {h:g} is larger than the arm's whole workspace (2 × its reach = "
+                             f"{2 * reach:.4g}): one voxel would hold it all; use a voxel of at most {2 * reach:.4g} "
+                             f"(the default is the reach / 50 = {reach / 50:.4g})")
+    across = 2 * reach / h  # inf for a voxel far below the reach's scale: counted as a float, before int()
+    total = (np.ceil(across) + 1) ** dim if across < 1e9 else np.inf
+    if not total <= VOXELS.value:
         raise WorkspaceError(f"voxel = {h:g} gives {total:.3g} voxels over a reach of {reach:.4g}, over the limit "
                              f"of {VOXELS.value:,} {VOXELS.what} ({VOXELS.name}): {VOXELS.hint}")
+    per_axis = int(np.ceil(across)) + 1
     origin = np.asarray(centre, dtype=float)[:3] - per_axis * h / 2
     return Grid(origin, h, (per_axis,) * dim, plane_z)
 

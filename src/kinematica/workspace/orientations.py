@@ -4,8 +4,13 @@ For a 6-DOF (or redundant) arm: a Fibonacci sphere of m approach directions (the
 times r roll steps about it, 2πk/r. The directions are near-uniform on S² (z_i = 1 − (2i+1)/m,
 azimuth i·π(3 − √5), equal-area bands), the rolls uniform on S¹, so the set approximates the
 uniform (Haar) measure on SO(3) — the measure whose bundle over S² has a uniform fibre.
-What fits other arms: a 5-DOF arm cannot choose its roll, so it tries the m approach
-directions alone; a planar arm tries m headings φ = −π + 2πk/m of its last link in its plane;
+What fits other arms: a 5-DOF arm cannot choose its roll, and a yaw-base one (joint 1 turns
+about its vertical axis, the approach always in the vertical plane through that axis and the
+tool point, as the Braccio's) has one plane of approach directions at each point: it tries m
+pitch angles φ = −π + 2πk/m of the approach in the vertical plane through joint 1's axis and
+the voxel (`km.targets.approach(p, pitch=φ)`), which it can reach in principle; fixed world
+directions would almost never lie in that plane (19 of 240 solved in the Braccio's case). A
+5-DOF arm whose approach leaves that plane tries the m Fibonacci directions; a planar arm tries m headings φ = −π + 2πk/m of its last link in its plane;
 an arm of 4 joints or fewer that is not planar reaches positions only (one "orientation").
 
 >>> np.round(fibonacci_sphere(4), 3)
@@ -23,6 +28,7 @@ import numpy as np
 
 from ..bounds import ORIENTATIONS, count
 from ..ik import target as targets
+from ..kinematics.fk import fk
 from ..kinematics.manipulability import is_planar
 from ..model.robot import Robot
 from .grid import WorkspaceError
@@ -57,8 +63,9 @@ def frames(directions: np.ndarray, rolls: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class OrientationSet:
-    """kind: "pose", "approach", "planar" or "position"; `values` per orientation: rotations
-    (k, 3, 3), approach vectors (k, 3), headings (k,) in rad, or None (position: k = 1)."""
+    """kind: "pose", "approach", "pitch", "planar" or "position"; `values` per orientation:
+    rotations (k, 3, 3), approach vectors (k, 3), pitch angles (k,) in rad in each voxel's
+    vertical plane through joint 1, headings (k,) in rad, or None (position: k = 1)."""
 
     kind: str
     values: np.ndarray | None
@@ -72,6 +79,8 @@ class OrientationSet:
     def describe(self) -> str:
         return {"pose": f"{self.directions} Fibonacci-sphere approach directions × {self.rolls} roll steps",
                 "approach": f"{self.directions} Fibonacci-sphere approach directions (roll free: 5 joints)",
+                "pitch": f"{self.directions} approach pitches over 360° in the vertical plane through joint 1 "
+                         "and the voxel (roll free: 5 joints)",
                 "planar": f"{self.directions} headings of the last link, uniform over 360°",
                 "position": "position only (no orientation)"}[self.kind]
 
@@ -85,16 +94,41 @@ class OrientationSet:
             return targets.pose(T)
         if self.kind == "approach":
             return targets.approach(P, np.tile(self.values, (B, 1)))
+        if self.kind == "pitch":
+            return targets.approach(P, pitch=np.tile(self.values, B))
         if self.kind == "planar":
             return targets.planar(P[:, :2], None if self.values is None else np.tile(self.values, B))
         return targets.position(P)
 
 
+def radial_approach(robot: Robot, samples: int = 64) -> bool:
+    """Whether the tool's approach (z axis) lies in the vertical plane through joint 1's axis and
+    the tool point in every one of `samples` configurations (fixed seed) within the limits
+    (an unlimited joint over ±π, or ±1 for a slide): the arms a pitch set fits."""
+    if robot.n < 1 or not robot.revolute[0]:
+        return False
+    lo, hi = robot.limits[:, 0], robot.limits[:, 1]
+    span = np.where(robot.revolute, np.pi, 1.0)
+    Q = np.random.default_rng(0).uniform(np.where(np.isfinite(lo), lo, -span), np.where(np.isfinite(hi), hi, span),
+                                         (samples, robot.n))
+    T = fk(robot, Q)
+    C0 = robot.C[0]  # joint 1's frame: its z axis is "vertical"
+    p = (T[:, :3, 3] - C0[:3, 3]) @ C0[:3, :3]
+    a = T[:, :3, 2] @ C0[:3, :3]
+    r = np.hypot(p[:, 0], p[:, 1])
+    off = r > 1e-6 * max(1.0, float(np.abs(p).max()))  # on the axis every vertical plane holds it
+    side = (a[off, 1] * p[off, 0] - a[off, 0] * p[off, 1]) / r[off]  # a · (normal of the plane)
+    return bool(off.any()) and bool(np.all(np.abs(side) < 1e-9))
+
+
 def task_kind(robot: Robot) -> str:
-    """The orientation task that fits the arm: planar, pose (6+ joints), approach (5), position."""
+    """The orientation task that fits the arm: planar, pose (6+ joints), pitch (5, yaw base:
+    `radial_approach`), approach (other 5-joint arms), position."""
     if is_planar(robot) and abs(robot.base[2, 2]) > 1 - 1e-9:
         return "planar"
-    return "pose" if robot.n >= 6 else "approach" if robot.n == 5 else "position"
+    if robot.n == 5:
+        return "pitch" if radial_approach(robot) else "approach"
+    return "pose" if robot.n >= 6 else "position"
 
 
 def orientation_set(robot: Robot, directions: int = 20, rolls: int = 4) -> OrientationSet:
@@ -109,6 +143,8 @@ def orientation_set(robot: Robot, directions: int = 20, rolls: int = 4) -> Orien
         return OrientationSet(kind, frames(fibonacci_sphere(directions), rolls), directions, rolls)
     if kind == "approach":
         return OrientationSet(kind, fibonacci_sphere(directions), directions, 1)
+    if kind == "pitch":
+        return OrientationSet(kind, -np.pi + 2 * np.pi * np.arange(directions) / directions, directions, 1)
     if kind == "planar":
         if robot.n < 3:  # a 2R arm cannot choose its heading: positions only
             return OrientationSet("planar", None, 1, 1)

@@ -24,20 +24,22 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..bounds import RESTARTS, VOXELS, count
+from ..bounds import ENVELOPE, RESTARTS, VOXELS, count
 from ..ik.analytic import has_analytic
 from ..ik.solve import ik
 from ..kinematics.jacobian import jacobian
 from ..kinematics.manipulability import condition, manipulability, select_rows, task_rows
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
-from .envelope import Envelope, envelope, job_key
-from .grid import Grid, WorkspaceError
+from ..model.urdf_bodies import warn  # attributed to the user's line
+from .envelope import Envelope, envelope, job_key, robot_grid
+from .grid import Grid, WorkspaceError, WorkspaceWarning
 from .orientations import OrientationSet, orientation_set
 from .run import Parts, block_seed, check_seed, execute
 
 BLOCK_TARGETS = 2048  # IK targets per seeded block (one batched km.ik call): a pass's fixed cost shared
 SINGULAR_CONDITION = 1e3  # κ above this: "near a singularity", as km.ik says (σ_min/σ_max < 1e-3)
+NEAR_EMPTY = 0.05  # a map whose reachable voxels are fewer than this share of the envelope's gets a note
 MEASURES = ("manipulability_mean", "manipulability_min", "condition_mean", "condition_max", "singular")
 
 
@@ -60,6 +62,7 @@ class ReachMap:
     solves: int
     elapsed: float
     blocks_resumed: int = 0
+    note: str = ""  # why the map is empty or near-empty (`sparse_note`); "" otherwise
 
     @property
     def grid(self) -> Grid:
@@ -77,7 +80,8 @@ class ReachMap:
         return {"kind": self.kind, "voxels": int(self.voxels.size), "orientations": self.orientations.size,
                 "reachable_voxels": int(np.count_nonzero(self.reached)),
                 "mean_share": float(self.share.mean()) if self.share.size else 0.0, "solves": self.solves,
-                "time_s": self.elapsed, "solves_per_s": self.solves / self.elapsed if self.elapsed > 0 else None}
+                "time_s": self.elapsed, "solves_per_s": self.solves / self.elapsed if self.elapsed > 0 else None,
+                "note": self.note}
 
 
 def block_voxels(k: int) -> int:
@@ -135,6 +139,28 @@ def _measures(robot: Robot, q: np.ndarray, ok: np.ndarray, rows: str | tuple[int
     return out
 
 
+WHY = {
+    "approach": "this 5-joint arm cannot choose its roll and its approach does not stay in the vertical plane "
+                "through joint 1 (no pitch set fits it), so fixed world directions seldom match one it can take",
+    "pitch": "at each voxel the set holds pitches the arm can take in principle; its joint limits rule them out here",
+    "pose": "the set's orientations are fixed in the world; narrow joint limits rule most of them out at each voxel",
+    "planar": "the set's headings are fixed; narrow joint limits rule most of them out at each voxel",
+    "position": "km.ik reached few voxel centres although the envelope's samples fell in those voxels",
+}
+
+
+def sparse_note(oset: OrientationSet, reached: np.ndarray, restarts: int) -> str:
+    """Words for an empty or near-empty map (under NEAR_EMPTY of the envelope's voxels reach any
+    orientation), saying why it may be so; "" for a map with reachable voxels to show."""
+    k, V = int(np.count_nonzero(reached)), int(reached.size)
+    if V and k >= NEAR_EMPTY * V:
+        return ""
+    what = ("the envelope has no voxel" if not V else f"no voxel of {V} reached any of the {oset.size} orientations"
+            if not k else f"only {k} of {V} voxels ({k / V:.1%}) reached any of the {oset.size} orientations")
+    return (f"{what} ({oset.describe()}): {WHY[oset.kind]}; each share is a lower bound from km.ik with "
+            f"{restarts} random restarts per target (raise restarts, or try more orientations)")
+
+
 def default_restarts(robot: Robot, oset: OrientationSet) -> int:
     """0 where a closed form fits the robot and the orientation task: km.ik then tries every
     closed-form branch of each target Levenberg–Marquardt misses (`ik.closed.rescue`), so random
@@ -160,12 +186,12 @@ def reachability(robot: Robot, voxel: float | None = None, *, orientations: int 
     oset = orientation_set(robot, orientations, rolls)
     restarts = default_restarts(robot, oset) if restarts is None else \
         count(restarts, "restarts", RESTARTS, minimum=0, error=WorkspaceError)
+    measures = _kind == "dexterity"
+    parts = None if resume is None else Parts(resume, job_key(  # another job's parts are refused before any work
+        robot, kind=_kind, samples=count(samples, "samples", ENVELOPE, error=WorkspaceError),
+        voxel=robot_grid(robot, voxel).voxel, seed=seed, orientations=orientations, rolls=rolls, restarts=restarts))
     env = envelope(robot, samples, voxel, seed=seed, scheduler=scheduler, progress=progress,
                    resume=None if resume is None else f"{resume}/envelope")
-    measures = _kind == "dexterity"
-    parts = None if resume is None else Parts(resume, job_key(
-        robot, kind=_kind, samples=env.samples, voxel=env.grid.voxel, seed=seed, orientations=orientations,
-        rolls=rolls, restarts=restarts))
     V, nb = env.voxels, block_voxels(oset.size)
     cat = _empty(robot, V.size, measures)
 
@@ -175,9 +201,12 @@ def reachability(robot: Robot, voxel: float | None = None, *, orientations: int 
     resumed = execute(
         solve_blocks, lambda a, b: (robot, env.grid, oset, V[a * nb:b * nb], seed, restarts, measures, nb, a, b),
         -(-V.size // nb), -(-chunk // nb), combine, scheduler=scheduler, parts=parts, progress=progress)
+    note = sparse_note(oset, cat["reached"], restarts)
+    if note:
+        warn(WorkspaceWarning(f"{robot.name}: {note}"))
     return ReachMap(_kind, env, oset, cat["reached"], cat["witness_q"], cat["witness_orientation"],
                     {k: cat[k] for k in MEASURES} if measures else None, seed, restarts, V.size * oset.size,
-                    time.perf_counter() - t0, resumed)
+                    time.perf_counter() - t0, resumed, note)
 
 
 def _empty(robot: Robot, k: int, measures: bool) -> dict[str, np.ndarray]:
@@ -190,7 +219,12 @@ def _empty(robot: Robot, k: int, measures: bool) -> dict[str, np.ndarray]:
 
 
 @takes_robot
-def dexterity(robot: Robot, voxel: float | None = None, **options: Any) -> ReachMap:
-    """The reachability map with the dexterity measures (see the module docstring); options as
-    for `reachability`."""
-    return reachability(robot, voxel, **options, _kind="dexterity")
+def dexterity(robot: Robot, voxel: float | None = None, *, orientations: int = 20, rolls: int = 4,
+              samples: int = 200_000, seed: int = 0, restarts: int | None = None, chunk: int = 256,
+              scheduler: str | None = None, resume: str | None = None,
+              progress: Callable[[int, int], None] | None = None) -> ReachMap:
+    """The reachability map with the dexterity measures (see the module docstring); the
+    arguments as for `reachability` (spelled out: a wrong keyword names this function)."""
+    return reachability(robot, voxel, orientations=orientations, rolls=rolls, samples=samples, seed=seed,
+                        restarts=restarts, chunk=chunk, scheduler=scheduler, resume=resume, progress=progress,
+                        _kind="dexterity")

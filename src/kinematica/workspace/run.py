@@ -64,6 +64,11 @@ def write_whole(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
         raise WorkspaceError(f"cannot write {path}: {e.strerror or e}") from None
 
+class OtherJobError(WorkspaceError):
+    """A `resume` directory holds the partial results of another job (`kinematica workspace`
+    replaces those of its own FILE.parts; the API leaves the user's directory alone)."""
+
+
 class Parts:
     """Saved task results of one job in a directory: `job.json` (what the job is) and one
     `blocks-START-STOP.npz` per finished task."""
@@ -71,9 +76,13 @@ class Parts:
     def __init__(self, directory: str | os.PathLike, job: dict[str, Any]) -> None:
         self.dir = Path(directory)
         self.stamp, self.job = self.dir / "job.json", json.dumps(job, sort_keys=True)
-        if self.stamp.exists() and self.stamp.read_text() != self.job:
-            raise WorkspaceError(f"{self.dir} holds the partial results of another job: remove it or resume "
-                                 "with the same robot and parameters")
+        try:
+            other = self.stamp.exists() and self.stamp.read_text() != self.job
+        except (OSError, UnicodeDecodeError):
+            other = True  # unreadable: not this job's
+        if other:
+            raise OtherJobError(f"{self.dir} holds the partial results of another job: remove it or resume "
+                                "with the same robot and parameters")
 
     def _start(self) -> None:
         """Make the folder and its job stamp at the first save (a job that fails before any
