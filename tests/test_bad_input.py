@@ -307,3 +307,80 @@ def test_the_robot_wrapper_has_the_verbs_own_parameters():
 def test_as_robot_reads_a_bundled_robot_once():
     assert as_robot("puma560") is as_robot("puma560")
     assert as_robot(PUMA) is PUMA
+
+
+# --- unknown keywords: refused by the function called, naming what it takes ---------------------
+def _strict_api():
+    """(what, callable) for every public function of km, km.workspace, kinematica.learn and
+    km.export, the constructor and public methods of km.Scene and km.export.JointStateSender,
+    and Robot.replace (the path `from_poe(..., frame=)` used to fail in)."""
+    from kinematica import learn
+
+    for module in (km, km.workspace, learn, km.export):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj):
+                yield f"{module.__name__}.{name}", obj
+    scene = km.Scene()
+    yield "Scene", km.Scene
+    for name, obj in vars(km.Scene).items():
+        if not name.startswith("_") and callable(getattr(obj, "__func__", obj)):
+            yield f"Scene.{name}", getattr(scene, name)
+    yield "JointStateSender", km.export.JointStateSender
+    for name in ("send", "close"):
+        yield f"JointStateSender.{name}", getattr(km.export.JointStateSender, name)
+    yield "Robot.replace", PUMA.replace
+
+
+def _dummies(fn) -> tuple[list, dict]:
+    """None for every parameter the call needs (the keyword check comes before any other)."""
+    params = list(inspect.signature(fn).parameters.values())
+    args = [None for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if params and params[0].name == "robot":  # a verb taking **options checks them after taking the robot
+        args[0] = PUMA
+    kwargs = {p.name: None for p in params if p.default is p.empty and p.kind == p.KEYWORD_ONLY}
+    return args, kwargs
+
+
+STRICT = list(_strict_api())
+
+
+def test_the_strict_keyword_scan_sees_the_whole_api():
+    names = {what for what, _ in STRICT}
+    # The modules named in issue 30 and the functions the issue met: a scan that lost them
+    # would pass vacuously.
+    assert {"kinematica.from_poe", "kinematica.identify", "kinematica.regressor", "kinematica.workspace.dexterity",
+            "kinematica.learn.save_model", "kinematica.export.to_glb", "Scene.check", "Scene.add_obstacle",
+            "Scene.load", "Robot.replace"} <= names
+    assert len(STRICT) > 70
+
+
+@pytest.mark.parametrize("what, fn", STRICT, ids=[w for w, _ in STRICT])
+def test_every_public_function_refuses_an_unknown_keyword_naming_itself_and_what_it_takes(what, fn):
+    from kinematica.keywords import accepted
+
+    args, kwargs = _dummies(fn)
+    with pytest.raises(km.InputTypeError) as e:
+        fn(*args, **kwargs, frobnicate=1)
+    message = str(e.value)
+    own = getattr(fn, "__func__", fn)
+    title = (own.__init__ if inspect.isclass(own) else own).__qualname__
+    assert message.startswith(f"{title}(): unknown keyword argument 'frobnicate'"), message
+    takes = message.split("; it takes ", 1)[1]
+    assert set(accepted(fn)) <= set(takes.split(", ")), message
+
+
+def test_a_builder_refuses_an_unknown_keyword_before_making_a_robot():
+    """Issue 30: `frame=` went through **meta into Robot.__init__; metadata now has its own `meta=`."""
+    M, S = np.eye(4), [[0, 0, 1, 0, 0, 0]]
+    with pytest.raises(TypeError, match=r"^from_poe\(\): unknown keyword argument 'frame'.*it takes M, screws, form"):
+        km.from_poe(M, S, frame="space")
+    assert km.from_poe(M, S, meta={"description": "one joint"}).description == "one joint"
+    with pytest.raises(km.RobotError, match="meta: unknown field.*'frame'.*it takes description"):
+        km.from_poe(M, S, meta={"frame": "space"})
+    with pytest.raises(TypeError, match=r"^Robot.replace\(\): unknown keyword argument 'tol'"):
+        PUMA.replace(tol=1)
+    with pytest.raises(TypeError, match=r"^dexterity\(\): unknown keyword argument 'bogus'"):
+        km.workspace.dexterity(PUMA, bogus=1)
+    with pytest.raises(TypeError, match=r"^ik\(\): unknown keyword argument 'tolerance'.*tol_position"):
+        km.ik(PUMA, T0, tolerance=1e-3)

@@ -31,6 +31,7 @@ from ..model.robotfile import read_text, write_text
 from .anfis import Anfis, predict
 from .sampling import Branch, LearnError, front, inputs, task_of
 from .scaling import Scaling, apply
+from ..keywords import strict
 
 FORMAT = "kinematica-anfis"
 VERSION = 1
@@ -131,6 +132,7 @@ class DynamicsModel:
         return f"DynamicsModel({self.robot.name!r}, {self.net.n_rules} rules)"
 
 
+@strict
 def save_model(model: "IKModel | DynamicsModel", path: "str | os.PathLike[str]") -> None:
     """Write a model file (see the module docstring) to `path`, exactly as given (no suffix added)."""
     meta = {"format": FORMAT, "version": VERSION, "kind": model.kind, "robot": write_text(model.robot),
@@ -147,6 +149,7 @@ def save_model(model: "IKModel | DynamicsModel", path: "str | os.PathLike[str]")
         f.write(buf.getvalue())
 
 
+@strict
 def load_model(path: "str | os.PathLike[str]") -> "IKModel | DynamicsModel":
     """Read a model file; a file that is not one (or is damaged) raises ModelFileError naming it."""
     where = os.fspath(path)

@@ -26,6 +26,7 @@ from ..ik import target as targets
 from ..kinematics.manipulability import is_planar
 from ..model.robot import Robot
 from .grid import WorkspaceError
+from ..keywords import strict
 
 GOLDEN_ANGLE = np.pi * (3 - np.sqrt(5))
 
@@ -97,6 +98,7 @@ def task_kind(robot: Robot) -> str:
     return "pose" if robot.n >= 6 else "approach" if robot.n == 5 else "position"
 
 
+@strict
 def orientation_set(robot: Robot, directions: int = 20, rolls: int = 4) -> OrientationSet:
     """The orientation set for `robot` (see the module docstring): `directions` approach vectors
     (headings for a planar arm) and `rolls` roll steps, used where they fit; the total within

@@ -28,6 +28,7 @@ from ..bounds import RESTARTS, VOXELS, count
 from ..ik.analytic import has_analytic
 from ..ik.solve import ik
 from ..kinematics.jacobian import jacobian
+from ..keywords import accepted, refuse
 from ..kinematics.manipulability import condition, manipulability, select_rows, task_rows
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
@@ -193,4 +194,7 @@ def _empty(robot: Robot, k: int, measures: bool) -> dict[str, np.ndarray]:
 def dexterity(robot: Robot, voxel: float | None = None, **options: Any) -> ReachMap:
     """The reachability map with the dexterity measures (see the module docstring); options as
     for `reachability`."""
+    takes = accepted(reachability)
+    if not set(options) <= set(takes):
+        raise refuse("dexterity()", set(options) - set(takes), takes)
     return reachability(robot, voxel, **options, _kind="dexterity")
