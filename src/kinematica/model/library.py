@@ -13,6 +13,7 @@ from .robot import Robot
 from .robotfile import read_text, write_text
 from .schema import RobotFileError
 from ..keywords import strict
+from .. import atomic
 
 _SUFFIXES_YAML = (".yaml", ".yml")
 _SUFFIXES_MJCF = (".xml", ".mjcf")
@@ -88,5 +89,4 @@ def save(robot: Robot, path: str | Path) -> Path:
         text = to_urdf(robot)
     else:
         raise InputError(f"cannot tell the format of {path.name!r}: use .yaml, .yml or .urdf")
-    path.write_text(text, encoding="utf-8")
-    return path
+    return atomic.write_text(path, text)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import spatial
+from .. import atomic, spatial
 from ..bounds import BOUND_WORDS, joint_bounds
 from ..keywords import accepted, refuse, strict
 from ..model.coerce import as_robot
@@ -326,8 +326,7 @@ class Scene:
                 d["source"] = own.name
             elif Path(d["source"]).suffix:  # a robot file: referenced from where the scene is written
                 d["source"] = Path(os.path.relpath(Path(d["source"]).resolve(), path.parent.resolve())).as_posix()
-        path.write_text(dump_scene(data), encoding="utf-8")
-        return path
+        return atomic.write_text(path, dump_scene(data))
 
     @classmethod
     @strict

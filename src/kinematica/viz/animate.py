@@ -17,6 +17,7 @@ from typing import Sequence
 import numpy as np
 from matplotlib.animation import FFMpegWriter, PillowWriter
 
+from .. import atomic
 from ..bounds import FRAMES, count
 from ..kinematics.manipulability import is_planar
 from ..model.robot import Robot
@@ -122,7 +123,7 @@ def animate(robot: Robot, traj: Trajectory, path: str | Path, *, fps: float = 20
         d.update(_frame(geo, 0))
     style.settle(fig)
     fig.set_layout_engine("none")  # fixed from here: frames must not jitter
-    with writer.saving(fig, str(path), dpi=fig.dpi):
+    with atomic.replacing(path) as tmp, writer.saving(fig, str(tmp), dpi=fig.dpi):  # the whole file or none
         for k, t in enumerate(times):
             g = _frame(geo, k)
             for d, trail, v in zip(drawings, trails, views):

@@ -10,6 +10,7 @@ global figure registry, no GUI backend, safe to build in several threads at once
 
 from __future__ import annotations
 
+from .. import atomic
 from ..errors import KinematicaError
 
 from pathlib import Path
@@ -63,7 +64,8 @@ def save(fig: Figure, path: str | Path) -> Path:
     if fmt not in SAVE_FORMATS:
         raise VizError(f"cannot tell the image format of {path.name!r}: use "
                        f"{', '.join(SAVE_FORMATS)}")
-    fig.savefig(path, dpi=fig.dpi, format=fmt[1:])
+    with atomic.replacing(path) as tmp:  # the whole image or none
+        fig.savefig(tmp, dpi=fig.dpi, format=fmt[1:])
     return path
 
 
