@@ -39,14 +39,9 @@ from typing import Iterator
 
 from .errors import WriteError
 
-_REASONS = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "over the disk quota",
-            errno.EACCES: "permission denied", errno.EPERM: "permission denied",
-            errno.EROFS: "the file system is read-only", errno.ENAMETOOLONG: "the name is too long",
-            errno.EISDIR: "it is a folder"}
-
-
 def _why(e: OSError) -> str:
-    return _REASONS.get(e.errno or 0) or e.strerror or str(e)
+    """The system's own words ("No space left on device", "Permission denied"), or ours."""
+    return "it is a folder" if e.errno == errno.EISDIR else e.strerror or str(e)
 
 
 def check(path: str | os.PathLike[str], *, folder: bool = False) -> Path:

@@ -317,7 +317,7 @@ class Scene:
         from ..model.library import save as save_robot
         from .scenefile import dump_scene
 
-        path = Path(path)
+        path = atomic.check(path)  # before a robot file is written beside it
         data = self.to_dict()
         for r, d in zip(self._robots.values(), data["robots"]):
             if d["source"] is None:
