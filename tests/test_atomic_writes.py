@@ -32,7 +32,7 @@ def test_writers_killed_at_random_moments_leave_whole_files_or_none(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC.parent), str(HERE)]), "OPENBLAS_NUM_THREADS": "1",
            "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
     env.pop("PYTEST_CURRENT_TEST", None)
-    done = subprocess.run([sys.executable, str(HERE / "writers.py"), str(tmp_path), "20261127", "4"], env=env,
+    done = subprocess.run([sys.executable, str(HERE / "writers.py"), str(tmp_path), "20261127", "3"], env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])

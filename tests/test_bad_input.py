@@ -343,12 +343,10 @@ def test_as_robot_reads_a_bundled_robot_once():
 
 # --- unknown keywords: refused by the function called, naming what it takes ---------------------
 def _strict_api():
-    """(what, callable) for every public function of km, km.workspace, kinematica.learn and
-    km.export, the constructor and public methods of km.Scene and km.export.JointStateSender,
-    and Robot.replace (the path `from_poe(..., frame=)` used to fail in)."""
-    from kinematica import learn
-
-    for module in (km, km.workspace, learn, km.export):
+    """(what, callable) for every public function of km, km.trajectory, km.viz, km.workspace,
+    kinematica.learn and km.export, the constructor and public methods of km.Scene and
+    km.export.JointStateSender, and Robot.replace (the path `from_poe(..., frame=)` used to fail in)."""
+    for module in (km, km.trajectory, viz, km.workspace, learn, km.export):
         for name in module.__all__:
             obj = getattr(module, name)
             if inspect.isfunction(obj):
@@ -384,7 +382,7 @@ def test_the_strict_keyword_scan_sees_the_whole_api():
     assert {"kinematica.from_poe", "kinematica.identify", "kinematica.regressor", "kinematica.workspace.dexterity",
             "kinematica.learn.save_model", "kinematica.export.to_glb", "Scene.check", "Scene.add_obstacle",
             "Scene.load", "Robot.replace"} <= names
-    assert len(STRICT) > 70
+    assert len(STRICT) > 100
 
 
 @pytest.mark.parametrize("what, fn", STRICT, ids=[w for w, _ in STRICT])

@@ -9,6 +9,7 @@ quaternion) if poses are present — then one row per sample.
 
 from __future__ import annotations
 
+from ..keywords import strict
 from .. import atomic
 from ..errors import InputError
 
@@ -142,6 +143,7 @@ def from_json(text: str, where: str = "<json>") -> Trajectory:
         raise TrajectoryError(f"{where}: missing field {e}") from None
 
 
+@strict
 def save(tr: Trajectory, path: str | Path, degrees: bool = False) -> Path:
     """Write .csv or .json, by the file's extension."""
     path = Path(path)
@@ -151,6 +153,7 @@ def save(tr: Trajectory, path: str | Path, degrees: bool = False) -> Path:
     return atomic.write_text(path, writers[path.suffix.lower()](tr, degrees))
 
 
+@strict
 def load(path: str | Path) -> Trajectory:
     """Read a trajectory from .csv or .json."""
     path = Path(path)
@@ -162,6 +165,7 @@ def load(path: str | Path) -> Trajectory:
     return readers[path.suffix.lower()](path.read_text(encoding="utf-8"), str(path))
 
 
+@strict
 def save_scenarios(tr: Trajectory, folder: str | Path, degrees: bool = False) -> list[Path]:
     """Paper 004's motion scenarios: one text file per joint, `<joint>.txt`, each line
     `time value` (s, then rad/deg or the length unit), for simulators that drive each joint."""

@@ -8,6 +8,7 @@ handed straight to the writer: no pyplot, no event loop, safe in a worker thread
 
 from __future__ import annotations
 
+from ..keywords import strict
 from ..errors import KinematicaError
 
 import shutil
@@ -35,6 +36,7 @@ class AnimationError(KinematicaError, RuntimeError):
     """The animation cannot be written here (MP4 without ffmpeg on the PATH)."""
 
 
+@strict
 def frame_times(traj: Trajectory, fps: float, frames: int | None = None,
                 max_frames: int = 600) -> np.ndarray:
     """The times of the frames: `frames` evenly over the trajectory, or real time at `fps`
