@@ -109,7 +109,7 @@ def _sync(p: Path) -> None:
             return
         fd = os.open(p, os.O_RDONLY)
     else:
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        fd = os.open(p, os.O_RDWR | getattr(os, "O_BINARY", 0))  # Windows syncs only a file open for writing
     try:
         os.fsync(fd)
     except OSError as e:  # a folder some file systems cannot fsync: its entries are still written
