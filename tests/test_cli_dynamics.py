@@ -37,10 +37,10 @@ def scara(tmp_path) -> Path:
     """An RRP arm in millimetres with inertials, as a robot file: prismatic units and scaling."""
     rows = [{"a": 300, "alpha": 0, "d": 0, "theta": 0}, {"a": 200, "alpha": np.pi, "d": 0, "theta": 0},
             {"a": 0, "alpha": 0, "d": 0, "theta": 0, "type": "prismatic"}]
-    robot = km.from_dh(rows, name="scara-mm", length_unit="mm", joint_names=["j1", "j2", "d3"], inertials=(
+    robot = km.from_dh(rows, name="scara-mm", length_unit="mm", joint_names=["j1", "j2", "d3"], meta={"inertials": (
         Inertial(3.0, [-150, 0, 0], np.diag([1e3, 2e4, 2e4])),
         Inertial(2.0, [-100, 0, 0], np.diag([1e3, 8e3, 8e3])),
-        Inertial(0.5, [0, 0, -50], np.diag([500, 500, 10]))))
+        Inertial(0.5, [0, 0, -50], np.diag([500, 500, 10])))})
     return km.save(robot, tmp_path / "scara.yaml")
 
 

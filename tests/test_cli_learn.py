@@ -150,10 +150,13 @@ def test_bad_model_files_are_one_line(model_file, capsys, tmp_path):
         assert code == 2 and out == "" and err.count("\n") == 1 and words in err, err
 
 
-def test_an_unwritable_model_file_is_a_failure(capsys, tmp_path):
+def test_an_unwritable_model_file_is_refused_before_training(capsys, tmp_path):
     code, out, err = run(capsys, "learn", "ik", "planar-3r", *SMALL, "--warm-start", "0",
                          "--out", str(tmp_path / "no" / "such" / "dir.npz"))
-    assert code == 1 and "could not be written" in err.splitlines()[-1]
+    assert code == 2 and "--out: cannot write" in err and "does not exist" in err.splitlines()[-1]
+    assert "epoch" not in err  # no training ran: the path was checked first
+    code, out, err = run(capsys, "learn", "ik", "planar-3r", *SMALL, "--warm-start", "0", "--out", str(tmp_path))
+    assert code == 2 and f"cannot write {tmp_path}: it is a folder" in err
 
 
 def test_training_progress_line():

@@ -76,7 +76,7 @@ def random_dynamic_robot(draw):
     tool = km.spatial.homogeneous(km.spatial.rpy_to_matrix(rng.normal(size=3)), rng.normal(size=3) * L)
     modified = draw(st.booleans())
     build = km.from_mdh if modified else km.from_dh
-    return build(rows, length_unit=unit, base=base, tool=tool, inertials=tuple(inert)), rng
+    return build(rows, length_unit=unit, base=base, tool=tool, meta={"inertials": tuple(inert)}), rng
 
 
 @settings(max_examples=25, deadline=None)
@@ -93,7 +93,7 @@ def test_horizontal_two_link_arm_static_torques_equal_the_hand_calculation():
     robot = km.from_link_frames(
         [{"xyz": [0, 0, 0], "axis": [0, -1, 0]}, {"xyz": [l1, 0, 0], "axis": [0, -1, 0]}],
         tool=km.spatial.trans(x=l2),
-        inertials=(Inertial(m1, [l1, 0, 0], np.zeros((3, 3))), Inertial(m2, [l2, 0, 0], np.zeros((3, 3)))))
+        meta={"inertials": (Inertial(m1, [l1, 0, 0], np.zeros((3, 3))), Inertial(m2, [l2, 0, 0], np.zeros((3, 3))))})
     g = km.dynamics.params.G
     tau = km.gravity_torques(robot, [0, 0])
     assert np.allclose(tau, [g * (m1 * l1 + m2 * (l1 + l2)), g * m2 * l2], rtol=1e-12)

@@ -21,7 +21,7 @@ def rough_robot():
     for _ in rows:
         A = rng.normal(size=(3, 3))
         inert.append(Inertial(rng.uniform(0.5, 3), rng.normal(size=3) * 100, (A @ A.T + np.eye(3)) * 1e4))
-    robot = km.from_dh(rows, length_unit="mm", inertials=tuple(inert),
+    robot = km.from_dh(rows, length_unit="mm", meta={"inertials": tuple(inert)},
                        base=km.spatial.homogeneous(km.spatial.rpy_to_matrix([0.1, 0.2, 0.3]), [10, 20, 30]),
                        tool=km.spatial.trans(x=40.0, z=25.0))
     extras = dict(robot.extras)
@@ -65,8 +65,8 @@ def two_point_masses():
     """Two parallel revolute axes 1 m apart, point masses at the link ends: M is singular exactly
     when q2 = π folds the second mass onto the first axis (no inertia left about it)."""
     return km.from_dh([{"a": 1.0, "d": 0.0, "alpha": 0.0}, {"a": 1.0, "d": 0.0, "alpha": 0.0}],
-                      inertials=(Inertial(1.0, [-1, 0, 0], np.zeros((3, 3))),  # on axis 1
-                                 Inertial(1.0, [0, 0, 0], np.zeros((3, 3)))))
+                      meta={"inertials": (Inertial(1.0, [-1, 0, 0], np.zeros((3, 3))),  # on axis 1
+                                 Inertial(1.0, [0, 0, 0], np.zeros((3, 3))))})
 
 
 @pytest.mark.parametrize("N", [1, 5, SMALL + 10])

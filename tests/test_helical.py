@@ -92,7 +92,7 @@ def random_helical_robot(rng: np.random.Generator, unit: str = "m", n: int = 5) 
         A = rng.normal(size=(3, 3))
         inert.append(Inertial(rng.uniform(0.1, 5), rng.normal(size=3) * 0.3 * L, (A @ A.T + np.eye(3)) * L * L))
     base = km.spatial.homogeneous(km.spatial.rpy_to_matrix(rng.normal(size=3)), rng.normal(size=3) * L)
-    return km.from_dh(rows, length_unit=unit, base=base, inertials=tuple(inert))
+    return km.from_dh(rows, length_unit=unit, base=base, meta={"inertials": tuple(inert)})
 
 
 @settings(max_examples=15, deadline=None)

@@ -217,7 +217,7 @@ def test_extras_are_immutable():
 
 
 def test_link_names_are_a_tuple():
-    r = km.from_dh([{"a": 1}, {"a": 1}], link_names=["upper", "fore"])
+    r = km.from_dh([{"a": 1}, {"a": 1}], meta={"link_names": ["upper", "fore"]})
     assert isinstance(r.link_names, tuple)
 
 

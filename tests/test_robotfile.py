@@ -123,7 +123,7 @@ def test_degree_table_round_trips_in_degrees(tmp_path):
 def test_planar_and_link_frame_robots_round_trip(tmp_path):
     planar = km.from_planar([20, 10, 5], limits=[[-1, 1], [-2, 2], [-3, 3]], home=[0.1, 0.2, 0.3],
                             base=km.spatial.trans(1, 2, 3) @ km.spatial.rotz(0.3),
-                            inertials=(km.Inertial.sphere(1.0, 2.0), None, None))
+                            meta={"inertials": (km.Inertial.sphere(1.0, 2.0), None, None)})
     again = km.load(km.save(planar, tmp_path / "planar.yaml"))
     assert again.table.kind == "planar"
     assert_same_robot(planar, again)

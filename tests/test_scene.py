@@ -343,6 +343,6 @@ def test_saving_a_scene_where_no_file_can_be_written_names_the_path(tmp_path, wh
     s = one_braccio(pose=spatial.transl([150, 0, 150]), radius=40.0)
     path = tmp_path if where == "folder" else tmp_path / "nowhere" / "s.yaml"
     said = "it is a folder" if where == "folder" else f"folder {tmp_path / 'nowhere'} does not exist"
-    with pytest.raises(km.scene.SceneError, match=f"cannot write the scene to {path}: {said}"):
+    with pytest.raises(km.WriteError, match=f"cannot write {path}: {said}"):
         s.save(path)
     assert list(tmp_path.iterdir()) == []

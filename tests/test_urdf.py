@@ -118,7 +118,7 @@ def test_round_trip_with_base_offsets_prismatic_and_clashing_names():
     base = spatial.homogeneous(spatial.rpy_to_matrix([0.1, -0.2, 0.3]), [1, 2, 3])
     tool = spatial.homogeneous(spatial.rpy_to_matrix([0.4, 0.5, -0.6]), [0.1, 0, 0.2])
     for build in (km.from_dh, km.from_mdh):
-        robot = build(rows, base=base, tool=tool, link_names=("base_link", "tool0", "world", "x"))
+        robot = build(rows, base=base, tool=tool, meta={"link_names": ("base_link", "tool0", "world", "x")})
         text = km.to_urdf(robot)
         root = etree.fromstring(text.encode())
         assert [el.get("name") for el in root.findall("link")] == [

@@ -9,7 +9,7 @@ array([0.    , 0.5615, 0.89  ])
 from typing import TYPE_CHECKING
 
 from . import ik
-from .errors import InputError, InputTypeError, KinematicaError, SetupError
+from .errors import InputError, InputTypeError, KinematicaError, SetupError, WriteError
 from .lazy import attach, table
 
 # The `ik` subpackage is loaded here (it is light) and its name given back to the function, which
@@ -67,7 +67,7 @@ except ImportError:  # a source tree put on sys.path without installing it
 
 __all__ = [
     # errors: every one Kinematica raises is a KinematicaError
-    "KinematicaError", "InputError", "InputTypeError", "SetupError",
+    "KinematicaError", "InputError", "InputTypeError", "SetupError", "WriteError",
     # models
     "Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "from_dh", "from_mdh",
     "from_planar", "from_link_frames", "from_urdf", "to_urdf", "load", "save", "robot_names",

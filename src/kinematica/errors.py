@@ -3,7 +3,8 @@
 `except km.KinematicaError` catches them all — bad robots, targets, trajectories, files, scenes,
 learned models, the Braccio link — while each keeps the standard base it had (ValueError for
 bad input, TypeError for an argument of the wrong kind, RuntimeError for a missing part,
-OSError for a serial port), so code written against those goes on working.
+OSError for a serial port or a file that cannot be written), so code written against those
+goes on working.
 
 >>> import kinematica as km
 >>> try:
@@ -32,4 +33,9 @@ class SetupError(KinematicaError, RuntimeError):
     """Something Kinematica needs is not installed or not available here."""
 
 
-__all__ = ["KinematicaError", "InputError", "InputTypeError", "SetupError"]
+class WriteError(KinematicaError, OSError):
+    """An output file or folder cannot be written (a folder in the way, a missing folder, no
+    permission, a full disk): the message names the path and why; nothing was left behind."""
+
+
+__all__ = ["KinematicaError", "InputError", "InputTypeError", "SetupError", "WriteError"]

@@ -17,6 +17,7 @@ from nicegui import app, ui
 from nicegui.storage import Storage
 
 import kinematica as km
+from kinematica import atomic
 
 from . import stream
 from .page import Page, restore
@@ -94,9 +95,8 @@ def storage_secret(folder: Path) -> str:
     restarted server still knows the browser."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "secret"
-    if not path.exists():
-        path.write_text(secrets.token_hex(32))
-        path.chmod(0o600)
+    if not path.exists():  # never half a key, and never readable by others, even for a moment
+        atomic.write_bytes(path, secrets.token_hex(32).encode(), mode=0o600)
     return path.read_text().strip()
 
 

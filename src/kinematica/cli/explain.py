@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
+from .. import atomic
 from . import ik as cli_ik
 from .targets import add_target_args, ik_target
 from .common import (UsageError, add_robot, dumps, finite_numbers, jsonable, option_joint_values, robot_of,
@@ -86,8 +87,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
         fmt = _format(args)
         text = render(doc, fmt, **({"math": args.math} if fmt == "html" else {}))
     if args.out:
-        path = Path(args.out)
-        path.write_text(text, encoding="utf-8")
+        path = atomic.write_text(args.out, text)
         fmt, size = "json" if args.json else _format(args), len(text.encode("utf-8"))
         if args.json:  # stdout stays JSON for scripts: what was written where
             out.write(dumps({"path": str(path), "format": fmt, "bytes": size}) + "\n")

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 import kinematica as km
 
+from .. import atomic
 from ..model.urdf_visual import mesh_files
 from .common import Failure, UsageError, add_robot, emit, robot_of
 
@@ -36,13 +37,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     folder = f"{path.stem}_meshes"  # a URDF's mesh files, copied beside it
     data = km.export.to_glb(robot, tr) if fmt == "gltf" else km.to_urdf(robot, mesh_folder=folder).encode("utf-8")
     copies = mesh_files(robot.visuals, folder) if fmt == "urdf" else {}
-    try:
-        path.write_bytes(data)
-        for source, name in copies.items():
-            (path.parent / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, path.parent / name)
-    except OSError as e:
-        raise Failure(f"cannot write {e.filename or path}: {e.strerror or e}") from None
+    _write(path, data, path.parent / folder, copies)
     summary = {"robot": robot.name, "format": fmt, "path": str(path), "bytes": len(data),
                "visuals": len(robot.visuals), "meshes": sorted(str(path.parent / n) for n in copies.values()),
                "animation": None if tr is None else {"samples": len(tr.t), "duration": tr.duration}}
@@ -51,6 +46,24 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
                 + (f"; {len(d['meshes'])} mesh files copied to {Path(d['meshes'][0]).parent}" if d["meshes"] else "")
                 + (f"; animation of {d['animation']['samples']} samples, {d['animation']['duration']:g} s"
                    if d["animation"] else "") + ")\n", out)
+
+
+def _write(path: Path, data: bytes, meshes: Path, copies: dict[str, str]) -> None:
+    """The file and its mesh folder whole, or neither: the meshes first (a URDF never names a
+    missing one), removed again when they were new and the file then fails."""
+    new = not meshes.exists()
+    try:
+        atomic.check(path)
+        if copies:
+            with atomic.folder(meshes) as tmp:
+                for source, name in copies.items():
+                    shutil.copyfile(source, tmp / Path(name).name)
+        atomic.write_bytes(path, data)
+    except OSError as e:
+        if copies and new:
+            shutil.rmtree(meshes, ignore_errors=True)
+        why = str(e) if isinstance(e, km.WriteError) else f"cannot write {e.filename or path}: {e.strerror or e}"
+        raise Failure(why) from None
 
 
 def add_parser(sub: Any) -> None:

@@ -10,6 +10,7 @@ from typing import Any, TextIO
 
 import kinematica as km
 
+from .. import atomic
 from ..bounds import EPOCHS, RULES, TRAINING, count
 from . import text_learn
 from .targets import add_target_args, ik_target
@@ -33,19 +34,29 @@ def _progress(what: str, epochs: int):
     return lambda epoch, total, rmse: line(epoch, rmse)
 
 
+def _writable(path: str) -> None:
+    """--out refused before the training (minutes), not after."""
+    try:
+        atomic.check(path)
+    except km.WriteError as e:
+        raise UsageError(f"--out: {e}") from None
+
+
 def _write(model, path: str) -> None:
     from ..learn import save_model
 
     try:
         save_model(model, path)
     except OSError as e:
-        raise Failure(f"the model could not be written to {path}: {e.strerror or e}") from None
+        raise Failure(str(e) if isinstance(e, km.WriteError) else
+                      f"the model could not be written to {path}: {e.strerror or e}") from None
 
 
 def cmd_learn_ik(args: argparse.Namespace, out: TextIO) -> int:
     from ..learn import train_ik
 
     robot = robot_of(args)
+    _writable(args.out)
     epochs = count(args.epochs, "--epochs", EPOCHS, error=UsageError)
     model = train_ik(robot, samples=count(args.samples, "--samples", TRAINING, error=UsageError),
                      rules=None if args.rules is None else count(args.rules, "--rules", RULES, error=UsageError),
@@ -61,6 +72,7 @@ def cmd_learn_dynamics(args: argparse.Namespace, out: TextIO) -> int:
     from ..learn import train_dynamics
 
     robot = robot_of(args)
+    _writable(args.out)
     epochs = count(args.epochs, "--epochs", EPOCHS, error=UsageError)
     model = train_dynamics(robot, trajectories=count(args.trajectories, "--trajectories", TRAINING, minimum=3,
                                                      error=UsageError),

@@ -21,15 +21,22 @@ along each joint axis, coloured alternately, as the simulator draws it.
 
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING
+
+from ..bounds import SAMPLES, count
 from ..extras import need
-from ..errors import InputError
+from ..errors import InputError, InputTypeError
 
 import numpy as np
 
 from ..model.coerce import takes_robot
-from ..model.robot import Robot
+from ..model.robot import MAX_LENGTH, Robot
 from ..model.visual import gripper_fraction, missing_bodies
 from .shapes import triangles
+
+if TYPE_CHECKING:
+    from ..trajectory import Trajectory
 
 _COLOURS = ((0.16, 0.18, 0.22, 1.0), (0.93, 0.55, 0.13, 1.0))  # link grey, joint orange
 
@@ -83,11 +90,38 @@ def _matrix(T: np.ndarray, scale: float) -> list[float]:
     return M.T.ravel().tolist()
 
 
+def _trajectory(trajectory: object) -> "Trajectory | None":
+    """A Trajectory, None, or the trajectory in a .csv/.json file; else a clear error."""
+    from ..trajectory import Trajectory, load
+
+    if isinstance(trajectory, (str, os.PathLike)):
+        trajectory = load(trajectory)
+    if trajectory is None:
+        return None
+    if isinstance(trajectory, Trajectory):  # an animation of every sample: as many as a trajectory may have
+        count(len(trajectory.t), "trajectory: samples", SAMPLES)
+        return trajectory
+    raise InputTypeError(f"trajectory: expected a km.Trajectory or a trajectory file path (.csv/.json), "
+                         f"got {type(trajectory).__name__}")
+
+
+def _radius(radius: object, unit: str) -> float | None:
+    if radius is None:
+        return None
+    if isinstance(radius, (bool, np.bool_)) or not isinstance(radius, (int, float, np.integer, np.floating)):
+        raise InputTypeError(f"radius: expected a number ({unit}), got {type(radius).__name__}")
+    if not (0 < radius <= MAX_LENGTH):  # also NaN
+        raise InputError(f"radius: expected a positive number of at most {MAX_LENGTH:g} {unit}, got {radius!r}")
+    return float(radius)
+
+
 @takes_robot
 def to_glb(robot: Robot, trajectory=None, *, radius: float | None = None, looks: bool = True) -> bytes:
-    """The robot (and a `Trajectory` of it, as an animation) as a binary glTF 2.0 file.
+    """The robot (and a `Trajectory` of it, or the path of a trajectory file, as an animation)
+    as a binary glTF 2.0 file.
 
-    radius: of the skeleton's cylinders, in the robot's length unit (default 2 % of its reach);
+    radius: of the skeleton's cylinders, in the robot's length unit (default 2 % of its reach;
+    positive, at most `MAX_LENGTH`);
     looks: draw `robot.visuals` where the robot has them (else the skeleton everywhere).
 
     >>> import kinematica as km, numpy as np
@@ -95,6 +129,7 @@ def to_glb(robot: Robot, trajectory=None, *, radius: float | None = None, looks:
     >>> glb[:4]
     b'glTF'
     """
+    trajectory, radius = _trajectory(trajectory), _radius(radius, robot.length_unit)
     gl = need("pygltflib", "export", "glTF export")
     n = robot.n
     scale = 1e-3 if robot.length_unit == "mm" else 1.0

@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InputError
+from ..keywords import strict
 from ..model.coerce import as_robot
 from ..model.robot import Robot
 
@@ -112,6 +113,7 @@ class JointStateSender:
     A receiver that is not there costs nothing: the datagram is dropped (an ICMP "port
     unreachable" some systems report on the next send is ignored)."""
 
+    @strict
     def __init__(self, url: str, robot: Robot | str | None = None, source: str = "kinematica") -> None:
         self.url, self.source = url, source
         self.robot = None if robot is None else as_robot(robot)
@@ -120,6 +122,7 @@ class JointStateSender:
         self._lock = threading.Lock()
         self.seq = 0  # the next sequence number
 
+    @strict
     def send(self, q: ArrayLike, t: float | None = None, robot: Robot | None = None) -> int:
         """Send one sample (see the module's schema) of this sender's robot, or of `robot` (the
         simulator's user may switch robots); returns its sequence number."""
@@ -136,6 +139,7 @@ class JointStateSender:
             self.seq += 1
             return seq
 
+    @strict
     def close(self) -> None:
         self._sock.close()
 

@@ -23,6 +23,7 @@ A calibration file is YAML (or JSON) listing only the servos that differ:
 
 from __future__ import annotations
 
+from .. import atomic
 from ..errors import KinematicaError
 
 import math
@@ -108,6 +109,4 @@ def load_calibration(path: str | Path) -> Calibration:
 
 
 def save_calibration(cal: Calibration, path: str | Path) -> Path:
-    path = Path(path)
-    path.write_text(yaml.safe_dump(cal.to_data(), sort_keys=False), encoding="utf-8")
-    return path
+    return atomic.write_text(path, yaml.safe_dump(cal.to_data(), sort_keys=False))

@@ -11,6 +11,8 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from .. import atomic
+
 SKETCH = "braccio_kinematica"
 
 
@@ -32,6 +34,9 @@ def write_firmware(out: str | Path, overwrite: bool = False) -> Path:
     if path.exists() and not overwrite and path.read_text(encoding="utf-8", errors="replace") != text:
         raise FileExistsError(f"{path} exists and differs from this version's sketch: move it away or "
                               "overwrite it (--force)")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    new = out if not out.exists() else path.parent  # the outermost folder this makes
+    with atomic.folder(new) as tmp:  # appears whole, or not at all
+        inner = tmp / SKETCH if new == out else tmp
+        inner.mkdir(exist_ok=True)
+        (inner / path.name).write_text(text, encoding="utf-8")
     return path

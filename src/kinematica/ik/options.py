@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from ..bounds import ITERATIONS, count
 from ..errors import InputError, InputTypeError
+from ..keywords import accepted, refuse
 from ..model.robot import Robot
 from .limits import LIMIT_MODES
 from .numeric import METHODS, Options
 from .tolerance import default_tolerance
 
-__all__ = ["LIMIT_MODES", "default_tolerance", "limit_mode", "solver_options"]
+__all__ = ["LIMIT_MODES", "check_option_names", "default_tolerance", "limit_mode", "solver_options"]
 
 
 def limit_mode(limits: str, q0) -> str:
@@ -27,6 +28,18 @@ def limit_mode(limits: str, q0) -> str:
     if limits != "auto":
         return limits
     return "wrap" if q0 is None or isinstance(q0, str) else "clip"
+
+
+# The `Options` fields a call may set (method and clip_limits come from its own arguments).
+USER_OPTIONS = tuple(f for f in Options.__dataclass_fields__ if f not in ("method", "clip_limits"))
+
+
+def check_option_names(where: str, fn, kw: dict) -> None:
+    """Refuse a keyword of a call to `fn` (which passes its **options here) that is neither its
+    own parameter nor an `Options` field, naming `where` and everything it takes."""
+    unknown = set(kw) - set(USER_OPTIONS)
+    if unknown:
+        raise refuse(where, unknown, accepted(fn) + USER_OPTIONS)
 
 
 def solver_options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
@@ -42,7 +55,7 @@ def solver_options(robot: Robot, method: str, mode: str, kw: dict) -> Options:
     kw.setdefault("tol_position", default_tolerance(robot))
     if "max_iter" in kw:
         kw["max_iter"] = count(kw["max_iter"], "max_iter", ITERATIONS)
-    unknown = set(kw) - set(Options.__dataclass_fields__)
+    unknown = set(kw) - set(USER_OPTIONS)
     if unknown:
-        raise InputTypeError(f"unknown IK option(s): {', '.join(sorted(unknown))}")
+        raise InputTypeError(f"unknown IK option(s): {', '.join(sorted(unknown))}; options are {', '.join(USER_OPTIONS)}")
     return Options(method=method, clip_limits=(mode == "clip"), **kw)

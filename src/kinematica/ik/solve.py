@@ -37,7 +37,7 @@ from .collide import avoid, seat_of
 from .fast import one_pose
 from .limits import random_seeds, wrap_into_limits
 from .numeric import CONVERGED, STALLED, Options, iterate
-from .options import default_tolerance, limit_mode, solver_options
+from .options import check_option_names, default_tolerance, limit_mode, solver_options
 from .reach import _bound, out_of_reach_message, reach_check
 from .result import IKResult
 from .secondary import check_goals, improve
@@ -114,6 +114,9 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     >>> r.success, r.reason, np.degrees(r.q).round(3)
     (True, 'converged', array([38.509, 68.8  , 62.749]))
     """
+    if options:
+        check_option_names("ik()", ik, options)
+
     def solve(t, q, s):
         return _ik(robot, t, q, method, limits, restarts, s, secondary, rest, model, options)
     if scene is None:

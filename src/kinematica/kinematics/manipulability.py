@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 
 from ..model.robot import Robot
 from ..model.coerce import takes_robot
+from ..keywords import strict
 
 # a task's rows of the 6 × n Jacobian (vx vy vz ωx ωy ωz): what `rows=` of the measures selects
 ROWS = {"full": (0, 1, 2, 3, 4, 5), "position": (0, 1, 2), "orientation": (3, 4, 5),
@@ -74,6 +75,7 @@ def _check_J(J: ArrayLike) -> np.ndarray:
     return J
 
 
+@strict
 def singular_values(J: ArrayLike) -> np.ndarray:
     """Singular values (..., min(m, n)), largest first."""
     return np.linalg.svd(_check_J(J), compute_uv=False)
@@ -88,16 +90,19 @@ def _padded(J: np.ndarray) -> np.ndarray:
     return s
 
 
+@strict
 def manipulability(J: ArrayLike) -> np.ndarray:
     """Yoshikawa's w = √det(J Jᵀ), shape (...). Zero when J Jᵀ is singular."""
     return np.prod(_padded(_check_J(J)), axis=-1)
 
 
+@strict
 def det_jjt(J: ArrayLike) -> np.ndarray:
     """det(J Jᵀ), the proximity-to-singularity measure of paper 001."""
     return np.prod(_padded(_check_J(J)) ** 2, axis=-1)
 
 
+@strict
 def condition(J: ArrayLike) -> np.ndarray:
     """κ = σ_max / σ_min over the task's m directions (∞ when a direction is lost)."""
     s = _padded(_check_J(J))
@@ -105,6 +110,7 @@ def condition(J: ArrayLike) -> np.ndarray:
         return np.where(s[..., -1] > 0, s[..., 0] / np.where(s[..., -1] > 0, s[..., -1], 1), np.inf)
 
 
+@strict
 def rank(J: ArrayLike, tol: float = RANK_TOL) -> np.ndarray:
     """Numerical rank: singular values above tol · σ_max."""
     s = singular_values(J)

@@ -10,6 +10,7 @@ They equal the general `fk` / `jacobian` of `from_planar(L)`; the tests hold the
 from __future__ import annotations
 
 from ..errors import InputError
+from ..keywords import strict
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -25,6 +26,7 @@ def _inputs(lengths: ArrayLike, theta: ArrayLike) -> tuple[np.ndarray, np.ndarra
     return L, np.cumsum(th, axis=-1)
 
 
+@strict
 def planar_fk(lengths: ArrayLike, theta: ArrayLike) -> np.ndarray:
     """End point (x, y), shape (..., 2), of a planar chain; theta in rad, shape (..., n).
 
@@ -35,6 +37,7 @@ def planar_fk(lengths: ArrayLike, theta: ArrayLike) -> np.ndarray:
     return np.stack([np.sum(L * np.cos(phi), axis=-1), np.sum(L * np.sin(phi), axis=-1)], axis=-1)
 
 
+@strict
 def planar_jacobian(lengths: ArrayLike, theta: ArrayLike) -> np.ndarray:
     """Analytic Jacobian ∂(x, y)/∂θ, shape (..., 2, n), of a planar chain (paper 000, eqs. 9–10).
 

@@ -169,9 +169,25 @@ def forward(net: Anfis, x: np.ndarray) -> dict[str, np.ndarray]:
     return {"mu": np.exp(logmu), "w": w, "wbar": wbar, "f": f, "y": np.einsum("knr,knr->kn", wbar, f)}
 
 
+# Working memory of one chunk of `predict`: the layers of a million rows of a dynamics model
+# (K = 6 outputs, 18 inputs) are ~4 GB at once; in chunks they never pass this.
+PREDICT_BYTES = 64 * 2**20
+
+
 def predict(net: Anfis, x: np.ndarray) -> np.ndarray:
-    """Outputs (N, K) for inputs x (N, d)."""
-    return forward(net, check_inputs(net, x))["y"].T
+    """Outputs (N, K) for inputs x (N, d), computed in chunks of rows whose layers (`forward`:
+    μ and log μ (K, d, m), w, w̄ and f (K, R) per row, 8 bytes each) stay within PREDICT_BYTES.
+    Rows are independent, so a chunk's answer is the whole batch's for those rows."""
+    x = check_inputs(net, x)
+    K, d, m = net.c.shape
+    per_row = 8 * (2 * K * d * m + 3 * K * net.n_rules + net.regressor_count)
+    rows = max(1, PREDICT_BYTES // per_row)
+    if len(x) <= rows:
+        return forward(net, x)["y"].T
+    out = np.empty((len(x), K))
+    for a in range(0, len(x), rows):
+        out[a:a + rows] = forward(net, x[a:a + rows])["y"].T
+    return out
 
 
 def check_inputs(net: Anfis, x) -> np.ndarray:

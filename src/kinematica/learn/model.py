@@ -26,11 +26,14 @@ from typing import Any
 
 import numpy as np
 
+from .. import atomic
+from ..errors import InputTypeError
 from ..model.robot import Robot
 from ..model.robotfile import read_text, write_text
 from .anfis import Anfis, predict
 from .sampling import Branch, LearnError, front, inputs, task_of
 from .scaling import Scaling, apply
+from ..keywords import strict
 
 FORMAT = "kinematica-anfis"
 VERSION = 1
@@ -131,8 +134,17 @@ class DynamicsModel:
         return f"DynamicsModel({self.robot.name!r}, {self.net.n_rules} rules)"
 
 
+@strict
 def save_model(model: "IKModel | DynamicsModel", path: "str | os.PathLike[str]") -> None:
-    """Write a model file (see the module docstring) to `path`, exactly as given (no suffix added)."""
+    """Write a model file (see the module docstring) to `path`, exactly as given (no suffix
+    added), whole or not at all (`kinematica.atomic`: a folder or a missing folder in `path` is
+    a WriteError naming it, and nothing is left behind)."""
+    if not isinstance(model, (IKModel, DynamicsModel)):
+        swapped = " (model and path swapped?)" if isinstance(model, (str, os.PathLike)) else ""
+        raise InputTypeError(f"save_model(model, path): model must be an IKModel or DynamicsModel from "
+                             f"kinematica.learn, got {type(model).__name__}{swapped}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputTypeError(f"save_model(model, path): path must be a file path, got {type(path).__name__}")
     meta = {"format": FORMAT, "version": VERSION, "kind": model.kind, "robot": write_text(model.robot),
             "shape": model.net.shape, "report": model.report}
     if isinstance(model, IKModel):
@@ -143,10 +155,10 @@ def save_model(model: "IKModel | DynamicsModel", path: "str | os.PathLike[str]")
         arrays["branch_box"] = model.branch.box
     buf = io.BytesIO()
     np.savez(buf, meta=np.array(json.dumps(meta, ensure_ascii=False, allow_nan=True)), **arrays)
-    with open(path, "wb") as f:
-        f.write(buf.getvalue())
+    atomic.write_bytes(path, buf.getvalue())
 
 
+@strict
 def load_model(path: "str | os.PathLike[str]") -> "IKModel | DynamicsModel":
     """Read a model file; a file that is not one (or is damaged) raises ModelFileError naming it."""
     where = os.fspath(path)

@@ -39,6 +39,7 @@ from ..ik.target import Target, TargetError, as_target
 from ..kinematics.fk import fk
 from ..model.robot import Robot
 from . import wrist
+from ..keywords import strict
 
 TASKS = {"planar": ("x", "y", "φ"), "pitch": ("ψ", "ρ", "z", "pitch"), "pose": ("ψ", "ρ", "z", "rx", "ry", "rz")}
 ANGULAR = {"planar": (False, False, True), "pitch": (False, False, False, True),  # ψ stays in its half-plane
@@ -103,6 +104,7 @@ def _base_box(robot: Robot) -> np.ndarray:
     return box
 
 
+@strict
 def branch(robot: Robot, spec: str = "elbow+") -> Branch:
     """The branch named by `spec`: "elbow+" / "elbow-" (the default boxes above), optionally
     followed by comma-separated joint intervals "NAME=LO..HI" (degrees for revolute joints,

@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike
 
 from .. import spatial
 from .inertial import Inertial
+from ..keywords import strict
 from .robot import PRISMATIC, REVOLUTE, ParameterTable, Robot, RobotError
 
 Row = Mapping[str, Any]
@@ -96,8 +97,26 @@ def _inertials(rows: Sequence[Row]) -> tuple[Inertial | None, ...] | None:
     return found if any(x is not None for x in found) else None
 
 
+# What `meta=` may hold: the Robot's descriptive fields, kept as given.
+META_KEYS = ("description", "source", "link_names", "inertials", "extras", "pitch")
+
+
+def _meta(meta: Mapping[str, Any] | None) -> dict[str, Any]:
+    if meta is None:
+        return {}
+    if not isinstance(meta, Mapping):
+        raise RobotError(f"meta: expected a mapping of {', '.join(META_KEYS)}, got {type(meta).__name__}")
+    unknown = set(meta) - set(META_KEYS)
+    if unknown:
+        raise RobotError(f"meta: unknown field(s) {', '.join(sorted(map(repr, unknown)))}; it takes "
+                         f"{', '.join(META_KEYS)}")
+    return dict(meta)
+
+
 def _robot(rows, types, before, after, offsets, table, *, name, length_unit, limits, joint_names,
-           home, base, tool, deg, **meta) -> Robot:
+           home, base, tool, deg, meta) -> Robot:
+    meta = _meta(meta)
+    inertials, pitch = meta.pop("inertials", None), meta.pop("pitch", None)
     return Robot(
         name=name,
         joint_types=tuple(types),
@@ -111,13 +130,13 @@ def _robot(rows, types, before, after, offsets, table, *, name, length_unit, lim
         home=_home(home, types, deg),
         length_unit=length_unit,
         table=table,
-        inertials=meta.pop("inertials", None) or _inertials(rows),
-        pitch=meta.pop("pitch", None) if meta.get("pitch") is not None else _pitches(rows),
+        inertials=inertials or _inertials(rows),
+        pitch=pitch if pitch is not None else _pitches(rows),
         **meta,
     )
 
 
-def _dh(rows: Sequence[Row], modified: bool, deg: bool, **kw: Any) -> Robot:
+def _dh(rows: Sequence[Row], modified: bool, deg: bool, **kw: Any) -> Robot:  # kw: _robot's
     if len(rows) == 0:
         raise RobotError("a DH table needs at least one row")
     conv = np.radians if deg else (lambda x: x)
@@ -146,35 +165,41 @@ def _dh(rows: Sequence[Row], modified: bool, deg: bool, **kw: Any) -> Robot:
     return _robot(rows, types, before, after, offsets, table, deg=deg, **kw)
 
 
+@strict
 def from_dh(rows: Sequence[Row], *, name: str = "robot", length_unit: str = "m",
             limits: ArrayLike | None = None, joint_names: Sequence[str] | None = None,
             home: ArrayLike | None = None, base: ArrayLike | None = None,
-            tool: ArrayLike | None = None, deg: bool = False, **meta: Any) -> Robot:
+            tool: ArrayLike | None = None, deg: bool = False,
+            meta: Mapping[str, Any] | None = None) -> Robot:
     """Robot from a standard (distal) DH table: A_i = Rz(θ_i) · Tz(d_i) · Tx(a_i) · Rx(α_i).
 
     Each row: `a`, `alpha`, `d`, `theta` (the joint offset; for a prismatic joint `d` is the
     offset), optional `type` ("revolute"/"prismatic"), `name`, `limits` [lower, upper].
-    Link frame i is the DH frame i.
+    Link frame i is the DH frame i. meta: the robot's descriptive fields, any of `META_KEYS`
+    (description, source, link_names, inertials, extras, pitch), as `Robot` holds them.
     """
     return _dh(rows, False, deg, name=name, length_unit=length_unit, limits=limits,
-               joint_names=joint_names, home=home, base=base, tool=tool, **meta)
+               joint_names=joint_names, home=home, base=base, tool=tool, meta=meta)
 
 
+@strict
 def from_mdh(rows: Sequence[Row], *, name: str = "robot", length_unit: str = "m",
              limits: ArrayLike | None = None, joint_names: Sequence[str] | None = None,
              home: ArrayLike | None = None, base: ArrayLike | None = None,
-             tool: ArrayLike | None = None, deg: bool = False, **meta: Any) -> Robot:
+             tool: ArrayLike | None = None, deg: bool = False,
+            meta: Mapping[str, Any] | None = None) -> Robot:
     """Robot from a modified (proximal, Craig) DH table:
     A_i = Rx(α_{i−1}) · Tx(a_{i−1}) · Rz(θ_i) · Tz(d_i), row i holding α_{i−1}, a_{i−1}, θ_i, d_i.
     """
     return _dh(rows, True, deg, name=name, length_unit=length_unit, limits=limits,
-               joint_names=joint_names, home=home, base=base, tool=tool, **meta)
+               joint_names=joint_names, home=home, base=base, tool=tool, meta=meta)
 
 
+@strict
 def from_planar(lengths: ArrayLike, *, name: str = "planar", length_unit: str = "mm",
                 limits: ArrayLike | None = None, joint_names: Sequence[str] | None = None,
                 home: ArrayLike | None = None, base: ArrayLike | None = None,
-                deg: bool = False, **meta: Any) -> Robot:
+                deg: bool = False, meta: Mapping[str, Any] | None = None) -> Robot:
     """Planar chain of revolute joints about z, links along x (paper 000):
     T_1 = Rz(θ1), T_i = T_{i−1} · Tx(L_{i−1}) · Rz(θ_i), tool = T_n · Tx(L_n).
 
@@ -194,7 +219,7 @@ def from_planar(lengths: ArrayLike, *, name: str = "planar", length_unit: str = 
                            "deg" if deg else "rad")
     return _robot(rows, [REVOLUTE] * n, before, np.tile(np.eye(4), (n, 1, 1)), np.zeros(n), table,
                   name=name, length_unit=length_unit, limits=limits, joint_names=joint_names,
-                  home=home, base=base, tool=spatial.trans(x=L[-1]), deg=deg, **meta)
+                  home=home, base=base, tool=spatial.trans(x=L[-1]), deg=deg, meta=meta)
 
 
 def _rotation(row: Row, i: int, deg: bool) -> np.ndarray:
@@ -230,10 +255,12 @@ def link_frame_transforms(rows: Sequence[Row], deg: bool = False) -> tuple[np.nd
     return before, after
 
 
+@strict
 def from_link_frames(rows: Sequence[Row], *, name: str = "robot", length_unit: str = "m",
                      limits: ArrayLike | None = None, joint_names: Sequence[str] | None = None,
                      home: ArrayLike | None = None, base: ArrayLike | None = None,
-                     tool: ArrayLike | None = None, deg: bool = False, **meta: Any) -> Robot:
+                     tool: ArrayLike | None = None, deg: bool = False,
+            meta: Mapping[str, Any] | None = None) -> Robot:
     """Robot from link frames — paper 004's "two coupled coordinate systems", and URDF joints.
 
     Row i places joint frame i in joint frame i−1 (the base for i = 1): `xyz` is the geometry
@@ -253,4 +280,4 @@ def from_link_frames(rows: Sequence[Row], *, name: str = "robot", length_unit: s
               for i, r in enumerate(rows)), "deg" if deg else "rad")
     return _robot(rows, types, before, after, np.zeros(len(rows)), table, name=name,
                   length_unit=length_unit, limits=limits, joint_names=joint_names, home=home,
-                  base=base, tool=tool, deg=deg, **meta)
+                  base=base, tool=tool, deg=deg, meta=meta)

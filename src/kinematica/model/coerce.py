@@ -14,6 +14,7 @@ kinematica.errors.InputTypeError: robot: expected a Robot, a bundled robot name 
 from __future__ import annotations
 
 from ..errors import InputTypeError
+from ..keywords import exact_wrapper, strict
 
 import functools
 import os
@@ -57,54 +58,21 @@ def as_robot(robot: "Robot | str | os.PathLike[str]") -> Robot:
 
 
 def takes_robot(fn: F) -> F:
-    """Decorator of a public verb whose first argument is the robot: pass it through `as_robot`.
+    """Decorator of a public verb whose first argument is the robot: pass it through `as_robot`,
+    and refuse a keyword the verb does not take, naming the verb and what it takes
+    (`kinematica.keywords`).
 
     The wrapper has the verb's own parameters (made from its signature), not ``*args,
     **kwargs``: packing and unpacking those cost ~0.25 µs a call, a quarter of the compiled
     Jacobian's time (issue 12). A signature it cannot copy gets the generic wrapper."""
-    verb = _exact_wrapper(fn)
-    if verb is None:
-        def verb(robot, *args, **kwargs):
-            return fn(robot if isinstance(robot, Robot) else as_robot(robot), *args, **kwargs)
-    return functools.wraps(fn)(verb)  # type: ignore[return-value]
-
-
-def _exact_wrapper(fn: Callable[..., Any]) -> Callable[..., Any] | None:
-    """`def verb(robot, q, frame=_d1): return fn(<robot coerced>, q, frame)` for fn's own
-    parameters (read from its code object: `inspect.signature` would cost ~26 of these at
-    import), the defaults passed by reference; None when the first parameter is not a plain
-    `robot` or fn is not a plain function."""
     code = getattr(fn, "__code__", None)
-    if code is None or code.co_posonlyargcount or code.co_argcount == 0 or code.co_varnames[0] != "robot":
-        return None
-    npos, nkw = code.co_argcount, code.co_kwonlyargcount
-    names = code.co_varnames[:npos + nkw + bool(code.co_flags & 4) + bool(code.co_flags & 8)]
-    space: dict[str, Any] = {"fn": fn, "Robot": Robot, "as_robot": as_robot, "isinstance": isinstance}
-    if any(name in space for name in names):  # a parameter named like a global of the wrapper
-        return None
-    defaults, kwdefaults = fn.__defaults__ or (), fn.__kwdefaults__ or {}
-    head, call = [], []
-    for i, name in enumerate(names[:npos]):
-        j = i - (npos - len(defaults))  # index into the defaults, which end the positional list
-        if j >= 0:
-            space[f"_d{i}"] = defaults[j]
-        head.append(f"{name}=_d{i}" if j >= 0 else name)
-        call.append(name)
-    rest = names[npos + nkw:]
-    if code.co_flags & 4:  # *args
-        head.append("*" + rest[0])
-        call.append("*" + rest[0])
-    elif nkw:
-        head.append("*")
-    for name in names[npos:npos + nkw]:
-        if name in kwdefaults:
-            space[f"_k_{name}"] = kwdefaults[name]
-        head.append(f"{name}=_k_{name}" if name in kwdefaults else name)
-        call.append(f"{name}={name}")
-    if code.co_flags & 8:  # **kwargs
-        head.append("**" + rest[-1])
-        call.append("**" + rest[-1])
-    call[0] = "robot if isinstance(robot, Robot) else as_robot(robot)"
-    source = f"def verb({', '.join(head)}):\n    return fn({', '.join(call)})\n"
-    exec(compile(source, f"<takes_robot: {fn.__module__}.{fn.__qualname__}>", "exec"), space)  # names it in tracebacks
-    return space["verb"]
+    verb = None
+    if code is not None and code.co_argcount and code.co_varnames[0] == "robot":
+        verb = exact_wrapper(fn, "robot if isinstance(robot, Robot) else as_robot(robot)",
+                             {"Robot": Robot, "as_robot": as_robot, "isinstance": isinstance})
+    if verb is None:
+        checked = strict(fn)
+
+        def verb(robot, *args, **kwargs):
+            return checked(robot if isinstance(robot, Robot) else as_robot(robot), *args, **kwargs)
+    return functools.wraps(fn)(verb)  # type: ignore[return-value]

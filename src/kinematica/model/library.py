@@ -12,6 +12,8 @@ from typing import Mapping, Sequence
 from .robot import Robot
 from .robotfile import read_text, write_text
 from .schema import RobotFileError
+from ..keywords import strict
+from .. import atomic
 
 _SUFFIXES_YAML = (".yaml", ".yml")
 _SUFFIXES_MJCF = (".xml", ".mjcf")
@@ -22,11 +24,13 @@ def _bundle() -> dict[str, object]:
     return {p.name.rsplit(".", 1)[0]: p for p in folder.iterdir() if p.name.endswith(".yaml")}
 
 
+@strict
 def robot_names() -> list[str]:
     """Names of the bundled robots, sorted."""
     return sorted(_bundle())
 
 
+@strict
 def load(name_or_path: str | Path, *, tip: str | None = None,
          hold: Mapping[str, float] | None = None, package_dirs: Sequence[str | Path] = ()) -> Robot:
     """A bundled robot by name (``km.load("puma560")``), or a YAML, URDF or MJCF (.xml, .mjcf,
@@ -85,5 +89,4 @@ def save(robot: Robot, path: str | Path) -> Path:
         text = to_urdf(robot)
     else:
         raise InputError(f"cannot tell the format of {path.name!r}: use .yaml, .yml or .urdf")
-    path.write_text(text, encoding="utf-8")
-    return path
+    return atomic.write_text(path, text)

@@ -24,6 +24,7 @@ from .builders import from_link_frames
 from .inertial import Inertial, combined
 from .robot import Robot, RobotError
 from .urdf_bodies import OffChainBodiesWarning
+from ..keywords import strict
 
 
 class MJCFError(RobotError):
@@ -95,6 +96,7 @@ def _body_inertia(m, b: int) -> tuple[float, np.ndarray, np.ndarray]:
     return float(m.body_mass[b]), np.array(m.body_ipos[b]), R @ np.diag(m.body_inertia[b]) @ R.T
 
 
+@strict
 def from_mjcf(source: str | Path, tip: str | None = None, *, name: str | None = None) -> Robot:
     """The serial chain from the world to `tip` (a body or site name; default the only leaf
     body) of an MJCF model, in metres, joint values = MuJoCo's qpos of the chain's joints.
@@ -137,7 +139,7 @@ def from_mjcf(source: str | Path, tip: str | None = None, *, name: str | None = 
         raise MJCFError(f"{where}: no hinge or slide joint between the world and the tip")
     base = np.eye(4)
     robot = from_link_frames(rows, name=name or (m.names[:m.names.find(b"\0")].decode() or "mjcf"),
-                             limits=np.array(limits), base=base, tool=X @ tool, source=where)
+                             limits=np.array(limits), base=base, tool=X @ tool, meta={"source": where})
     return robot.replace(inertials=_inertials(m, path, owner, bnames))
 
 

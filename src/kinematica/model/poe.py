@@ -18,11 +18,12 @@ screw is the same with Rot(ω, θ) followed by a slide h·θ along ω (the joint
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..keywords import strict
 from .robot import Robot, RobotError
 from .builders import from_link_frames
 
@@ -75,14 +76,16 @@ def _kind(i: int, s: np.ndarray) -> tuple[str, float]:
     return "revolute", (0.0 if abs(pitch) <= _TOL * max(1.0, np.linalg.norm(v)) else pitch)
 
 
+@strict
 def from_poe(M: ArrayLike, screws: ArrayLike, form: str = "space", *, name: str = "poe",
              length_unit: str = "m", limits: ArrayLike | None = None,
              joint_names: Sequence[str] | None = None, home: ArrayLike | None = None,
-             deg: bool = False, **meta: Any) -> Robot:
+             base: ArrayLike | None = None, deg: bool = False, meta: Mapping[str, Any] | None = None) -> Robot:
     """Robot from its home pose M (4, 4) and screw axes (n, 6), rows (ω; v), in the space frame
     (form="space": `FKinSpace`'s Slist transposed) or the tool frame (form="body": `FKinBody`'s
     Blist transposed). Joint values θ are the exponentials' coordinates: rad, or length_unit
-    for a prismatic joint; the robot's base is the space frame and its tool M at θ = 0.
+    for a prismatic joint; the robot's base is the space frame (placed in the world by `base`,
+    4x4, default identity) and its tool M at θ = 0; meta: as for `from_dh`.
 
     >>> import kinematica as km, numpy as np
     >>> M = np.array([[1, 0, 0, 2], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
@@ -107,7 +110,7 @@ def from_poe(M: ArrayLike, screws: ArrayLike, form: str = "space", *, name: str 
     tool = M.copy()
     tool[:3, 3] -= before
     return from_link_frames(rows, name=name, length_unit=length_unit, limits=limits, joint_names=joint_names,
-                            home=home, tool=tool, deg=deg, **meta)
+                            home=home, base=base, tool=tool, deg=deg, meta=meta)
 
 
 __all__ = ["from_poe", "adjoint"]

@@ -15,6 +15,7 @@ Cn = An·tool.
 from __future__ import annotations
 
 from ..errors import InputError, KinematicaError
+from ..keywords import refuse
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -256,6 +257,9 @@ class Robot:
 
     def replace(self, **changes: Any) -> "Robot":
         """A copy with some fields changed (the original is untouched), e.g. a new tool."""
+        unknown = set(changes) - set(self.__dataclass_fields__)
+        if unknown:
+            raise refuse("Robot.replace()", unknown, tuple(self.__dataclass_fields__))
         return replace(self, **changes)
 
     def within_limits(self, q: ArrayLike, tol: float = LIMIT_TOL) -> np.ndarray:

@@ -76,12 +76,12 @@ def robot_from_dict(data: dict[str, Any], where: str = "<robot file>") -> Robot:
                 j["inertial"] = _inertial(j["inertial"])
         common = dict(
             name=data["name"], length_unit=data["length_unit"], home=data.get("home"), deg=deg,
-            base=_placement(data.get("base"), deg), description=data.get("description", ""),
-            source=data.get("source", ""),
-            link_names=tuple(j["link"] for j in joints) if all("link" in j for j in joints) else None,
-            extras={k: data[k] for k in ("gripper", "extras", "notes", "collision") if k in data}
-            | ({"servo": [j.get("servo") for j in joints]} if any("servo" in j for j in joints) else {})
-            | _drives(joints) | _visuals(data, deg, where),
+            base=_placement(data.get("base"), deg), meta=dict(
+                description=data.get("description", ""), source=data.get("source", ""),
+                link_names=tuple(j["link"] for j in joints) if all("link" in j for j in joints) else None,
+                extras={k: data[k] for k in ("gripper", "extras", "notes", "collision") if k in data}
+                | ({"servo": [j.get("servo") for j in joints]} if any("servo" in j for j in joints) else {})
+                | _drives(joints) | _visuals(data, deg, where)),
         )
         if data["kind"] == "planar":
             missing = [i + 1 for i, j in enumerate(joints) if "length" not in j]

@@ -51,6 +51,7 @@ from .urdf_collision import collision_shapes
 from .urdf_visual import mesh_files, visual_shapes, write_visual
 from .visual import gripper_fraction
 from .urdf_tree import candidate_tips, choose_chain
+from ..keywords import strict
 
 _TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 _NUMBERS = {  # element -> {attribute: how many numbers}
@@ -175,6 +176,7 @@ def _scaled(T: np.ndarray, k: float) -> np.ndarray:
     return T
 
 
+@strict
 def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = None,
               hold: Mapping[str, float] | None = None, length_unit: str = "m",
               name: str | None = None, package_dirs: Sequence[str | Path] = ()) -> Robot:
@@ -267,14 +269,16 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
     try:
         return from_link_frames(
             rows, name=name or urdf.robot.name, length_unit=length_unit,
-            base=_scaled(base, scale), tool=_scaled(pending, scale), link_names=tuple(links),
-            inertials=tuple(massless if b is None else b for b in inertials) if any(inertials) else None,
-            description=f"Imported from URDF {where}: links {path[0].parent} to {path[-1].child}.",
-            extras=extras)
+            base=_scaled(base, scale), tool=_scaled(pending, scale), meta=dict(
+                link_names=tuple(links),
+                inertials=tuple(massless if b is None else b for b in inertials) if any(inertials) else None,
+                description=f"Imported from URDF {where}: links {path[0].parent} to {path[-1].child}.",
+                extras=extras))
     except (RobotError, ValueError) as e:
         raise RobotFileError(f"{where}: {e}") from None
 
 
+@strict
 def urdf_tips(text_or_path: Any, *, where: str = "<urdf>") -> dict[str, tuple[str, ...]]:
     """The candidate tips of a URDF (one per distinct chain of movable joints that ends a
     branch): tip link name → the movable joints of its chain, in the file's order. Any of

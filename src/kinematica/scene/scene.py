@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import spatial
+from .. import atomic, spatial
 from ..bounds import BOUND_WORDS, joint_bounds
+from ..keywords import accepted, refuse, strict
 from ..model.coerce import as_robot
 from ..model.robot import MAX_LENGTH, Robot
 from .library import scene_text
@@ -33,7 +34,7 @@ from .linkgeom import LinkGeometry, link_geometry
 from .query import check, distance
 from .selfpairs import excluded_pairs
 from .scenefile import fail_at, parse
-from .shapes import Shape, SceneError, make_shape
+from .shapes import SIZE_NAMES, Shape, SceneError, make_shape
 
 if TYPE_CHECKING:
     from .compiled import Compiled
@@ -108,6 +109,7 @@ class Scene:
     motions. `excluded()` lists every pair left out of the checks, with the reason.
     """
 
+    @strict
     def __init__(self, name: str = "scene", *, length_unit: str = "m", description: str = ""):
         if length_unit not in UNIT_IN_M:
             raise SceneError(f"length unit {length_unit!r} unknown: use 'm' or 'mm'")
@@ -138,6 +140,7 @@ class Scene:
             raise SceneError(f"the scene already has a robot or obstacle named {name!r}")
         return name
 
+    @strict
     def add_robot(self, name: str, robot: "Robot | str | os.PathLike[str]", base: ArrayLike | None = None, *,
                   q: ArrayLike | None = None, radius: float | None = None,
                   exclude: Sequence[Sequence[str]] = (), include: Sequence[Sequence[str]] = (),
@@ -166,9 +169,13 @@ class Scene:
         self._compiled = None
         return entry
 
+    @strict
     def add_obstacle(self, name: str, shape: "str | Shape", pose: ArrayLike | None = None, **size: Any) -> Obstacle:
         """A fixed obstacle: shape "box" (size=(x, y, z)), "sphere" (radius), "cylinder" or
         "capsule" (radius, length; along z), "mesh" (path, scale) — or a `Shape` — at `pose`."""
+        unknown = set(size) - set(SIZE_NAMES)
+        if unknown:
+            raise refuse("Scene.add_obstacle()", unknown, accepted(Scene.add_obstacle) + SIZE_NAMES)
         name = self._free(name, "obstacle")
         s = shape if isinstance(shape, Shape) else make_shape(shape, **size)
         ob = Obstacle(name, s, _pose(pose, f"{name}: pose"))
@@ -176,12 +183,14 @@ class Scene:
         self._compiled = None
         return ob
 
+    @strict
     def set_q(self, name: str, q: ArrayLike) -> None:
         """Robot `name`'s configuration when a query leaves it out (rad / length unit)."""
         r = self.robot_entry(name)
         self._robots[name] = SceneRobot(name, r.robot, r.base, _joint_values(r.robot, q, name), r.source,
                                         r.collision, r.scale)  # the engine reads q from here: it stays
 
+    @strict
     def move(self, name: str, pose: ArrayLike) -> None:
         """Move an obstacle to `pose`, or a robot's base to `pose` (4x4, scene unit)."""
         if name in self._obstacles:
@@ -196,6 +205,7 @@ class Scene:
                                             r.scale)
         self._compiled = None
 
+    @strict
     def remove(self, name: str) -> None:
         """Take a robot or obstacle out of the scene (and the allowed pairs naming it)."""
         if name not in self._robots and name not in self._obstacles:
@@ -205,6 +215,7 @@ class Scene:
         self._allowed = [p for p in self._allowed if all(x.split("/")[0] != name for x in p)]
         self._compiled = None
 
+    @strict
     def allow(self, a: str, b: str) -> None:
         """Never check the pair (a, b): "robot/link", a robot's name (all its links), or an obstacle."""
         self._bodies_named(a)
@@ -212,6 +223,7 @@ class Scene:
         self._allowed.append((a, b))
         self._compiled = None
 
+    @strict
     def robot_entry(self, name: str) -> SceneRobot:
         if name not in self._robots:
             raise SceneError(self._unknown(name, "robot"))
@@ -231,10 +243,12 @@ class Scene:
             self._geometry[key] = (geom, ex)
         return self._geometry[key]
 
+    @strict
     def geometry(self, robot: str) -> LinkGeometry:
         """The collision geometry of a robot in the scene (its own length unit)."""
         return self._geometry_of(self.robot_entry(robot))[0]
 
+    @strict
     def excluded(self) -> list[tuple[str, str, str]]:
         """Every pair left out of the checks: (name a, name b, reason) — each robot's own
         (adjacent, always touching, listed) and the scene's allowed pairs."""
@@ -255,6 +269,7 @@ class Scene:
             return [f"{robot}/{n}" for n in geom.names]
         return [f"{robot}/{geom.names[geom.index(link, robot)]}"]
 
+    @strict
     def compiled(self) -> "Compiled":
         """The collision engine of the scene as it is now (rebuilt after any change)."""
         if self._compiled is None:
@@ -264,15 +279,18 @@ class Scene:
         return self._compiled
 
     # --- queries -------------------------------------------------------------------------
+    @strict
     def check(self, q: Mapping[str, ArrayLike] | None = None, *, shapes: bool = False):
         """Which pairs collide at q (dict robot → (n,) or (..., n)): see `query.CheckReport`;
         shapes=True also names the links whose shapes touch (a URDF base's column, say)."""
         return check(self, q, shapes=shapes)
 
+    @strict
     def distance(self, q: Mapping[str, ArrayLike] | None = None):
         """The smallest distance at q, its pair and witness points: see `query.DistanceReport`."""
         return distance(self, q)
 
+    @strict
     def for_robot(self, name: str, q: Mapping[str, ArrayLike] | None = None) -> "Seat":
         """Robot `name` of this scene with the others held at q (default their scene q): what
         `km.ik(..., scene=...)` and `km.ik_all` take to judge their solutions."""
@@ -283,6 +301,7 @@ class Scene:
         return Seat(self, entry.name, others)
 
     # --- files ---------------------------------------------------------------------------
+    @strict
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "length_unit": self.length_unit,
                 "robots": [{"name": r.name, "source": r.source, "base": r.base, "q": r.q,
@@ -292,13 +311,14 @@ class Scene:
                 "obstacles": [{"name": o.name, "shape": o.shape, "pose": o.pose} for o in self._obstacles.values()],
                 "allow": list(self._allowed)}
 
+    @strict
     def save(self, path: "str | os.PathLike[str]") -> Path:
         """Write the scene as YAML; a robot added as a `Robot` object is written beside it
         (`<scene>.<robot>.yaml`) and referenced from the scene file."""
         from ..model.library import save as save_robot
         from .scenefile import dump_scene
 
-        path = _writable(Path(path))
+        path = atomic.check(path)  # before a robot file is written beside it
         data = self.to_dict()
         for r, d in zip(self._robots.values(), data["robots"]):
             if d["source"] is None:
@@ -307,10 +327,10 @@ class Scene:
                 d["source"] = own.name
             elif Path(d["source"]).suffix:  # a robot file: referenced from where the scene is written
                 d["source"] = Path(os.path.relpath(Path(d["source"]).resolve(), path.parent.resolve())).as_posix()
-        path.write_text(dump_scene(data), encoding="utf-8")
-        return path
+        return atomic.write_text(path, dump_scene(data))
 
     @classmethod
+    @strict
     def load(cls, name_or_path: "str | os.PathLike[str]") -> "Scene":
         """A bundled scene by name (`kinematica.scene.scene_names()`) or a YAML scene file;
         SceneFileError naming the file, line and field of the first problem."""
@@ -319,20 +339,6 @@ class Scene:
     def __repr__(self) -> str:
         return (f"Scene({self.name!r}, robots {list(self._robots)}, obstacles {list(self._obstacles)}, "
                 f"unit {self.length_unit})")
-
-
-def _writable(path: Path) -> Path:
-    """`path` if a scene file can be written there; else SceneError naming the path and why
-    (checked before anything is written: a robot file beside it would otherwise be left alone)."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise SceneError(f"cannot write the scene to {path}: it is a folder; give a file name such as "
-                         f"{path / 'scene.yaml'}")
-    if not folder.is_dir():
-        raise SceneError(f"cannot write the scene to {path}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise SceneError(f"cannot write the scene to {path}: folder {folder} is not writable")
-    return path
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from ..model.robot import MAX_LENGTH
 SHAPES = ("box", "sphere", "cylinder", "capsule", "mesh")
 SIZES = {"box": ("size",), "sphere": ("radius",), "cylinder": ("radius", "length"),
          "capsule": ("radius", "length"), "mesh": ("path", "scale")}
+SIZE_NAMES = tuple(dict.fromkeys(k for ks in SIZES.values() for k in ks))  # every shape's, once
 MESH_SUFFIXES = (".stl", ".obj", ".ply", ".off", ".glb", ".gltf", ".dae")
 
 

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..keywords import strict
 from .path import CartesianPath, as_pose_or_point, as_rotation, poses_from, sample
 from .value import TrajectoryError
 
@@ -37,6 +38,7 @@ class Circle(NamedTuple):
     angle3: np.ndarray
 
 
+@strict
 def circle(p1: ArrayLike, p2: ArrayLike, p3: ArrayLike) -> Circle:
     """The circle through three points (..., 3) each (batch-first), in its local frame.
 
@@ -111,6 +113,7 @@ def _through(p1, p2, p3, steps, R, total_angle, timing, kind) -> CartesianPath:
                   meta=meta, **timing)
 
 
+@strict
 def arc_through(p1: ArrayLike, p2: ArrayLike, p3: ArrayLike, steps: int = 50, *, R: ArrayLike | None = None,
                 duration: float | None = None, speed: float | None = None, vmax: float | None = None,
                 amax: float | None = None, dt: float | None = None) -> CartesianPath:
@@ -128,6 +131,7 @@ def arc_through(p1: ArrayLike, p2: ArrayLike, p3: ArrayLike, steps: int = 50, *,
     return _through(p1, p2, p3, steps, R, None, timing, "arc")
 
 
+@strict
 def circle_through(p1: ArrayLike, p2: ArrayLike, p3: ArrayLike, steps: int = 100, *, R: ArrayLike | None = None,
                    duration: float | None = None, speed: float | None = None, vmax: float | None = None,
                    amax: float | None = None, dt: float | None = None) -> CartesianPath:

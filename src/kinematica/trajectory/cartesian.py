@@ -11,12 +11,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..keywords import strict
 from .path import CartesianPath, as_pose_or_point, as_rotation, poses_from, sample
 from .value import TrajectoryError
 
 TINY = 1e-12
 
 
+@strict
 def line(start: ArrayLike, end: ArrayLike, steps: int = 50, *, R: ArrayLike | None = None,
          duration: float | None = None, speed: float | None = None, vmax: float | None = None,
          amax: float | None = None, dt: float | None = None) -> CartesianPath:

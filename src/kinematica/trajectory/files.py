@@ -9,6 +9,8 @@ quaternion) if poses are present — then one row per sample.
 
 from __future__ import annotations
 
+from ..keywords import strict
+from .. import atomic
 from ..errors import InputError
 
 import csv
@@ -152,16 +154,17 @@ def from_json(text: str, where: str = "<json>") -> Trajectory:
         raise TrajectoryError(f"{where}: missing field {e}") from None
 
 
+@strict
 def save(tr: Trajectory, path: str | Path, degrees: bool = False) -> Path:
     """Write .csv or .json, by the file's extension."""
     path = Path(path)
     writers = {".csv": to_csv, ".json": to_json}
     if path.suffix.lower() not in writers:
         raise InputError(f"cannot tell the format of {path.name!r}: use .csv or .json")
-    path.write_text(writers[path.suffix.lower()](tr, degrees), encoding="utf-8")
-    return path
+    return atomic.write_text(path, writers[path.suffix.lower()](tr, degrees))
 
 
+@strict
 def load(path: str | Path) -> Trajectory:
     """Read a trajectory from .csv or .json."""
     path = Path(path)
@@ -173,18 +176,17 @@ def load(path: str | Path) -> Trajectory:
     return readers[path.suffix.lower()](path.read_text(encoding="utf-8"), str(path))
 
 
+@strict
 def save_scenarios(tr: Trajectory, folder: str | Path, degrees: bool = False) -> list[Path]:
     """Paper 004's motion scenarios: one text file per joint, `<joint>.txt`, each line
     `time value` (s, then rad/deg or the length unit), for simulators that drive each joint."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     k = _scale(tr, degrees)
     units = _joint_units(tr, degrees)
-    out = []
-    for j, name in enumerate(tr.joint_names):
-        path = folder / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', name)}.txt"
-        lines = [f"# joint {name}: time [s], value [{units[j]}]"]
-        lines += [f"{t!r} {v!r}" for t, v in zip(tr.t.tolist(), (tr.q[:, j] * k[j]).tolist())]
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        out.append(path)
-    return out
+    names = [f"{re.sub(r'[^A-Za-z0-9_.-]', '_', name)}.txt" for name in tr.joint_names]
+    with atomic.folder(folder) as tmp:  # all the joints' files or none
+        for j, name in enumerate(tr.joint_names):
+            lines = [f"# joint {name}: time [s], value [{units[j]}]"]
+            lines += [f"{t!r} {v!r}" for t, v in zip(tr.t.tolist(), (tr.q[:, j] * k[j]).tolist())]
+            (tmp / names[j]).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return [folder / n for n in names]

@@ -14,10 +14,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..keywords import strict
 from ._common import build, duration as _duration, grid, points
 from .value import Trajectory, TrajectoryError
 
 
+@strict
 def joint(poses: ArrayLike, duration: float | None = None, *, times: ArrayLike | None = None,
           steps: int = 100, dt: float | None = None, robot=None) -> Trajectory:
     """Piecewise-linear motion through joint poses (k, n), k ≥ 2 (rad or the length unit).

@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..keywords import strict
 from . import ramp
 from ._common import duration as _duration, grid
 from .value import TrajectoryError
@@ -182,6 +183,7 @@ def sample(pose_at: Callable[[np.ndarray], np.ndarray], L: float, *, steps: int,
     return CartesianPath(t, pose_at(s), s, oriented, dict(meta or {}))
 
 
+@strict
 def retime(path: CartesianPath, *, duration: float | None = None, speed: float | None = None,
            vmax: float | None = None, amax: float | None = None) -> CartesianPath:
     """The same points under a new time law along their arc length s: constant `speed` (or over

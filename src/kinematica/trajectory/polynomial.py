@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..keywords import strict
 from ._common import build, duration as _duration, grid, vector
 from .value import Trajectory
 
@@ -75,6 +76,7 @@ def _plan(kind, coeffs, q0, q1, duration, steps, dt, robot, rates) -> Trajectory
     return build(robot, t, q, qd, qdd, meta={"kind": kind})
 
 
+@strict
 def cubic(q0: ArrayLike, q1: ArrayLike, duration: float, *, qd0: ArrayLike = 0.0, qd1: ArrayLike = 0.0,
           steps: int = 100, dt: float | None = None, robot=None) -> Trajectory:
     """Cubic from q0 to q1 (n,) in `duration` s with boundary velocities qd0, qd1 (scalars apply
@@ -89,6 +91,7 @@ def cubic(q0: ArrayLike, q1: ArrayLike, duration: float, *, qd0: ArrayLike = 0.0
                  [("qd0", qd0), ("qd1", qd1)])
 
 
+@strict
 def quintic(q0: ArrayLike, q1: ArrayLike, duration: float, *, qd0: ArrayLike = 0.0, qd1: ArrayLike = 0.0,
             qdd0: ArrayLike = 0.0, qdd1: ArrayLike = 0.0, steps: int = 100, dt: float | None = None,
             robot=None) -> Trajectory:

@@ -21,6 +21,7 @@ given at the points (or fixed by `R`, or absent).
 
 from __future__ import annotations
 
+from ..keywords import strict
 from ..errors import InputError
 
 import numpy as np
@@ -118,6 +119,7 @@ class GluedCubics:
         raise InputError("nu must be 0, 1 or 2")
 
 
+@strict
 def curve(points: ArrayLike, kind: str = "cubic", bc="natural"):
     """The curve through points (k, 3) as a callable u ↦ p(u) (and `curve(u, nu)` for its nu-th
     derivative), with the points' parameters in `.x`: a scipy `CubicSpline` over chord length
@@ -194,6 +196,7 @@ def _inverse_arc_length(c, u_tab: np.ndarray, s_tab: np.ndarray):
     return u_of_s
 
 
+@strict
 def spline(points: ArrayLike, steps: int = 100, *, kind: str = "cubic", bc="natural", R: ArrayLike | None = None,
            duration: float | None = None, speed: float | None = None, vmax: float | None = None,
            amax: float | None = None, dt: float | None = None) -> CartesianPath:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..keywords import strict
 from . import ramp
 from ._common import build, duration as _duration, grid, positive, vector
 from .value import Trajectory, TrajectoryError
@@ -43,6 +44,7 @@ def _line_limits(d: np.ndarray, v: np.ndarray, a: np.ndarray) -> tuple[float, fl
     return float(np.min(v[moving] / d[moving])), float(np.min(a[moving] / d[moving]))
 
 
+@strict
 def min_duration(q0: ArrayLike, q1: ArrayLike, vmax: ArrayLike, amax: ArrayLike, *, sync: str = "line") -> float:
     """The shortest time (s) of a synchronised trapezoidal move q0 → q1 under per-joint limits
     vmax (rad/s or unit/s) and amax (rad/s² or unit/s²), scalars or (n,).
@@ -60,6 +62,7 @@ def min_duration(q0: ArrayLike, q1: ArrayLike, vmax: ArrayLike, amax: ArrayLike,
     return max(ramp.trapezoid(float(di), float(vi), float(ai))[0] for di, vi, ai in zip(d, v, acc) if di > 0)
 
 
+@strict
 def trapezoidal(q0: ArrayLike, q1: ArrayLike, vmax: ArrayLike, amax: ArrayLike, *, duration: float | None = None,
                 sync: str = "line", steps: int = 100, dt: float | None = None, robot=None) -> Trajectory:
     """Synchronised LSPB move q0 → q1 (n,) within per-joint limits vmax, amax (> 0, scalar or

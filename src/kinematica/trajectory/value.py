@@ -7,6 +7,7 @@ came from a Cartesian path. Immutable: slicing, concatenation and resampling giv
 
 from __future__ import annotations
 
+from ..keywords import strict
 from ..errors import KinematicaError
 
 from dataclasses import dataclass, field, replace
@@ -128,6 +129,7 @@ class Trajectory:
         return replace(self, tau=tau)
 
 
+@strict
 def concatenate(parts: Sequence[Trajectory]) -> Trajectory:
     """Motions one after another; each part is shifted in time to start where the previous one
     ends, and must start at the joint values where it ends (the shared sample is kept once)."""
@@ -155,7 +157,7 @@ def concatenate(parts: Sequence[Trajectory]) -> Trajectory:
 
 
 @takes_robot
-def for_robot(robot, t, q, qd, qdd, **kw) -> Trajectory:
+def for_robot(robot, t, q, qd, qdd, *, tau=None, poses=None, meta: dict | None = None) -> Trajectory:
     """A Trajectory carrying the robot's joint names, joint kinds and length unit."""
     return Trajectory(t, q, qd, qdd, joint_names=robot.joint_names, revolute=robot.revolute,
-                      length_unit=robot.length_unit, **kw)
+                      length_unit=robot.length_unit, tau=tau, poses=poses, meta={} if meta is None else meta)

@@ -21,6 +21,7 @@ from dataclasses import replace
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..keywords import strict
 from . import ramp
 from ._common import build, grid, points, positive
 from .trapezoidal import trapezoidal
@@ -79,6 +80,7 @@ def _parabolic_plan(P: np.ndarray, v: np.ndarray, a: np.ndarray):
     return tk, np.array(vk), Tk, tb, u
 
 
+@strict
 def via(poses: ArrayLike, vmax: ArrayLike, amax: ArrayLike, *, blend: str = "parabolic", steps: int = 200,
         dt: float | None = None, robot=None) -> Trajectory:
     """Motion through via poses (k, n), k ≥ 2, within per-joint limits vmax, amax (> 0, scalar

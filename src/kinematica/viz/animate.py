@@ -8,6 +8,7 @@ handed straight to the writer: no pyplot, no event loop, safe in a worker thread
 
 from __future__ import annotations
 
+from ..keywords import strict
 from ..errors import KinematicaError
 
 import shutil
@@ -17,6 +18,7 @@ from typing import Sequence
 import numpy as np
 from matplotlib.animation import FFMpegWriter, PillowWriter
 
+from .. import atomic
 from ..bounds import FRAMES, count
 from ..kinematics.manipulability import is_planar
 from ..model.robot import Robot
@@ -34,6 +36,7 @@ class AnimationError(KinematicaError, RuntimeError):
     """The animation cannot be written here (MP4 without ffmpeg on the PATH)."""
 
 
+@strict
 def frame_times(traj: Trajectory, fps: float, frames: int | None = None,
                 max_frames: int = 600) -> np.ndarray:
     """The times of the frames: `frames` evenly over the trajectory, or real time at `fps`
@@ -122,7 +125,7 @@ def animate(robot: Robot, traj: Trajectory, path: str | Path, *, fps: float = 20
         d.update(_frame(geo, 0))
     style.settle(fig)
     fig.set_layout_engine("none")  # fixed from here: frames must not jitter
-    with writer.saving(fig, str(path), dpi=fig.dpi):
+    with atomic.replacing(path) as tmp, writer.saving(fig, str(tmp), dpi=fig.dpi):  # the whole file or none
         for k, t in enumerate(times):
             g = _frame(geo, k)
             for d, trail, v in zip(drawings, trails, views):

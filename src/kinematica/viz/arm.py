@@ -22,6 +22,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Circle
 from numpy.typing import ArrayLike
 
+from ..keywords import accepted, refuse
 from ..kinematics.manipulability import is_planar
 from ..model.robot import Robot
 from . import style
@@ -299,6 +300,9 @@ def arm(robot: Robot, q: ArrayLike | None = None, *, view: str = "auto",
 def projections(robot: Robot, q: ArrayLike | None = None, **kw: Any) -> Figure:
     """The arm in the XY, XZ and YZ planes side by side (paper 003's Figs. 2–4); the keywords of
     `arm`. Default size 12 x 4.5 inches."""
+    takes = tuple(k for k in accepted(arm) if k not in ("robot", "q", "view"))
+    if not set(kw) <= set(takes):
+        raise refuse("projections()", set(kw) - set(takes), ("robot", "q") + takes)
     if kw.get("size") is None:
         kw["size"] = (12.0, 4.5)
     return arm(robot, q, view="projections", **kw)

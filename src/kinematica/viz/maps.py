@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..keywords import strict
 from ..workspace.io import columns, meta
 from . import style
 from .style import VizError
@@ -42,6 +43,7 @@ def default_value(info: dict[str, Any]) -> str:
     return {"envelope": "samples", "reach": "share", "dexterity": "manipulability_mean"}[info["kind"]]
 
 
+@strict
 def workspace_map(m: Any, value: str | None = None, view: str = "auto", at: float | None = None,
                   title: str | None = None, size: Sequence[float] | None = None,
                   dpi: float | None = None) -> Figure:

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import atomic
 from ..errors import InputError, SetupError
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
@@ -131,9 +132,7 @@ class View:
         return self._page
 
     def save(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.write_text(self._page, encoding="utf-8")
-        return path
+        return atomic.write_text(path, self._page)
 
     def _repr_html_(self) -> str:
         return (f'<iframe srcdoc="{html.escape(self._page, quote=True)}" width="{self.width}" '

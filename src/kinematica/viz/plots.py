@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from ..keywords import strict
 from ..dynamics import rne
 from ..kinematics.fk import fk
 from ..kinematics.manipulability import is_planar
@@ -51,6 +52,7 @@ def _history(run: Any) -> list[dict]:
     return history
 
 
+@strict
 def convergence(run: Any, *, tol: float | None = None, unit: str | None = None,
                 title: str | None = None, size: Sequence[float] | None = None,
                 dpi: float | None = None) -> Figure:
@@ -129,6 +131,7 @@ def torques(traj: Trajectory, robot: Robot | None = None,
     return None
 
 
+@strict
 def time_plots(traj: Trajectory, *, robot: Robot | None = None,
                quantities: Sequence[str] | None = None, degrees: bool = True,
                gravity: Sequence[float] | None = None, title: str | None = None,
@@ -187,6 +190,7 @@ def tool_poses(traj: Trajectory, robot: Robot | None = None) -> np.ndarray:
     raise VizError("the trajectory carries no poses: give the robot to compute them by FK")
 
 
+@strict
 def ee_path(traj: Trajectory, *, robot: Robot | None = None, title: str | None = None,
             size: Sequence[float] | None = None, dpi: float | None = None) -> Figure:
     """The end-effector position over time: x, y, z against t on the left, the path itself on

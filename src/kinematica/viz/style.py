@@ -10,6 +10,8 @@ global figure registry, no GUI backend, safe to build in several threads at once
 
 from __future__ import annotations
 
+from ..keywords import strict
+from .. import atomic
 from ..errors import KinematicaError
 
 from pathlib import Path
@@ -42,6 +44,7 @@ class VizError(KinematicaError, ValueError):
     """Bad input to a figure (wrong shapes, nothing to draw, an unknown view)."""
 
 
+@strict
 def new_figure(size: Sequence[float] | None = None, dpi: float | None = None) -> Figure:
     """An empty figure of `size` inches (width, height) at `dpi`, with an Agg canvas and
     constrained layout (labels never cut off, the pixel size exactly width·dpi x height·dpi)."""
@@ -56,6 +59,7 @@ def new_figure(size: Sequence[float] | None = None, dpi: float | None = None) ->
     return fig
 
 
+@strict
 def save(fig: Figure, path: str | Path) -> Path:
     """Write a figure to .png, .svg or .pdf (told by the extension) at its own size and dpi."""
     path = Path(path)
@@ -63,7 +67,8 @@ def save(fig: Figure, path: str | Path) -> Path:
     if fmt not in SAVE_FORMATS:
         raise VizError(f"cannot tell the image format of {path.name!r}: use "
                        f"{', '.join(SAVE_FORMATS)}")
-    fig.savefig(path, dpi=fig.dpi, format=fmt[1:])
+    with atomic.replacing(path) as tmp:  # the whole image or none
+        fig.savefig(tmp, dpi=fig.dpi, format=fmt[1:])
     return path
 
 

@@ -32,6 +32,7 @@ from ..kinematics.fk import fk
 from ..kinematics.manipulability import is_planar
 from ..model.robot import Robot
 from .grid import WorkspaceError
+from ..keywords import strict
 
 GOLDEN_ANGLE = np.pi * (3 - np.sqrt(5))
 
@@ -131,6 +132,7 @@ def task_kind(robot: Robot) -> str:
     return "pose" if robot.n >= 6 else "position"
 
 
+@strict
 def orientation_set(robot: Robot, directions: int = 20, rolls: int = 4) -> OrientationSet:
     """The orientation set for `robot` (see the module docstring): `directions` approach vectors
     (headings for a planar arm) and `rolls` roll steps, used where they fit; the total within

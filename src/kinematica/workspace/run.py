@@ -24,6 +24,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import atomic
+from ..errors import WriteError
 from ..extras import need
 from .grid import WorkspaceError
 
@@ -54,15 +56,12 @@ def tasks(blocks: Sequence[int], per_task: int) -> list[tuple[int, int]]:
 
 
 def write_whole(path: Path, data: bytes) -> None:
-    """Write `data` to `path` complete or not at all: into a temporary file beside it (named by
-    process and thread, so parallel writers never share one), then renamed over it."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
+    """Write `data` to `path` complete or not at all (`kinematica.atomic`: a temporary file of
+    a random name beside it, so parallel writers never share one, synced, then renamed over it)."""
     try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise WorkspaceError(f"cannot write {path}: {e.strerror or e}") from None
+        atomic.write_bytes(path, data)
+    except WriteError as e:
+        raise WorkspaceError(str(e)) from None
 
 class OtherJobError(WorkspaceError):
     """A `resume` directory holds the partial results of another job (`kinematica workspace`
