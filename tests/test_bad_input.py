@@ -116,7 +116,9 @@ BOUNDED = {("envelope", "samples"), ("envelope", "chunk"), ("reachability", "sam
            ("joint", "steps"), ("follow", "restarts"), ("ik", "restarts"), ("ik_all", "seeds"),
            ("self_motion", "samples"), ("simulate", "max_evaluations"), ("workspace_points", "samples"),
            ("workspace", "samples"), ("frame_times", "frames"), ("frame_times", "max_frames"),
-           ("animate", "frames"), ("animate", "max_frames")}  # animate's go to frame_times
+           ("animate", "frames"), ("animate", "max_frames"),  # animate's go to frame_times
+           ("dexterity", "samples"), ("dexterity", "chunk"), ("dexterity", "orientations"),  # dexterity's go to
+           ("dexterity", "rolls"), ("dexterity", "restarts")}  # reachability, which bounds them
 NOT_COUNTS = {("curve", "points"), ("spline", "points"),  # the points themselves, an array
               ("arm", "frames")}  # whether to draw the link frames
 
@@ -480,12 +482,12 @@ SIZE_GUARDS = {
     "Scene.move": "single", "Scene.remove": "single", "Scene.allow": "single", "Scene.robot_entry": "single",
     "Scene.geometry": "single", "Scene.excluded": "single", "Scene.compiled": "single", "Scene.to_dict": "single",
     "Scene.save": "single", "Scene.load": "single",
-    # issue 30's batch fixes made on other branches (scene-workspace: Scene.check chunked; model-ik:
-    # regressor and identify refused before allocating): their own tests hold them
-    "Scene.check": "batch: chunked (scene-workspace)", "Scene.distance": "batch: chunked (scene-workspace)",
-    "Scene.for_robot": "batch: its Seat.check is Scene.check's (scene-workspace)",
-    "kinematica.identify": "batch: refused in words before allocating (model-ik)",
-    "kinematica.regressor": "batch: refused in words before allocating (model-ik)",
+    # issue 30's batch limits, held by their own tests (test_scene.py, test_identify.py)
+    "Scene.check": "batch: passes of bounded size, refused over bounds.QUERY",
+    "Scene.distance": "batch: passes of bounded size, refused over bounds.QUERY",
+    "Scene.for_robot": "batch: its Seat.check is Scene.check's",
+    "kinematica.identify": "batch: refused in words before allocating",
+    "kinematica.regressor": "batch: refused in words before allocating",
 }
 
 

@@ -384,5 +384,5 @@ def test_a_voxel_too_small_for_an_int_is_refused_by_the_voxel_limit():
 
 
 def test_an_unknown_keyword_of_dexterity_names_dexterity():
-    with pytest.raises(TypeError, match=r"^dexterity\(\) got an unexpected keyword argument 'bogus'"):
+    with pytest.raises(TypeError, match=r"^dexterity\(\): unknown keyword argument 'bogus'; it takes robot, voxel, "):
         dexterity("planar-3r", bogus=1)
