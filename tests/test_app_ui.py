@@ -80,6 +80,30 @@ async def test_a_field_rounding_itself_on_blur_does_not_move_the_joint(user: Use
     assert one(user, "joint-1-number").value == pytest.approx(30.12)
 
 
+async def test_a_field_typed_out_of_range_shows_what_the_arm_is_at_after_enter(user: User) -> None:
+    """Typing 95 into M1 (range −90 … 90°) passes through 9, which the arm takes; the field then
+    says in words that 95 is out of range, and Enter (like leaving the field) applies the nearest
+    end, so field, slider and arm agree: 90. The same for 1e308 and for the plan's seconds."""
+    braccio = km.load("braccio")
+    field = one(user, "joint-1-number")
+    for typed in (9.0, 95.0):  # what the page sends as the digits arrive
+        field.value = typed
+    assert shown_q(user, braccio)[0] == pytest.approx(np.radians(9))
+    assert field.error is not None and "95 ° is outside -90 … 90 °" in field.error
+    user.find(marker="joint-1-number").trigger("keydown.enter")
+    assert field.value == pytest.approx(90) and field.error is None
+    assert shown_q(user, braccio)[0] == pytest.approx(np.radians(90))
+    field.value = 1e308
+    user.find(marker="joint-1-number").trigger("keydown.enter")
+    assert field.value == pytest.approx(90)
+    assert shown_q(user, braccio)[0] == pytest.approx(np.radians(90))
+    seconds = one(user, "plan-seconds")
+    seconds.value = 1e308
+    assert "outside 0.1 … 600 s" in seconds.error
+    user.find(marker="plan-seconds").trigger("keydown.enter")
+    assert seconds.value == pytest.approx(600) and seconds.error is None
+
+
 async def test_home_button(user: User) -> None:
     braccio = km.load("braccio")
     one(user, "joint-3-slider").value = 10

@@ -114,6 +114,20 @@ def test_a_slider_changes_the_pose_shown_and_read_out(page):
     assert moved.sum() > 500  # the drawn arm moved too
 
 
+def test_a_field_typed_past_its_range_and_entered_shows_where_the_joint_is(page):
+    """Typed key by key, 95 in M1 (−90 … 90°) passes through 9; the field says it is out of range,
+    and Enter puts field, slider and arm at the nearest end: never a field that disagrees."""
+    field = page.get_by_test_id("joint-1-number")
+    field.click()
+    field.press("Control+a")
+    field.press_sequentially("95", delay=80)
+    expect(page.get_by_text("95 ° is outside -90 … 90 °")).to_be_visible()
+    field.press("Enter")
+    expect(field).to_have_value("90.00")
+    expect(page.get_by_test_id("joint-1-slider")).to_have_attribute("aria-valuenow", "90")
+    np.testing.assert_allclose(pose(page)[:3], fk_position(joint_values(page, BRACCIO.n)), atol=0.01)
+
+
 def test_an_ik_target_gives_a_solution_whose_pose_matches(page):
     page.get_by_test_id("mode").get_by_text("IK").click()
     set_target(page, x=150, y=50, z=100)
