@@ -63,7 +63,7 @@ def test_ghost_numbers_sit_on_their_own_side_and_never_overlap(pairs, gap) -> No
 
 def test_the_caption_says_what_is_drawn() -> None:
     assert ghosts.caption(4, 0, 0, [], False) == ('4 solutions, none within the joint limits; none drawn '
-                                                  '(tick "outside limits" to see them):')
+                                                  '(tick "draw the solutions outside the joint limits" to see them):')
     assert ghosts.caption(4, 0, 4, [], True) == "4 solutions, none within the joint limits; each drawn as a numbered ghost:"
     assert "those within the limits drawn" in ghosts.caption(4, 2, 2, [], False)
     assert ghosts.caption(1, 1, 1, [], False) == "1 solution, 1 within the joint limits; each drawn as a numbered ghost:"

@@ -104,6 +104,21 @@ async def test_a_field_typed_out_of_range_shows_what_the_arm_is_at_after_enter(u
     assert seconds.value == pytest.approx(600) and seconds.error is None
 
 
+async def test_a_target_with_no_solution_in_the_limits_says_so_and_lists_them(user: User) -> None:
+    """The KR6 target of issue 32: LM converges outside the limits; the verdict says that none of
+    the other solutions is within the limits, and the list shows every one, none adoptable."""
+    one(user, "robot-select").value = "kuka-kr6-r900"
+    await user.should_see("kuka-kr6-r900: 6 joints")
+    await solve(user, "Not solved", x=-0.2633, y=0.7615, z=0.9763, roll=-17.64, pitch=-12.26, yaw=-31.55)
+    message = one(user, "ik-message").text
+    assert "none within the joint limits: listed below" in message and "see the list" not in message
+    caption = one(user, "solutions-caption").text
+    n = int(caption.split()[0])
+    assert n >= 4 and "none within the joint limits" in caption
+    for i in range(1, n + 1):
+        assert not one(user, f"adopt-{i}").enabled
+
+
 async def test_home_button(user: User) -> None:
     braccio = km.load("braccio")
     one(user, "joint-3-slider").value = 10

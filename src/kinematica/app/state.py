@@ -412,7 +412,8 @@ class Session:
             if others:
                 inside = sum(s.within_limits for s in others)
                 found = (f" {len(others)} other solution{'s' if len(others) > 1 else ''} found, "
-                         f"{inside} within the joint limits: see the list.")
+                         + (f"{inside} within the joint limits: see the list below." if inside else
+                            "none within the joint limits: listed below, to look at, not to adopt."))
             return self.say(False, f"Not solved — {result.reason}.{found} The arm was not moved.",
                              "error" if not result.reachable else "warning")
         self.q = np.asarray(result.q, dtype=float).copy()
