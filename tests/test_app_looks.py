@@ -223,3 +223,25 @@ def test_the_robot_tab_keeps_the_looks_through_an_edit_and_a_unit_change(name: s
     got_sizes = [s for v in moved.visuals for s in v.size]
     assert got_sizes == pytest.approx([s * k for v in robot.visuals for s in v.size])
     assert [len(v.size) for v in moved.visuals] == [len(v.size) for v in robot.visuals]
+
+
+@pytest.mark.asyncio
+async def test_the_view_frames_the_whole_arm_of_every_bundled_robot(user: User) -> None:
+    """Opened at home, every bundled robot's skeleton, with the links' thickness around it, lies
+    inside the camera's view (the arm-5dof-geo's tool, stretched out along x, had been cut off)."""
+    from kinematica.app.grid import GridScale
+    from kinematica.viz.geometry import arm_geometry
+
+    for name in km.robot_names():
+        one(user, "robot-select").value = name
+        await user.should_see(f"{name}: ")
+        cam = one(user, "arm-scene").camera
+        pose = camera.CameraPose((cam.x, cam.y, cam.z), (cam.look_at_x, cam.look_at_y, cam.look_at_z),
+                                 (cam.up_x, cam.up_y, cam.up_z))
+        projection = one(user, "view-projection").value
+        robot = km.load(name)
+        grid = GridScale.for_robot(robot)
+        size = cam.params["size"] if camera.orthographic(projection) else 0.0
+        pad = 0.1 * grid.reach / grid.step
+        for p in grid.to_scene(arm_geometry(robot, robot.q_home).skeleton):
+            assert not camera.outside(pose, size, projection, p, pad), (name, p)  # fails before the fix: arm-5dof-geo

@@ -75,6 +75,7 @@ class ArmView:
         self.cloud_args: tuple | None = None  # (points, size) of the workspace overlay, None: hidden
         self.cloud = None
         self.ghosts: list = []
+        self.ghost_qs: list[np.ndarray] = []  # the configurations the ghosts drawn stand at
         self.mirror_q: np.ndarray | None = None  # the physical arm's commanded q (Robot link)
         self.mirror = None
         self.ghost_note = None
@@ -119,8 +120,9 @@ class ArmView:
             self.ghost_note = ui.label("").classes("absolute bottom-2 left-2 z-10 text-xs text-grey-8 "
                                                    "bg-white/80 rounded px-2").mark("ghost-note")
             self.ghost_note.props('data-testid="ghost-note"').set_visibility(False)
-            self.camera_pose = camera.framing(self.projection, r, floor=self.floor)
-            self.scene = (ui.scene(grid=False, camera=camera.make_camera(self.projection, r, self.floor),
+            points, pad = self._frame_points(), self._pad
+            self.camera_pose = camera.framing(self.projection, r, points, self.floor, pad)
+            self.scene = (ui.scene(grid=False, camera=camera.make_camera(self.projection, r, self.floor, points, pad),
                                    background_color=BACKGROUND, on_drag_end=self._dropped,
                                    control_type="map" if ortho else "orbit")
                           .classes("w-full").style(f"height: {self.height}; min-height: 420px")
@@ -204,6 +206,7 @@ class ArmView:
             else:
                 self._place_skeleton(geom)
             self._skeleton_visible()
+        self._keep_in_view()
 
     @property
     def _looks_on(self) -> bool:
@@ -275,9 +278,7 @@ class ArmView:
             spots = handle_points(center, self.target_T[:3, :3], self.handle_length, usable)
             for axis, p in spots.items():
                 self.handles[axis].move(*p)
-        pose, size = self.camera_pose
-        if any(camera.outside(pose, size, self.projection, p) for p in self._target_points()):
-            self.reframe()  # a target out of the view brings the camera along
+        self._keep_in_view()  # a target out of the view brings the camera along
 
     def _target_points(self) -> np.ndarray:
         """The target marker's centre and its usable handles (scene units), none when hidden."""
@@ -287,10 +288,32 @@ class ArmView:
         spots = handle_points(center, self.target_T[:3, :3], self.handle_length, self._usable_handles())
         return np.array([center, *spots.values()])
 
+    @property
+    def _pad(self) -> float:
+        """How far the drawing may stand out of the arm's points (scene units): the links'
+        thickness, with room for the shapes of its looks (a gripper, a pedestal's rim)."""
+        return 0.1 * self.grid.reach / self.grid.step
+
+    def _frame_points(self) -> np.ndarray:
+        """Everything the view must show (scene units): the arm's skeleton at its q, the ghosts
+        drawn, the IK target and its handles."""
+        to = self.grid.to_scene
+        arms = [self.q, *self.ghost_qs]
+        pts = [to(arm_geometry(self.robot, q).skeleton) for q in arms]
+        return np.vstack([*pts, self._target_points()])
+
+    def _keep_in_view(self) -> None:
+        """Reframe when part of the arm, a ghost or the target has left the view."""
+        pose, size = self.camera_pose
+        pad = self._pad
+        if any(camera.outside(pose, size, self.projection, p, pad) for p in self._frame_points()):
+            self.reframe()
+
     def reframe(self) -> None:
-        """Move the camera so that it shows the arm, the floor under it and the IK target."""
+        """Move the camera so that it shows the arm at its q, its ghosts, the floor under it and
+        the IK target."""
         r = self.grid.reach / self.grid.step
-        self.camera_pose = camera.framing(self.projection, r, self._target_points(), self.floor)
+        self.camera_pose = camera.framing(self.projection, r, self._frame_points(), self.floor, self._pad)
         pose = self.camera_pose[0]
         self.scene.move_camera(*pose.position, *pose.look_at, *pose.up, duration=0.4)
 
@@ -338,7 +361,8 @@ class ArmView:
         self.ghost_args = (solutions, current, outside)
         to = self.grid.to_scene
         drawn, listed = drawn_and_listed(same_drawing(self.robot, solutions, outside))
-        geoms = [arm_geometry(self.robot, solutions[g[0]].q) for g in drawn]
+        self.ghost_qs = [np.asarray(solutions[g[0]].q, float) for g in drawn]
+        geoms = [arm_geometry(self.robot, q) for q in self.ghost_qs]
         tools = np.array([to(g.tool) for g in geoms]).reshape(-1, 3)
         elbows = np.array([apex(to(g.skeleton)) for g in geoms]).reshape(-1, 3)
         spots = label_spots(tools, elbows, 3.0 * self.radius)
@@ -372,6 +396,7 @@ class ArmView:
                                      f"{len(drawn)} ghosts drawn (at most {MAX_GHOSTS}); not drawn: "
                                      + ", ".join(str(i + 1) for i in listed))
             self.ghost_note.set_visibility(bool(listed))
+        self._keep_in_view()
 
     def show_workspace(self, points: np.ndarray | None, size: float = 0.0) -> None:
         """The workspace overlay: `points` (k, 3, robot units; voxel centres of the envelope) as
