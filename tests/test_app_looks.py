@@ -98,7 +98,17 @@ async def test_the_looks_toggle_shows_the_shapes_or_the_skeleton(user: User) -> 
     assert not _visible(scene, servo) and len(_visible(scene, "#fb8c00")) == 5  # the skeleton's joints
     toggle.value = "meshes"
     assert len(_visible(scene, servo)) == 5
-    one(user, "robot-select").value = "planar-3r"  # no visuals: nothing to toggle
+    from nicegui.elements.upload_files import SmallFileUpload
+
+    # a robot file without visuals (every bundled robot has them): nothing to toggle
+    from importlib import resources
+
+    text = (resources.files("kinematica.model") / "robots/planar-3r.yaml").read_text(encoding="utf-8").split("\nvisuals:")[0].replace("name: planar-3r", "name: bare-arm")
+    user.find(marker="open-robot-file").click()
+    await user.should_see(marker="robot-upload")
+    await one(user, "robot-upload").handle_uploads([SmallFileUpload("bare-arm.yaml", "application/x-yaml",
+                                                                     text.encode())])
+    await user.should_see("bare-arm: 3 joints")
     with pytest.raises(AssertionError, match="view-looks"):
         user.find(marker="view-looks")
 
