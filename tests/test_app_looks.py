@@ -122,6 +122,12 @@ async def test_the_puma_stands_on_the_floor_under_its_pedestal(user: User) -> No
     z = {round(p[2], 9) for o in floor for p in o.args[:2]}
     assert z == {round(-0.672 / step, 9)}  # the pedestal's foot, 0.672 m below the shoulder
     assert scene.camera.look_at_z < 0  # the camera takes the pedestal in
+    one(user, "view-looks").value = "skeleton"  # the skeleton stands on that floor too, on a post
+    base = [o for o in _visible(scene, "#90a4ae") if o.type == "cylinder"]  # the skeleton's pedestal grey
+    bottoms = [o.z - o.sy / 2 for o in base]
+    tops = [o.z + o.sy / 2 for o in base]
+    assert min(bottoms) == pytest.approx(-0.672 / step, abs=1e-9)  # fails before: 0.9 radii below the shoulder
+    assert max(tops) == pytest.approx(0.0, abs=1e-9)  # up to the base frame, where the skeleton starts
 
 
 @pytest.mark.asyncio

@@ -155,6 +155,9 @@ class ArmView:
         k = len(arm_geometry(self.robot, self.q).skeleton)
         self.pedestal = (self.scene.cylinder(1.0, 1.15, 1.0, 32).material(BASE)
                          .scale(3.2 * self.radius, 0.9 * self.radius, 3.2 * self.radius))
+        # a base frame above the floor (the Puma's, at its shoulder) stands on a plain post
+        self.post = self.scene.cylinder(1.3 * self.radius, 1.3 * self.radius, 1.0, 24).material(BASE)
+        self.post_on = False
         self.link_on = [True] * (k - 1)  # links of non-zero length (`_place_skeleton`)
         self.links = [self.scene.cylinder(self.radius, self.radius, 1.0, 16).material(LINK)
                       for _ in range(k - 1)]
@@ -217,7 +220,15 @@ class ArmView:
         pts = to(geom.skeleton)
         base = geom.frames[0]
         z = base[:3, 2]
-        self.pedestal.move(*(to(base[:3, 3]) - z * 0.45 * self.radius)).rotate_R(turn_y_to(z))
+        foot = to(base[:3, 3])
+        self.post_on = bool(foot[2] - self.floor > 1e-9)
+        if self.post_on:  # the pedestal on the floor, a post up to the base frame
+            foot = np.array([foot[0], foot[1], self.floor])
+            mid, R, length = along(foot, to(base[:3, 3]))
+            self.post.move(*mid).rotate_R(R).scale(1.0, length, 1.0)
+            z = np.array([0.0, 0.0, 1.0])
+        self.pedestal.move(*(foot + z * (0.45 * self.radius if self.post_on else -0.45 * self.radius))) \
+            .rotate_R(turn_y_to(z))
         self.link_on = []
         for cyl, a, b in zip(self.links, pts[:-1], pts[1:]):
             mid, R, length = along(a, b)
@@ -233,6 +244,7 @@ class ArmView:
         looks = self._looks_on
         for obj in (self.pedestal, self.tool, *self.joints):
             obj.visible(not looks)
+        self.post.visible(self.post_on and not looks)
         for cyl, on in zip(self.links, self.link_on):
             cyl.visible(on and not looks)
         if self.looks is not None:
