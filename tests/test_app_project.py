@@ -28,7 +28,7 @@ def busy_session() -> Session:
     s.poses.extend([Pose("start", s.robot.q_home), Pose("reach", s.q.copy())])
     s.plan = PlanSpec("line", 1.5, 2.0, True)
     s.t = 0.75
-    s.view = ViewSpec("xz", True)
+    s.view = ViewSpec("xz", True, looks=False)
     return s
 
 
@@ -126,6 +126,7 @@ PUMA_DEG = np.degrees(PUMA.limits)  # every Puma 560 joint is limited
     (lambda d: d["plan"].update(t=None), "plan.t: expected finite numbers, got None"),
     (lambda d: d["plan"].update(loop="no"), "plan.loop: expected true or false"),
     (lambda d: d["view"].update(frames=1), "view.frames: expected true or false"),
+    (lambda d: d["view"].update(looks="skeleton"), "view.looks: expected true or false"),
     (lambda d: d["target"].update(position=[0, 0, 1e400]), "target.position: expected finite numbers"),
     (lambda d: d["poses"]["puma560"][1]["q"].__setitem__(4, -1e308), r"poses\['puma560'\]\[1\].q: joint 5"),
     (lambda d: d["poses"]["puma560"][1].update(name="start"), r"\[1\].name: another pose is already named 'start'"),
@@ -202,6 +203,30 @@ async def test_a_reload_restores_the_work() -> None:
         q = kuka.q_home.copy()
         q[1] = np.radians(25.0)
         assert float(one(user, "pose-x").text) == pytest.approx(km.fk(kuka, q)[0, 3], abs=1e-4)
+
+
+def test_a_project_from_before_the_looks_were_kept_opens_in_looks() -> None:
+    data = project.to_dict(busy_session())
+    del data["view"]["looks"]
+    assert project.from_dict(data).view.looks is True
+
+
+@pytest.mark.asyncio
+async def test_a_reload_keeps_looks_or_skeleton() -> None:
+    """The Looks/Skeleton choice comes back after a reload, on this robot and the next (it had
+    gone back to Looks)."""
+    app_main.configure(None)
+    async with user_simulation(root=app_main.root) as user:
+        await user.open("/")
+        one(user, "view-looks").value = "skeleton"
+        await user.open("/")  # the same browser comes back
+        assert one(user, "view-looks").value == "skeleton"  # fails before: "meshes"
+        one(user, "robot-select").value = "ur5"
+        await user.should_see("ur5: 6 joints")
+        assert one(user, "view-looks").value == "skeleton"
+        one(user, "view-looks").value = "meshes"
+        await user.open("/")
+        assert one(user, "view-looks").value == "meshes"
 
 
 @pytest.mark.asyncio

@@ -55,7 +55,8 @@ class ArmView:
     projection hides kept), `on_handle_drop(axis, direction)` the way a handle now points from
     the marker's centre."""
 
-    def __init__(self, robot: km.Robot, q: np.ndarray, *, projection: str = "3d",
+    def __init__(self, robot: km.Robot, q: np.ndarray, *, projection: str = "3d", looks: bool = True,
+                 on_looks: Callable[[bool], None] | None = None,
                  on_target_drop: Callable[[np.ndarray], None] | None = None,
                  on_handle_drop: Callable[[str, np.ndarray], None] | None = None,
                  height: str = "calc(100vh - 196px)") -> None:
@@ -81,7 +82,8 @@ class ArmView:
         self.ghost_note = None
         # what the robot looks like (robot.visuals) or its kinematic skeleton; the floor goes
         # under the lowest base shape (a Puma's pedestal), never above the base frame
-        self.meshes_on = bool(robot.visuals)
+        self.meshes_on = bool(robot.visuals) and looks
+        self.on_looks = on_looks  # told when the user picks Looks (True) or Skeleton
         self.grip = gripper_fraction(robot)
         low = lowest_point(robot)
         self.floor = min(0.0, low) / self.grid.step if low is not None else 0.0
@@ -109,7 +111,7 @@ class ArmView:
                 if self.robot.visuals:  # as the robot looks, or its kinematic skeleton
                     ui.toggle({"meshes": "Looks", "skeleton": "Skeleton"},
                               value="meshes" if self.meshes_on else "skeleton",
-                              on_change=lambda e: self.show_meshes(e.value == "meshes")) \
+                              on_change=lambda e: self._looks_picked(e.value == "meshes")) \
                         .props('dense no-caps size=sm data-testid="view-looks"').mark("view-looks")
                 gripper_slider(self.robot, self.grip, self.show_gripper)
                 ui.button(icon="center_focus_strong", on_click=lambda: self.reframe()) \
@@ -263,6 +265,11 @@ class ArmView:
         """Draw the robot as it looks (its visual shapes and meshes) or as its kinematic skeleton."""
         self.meshes_on = bool(on)
         self.show(self.q)  # places the drawing now shown, then swaps what is visible
+
+    def _looks_picked(self, on: bool) -> None:
+        self.show_meshes(on)
+        if self.on_looks is not None:
+            self.on_looks(on)
 
     def show_frames(self, on: bool) -> None:
         self.frames_on = bool(on)

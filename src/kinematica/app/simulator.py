@@ -62,7 +62,8 @@ class SimulatorTab:
         self.controls.clear()
         self.stage.clear()
         with self.stage:
-            self.view = ArmView(s.robot, s.q, projection=s.view.projection,
+            self.view = ArmView(s.robot, s.q, projection=s.view.projection, looks=s.view.looks,
+                                on_looks=self.show_looks,
                                 on_target_drop=self.target_dropped, on_handle_drop=self.handle_dropped)
             self.player = Player(self, self.workspace.first_collision)  # under the view: play the pose list
             with ui.row().classes("w-full items-center no-wrap gap-3 text-sm text-grey-8"):
@@ -135,6 +136,11 @@ class SimulatorTab:
     def show_frames(self, on: bool) -> None:
         self.session.view.frames = bool(on)
         self.view.show_frames(on)
+        self.page.changed("view")
+
+    def show_looks(self, on: bool) -> None:
+        """Looks or Skeleton, as the user picked: kept in the session (a reload, a project file)."""
+        self.session.view.looks = bool(on)
         self.page.changed("view")
 
     def show_workspace(self, on: bool) -> None:

@@ -102,10 +102,12 @@ class PlanSpec:
 
 @dataclass
 class ViewSpec:
-    """How the arm is shown: `projection` (a key of PROJECTIONS) and the link frames on or off."""
+    """How the arm is shown: `projection` (a key of PROJECTIONS), the link frames on or off, and
+    `looks`: the robot as it looks (its visual shapes, where it has any) or its skeleton."""
 
     projection: str = "3d"
     frames: bool = False
+    looks: bool = True
 
 
 @dataclass(frozen=True)
