@@ -335,3 +335,27 @@ def test_the_ik_panel_is_above_the_fold_at_1280_by_800(browser, server):
     caption = page.get_by_test_id("scene-caption")
     assert caption.evaluate("e => e.scrollWidth <= e.clientWidth")  # not cut short
     page.close()
+
+
+def test_the_controls_under_the_view_stay_inside_it_at_1280_by_800(browser, server):
+    """kuka-kr6-r900's long caption had pushed the workspace checkbox past the view's right edge
+    and its tooltip against the window's, cut to one line of two: the caption wraps now, the
+    controls end inside the view and the tooltip, whole, inside the window."""
+    page = browser.page(server.url, {"width": 1280, "height": 800})
+    wait_for_scene(page)
+    choose(page, "robot-select", "kuka-kr6-r900")
+    expect(page.get_by_test_id("scene-caption")).to_contain_text("kuka-kr6-r900")
+    view = page.locator(".nicegui-scene").first.bounding_box()
+    for testid in ("view-projection", "frames", "workspace"):
+        box = page.get_by_test_id(testid).bounding_box()
+        assert box is not None and box["x"] + box["width"] <= view["x"] + view["width"] + 0.5, (testid, box, view)
+    assert page.get_by_test_id("scene-caption").evaluate("e => e.scrollWidth <= e.clientWidth")
+    page.get_by_test_id("workspace").hover()
+    tip = page.locator(".q-tooltip").filter(has_text="the envelope")
+    expect(tip).to_be_visible()
+    page.wait_for_timeout(400)  # its transition
+    box = tip.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 1280 - 4, box  # not at the edge
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+    assert tip.evaluate("e => e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1")
+    page.close()
