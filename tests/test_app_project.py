@@ -268,3 +268,20 @@ async def test_the_project_menu_opens_a_file_and_refuses_a_bad_one() -> None:
         assert one(user, "robot-select").value == "puma560"
         assert one(user, "joint-2-number").value == pytest.approx(np.degrees(-0.4), abs=1e-4)
         assert one(user, "pose-2-name").value == "reach"
+
+
+@pytest.mark.asyncio
+async def test_the_project_dialog_opens_without_the_last_files_error() -> None:
+    from nicegui.elements.upload_files import SmallFileUpload
+
+    app_main.configure(None)
+    async with user_simulation(root=app_main.root) as user:
+        await user.open("/")
+        user.find(marker="project-open").click()
+        upload = one(user, "project-upload")
+        await upload.handle_uploads([SmallFileUpload("broken.kinematica.json", "application/json", b"{nope")])
+        await user.should_see("Not opened — broken.kinematica.json: not JSON")
+        error = one(user, "project-upload-error")
+        assert error.visible
+        user.find(marker="project-open").click()  # opened again (for another file)
+        assert not error.visible and error.text == ""  # fails before: the old file's error was still there
