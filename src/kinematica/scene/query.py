@@ -122,12 +122,16 @@ def check(scene: Any, q: Mapping[str, ArrayLike] | None = None) -> CheckReport:
     return CheckReport(colliding, _shaped(pairs, lead))
 
 
-def distance(scene: Any, q: Mapping[str, ArrayLike] | None = None) -> DistanceReport:
-    """The smallest distance at q, its pair and witness points (see the module text)."""
+def distance(scene: Any, q: Mapping[str, ArrayLike] | None = None, self_pairs: bool = True) -> DistanceReport:
+    """The smallest distance at q, its pair and witness points (see the module text); with
+    `self_pairs` False only between different bodies of the scene (robot ↔ obstacle, robot ↔
+    robot), not between two links of one robot."""
     qs, lead = joint_batch(scene, q)
     c = scene.compiled()
     B = int(np.prod(lead)) if lead else 1
-    found = c.collider.distance(c.body_poses(qs, B))
+    owner = [n.split("/")[0] if "/" in n else n for n in c.names]
+    only = None if self_pairs else np.array([owner[a] != owner[b] for a, b in c.collider.pair_bodies], bool)
+    found = c.collider.distance(c.body_poses(qs, B), only)
     d = np.array([np.inf if f is None else f.distance for f in found])
     pts = np.array([np.full((2, 3), np.nan) if f is None else f.points for f in found])
     pairs = [None if f is None else (c.names[c.collider.bodies[f.parts[0]]], c.names[c.collider.bodies[f.parts[1]]])

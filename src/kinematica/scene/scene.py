@@ -268,9 +268,10 @@ class Scene:
         """Which pairs collide at q (dict robot → (n,) or (..., n)): see `query.CheckReport`."""
         return check(self, q)
 
-    def distance(self, q: Mapping[str, ArrayLike] | None = None):
-        """The smallest distance at q, its pair and witness points: see `query.DistanceReport`."""
-        return distance(self, q)
+    def distance(self, q: Mapping[str, ArrayLike] | None = None, self_pairs: bool = True):
+        """The smallest distance at q, its pair and witness points: see `query.DistanceReport`;
+        `self_pairs=False` leaves out the pairs of two links of one robot."""
+        return distance(self, q, self_pairs)
 
     def for_robot(self, name: str, q: Mapping[str, ArrayLike] | None = None) -> "Seat":
         """Robot `name` of this scene with the others held at q (default their scene q): what
