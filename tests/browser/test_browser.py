@@ -359,3 +359,21 @@ def test_the_controls_under_the_view_stay_inside_it_at_1280_by_800(browser, serv
     assert box["y"] >= 0 and box["y"] + box["height"] <= 800, box
     assert tip.evaluate("e => e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1")
     page.close()
+
+
+def test_skeleton_kept_over_a_reload_and_the_kuka_table_line_names_the_table(page):
+    """Issue 32 items 10b and 6 in the browser: Skeleton picked stays picked after a reload (it
+    had come back as Looks), and kuka-table's distance line names the arm and the table, not
+    two adjacent links of the arm ("kuka/base is 0.0356 m from kuka/link2")."""
+    looks = page.get_by_test_id("view-looks")
+    looks.get_by_text("Skeleton").click()
+    expect(looks.locator('[aria-pressed="true"]')).to_have_text("Skeleton")
+    page.wait_for_timeout(300)  # the choice reaches the server and is saved
+    page.reload()
+    wait_for_scene(page)
+    expect(page.get_by_test_id("view-looks").locator('[aria-pressed="true"]')).to_have_text("Skeleton")
+    choose(page, "workspace-scene", "kuka-table")
+    expect(page.get_by_test_id("workspace-status")).to_contain_text("no collision · kuka/link2 is 0.3124 m from table",
+                                                                     timeout=15_000)
+    page.get_by_test_id("workspace-self-pairs").click()
+    expect(page.get_by_test_id("workspace-status")).to_contain_text("kuka/base is 0.0356 m from kuka/link2")
