@@ -193,7 +193,84 @@ def panda() -> Layout:
     return L
 
 
-BUILDERS = {"braccio": braccio, "puma560": puma560, "ur5": ur5, "kuka-kr6-r900": kr6, "panda": panda}
+def arm_4dof() -> Layout:
+    """Paper 001's four-joint arm (mm), q = 0 stretched along +x: shoulder 70 above the base,
+    links of 82, 128 and 60 mm."""
+    L = Layout("arm-4dof")
+    blue, dark, grey = "#1e88e5", "#37474f", "#b0bec5"
+    L.cylinder(0, (0, 0, 0), (0, 0, 12), 45, dark, "base plate")
+    L.cylinder(1, (0, 0, 12), (0, 0, 52), 28, grey, "turning column")
+    L.box(1, (0, 0, 60), (40, 44, 16), grey, "shoulder fork")
+    L.cylinder(1, (0, 24, 70), (0, -24, 70), 16, dark, "shoulder motor")
+    L.box(2, (41, 0, 70), (82, 22, 16), blue, "upper arm")
+    L.cylinder(2, (82, 17, 70), (82, -17, 70), 13, dark, "elbow motor")
+    L.box(3, (146, 0, 70), (128, 18, 14), blue, "forearm")
+    L.cylinder(3, (210, 14, 70), (210, -14, 70), 11, dark, "wrist motor")
+    L.box(4, (228, 0, 70), (36, 16, 12), grey, "gripper body")
+    for y in (-6, 6):
+        L.box(4, (258, y, 70), (24, 3, 10), dark, "gripper finger")
+    return L
+
+
+def arm_5dof() -> Layout:
+    """Paper 002's five-joint arm (m), q = 0 stretched along +x with the last link up: each link
+    the solid cylinder of its Table 2 (height, radius) where the file's inertials put it, so the
+    drawing and the mass model agree."""
+    L = Layout("arm-5dof")
+    colors = ("#90a4ae", "#ef6c00", "#ef6c00", "#546e7a", "#fbc02d")
+    L.cylinder(0, (0, 0, -0.012), (0, 0, 0), 0.08, "#37474f", "base plate")
+    for k, (inertial, color) in enumerate(zip(L.robot.inertials, colors, strict=True), start=1):
+        radius, height, axis = _solid(inertial.shape)
+        F = L.frames[k]
+        centre = (F @ [*inertial.com, 1.0])[:3]
+        half = F[:3, "xyz".index(axis)] * height / 2
+        L.cylinder(k, centre - half, centre + half, radius, color, f"link {k} (Table 2)")
+    return L
+
+
+def _solid(shape: str | None) -> tuple[float, float, str]:
+    """(radius, height, axis) of an inertial computed from a solid cylinder ("cylinder r=… h=…
+    axis=…", as `Inertial.cylinder` names it)."""
+    if not shape or not shape.startswith("cylinder "):
+        raise SystemExit(f"expected a link computed from a solid cylinder, got {shape!r}")
+    fields = dict(part.split("=") for part in shape.split()[1:])
+    return float(fields["r"]), float(fields["h"]), fields["axis"]
+
+
+def arm_5dof_geo() -> Layout:
+    """Paper 003's five-joint arm (mm), q = 0 stretched along +x: shoulder 3 above the base,
+    links of 50 and 25 mm, a 5 mm gripper link rolling about its approach axis."""
+    L = Layout("arm-5dof-geo")
+    green, dark, grey = "#43a047", "#37474f", "#cfd8dc"
+    L.cylinder(0, (0, 0, 0), (0, 0, 1.5), 12, dark, "base plate")
+    L.cylinder(1, (0, 0, 1.5), (0, 0, 3), 9, grey, "turntable")
+    L.cylinder(1, (0, 6, 3), (0, -6, 3), 4, dark, "shoulder servo")
+    L.box(2, (25, 0, 3), (50, 6, 5), green, "upper arm")
+    L.cylinder(2, (50, 5, 3), (50, -5, 3), 3.5, dark, "elbow servo")
+    L.box(3, (62.5, 0, 3), (25, 5, 4), green, "forearm")
+    L.cylinder(3, (75, 4, 3), (75, -4, 3), 3, dark, "wrist pitch servo")
+    L.cylinder(4, (75, 0, 3), (77, 0, 3), 3.2, grey, "wrist roll")
+    L.box(5, (78, 0, 3), (2, 6, 3), dark, "gripper palm")
+    for y in (-2.2, 2.2):
+        L.box(5, (80, y, 3), (4, 0.8, 2.5), grey, "gripper finger")
+    return L
+
+
+def planar_3r() -> Layout:
+    """Paper 000's planar three-link section (mm), q = 0 along +x in the XY plane: three 20 mm
+    links turning about z, each a bar between two joint bosses."""
+    L = Layout("planar-3r")
+    bar, dark = "#64b5f6", "#455a64"
+    L.cylinder(0, (0, 0, -4), (0, 0, -2), 8, dark, "base disc")
+    for k, x in enumerate((0, 20, 40), start=1):
+        L.cylinder(k, (x, 0, -2), (x, 0, 2), 4, dark, f"joint {k} boss")
+        L.box(k, (x + 10, 0, 0), (20, 5, 3), bar, f"link {k}")
+    L.sphere(3, (60, 0, 0), 2.5, dark, "tool tip")
+    return L
+
+
+BUILDERS = {"braccio": braccio, "puma560": puma560, "ur5": ur5, "kuka-kr6-r900": kr6, "panda": panda,
+            "arm-4dof": arm_4dof, "arm-5dof": arm_5dof, "arm-5dof-geo": arm_5dof_geo, "planar-3r": planar_3r}
 SOURCES = {
     "braccio": "Primitives written by scripts/robot_visuals.py: the published link lengths of this file; "
                "bracket plates, turntable and base housing sized from photographs of the Tinkerkit Braccio "
@@ -210,6 +287,17 @@ SOURCES = {
     "panda": "Primitives written by scripts/robot_visuals.py: the modified DH lengths of this file; link "
              "diameters estimated from Franka Emika's Panda datasheet drawing. Franka's own meshes "
              "(franka_description) are not bundled; load its URDF with the meshes for the real look.",
+    "arm-4dof": "Primitives written by scripts/robot_visuals.py: the DH lengths of this file (paper 001, Fig. 2: "
+                "70, 82, 128, 60 mm); the paper shows no drawing with sizes, so the cross-sections, motors and "
+                "gripper are estimates for a desktop arm of this reach.",
+    "arm-5dof": "Primitives written by scripts/robot_visuals.py: each link the solid cylinder of paper 002's "
+                "Table 2 (heights 0.071, 0.295, 0.205, 0.091, 0.08 m; radii 0.06, 0.035, 0.035, 0.035, 0.05 m) "
+                "placed where this file's inertials put it; the 12 mm base plate is an estimate.",
+    "arm-5dof-geo": "Primitives written by scripts/robot_visuals.py: paper 003's Table 1 (base 3, links 50 and "
+                    "25, gripper 5 mm); the paper gives no cross-sections, so the bars, servos and fingers are "
+                    "estimates for a hobby arm of this size.",
+    "planar-3r": "Primitives written by scripts/robot_visuals.py: paper 000's three 20 mm links in the XY "
+                 "plane; bar widths and joint bosses are estimates (the paper draws lines).",
 }
 
 

@@ -63,7 +63,7 @@ def test_ghost_numbers_sit_on_their_own_side_and_never_overlap(pairs, gap) -> No
 
 def test_the_caption_says_what_is_drawn() -> None:
     assert ghosts.caption(4, 0, 0, [], False) == ('4 solutions, none within the joint limits; none drawn '
-                                                  '(tick "outside limits" to see them):')
+                                                  '(tick "draw the solutions outside the joint limits" to see them):')
     assert ghosts.caption(4, 0, 4, [], True) == "4 solutions, none within the joint limits; each drawn as a numbered ghost:"
     assert "those within the limits drawn" in ghosts.caption(4, 2, 2, [], False)
     assert ghosts.caption(1, 1, 1, [], False) == "1 solution, 1 within the joint limits; each drawn as a numbered ghost:"
@@ -98,7 +98,17 @@ async def test_the_looks_toggle_shows_the_shapes_or_the_skeleton(user: User) -> 
     assert not _visible(scene, servo) and len(_visible(scene, "#fb8c00")) == 5  # the skeleton's joints
     toggle.value = "meshes"
     assert len(_visible(scene, servo)) == 5
-    one(user, "robot-select").value = "planar-3r"  # no visuals: nothing to toggle
+    from nicegui.elements.upload_files import SmallFileUpload
+
+    # a robot file without visuals (every bundled robot has them): nothing to toggle
+    from importlib import resources
+
+    text = (resources.files("kinematica.model") / "robots/planar-3r.yaml").read_text(encoding="utf-8").split("\nvisuals:")[0].replace("name: planar-3r", "name: bare-arm")
+    user.find(marker="open-robot-file").click()
+    await user.should_see(marker="robot-upload")
+    await one(user, "robot-upload").handle_uploads([SmallFileUpload("bare-arm.yaml", "application/x-yaml",
+                                                                     text.encode())])
+    await user.should_see("bare-arm: 3 joints")
     with pytest.raises(AssertionError, match="view-looks"):
         user.find(marker="view-looks")
 
@@ -112,6 +122,12 @@ async def test_the_puma_stands_on_the_floor_under_its_pedestal(user: User) -> No
     z = {round(p[2], 9) for o in floor for p in o.args[:2]}
     assert z == {round(-0.672 / step, 9)}  # the pedestal's foot, 0.672 m below the shoulder
     assert scene.camera.look_at_z < 0  # the camera takes the pedestal in
+    one(user, "view-looks").value = "skeleton"  # the skeleton stands on that floor too, on a post
+    base = [o for o in _visible(scene, "#90a4ae") if o.type == "cylinder"]  # the skeleton's pedestal grey
+    bottoms = [o.z - o.sy / 2 for o in base]
+    tops = [o.z + o.sy / 2 for o in base]
+    assert min(bottoms) == pytest.approx(-0.672 / step, abs=1e-9)  # fails before: 0.9 radii below the shoulder
+    assert max(tops) == pytest.approx(0.0, abs=1e-9)  # up to the base frame, where the skeleton starts
 
 
 @pytest.mark.asyncio
@@ -223,3 +239,25 @@ def test_the_robot_tab_keeps_the_looks_through_an_edit_and_a_unit_change(name: s
     got_sizes = [s for v in moved.visuals for s in v.size]
     assert got_sizes == pytest.approx([s * k for v in robot.visuals for s in v.size])
     assert [len(v.size) for v in moved.visuals] == [len(v.size) for v in robot.visuals]
+
+
+@pytest.mark.asyncio
+async def test_the_view_frames_the_whole_arm_of_every_bundled_robot(user: User) -> None:
+    """Opened at home, every bundled robot's skeleton, with the links' thickness around it, lies
+    inside the camera's view (the arm-5dof-geo's tool, stretched out along x, had been cut off)."""
+    from kinematica.app.grid import GridScale
+    from kinematica.viz.geometry import arm_geometry
+
+    for name in km.robot_names():
+        one(user, "robot-select").value = name
+        await user.should_see(f"{name}: ")
+        cam = one(user, "arm-scene").camera
+        pose = camera.CameraPose((cam.x, cam.y, cam.z), (cam.look_at_x, cam.look_at_y, cam.look_at_z),
+                                 (cam.up_x, cam.up_y, cam.up_z))
+        projection = one(user, "view-projection").value
+        robot = km.load(name)
+        grid = GridScale.for_robot(robot)
+        size = cam.params["size"] if camera.orthographic(projection) else 0.0
+        pad = 0.1 * grid.reach / grid.step
+        for p in grid.to_scene(arm_geometry(robot, robot.q_home).skeleton):
+            assert not camera.outside(pose, size, projection, p, pad), (name, p)  # fails before the fix: arm-5dof-geo

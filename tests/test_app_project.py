@@ -28,7 +28,7 @@ def busy_session() -> Session:
     s.poses.extend([Pose("start", s.robot.q_home), Pose("reach", s.q.copy())])
     s.plan = PlanSpec("line", 1.5, 2.0, True)
     s.t = 0.75
-    s.view = ViewSpec("xz", True)
+    s.view = ViewSpec("xz", True, looks=False)
     return s
 
 
@@ -126,6 +126,7 @@ PUMA_DEG = np.degrees(PUMA.limits)  # every Puma 560 joint is limited
     (lambda d: d["plan"].update(t=None), "plan.t: expected finite numbers, got None"),
     (lambda d: d["plan"].update(loop="no"), "plan.loop: expected true or false"),
     (lambda d: d["view"].update(frames=1), "view.frames: expected true or false"),
+    (lambda d: d["view"].update(looks="skeleton"), "view.looks: expected true or false"),
     (lambda d: d["target"].update(position=[0, 0, 1e400]), "target.position: expected finite numbers"),
     (lambda d: d["poses"]["puma560"][1]["q"].__setitem__(4, -1e308), r"poses\['puma560'\]\[1\].q: joint 5"),
     (lambda d: d["poses"]["puma560"][1].update(name="start"), r"\[1\].name: another pose is already named 'start'"),
@@ -204,6 +205,30 @@ async def test_a_reload_restores_the_work() -> None:
         assert float(one(user, "pose-x").text) == pytest.approx(km.fk(kuka, q)[0, 3], abs=1e-4)
 
 
+def test_a_project_from_before_the_looks_were_kept_opens_in_looks() -> None:
+    data = project.to_dict(busy_session())
+    del data["view"]["looks"]
+    assert project.from_dict(data).view.looks is True
+
+
+@pytest.mark.asyncio
+async def test_a_reload_keeps_looks_or_skeleton() -> None:
+    """The Looks/Skeleton choice comes back after a reload, on this robot and the next (it had
+    gone back to Looks)."""
+    app_main.configure(None)
+    async with user_simulation(root=app_main.root) as user:
+        await user.open("/")
+        one(user, "view-looks").value = "skeleton"
+        await user.open("/")  # the same browser comes back
+        assert one(user, "view-looks").value == "skeleton"  # fails before: "meshes"
+        one(user, "robot-select").value = "ur5"
+        await user.should_see("ur5: 6 joints")
+        assert one(user, "view-looks").value == "skeleton"
+        one(user, "view-looks").value = "meshes"
+        await user.open("/")
+        assert one(user, "view-looks").value == "meshes"
+
+
 @pytest.mark.asyncio
 async def test_a_server_restarted_with_another_robot_opens_that_robot() -> None:
     app_main.configure(None)
@@ -243,3 +268,20 @@ async def test_the_project_menu_opens_a_file_and_refuses_a_bad_one() -> None:
         assert one(user, "robot-select").value == "puma560"
         assert one(user, "joint-2-number").value == pytest.approx(np.degrees(-0.4), abs=1e-4)
         assert one(user, "pose-2-name").value == "reach"
+
+
+@pytest.mark.asyncio
+async def test_the_project_dialog_opens_without_the_last_files_error() -> None:
+    from nicegui.elements.upload_files import SmallFileUpload
+
+    app_main.configure(None)
+    async with user_simulation(root=app_main.root) as user:
+        await user.open("/")
+        user.find(marker="project-open").click()
+        upload = one(user, "project-upload")
+        await upload.handle_uploads([SmallFileUpload("broken.kinematica.json", "application/json", b"{nope")])
+        await user.should_see("Not opened — broken.kinematica.json: not JSON")
+        error = one(user, "project-upload-error")
+        assert error.visible
+        user.find(marker="project-open").click()  # opened again (for another file)
+        assert not error.visible and error.text == ""  # fails before: the old file's error was still there

@@ -80,6 +80,45 @@ async def test_a_field_rounding_itself_on_blur_does_not_move_the_joint(user: Use
     assert one(user, "joint-1-number").value == pytest.approx(30.12)
 
 
+async def test_a_field_typed_out_of_range_shows_what_the_arm_is_at_after_enter(user: User) -> None:
+    """Typing 95 into M1 (range −90 … 90°) passes through 9, which the arm takes; the field then
+    says in words that 95 is out of range, and Enter (like leaving the field) applies the nearest
+    end, so field, slider and arm agree: 90. The same for 1e308 and for the plan's seconds."""
+    braccio = km.load("braccio")
+    field = one(user, "joint-1-number")
+    for typed in (9.0, 95.0):  # what the page sends as the digits arrive
+        field.value = typed
+    assert shown_q(user, braccio)[0] == pytest.approx(np.radians(9))
+    assert field.error is not None and "95 ° is outside -90 … 90 °" in field.error
+    user.find(marker="joint-1-number").trigger("keydown.enter")
+    assert field.value == pytest.approx(90) and field.error is None
+    assert shown_q(user, braccio)[0] == pytest.approx(np.radians(90))
+    field.value = 1e308
+    user.find(marker="joint-1-number").trigger("keydown.enter")
+    assert field.value == pytest.approx(90)
+    assert shown_q(user, braccio)[0] == pytest.approx(np.radians(90))
+    seconds = one(user, "plan-seconds")
+    seconds.value = 1e308
+    assert "outside 0.1 … 600 s" in seconds.error
+    user.find(marker="plan-seconds").trigger("keydown.enter")
+    assert seconds.value == pytest.approx(600) and seconds.error is None
+
+
+async def test_a_target_with_no_solution_in_the_limits_says_so_and_lists_them(user: User) -> None:
+    """The KR6 target of issue 32: LM converges outside the limits; the verdict says that none of
+    the other solutions is within the limits, and the list shows every one, none adoptable."""
+    one(user, "robot-select").value = "kuka-kr6-r900"
+    await user.should_see("kuka-kr6-r900: 6 joints")
+    await solve(user, "Not solved", x=-0.2633, y=0.7615, z=0.9763, roll=-17.64, pitch=-12.26, yaw=-31.55)
+    message = one(user, "ik-message").text
+    assert "none within the joint limits: listed below" in message and "see the list" not in message
+    caption = one(user, "solutions-caption").text
+    n = int(caption.split()[0])
+    assert n >= 4 and "none within the joint limits" in caption
+    for i in range(1, n + 1):
+        assert not one(user, f"adopt-{i}").enabled
+
+
 async def test_home_button(user: User) -> None:
     braccio = km.load("braccio")
     one(user, "joint-3-slider").value = 10

@@ -202,3 +202,21 @@ async def test_a_planar_pose_target_turns_in_its_plane(user: User) -> None:
     R = spatial.rpy_to_matrix(np.radians([one(user, f"target-{a}").value for a in ("roll", "pitch", "yaw")]))
     np.testing.assert_allclose(R[:, 0], [0, 1, 0], atol=1e-3)
     np.testing.assert_allclose(R[:, 2], [0, 0, 1], atol=1e-3)
+
+
+@pytest.mark.asyncio
+async def test_a_spatial_arm_after_a_planar_one_opens_in_the_view_the_user_had(user: User) -> None:
+    """planar-3r puts the view in its plane (top, XY); choosing the UR5 next gives the 3-D view
+    back, and a projection the user picked on the planar arm stays theirs."""
+    one(user, "robot-select").value = "planar-3r"
+    await user.should_see("planar-3r: 3 joints")
+    assert one(user, "view-projection").value == "xy"
+    one(user, "robot-select").value = "ur5"
+    await user.should_see("ur5: 6 joints")
+    assert one(user, "view-projection").value == "3d"
+    one(user, "robot-select").value = "planar-3r"
+    await user.should_see("planar-3r: 3 joints")
+    one(user, "view-projection").value = "xz"
+    one(user, "robot-select").value = "ur5"
+    await user.should_see("ur5: 6 joints")
+    assert one(user, "view-projection").value == "xz"

@@ -25,7 +25,7 @@ async def test_a_scene_is_drawn_around_the_arm_and_checked_as_it_moves(user: Use
     one(user, "workspace-scene").value = "two-braccios"
     assert one(user, "workspace-seat").value == "left"  # the session's Braccio plays the first one
     scene = km.Scene.load("two-braccios")
-    words = scene.distance({"left": km.load("braccio").q_home}).words()
+    words = scene.distance({"left": km.load("braccio").q_home}, self_pairs=False).words()
     await user.should_see("no collision · " + words)
     drawn = len(objects(user)) - before
     c = scene.compiled()
@@ -64,10 +64,30 @@ async def test_choosing_a_scene_of_another_robot_switches_to_it_and_none_closes_
     one(user, "workspace-scene").value = "kuka-table"
     assert one(user, "robot-select").value == "kuka-kr6-r900"
     scene = km.Scene.load("kuka-table")
-    await user.should_see("no collision · " + scene.distance().words())
+    await user.should_see("no collision · " + scene.distance(self_pairs=False).words())
     one(user, "workspace-scene").value = "(none)"
     await user.should_see("no scene")
     assert one(user, "robot-select").value == "kuka-kr6-r900"
+
+
+@pytest.mark.asyncio
+async def test_the_distance_line_names_the_arm_and_an_obstacle_and_self_pairs_on_request(user: User) -> None:
+    """kuka-table's line had read "kuka/base is 0.0356 m from kuka/link2" whatever A2 and A3 did:
+    an adjacent pair of the arm's own links is always the nearest. It names the arm and the table
+    or the box now, and moves with the arm; the checkbox brings the self pairs back."""
+    one(user, "workspace-scene").value = "kuka-table"
+    scene = km.Scene.load("kuka-table")
+    kuka = km.load("kuka-kr6-r900")
+    await user.should_see("no collision · kuka/link2 is 0.3124 m from table")  # fails before: kuka/base ...
+    q = kuka.q_home.copy()
+    q[1], q[2] = np.radians(40.0), np.radians(-60.0)  # A2 forward, A3 down: the forearm nearer the table
+    for i, v in enumerate(np.degrees(q)):
+        one(user, f"joint-{i + 1}-slider").value = v
+    words = scene.distance({"kuka": q}, self_pairs=False).words()
+    assert "kuka/link2 is 0.3124 m" not in words and ("table" in words or "box" in words), words
+    await user.should_see(words)
+    one(user, "workspace-self-pairs").value = True
+    await user.should_see(scene.distance({"kuka": q}).words())
 
 
 @pytest.mark.asyncio
@@ -207,6 +227,6 @@ async def test_a_scene_file_opens_and_a_bad_one_is_refused_in_words(user: User) 
     await user.should_see("Not opened — bad.yaml line 6: obstacles[0]: a cylinder needs 'radius'")
     await one(user, "scene-upload").handle_uploads([SmallFileUpload("my-cell.yaml", "text/yaml", text.encode())])
     scene = km.scene.read_scene_text(text, "my-cell.yaml")
-    await user.should_see("no collision · " + scene.distance().words())  # (the upload is handled in a task)
+    await user.should_see("no collision · " + scene.distance(self_pairs=False).words())  # (the upload is handled in a task)
     assert one(user, "workspace-scene").value == "my-cell"
     assert one(user, "robot-select").value == "kuka-kr6-r900"

@@ -114,6 +114,39 @@ def test_distance_is_exact_minimum_over_all_pairs():
         assert rep.min_distance[i] == pytest.approx(best, abs=1e-12)
 
 
+@pytest.mark.parametrize("name, seat", [("kuka-table", "kuka"), ("two-braccios", "left")])
+def test_distance_without_self_pairs_is_the_minimum_between_different_bodies(name: str, seat: str):
+    """self_pairs=False: the minimum over every checked part pair whose bodies belong to
+    different robots or obstacles (brute force with coal), never a pair of one robot's links."""
+    import coal
+
+    s = km.Scene.load(name)
+    r = s.robots[seat].robot
+    Q = np.random.default_rng(6).uniform(r.limits[:, 0], r.limits[:, 1], (15, r.n))
+    rep = s.distance({seat: Q}, self_pairs=False)
+    c = s.compiled()
+    from kinematica.scene.query import joint_batch
+
+    owner = [n.split("/")[0] for n in c.names]
+    W = c.collider.part_poses(c.body_poses(joint_batch(s, {seat: Q})[0], len(Q)))
+    for i in range(len(Q)):
+        best = np.inf
+        for a, b in zip(c.collider.pa, c.collider.pb):
+            if owner[c.collider.bodies[a]] == owner[c.collider.bodies[b]]:
+                continue
+            Ta = coal.Transform3s(W[i, a, :3, :3], W[i, a, :3, 3])
+            Tb = coal.Transform3s(W[i, b, :3, :3], W[i, b, :3, 3])
+            best = min(best, coal.distance(c.collider.geoms[a], Ta, c.collider.geoms[b], Tb,
+                                           coal.DistanceRequest(), coal.DistanceResult()))
+        assert rep.min_distance[i] == pytest.approx(best, abs=1e-12)  # the same coal call: exact
+        a, b = rep.pair[i]
+        assert a.split("/")[0] != b.split("/")[0]
+    lone = km.Scene()
+    lone.add_robot("arm", "braccio")  # no other body: nothing to measure between bodies
+    assert lone.distance(self_pairs=False).words() == "nothing to check"
+    assert lone.distance().pair is not None
+
+
 # --- self-collision -----------------------------------------------------------------------
 def test_panda_folded_into_its_base_collides_home_does_not():
     s = km.Scene()

@@ -235,3 +235,58 @@ def test_a_visual_with_nothing_to_draw_is_left_out_with_a_warning() -> None:
     with pytest.warns(km.URDFWarning, match=r"1 <visual> element left out \(link 'base': a box visual needs 3 positive"):
         robot = km.from_urdf(text)
     assert [v.kind for v in robot.visuals] == ["cylinder"]  # the file still loads, the box is gone
+
+
+def _box_gap(v: Visual, X: np.ndarray, pts: np.ndarray) -> float:
+    """The least distance from `pts` (k, 3, world) to the box around shape `v` placed at X
+    (a cylinder's or a sphere's bounding box: the box holds the shape, so a point it misses
+    the shape misses too)."""
+    local = (np.linalg.inv(X) @ np.c_[pts, np.ones(len(pts))].T)[:3].T
+    half = v.corners().max(axis=0)
+    return float(np.min(np.linalg.norm(np.maximum(np.abs(local) - half, 0.0), axis=1)))
+
+
+def _box_points(v: Visual, X: np.ndarray) -> np.ndarray:
+    """A 5 x 5 x 5 grid through the box around the shape, in world coordinates."""
+    half = v.corners().max(axis=0)
+    t = np.linspace(-1.0, 1.0, 5)
+    grid = np.array([[a, b, c] for a in t for b in t for c in t]) * half
+    return (X @ np.c_[grid, np.ones(len(grid))].T)[:3].T
+
+
+@pytest.mark.parametrize("name", km.robot_names())
+@pytest.mark.parametrize("fraction", [0.0, 1.0])
+def test_every_bundled_robot_has_looks_and_each_shape_sits_along_its_link(name: str, fraction: float) -> None:
+    """Every bundled robot has a look of primitives on every body, and each shape lies along the
+    piece of the skeleton its body carries (the base's from the floor under its pedestal up), or
+    touches a shape of the same body that does (a UR5's joint cap on its housing). Whether a
+    shape sits on the right body does not depend on q (both are rigid in the body's frame), so
+    the home pose settles it. Tolerances, as a share of the arm's reach: 10 % for how far a link
+    may stand off its joint line (the UR5's upper arm tube, 0.136 m across it as on the real
+    arm, misses the DH line by 7.6 %; the Braccio's wrist servo by 7 %), 2 % for two shapes to
+    touch (the grid of 125 points through a box samples its extent in steps of a quarter)."""
+    from kinematica.model.visual import lowest_point, placements
+    from kinematica.viz.geometry import body_pieces, reach
+
+    robot = km.load(name)
+    assert robot.visuals and not missing_bodies(robot), name  # fails before: arm-4dof, arm-5dof, ...
+    assert all(v.kind != "mesh" for v in robot.visuals)  # bundled: drawn from primitives
+    pieces, X = body_pieces(robot, robot.q_home), placements(robot, km.fk_frames(robot, robot.q_home), fraction)
+    low, r = lowest_point(robot), reach(robot)
+    t = np.linspace(0.0, 1.0, 201)[:, None]
+    for k in range(robot.n + 1):
+        piece = pieces[k]
+        if k == 0 and low is not None and low < piece[0][2]:  # the post down to the floor
+            piece = np.vstack([[*piece[0][:2], low], piece])
+        line = np.vstack([a + t * (b - a) for a, b in zip(piece[:-1], piece[1:])])
+        mine = [i for i, v in enumerate(robot.visuals) if v.body == k]
+        placed = {i for i in mine if _box_gap(robot.visuals[i], X[i], line) <= 0.10 * r}
+        assert placed, (name, k, "no shape on its link")
+        grown = True
+        while grown:  # shapes touching a placed shape of their body are placed too
+            more = {i for i in mine if i not in placed and any(
+                _box_gap(robot.visuals[j], X[j], _box_points(robot.visuals[i], X[i])) <= 0.02 * r for j in placed)}
+            placed |= more
+            grown = bool(more)
+        stray = [robot.visuals[i].name for i in mine if i not in placed]
+        assert not stray, (name, k, stray)

@@ -114,6 +114,20 @@ def test_a_slider_changes_the_pose_shown_and_read_out(page):
     assert moved.sum() > 500  # the drawn arm moved too
 
 
+def test_a_field_typed_past_its_range_and_entered_shows_where_the_joint_is(page):
+    """Typed key by key, 95 in M1 (−90 … 90°) passes through 9; the field says it is out of range,
+    and Enter puts field, slider and arm at the nearest end: never a field that disagrees."""
+    field = page.get_by_test_id("joint-1-number")
+    field.click()
+    field.press("Control+a")
+    field.press_sequentially("95", delay=80)
+    expect(page.get_by_text("95 ° is outside -90 … 90 °")).to_be_visible()
+    field.press("Enter")
+    expect(field).to_have_value("90.00")
+    expect(page.get_by_test_id("joint-1-slider")).to_have_attribute("aria-valuenow", "90")
+    np.testing.assert_allclose(pose(page)[:3], fk_position(joint_values(page, BRACCIO.n)), atol=0.01)
+
+
 def test_an_ik_target_gives_a_solution_whose_pose_matches(page):
     page.get_by_test_id("mode").get_by_text("IK").click()
     set_target(page, x=150, y=50, z=100)
@@ -321,3 +335,45 @@ def test_the_ik_panel_is_above_the_fold_at_1280_by_800(browser, server):
     caption = page.get_by_test_id("scene-caption")
     assert caption.evaluate("e => e.scrollWidth <= e.clientWidth")  # not cut short
     page.close()
+
+
+def test_the_controls_under_the_view_stay_inside_it_at_1280_by_800(browser, server):
+    """kuka-kr6-r900's long caption had pushed the workspace checkbox past the view's right edge
+    and its tooltip against the window's, cut to one line of two: the caption wraps now, the
+    controls end inside the view and the tooltip, whole, inside the window."""
+    page = browser.page(server.url, {"width": 1280, "height": 800})
+    wait_for_scene(page)
+    choose(page, "robot-select", "kuka-kr6-r900")
+    expect(page.get_by_test_id("scene-caption")).to_contain_text("kuka-kr6-r900")
+    view = page.locator(".nicegui-scene").first.bounding_box()
+    for testid in ("view-projection", "frames", "workspace"):
+        box = page.get_by_test_id(testid).bounding_box()
+        assert box is not None and box["x"] + box["width"] <= view["x"] + view["width"] + 0.5, (testid, box, view)
+    assert page.get_by_test_id("scene-caption").evaluate("e => e.scrollWidth <= e.clientWidth")
+    page.get_by_test_id("workspace").hover()
+    tip = page.locator(".q-tooltip").filter(has_text="the envelope")
+    expect(tip).to_be_visible()
+    page.wait_for_timeout(400)  # its transition
+    box = tip.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 1280 - 4, box  # not at the edge
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+    assert tip.evaluate("e => e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1")
+    page.close()
+
+
+def test_skeleton_kept_over_a_reload_and_the_kuka_table_line_names_the_table(page):
+    """Issue 32 items 10b and 6 in the browser: Skeleton picked stays picked after a reload (it
+    had come back as Looks), and kuka-table's distance line names the arm and the table, not
+    two adjacent links of the arm ("kuka/base is 0.0356 m from kuka/link2")."""
+    looks = page.get_by_test_id("view-looks")
+    looks.get_by_text("Skeleton").click()
+    expect(looks.locator('[aria-pressed="true"]')).to_have_text("Skeleton")
+    page.wait_for_timeout(300)  # the choice reaches the server and is saved
+    page.reload()
+    wait_for_scene(page)
+    expect(page.get_by_test_id("view-looks").locator('[aria-pressed="true"]')).to_have_text("Skeleton")
+    choose(page, "workspace-scene", "kuka-table")
+    expect(page.get_by_test_id("workspace-status")).to_contain_text("no collision · kuka/link2 is 0.3124 m from table",
+                                                                     timeout=15_000)
+    page.get_by_test_id("workspace-self-pairs").click()
+    expect(page.get_by_test_id("workspace-status")).to_contain_text("kuka/base is 0.0356 m from kuka/link2")

@@ -80,11 +80,13 @@ def camera_pose(projection: str, reach: float) -> CameraPose:
     return CameraPose(position, look, up)  # type: ignore[arg-type]
 
 
-def framing(projection: str, reach: float, points=(), floor: float = 0.0) -> tuple[CameraPose, float]:
+def framing(projection: str, reach: float, points=(), floor: float = 0.0,
+            pad: float = 0.0) -> tuple[CameraPose, float]:
     """The camera (and an orthographic view's height) that shows the arm — a box of ±`reach`
     around the base, from the `floor` (scene units, ≤ 0: a pedestal's bottom) up to `reach` —
-    and every one of `points` (an IK target and its handles). With neither it is `camera_pose`
-    and `view_size` of the reach."""
+    and every one of `points` (the arm at its q, its ghosts, an IK target and its handles), each
+    with `pad` around it (the links' thickness). With neither it is `camera_pose` and `view_size`
+    of the reach."""
     r = float(reach)
     pts = np.asarray(points, dtype=float).reshape(-1, 3)
     lo = np.minimum(np.array([-r, -r, min(0.0, floor)]), pts.min(axis=0) if len(pts) else np.inf)
@@ -95,7 +97,7 @@ def framing(projection: str, reach: float, points=(), floor: float = 0.0) -> tup
     must = [*pts, (0.0, 0.0, min(0.0, floor))]
     for _ in range(40):  # back off until every point given is in the view
         pose = _placed(projection, centre, size)
-        if not any(outside(pose, view_size(size), projection, p) for p in must):
+        if not any(outside(pose, view_size(size), projection, p, pad) for p in must):
             break
         size *= 1.15
     return pose, view_size(size)
@@ -116,14 +118,15 @@ def _placed(projection: str, centre: np.ndarray, size: float) -> CameraPose:
     return CameraPose(tuple(map(float, position)), tuple(map(float, look)), up)
 
 
-def outside(pose: CameraPose, size: float, projection: str, point) -> bool:
-    """Whether `point` (scene units) is likely out of the view of a camera at `pose`: beyond
-    the view's half-height from the look-at point across the viewing direction (a cone of 45°
-    in 3-D, the orthographic box otherwise), with a 10 % margin."""
+def outside(pose: CameraPose, size: float, projection: str, point, pad: float = 0.0) -> bool:
+    """Whether `point` (scene units), or a ball of radius `pad` around it, is likely out of the
+    view of a camera at `pose`: beyond the view's half-height from the look-at point across the
+    viewing direction (a cone of 45° in 3-D, the orthographic box otherwise), with a 10 % margin.
+    A view at least as wide as it is high shows all that this cone holds."""
     p = np.asarray(point, float) - pose.look_at
     view = np.subtract(pose.look_at, pose.position)
     view = view / np.linalg.norm(view)
-    across = float(np.linalg.norm(p - (p @ view) * view))
+    across = float(np.linalg.norm(p - (p @ view) * view)) + pad
     if orthographic(projection):
         return across > 0.45 * size
     depth = float(np.linalg.norm(pose.position - np.asarray(pose.look_at))) + float(p @ view)
@@ -136,12 +139,12 @@ def view_size(reach: float) -> float:
     return 2.5 * float(reach)
 
 
-def make_camera(projection: str, reach: float, floor: float = 0.0):
+def make_camera(projection: str, reach: float, floor: float = 0.0, points=(), pad: float = 0.0):
     """A NiceGUI camera for the projection, already placed (`ui.scene` reads it when built:
     the camera type cannot change afterwards, so a new projection means a new scene); it
-    frames the arm from the `floor` up (`framing`)."""
+    frames the arm from the `floor` up and every one of `points` (`framing`)."""
     r = float(reach)
-    pose, size = framing(projection, r, floor=floor)
+    pose, size = framing(projection, r, points, floor, pad)
     if orthographic(projection):
         camera = ui.scene.orthographic_camera(size=size, near=0.01 * r, far=60.0 * size)
     else:

@@ -86,12 +86,12 @@ def caption(total: int, inside: int, drawn: int, listed: list[int], outside_show
     exactly what the view draws of them.
 
     >>> caption(4, 0, 0, [], False)
-    '4 solutions, none within the joint limits; none drawn (tick "outside limits" to see them):'
+    '4 solutions, none within the joint limits; none drawn (tick "draw the solutions outside the joint limits" to see them):'
     """
     head = f"{total} solution{'s' * (total != 1)}, " + (f"{inside} within the joint limits" if inside
                                                           else "none within the joint limits")
     if drawn == 0:
-        return head + ('; none drawn (tick "outside limits" to see them):' if total and not outside_shown
+        return head + ('; none drawn (tick "draw the solutions outside the joint limits" to see them):' if total and not outside_shown
                        else "; none drawn:")
     which = "those within the limits" if not outside_shown and inside < total else "each"
     if listed:

@@ -108,8 +108,13 @@ class Page:
                 .tooltip("project: save, open, start afresh"):
             with ui.menu():
                 tag(ui.menu_item("Save project", on_click=self.save_project), "project-save")
-                tag(ui.menu_item("Open project…", on_click=self.open_dialog.open), "project-open")
+                tag(ui.menu_item("Open project…", on_click=self._open_project_dialog), "project-open")
                 tag(ui.menu_item("New project", on_click=self.new_project), "project-new")
+
+    def _open_project_dialog(self) -> None:
+        """The project dialog, without the error of a file refused when it was last open."""
+        self.project_drop.clear()
+        self.open_dialog.open()
 
     def save_project(self) -> None:
         name = f"{self.session.robot_name.split(' ')[0]}{project.SUFFIX}"

@@ -16,6 +16,7 @@ import numpy as np
 from nicegui import ui
 
 from . import learned
+from .fields import bounded_number
 from .ghosts import caption, drawn_and_listed, same_drawing
 from .scene import GHOSTS, OUTSIDE
 from .state import (METHODS, FieldError, Readout, Session, TargetSpec, check_joint, joint_unit, slider_range,
@@ -64,9 +65,9 @@ class JointPanel:
                 slider = tag(ui.slider(min=lo, max=hi, step=step, value=float(values[i]),
                                        on_change=lambda e, i=i: self._changed(i, e.value)),
                              f"joint-{i + 1}-slider").classes("grow").props("label")
-                number = tag(ui.number(value=round(float(values[i]), 4), min=lo, max=hi, step=step / 10,
-                                       format=self.formats[i], suffix=unit,
-                                       on_change=lambda e, i=i: self._changed(i, e.value)),
+                number = tag(bounded_number(value=round(float(values[i]), 4), lo=lo, hi=hi, unit=unit,
+                                            step=step / 10, format=self.formats[i], suffix=unit,
+                                            on_change=lambda e, i=i: self._changed(i, e.value)),
                              f"joint-{i + 1}-number").classes("w-28 shrink-0").props("dense outlined hide-bottom-space")
             self.sliders.append(slider)
             self.numbers.append(number)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from nicegui import events, ui
 
 from . import playlist
+from .fields import bounded_number
 from .panel import STATUS_CLASSES, tag
 from .posefiles import (
     PoseFileError,
@@ -49,9 +50,9 @@ class PosesCard:
             with ui.row().classes("w-full items-center no-wrap gap-2"):
                 self.kind = tag(ui.select(PLAN_KINDS, value=s.plan.kind, label="play as",
                                           on_change=lambda e: self.set_kind(e.value)), "plan-kind").classes("grow")
-                self.seconds = tag(ui.number("s per segment", value=s.plan.seconds, min=SECONDS_RANGE[0],
-                                             max=SECONDS_RANGE[1], step=0.5,
-                                             format="%.1f", on_change=lambda e: self.set_seconds(e.value)),
+                self.seconds = tag(bounded_number("s per segment", value=s.plan.seconds, lo=SECONDS_RANGE[0],
+                                                  hi=SECONDS_RANGE[1], unit="s", step=0.5, format="%.1f",
+                                                  on_change=lambda e: self.set_seconds(e.value)),
                                    "plan-seconds").classes("w-32").props("dense outlined")
             self.note = tag(ui.label(""), "plan-note").classes("w-full text-sm rounded px-3 py-2")
             with ui.row().classes("w-full items-center gap-1"):

@@ -63,7 +63,7 @@ def to_dict(s: Session) -> dict[str, Any]:
         "poses": poses,
         "plan": {"kind": s.plan.kind, "seconds": float(s.plan.seconds), "speed": float(s.plan.speed),
                  "loop": bool(s.plan.loop), "t": float(s.t)},
-        "view": {"projection": s.view.projection, "frames": bool(s.view.frames)},
+        "view": {"projection": s.view.projection, "frames": bool(s.view.frames), "looks": bool(s.view.looks)},
     } | ({"workspace": {"seat": s.seat, "scene": yaml.safe_load(dump_scene(s.scene.to_dict()))}}
          if s.scene is not None else {})
 
@@ -124,7 +124,7 @@ def _session(data: dict) -> Session:
         raise ProjectError(f"plan.t: the player's time cannot be negative, got {s.t:g}")
     v = _get(data, "view", dict, {})
     s.view = ViewSpec(_choice(v, "projection", PROJECTIONS, s.view.projection, "view.projection"),
-                      _flag(v, "frames", "view.frames"))
+                      _flag(v, "frames", "view.frames"), _flag(v, "looks", "view.looks", default=True))
     if "workspace" in data:
         s.scene, s.seat = _workspace(_get(data, "workspace", dict, {}), s)
     return s
@@ -173,9 +173,9 @@ def _choice(d: dict, key: str, allowed, default: str, where: str | None = None) 
     return value
 
 
-def _flag(d: dict, key: str, where: str | None = None) -> bool:
-    """A checkbox: true or false (absent: false), nothing else."""
-    value = d.get(key, False)
+def _flag(d: dict, key: str, where: str | None = None, default: bool = False) -> bool:
+    """A checkbox: true or false (absent: `default`), nothing else."""
+    value = d.get(key, default)
     if not isinstance(value, bool):
         raise ProjectError(f"{where or key}: expected true or false, got {value!r}")
     return value

@@ -55,7 +55,8 @@ class ArmView:
     projection hides kept), `on_handle_drop(axis, direction)` the way a handle now points from
     the marker's centre."""
 
-    def __init__(self, robot: km.Robot, q: np.ndarray, *, projection: str = "3d",
+    def __init__(self, robot: km.Robot, q: np.ndarray, *, projection: str = "3d", looks: bool = True,
+                 on_looks: Callable[[bool], None] | None = None,
                  on_target_drop: Callable[[np.ndarray], None] | None = None,
                  on_handle_drop: Callable[[str, np.ndarray], None] | None = None,
                  height: str = "calc(100vh - 196px)") -> None:
@@ -75,12 +76,14 @@ class ArmView:
         self.cloud_args: tuple | None = None  # (points, size) of the workspace overlay, None: hidden
         self.cloud = None
         self.ghosts: list = []
+        self.ghost_qs: list[np.ndarray] = []  # the configurations the ghosts drawn stand at
         self.mirror_q: np.ndarray | None = None  # the physical arm's commanded q (Robot link)
         self.mirror = None
         self.ghost_note = None
         # what the robot looks like (robot.visuals) or its kinematic skeleton; the floor goes
         # under the lowest base shape (a Puma's pedestal), never above the base frame
-        self.meshes_on = bool(robot.visuals)
+        self.meshes_on = bool(robot.visuals) and looks
+        self.on_looks = on_looks  # told when the user picks Looks (True) or Skeleton
         self.grip = gripper_fraction(robot)
         low = lowest_point(robot)
         self.floor = min(0.0, low) / self.grid.step if low is not None else 0.0
@@ -108,7 +111,7 @@ class ArmView:
                 if self.robot.visuals:  # as the robot looks, or its kinematic skeleton
                     ui.toggle({"meshes": "Looks", "skeleton": "Skeleton"},
                               value="meshes" if self.meshes_on else "skeleton",
-                              on_change=lambda e: self.show_meshes(e.value == "meshes")) \
+                              on_change=lambda e: self._looks_picked(e.value == "meshes")) \
                         .props('dense no-caps size=sm data-testid="view-looks"').mark("view-looks")
                 gripper_slider(self.robot, self.grip, self.show_gripper)
                 ui.button(icon="center_focus_strong", on_click=lambda: self.reframe()) \
@@ -119,8 +122,9 @@ class ArmView:
             self.ghost_note = ui.label("").classes("absolute bottom-2 left-2 z-10 text-xs text-grey-8 "
                                                    "bg-white/80 rounded px-2").mark("ghost-note")
             self.ghost_note.props('data-testid="ghost-note"').set_visibility(False)
-            self.camera_pose = camera.framing(self.projection, r, floor=self.floor)
-            self.scene = (ui.scene(grid=False, camera=camera.make_camera(self.projection, r, self.floor),
+            points, pad = self._frame_points(), self._pad
+            self.camera_pose = camera.framing(self.projection, r, points, self.floor, pad)
+            self.scene = (ui.scene(grid=False, camera=camera.make_camera(self.projection, r, self.floor, points, pad),
                                    background_color=BACKGROUND, on_drag_end=self._dropped,
                                    control_type="map" if ortho else "orbit")
                           .classes("w-full").style(f"height: {self.height}; min-height: 420px")
@@ -153,6 +157,9 @@ class ArmView:
         k = len(arm_geometry(self.robot, self.q).skeleton)
         self.pedestal = (self.scene.cylinder(1.0, 1.15, 1.0, 32).material(BASE)
                          .scale(3.2 * self.radius, 0.9 * self.radius, 3.2 * self.radius))
+        # a base frame above the floor (the Puma's, at its shoulder) stands on a plain post
+        self.post = self.scene.cylinder(1.3 * self.radius, 1.3 * self.radius, 1.0, 24).material(BASE)
+        self.post_on = False
         self.link_on = [True] * (k - 1)  # links of non-zero length (`_place_skeleton`)
         self.links = [self.scene.cylinder(self.radius, self.radius, 1.0, 16).material(LINK)
                       for _ in range(k - 1)]
@@ -204,6 +211,7 @@ class ArmView:
             else:
                 self._place_skeleton(geom)
             self._skeleton_visible()
+        self._keep_in_view()
 
     @property
     def _looks_on(self) -> bool:
@@ -214,7 +222,15 @@ class ArmView:
         pts = to(geom.skeleton)
         base = geom.frames[0]
         z = base[:3, 2]
-        self.pedestal.move(*(to(base[:3, 3]) - z * 0.45 * self.radius)).rotate_R(turn_y_to(z))
+        foot = to(base[:3, 3])
+        self.post_on = bool(foot[2] - self.floor > 1e-9)
+        if self.post_on:  # the pedestal on the floor, a post up to the base frame
+            foot = np.array([foot[0], foot[1], self.floor])
+            mid, R, length = along(foot, to(base[:3, 3]))
+            self.post.move(*mid).rotate_R(R).scale(1.0, length, 1.0)
+            z = np.array([0.0, 0.0, 1.0])
+        self.pedestal.move(*(foot + z * (0.45 * self.radius if self.post_on else -0.45 * self.radius))) \
+            .rotate_R(turn_y_to(z))
         self.link_on = []
         for cyl, a, b in zip(self.links, pts[:-1], pts[1:]):
             mid, R, length = along(a, b)
@@ -230,6 +246,7 @@ class ArmView:
         looks = self._looks_on
         for obj in (self.pedestal, self.tool, *self.joints):
             obj.visible(not looks)
+        self.post.visible(self.post_on and not looks)
         for cyl, on in zip(self.links, self.link_on):
             cyl.visible(on and not looks)
         if self.looks is not None:
@@ -248,6 +265,11 @@ class ArmView:
         """Draw the robot as it looks (its visual shapes and meshes) or as its kinematic skeleton."""
         self.meshes_on = bool(on)
         self.show(self.q)  # places the drawing now shown, then swaps what is visible
+
+    def _looks_picked(self, on: bool) -> None:
+        self.show_meshes(on)
+        if self.on_looks is not None:
+            self.on_looks(on)
 
     def show_frames(self, on: bool) -> None:
         self.frames_on = bool(on)
@@ -275,9 +297,7 @@ class ArmView:
             spots = handle_points(center, self.target_T[:3, :3], self.handle_length, usable)
             for axis, p in spots.items():
                 self.handles[axis].move(*p)
-        pose, size = self.camera_pose
-        if any(camera.outside(pose, size, self.projection, p) for p in self._target_points()):
-            self.reframe()  # a target out of the view brings the camera along
+        self._keep_in_view()  # a target out of the view brings the camera along
 
     def _target_points(self) -> np.ndarray:
         """The target marker's centre and its usable handles (scene units), none when hidden."""
@@ -287,10 +307,32 @@ class ArmView:
         spots = handle_points(center, self.target_T[:3, :3], self.handle_length, self._usable_handles())
         return np.array([center, *spots.values()])
 
+    @property
+    def _pad(self) -> float:
+        """How far the drawing may stand out of the arm's points (scene units): the links'
+        thickness, with room for the shapes of its looks (a gripper, a pedestal's rim)."""
+        return 0.1 * self.grid.reach / self.grid.step
+
+    def _frame_points(self) -> np.ndarray:
+        """Everything the view must show (scene units): the arm's skeleton at its q, the ghosts
+        drawn, the IK target and its handles."""
+        to = self.grid.to_scene
+        arms = [self.q, *self.ghost_qs]
+        pts = [to(arm_geometry(self.robot, q).skeleton) for q in arms]
+        return np.vstack([*pts, self._target_points()])
+
+    def _keep_in_view(self) -> None:
+        """Reframe when part of the arm, a ghost or the target has left the view."""
+        pose, size = self.camera_pose
+        pad = self._pad
+        if any(camera.outside(pose, size, self.projection, p, pad) for p in self._frame_points()):
+            self.reframe()
+
     def reframe(self) -> None:
-        """Move the camera so that it shows the arm, the floor under it and the IK target."""
+        """Move the camera so that it shows the arm at its q, its ghosts, the floor under it and
+        the IK target."""
         r = self.grid.reach / self.grid.step
-        self.camera_pose = camera.framing(self.projection, r, self._target_points(), self.floor)
+        self.camera_pose = camera.framing(self.projection, r, self._frame_points(), self.floor, self._pad)
         pose = self.camera_pose[0]
         self.scene.move_camera(*pose.position, *pose.look_at, *pose.up, duration=0.4)
 
@@ -338,7 +380,8 @@ class ArmView:
         self.ghost_args = (solutions, current, outside)
         to = self.grid.to_scene
         drawn, listed = drawn_and_listed(same_drawing(self.robot, solutions, outside))
-        geoms = [arm_geometry(self.robot, solutions[g[0]].q) for g in drawn]
+        self.ghost_qs = [np.asarray(solutions[g[0]].q, float) for g in drawn]
+        geoms = [arm_geometry(self.robot, q) for q in self.ghost_qs]
         tools = np.array([to(g.tool) for g in geoms]).reshape(-1, 3)
         elbows = np.array([apex(to(g.skeleton)) for g in geoms]).reshape(-1, 3)
         spots = label_spots(tools, elbows, 3.0 * self.radius)
@@ -372,6 +415,7 @@ class ArmView:
                                      f"{len(drawn)} ghosts drawn (at most {MAX_GHOSTS}); not drawn: "
                                      + ", ".join(str(i + 1) for i in listed))
             self.ghost_note.set_visibility(bool(listed))
+        self._keep_in_view()
 
     def show_workspace(self, points: np.ndarray | None, size: float = 0.0) -> None:
         """The workspace overlay: `points` (k, 3, robot units; voxel centres of the envelope) as

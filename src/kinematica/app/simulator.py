@@ -62,21 +62,26 @@ class SimulatorTab:
         self.controls.clear()
         self.stage.clear()
         with self.stage:
-            self.view = ArmView(s.robot, s.q, projection=s.view.projection,
+            self.view = ArmView(s.robot, s.q, projection=s.view.projection, looks=s.view.looks,
+                                on_looks=self.show_looks,
                                 on_target_drop=self.target_dropped, on_handle_drop=self.handle_dropped)
             self.player = Player(self, self.workspace.first_collision)  # under the view: play the pose list
+            # the caption wraps, the controls keep their width: a long robot name had pushed the
+            # workspace checkbox past the view's right edge
             with ui.row().classes("w-full items-center no-wrap gap-3 text-sm text-grey-8"):
                 tag(ui.label(f"{s.robot.name}: {s.robot.n} joints, lengths in {s.robot.length_unit}; "
-                             f"{self.view.grid.caption}"), "scene-caption").classes("shrink-0")
+                             f"{self.view.grid.caption}"), "scene-caption").classes("min-w-0")
                 ui.space()
                 tag(ui.select(PROJECTIONS, value=s.view.projection, label="view",
                               on_change=lambda e: self.set_projection(e.value)), "view-projection") \
                     .props("dense").classes("w-32 shrink-0")
                 tag(ui.checkbox("link frames", value=s.view.frames,
                                 on_change=lambda e: self.show_frames(e.value)), "frames").classes("shrink-0")
-                tag(ui.checkbox("workspace", value=False, on_change=lambda e: self.show_workspace(e.value)),
-                    "workspace").classes("shrink-0").tooltip(
-                    "the envelope: voxels reached by 20 000 random configurations within the limits")
+                with tag(ui.checkbox("workspace", value=False, on_change=lambda e: self.show_workspace(e.value)),
+                         "workspace").classes("shrink-0"):
+                    # above the box, its right edge on the box's: it stays on the page
+                    ui.tooltip("the envelope: voxels reached by 20 000 random configurations within the limits") \
+                        .props('anchor="top right" self="bottom right" max-width="300px"').mark("workspace-tip")
         with self.controls:
             with ui.card().classes("w-full px-3 py-2 gap-1"):
                 with ui.row().classes("w-full items-center no-wrap gap-2"):
@@ -135,6 +140,11 @@ class SimulatorTab:
     def show_frames(self, on: bool) -> None:
         self.session.view.frames = bool(on)
         self.view.show_frames(on)
+        self.page.changed("view")
+
+    def show_looks(self, on: bool) -> None:
+        """Looks or Skeleton, as the user picked: kept in the session (a reload, a project file)."""
+        self.session.view.looks = bool(on)
         self.page.changed("view")
 
     def show_workspace(self, on: bool) -> None:

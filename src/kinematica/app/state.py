@@ -102,10 +102,12 @@ class PlanSpec:
 
 @dataclass
 class ViewSpec:
-    """How the arm is shown: `projection` (a key of PROJECTIONS) and the link frames on or off."""
+    """How the arm is shown: `projection` (a key of PROJECTIONS), the link frames on or off, and
+    `looks`: the robot as it looks (its visual shapes, where it has any) or its skeleton."""
 
     projection: str = "3d"
     frames: bool = False
+    looks: bool = True
 
 
 @dataclass(frozen=True)
@@ -280,6 +282,9 @@ class Session:
     models: dict[str, learned.LoadedModel] = field(default_factory=dict)  # learned IK models, per robot label
     seed: str = "current"  # where a numeric Solve starts: a key of learned.SEEDS
     ik_model: learned.LoadedModel | None = None  # the model the last Solve used, as method or start
+    # the projection the user had before a planar robot put the view in its plane ("xy"); None
+    # while the view was not put there by a planar robot
+    view_before_planar: str | None = None
 
     def __post_init__(self) -> None:
         self.set_robot(self.robot_name)
@@ -298,8 +303,19 @@ class Session:
         self.solutions, self.message, self.status, self.ik_run, self.ik_start = [], "", "", None, None
         self.trajectory, self.trajectory_note, self.t = None, "", 0.0
         self._fit_model_choices()
+        self._project_for(robot)
+
+    def _project_for(self, robot: km.Robot) -> None:
+        """A planar arm opens in its plane (the 2-D "xy" view); leaving it for a spatial arm
+        gives back the projection the user had before, unless the user chose another since."""
         if robot.table is not None and robot.table.kind == "planar":
-            self.view.projection = "xy"  # a planar arm moves in its plane: the 2-D view
+            if self.view_before_planar is None:
+                self.view_before_planar = self.view.projection
+            self.view.projection = "xy"
+        elif self.view_before_planar is not None:
+            if self.view.projection == "xy":
+                self.view.projection = self.view_before_planar
+            self.view_before_planar = None
 
     def add_robot_file(self, path: str | Path, tip: str | None = None, hold: dict | None = None,
                        package_dirs: tuple = ()) -> str:
@@ -398,7 +414,8 @@ class Session:
             if others:
                 inside = sum(s.within_limits for s in others)
                 found = (f" {len(others)} other solution{'s' if len(others) > 1 else ''} found, "
-                         f"{inside} within the joint limits: see the list.")
+                         + (f"{inside} within the joint limits: see the list below." if inside else
+                            "none within the joint limits: listed below, to look at, not to adopt."))
             return self.say(False, f"Not solved — {result.reason}.{found} The arm was not moved.",
                              "error" if not result.reachable else "warning")
         self.q = np.asarray(result.q, dtype=float).copy()

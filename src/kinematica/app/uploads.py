@@ -54,11 +54,17 @@ class FileDrop:
             .props(f'accept="{accept}" flat bordered').classes("w-full")
         self.error = tag(ui.label(""), f"{testid}-error").classes("w-full text-sm text-red-10 bg-red-1 rounded px-3 py-2")
         self.error.set_visibility(False)
+        self.upload.on("added", self.clear)  # a new file chosen: the last one's error goes
+
+    def clear(self) -> None:
+        """No error said: the zone as it first opened (its dialog opened again, a new file chosen)."""
+        self.error.set_text("")
+        self.error.set_visibility(False)
 
     def accepted(self) -> None:
         """The file was taken: the widget is cleared for the next one, an old error goes."""
         self.upload.reset()
-        self.error.set_visibility(False)
+        self.clear()
 
     def refused(self, name: str, error: BaseException, path: str | Path | None = None) -> None:
         """The file `name` was not taken because of `error` (see `in_words`; `path` is where the

@@ -7,7 +7,8 @@ view: the world is drawn around it through the inverse of its base pose. This ar
 shapes are a translucent overlay on its drawing, the other arms are drawn by their collision
 shapes at their scene configurations, the obstacles as their shapes. After each move the scene
 is checked at the arm's q: colliding shapes turn red and one line says what collides, or the
-minimum distance in words ("left/upper arm is 50.92 mm from table").
+minimum distance in words ("left/upper arm is 50.92 mm from table") between different bodies
+(an arm and an obstacle, two arms); a checkbox takes an arm's own link pairs in too.
 
 The sliders drive one arm at a time: "this arm is" picks which, the others stay where they were
 left. Obstacles move by numbers (their position, scene unit) or by dragging them in the view.
@@ -70,6 +71,9 @@ class Workspace:
         self.shapes: dict[str, list] = {}  # body name -> drawn objects
         self.handles: dict[str, str] = {}  # id of an obstacle's draggable object -> obstacle name
         self.status = None
+        # the distance line: between different bodies (the arm and an obstacle or another arm)
+        # unless the user asks for the arm's own links too — an adjacent self pair is always nearest
+        self.self_pairs = False
 
     # the open scene and the arm's seat live in the session: saved with the project
     @property
@@ -109,6 +113,15 @@ class Workspace:
             if self.scene is not None and self.scene.obstacles:
                 self._obstacle_fields()
             self.status = tag(ui.label(""), "workspace-status").classes("text-sm")
+            if self.scene is not None:
+                tag(ui.checkbox("distances between an arm's own links", value=self.self_pairs,
+                                on_change=lambda e: self.show_self_pairs(e.value)), "workspace-self-pairs") \
+                    .props("dense").classes("text-sm")
+
+    def show_self_pairs(self, on: bool) -> None:
+        """Measure the distance line over the arms' own link pairs too, or only between bodies."""
+        self.self_pairs = bool(on)
+        self.show(self.host.session.q)
 
     def _obstacle_fields(self) -> None:
         """An obstacle to move, and its position by numbers (scene unit)."""
@@ -307,7 +320,8 @@ class Workspace:
         c = self.scene.compiled()
         qs = {name: e.q[None] for name, e in self.scene.robots.items()} | {self.seat: np.asarray(q)[None]}
         poses = c.body_poses(qs, 1)[0]
-        check, dist = self.scene.check({self.seat: q}), self.scene.distance({self.seat: q})
+        check = self.scene.check({self.seat: q})
+        dist = self.scene.distance({self.seat: q}, self_pairs=self.self_pairs)
         hit = {n for pair in check.collisions for n in pair}
         for name, drawn in self.shapes.items():
             body = c.names.index(name)

@@ -66,6 +66,9 @@ class Collider:
         self._collide = [coal.ComputeCollision(self.geoms[i], self.geoms[j]) for i, j in zip(pa, pb)]
         self._distance = [coal.ComputeDistance(self.geoms[i], self.geoms[j]) for i, j in zip(pa, pb)]
         self._T = (coal.Transform3s(), coal.Transform3s())
+        self.pair_bodies = sorted({p[2] for p in self._pairs})  # the body pairs tested, a < b
+        where = {p: k for k, p in enumerate(self.pair_bodies)}
+        self._pair_index = np.array([where[p[2]] for p in self._pairs], dtype=int)
 
     @property
     def n_pairs(self) -> int:
@@ -113,13 +116,14 @@ class Collider:
                 out[b].add(pair)
         return out
 
-    def distance(self, body_poses: np.ndarray) -> list[Contact | None]:
-        """Per configuration, the smallest signed distance over the tested pairs (None when
-        there is no pair to test)."""
+    def distance(self, body_poses: np.ndarray, only: np.ndarray | None = None) -> list[Contact | None]:
+        """Per configuration, the smallest signed distance over the tested pairs, or over those
+        `only` (a bool per body pair, `pair_bodies`' order) keeps; None when there is no pair."""
         W = self.part_poses(body_poses)
-        if not self.n_pairs:
+        keep = np.ones(self.n_pairs, bool) if only is None else np.asarray(only, bool)[self._pair_index]
+        if not keep.any():
             return [None] * len(W)
-        lb = self.bounds(W)
+        lb = np.where(keep, self.bounds(W), np.inf)  # a pair left out is never nearer
         order = np.argsort(lb, axis=1)
         bound = np.take_along_axis(lb, order, axis=1)
         req = self._coal.DistanceRequest()

@@ -153,15 +153,18 @@ def check(scene: Any, q: Mapping[str, ArrayLike] | None = None, *, shapes: bool 
     return CheckReport(colliding, _shaped(pairs, lead), _shaped(touching, lead) if shapes else None)
 
 
-def distance(scene: Any, q: Mapping[str, ArrayLike] | None = None) -> DistanceReport:
-    """The smallest distance at q, its pair and witness points (see the module text); in passes
-    of CHUNK configurations, as `check`."""
+def distance(scene: Any, q: Mapping[str, ArrayLike] | None = None, self_pairs: bool = True) -> DistanceReport:
+    """The smallest distance at q, its pair and witness points (see the module text); with
+    `self_pairs` False only between different bodies of the scene (robot ↔ obstacle, robot ↔
+    robot), not between two links of one robot. In passes of CHUNK configurations, as `check`."""
     qs, lead = joint_batch(scene, q)
     c = scene.compiled()
     B = int(np.prod(lead)) if lead else 1
+    owner = [n.split("/")[0] if "/" in n else n for n in c.names]
+    only = None if self_pairs else np.array([owner[a] != owner[b] for a, b in c.collider.pair_bodies], bool)
     found = []
     for a, b, part in _chunks(qs, B):
-        found += c.collider.distance(c.body_poses(part, b - a))
+        found += c.collider.distance(c.body_poses(part, b - a), only)
     d = np.array([np.inf if f is None else f.distance for f in found], dtype=float)
     pts = np.array([np.full((2, 3), np.nan) if f is None else f.points for f in found], dtype=float).reshape(-1, 2, 3)
     pairs = [None if f is None else (c.names[c.collider.bodies[f.parts[0]]], c.names[c.collider.bodies[f.parts[1]]])

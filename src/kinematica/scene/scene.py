@@ -286,9 +286,10 @@ class Scene:
         return check(self, q, shapes=shapes)
 
     @strict
-    def distance(self, q: Mapping[str, ArrayLike] | None = None):
-        """The smallest distance at q, its pair and witness points: see `query.DistanceReport`."""
-        return distance(self, q)
+    def distance(self, q: Mapping[str, ArrayLike] | None = None, self_pairs: bool = True):
+        """The smallest distance at q, its pair and witness points: see `query.DistanceReport`;
+        `self_pairs=False` leaves out the pairs of two links of one robot."""
+        return distance(self, q, self_pairs)
 
     @strict
     def for_robot(self, name: str, q: Mapping[str, ArrayLike] | None = None) -> "Seat":

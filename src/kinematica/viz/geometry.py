@@ -66,16 +66,33 @@ def _masks(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
     return bend | prismatic, moves | prismatic
 
 
-@takes_robot
-def arm_geometry(robot: Robot, q: ArrayLike) -> ArmGeometry:
-    """The drawing geometry of configurations q (n,) or (..., n)."""
-    q = check_q(robot, q)
-    F = fk_frames(robot, q)  # (..., n + 2, 4, 4)
-    J = F[..., :-2, :, :] @ robot.before  # joint frames before their joint turns
+def _origins(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Frames F (..., n + 2, 4, 4), joint frames J (..., n, 4, 4) before their joints turn,
+    origins (..., n + 2, 3) base, joints, tool, and the bends (..., n + 1, 3) between them."""
+    F = fk_frames(robot, q)
+    J = F[..., :-2, :, :] @ robot.before
     origins = np.concatenate([F[..., :1, :3, 3], J[..., :3, 3], F[..., -1:, :3, 3]], axis=-2)
     z = np.concatenate([F[..., :1, :3, 2], J[..., :3, 2]], axis=-2)  # (..., n + 1, 3)
     step = origins[..., 1:, :] - origins[..., :-1, :]
     corners = origins[..., :-1, :] + np.sum(step * z, axis=-1, keepdims=True) * z
+    return F, J, origins, corners
+
+
+@takes_robot
+def body_pieces(robot: Robot, q: ArrayLike) -> np.ndarray:
+    """(..., n + 1, 3, 3): the piece of the skeleton each body carries, as (start, bend, end)
+    points — body 0 (the base) from the base frame to joint 1's origin, body k from joint k's
+    origin to joint k + 1's (the last body's to the tool); a piece with no bend has it at its
+    start. A body's shapes (its looks, its collision capsule) belong along its piece."""
+    _, _, origins, corners = _origins(robot, check_q(robot, q))
+    return np.stack([origins[..., :-1, :], corners, origins[..., 1:, :]], axis=-2)
+
+
+@takes_robot
+def arm_geometry(robot: Robot, q: ArrayLike) -> ArmGeometry:
+    """The drawing geometry of configurations q (n,) or (..., n)."""
+    q = check_q(robot, q)
+    F, J, origins, corners = _origins(robot, q)
     bend, moves = _masks(robot)
     pts = [origins[..., 0, :]]
     for i in range(robot.n + 1):
