@@ -68,7 +68,9 @@ def exact_wrapper(fn: Callable[..., Any], first: str | None = None,
         return None
     npos, nkw = code.co_argcount, code.co_kwonlyargcount
     names = code.co_varnames[:npos + nkw + bool(code.co_flags & 4) + bool(code.co_flags & 8)]
-    space = {"fn": fn, "_refuse": _refuser(fn), **(space or {})}
+    # the wrapper's frames belong to fn's module: code that looks for the first frame outside the
+    # package (a warning attributed to the user's line) passes over them as over fn's own
+    space = {"__name__": fn.__module__, "fn": fn, "_refuse": _refuser(fn), **(space or {})}
     if any(name in space or name == _CATCH_ALL for name in names):
         return None
     defaults, kwdefaults = fn.__defaults__ or (), fn.__kwdefaults__ or {}

@@ -44,8 +44,7 @@ class MissingLimitWarning(URDFWarning):
 def warn(warning: Warning) -> None:
     """Issue `warning` attributed to the first caller outside kinematica (the user's line)."""
     level, frame = 2, sys._getframe(1)  # stacklevel 1 is this line, 2 its caller
-    while frame is not None and (frame.f_globals.get("__name__", "").startswith("kinematica.")
-                                 or frame.f_code.co_filename.startswith("<takes_robot")):  # coerce.takes_robot's wrapper
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("kinematica."):
         level, frame = level + 1, frame.f_back
     warnings.warn(warning, stacklevel=level)
 
