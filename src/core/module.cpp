@@ -1,0 +1,230 @@
+// kinematica._core: the robot handle (its tables packed once) and the equations over it, single
+// and batched. A batch is the single-state code looped here, so a state's result does not depend
+// on the batch it came in. Inputs: float64 C-contiguous arrays (others are converted);
+// outputs: new NumPy arrays owning a buffer made here. NaN or infinity in an input raises
+// ValueError("not finite"): the Python side names the input in the project's words.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "chain.hpp"
+#include "dynamics.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+using In = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
+using Out = nb::ndarray<nb::numpy, double>;
+
+constexpr size_t RELEASE_GIL = 256;  // states from which a batch lets other threads run
+
+// A new array of `shape` (leading dimensions of x without its last axis, then `tail`) and its data.
+Out make(const In& x, std::initializer_list<size_t> tail, double*& data, size_t& count) {
+    size_t shape[8];
+    size_t ndim = 0;
+    count = 1;
+    for (size_t k = 0; k + 1 < x.ndim(); ++k) count *= (shape[ndim++] = x.shape(k));
+    size_t size = count;
+    for (size_t t : tail) size *= (shape[ndim++] = t);
+    data = new double[size ? size : 1];
+    nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+    return Out(data, ndim, shape, owner);
+}
+
+void check_last(const In& x, size_t n, const char* what) {
+    if (x.ndim() < 1 || x.ndim() > 6 || x.shape(x.ndim() - 1) != n)
+        throw nb::index_error(what);  // the Python side checks shapes first: a bug if seen
+}
+
+[[noreturn]] void not_finite() { throw nb::value_error("not finite"); }
+
+// Run body(k) for k in [0, count), without the GIL for large batches; false if any returned false.
+template <class Body>
+bool each(size_t count, Body body) {
+    bool ok = true;
+    if (count < RELEASE_GIL) {
+        for (size_t k = 0; k < count; ++k) ok &= body(k);
+        return ok;
+    }
+    nb::gil_scoped_release unlocked;
+    for (size_t k = 0; k < count; ++k) ok &= body(k);
+    return ok;
+}
+
+void copy_top(const In& A, double* out) {  // the top three rows of a 4 × 4
+    if (A.ndim() != 2 || A.shape(0) != 4 || A.shape(1) != 4) throw nb::index_error("expected a 4 x 4");
+    std::memcpy(out, A.data(), 12 * sizeof(double));
+}
+
+void copy_tops(const In& A, size_t count, std::vector<double>& out) {  // (count, 4, 4) → count × 12
+    if (A.ndim() != 3 || A.shape(0) != count || A.shape(1) != 4 || A.shape(2) != 4)
+        throw nb::index_error("expected (count, 4, 4)");
+    out.resize(12 * count);
+    for (size_t i = 0; i < count; ++i) std::memcpy(&out[12 * i], A.data() + 16 * i, 12 * sizeof(double));
+}
+
+kc::Chain pack_chain(const In& C, const In& joints, const In& before, const In& after, const In& base,
+                     const In& tool) {
+    kc::Chain made;
+    kc::Chain* ch = &made;
+    if (joints.ndim() != 2 || joints.shape(1) < 3) throw nb::index_error("joints: expected (n, 3)");
+    const size_t n = joints.shape(0);
+    ch->n = static_cast<int>(n);
+    copy_tops(C, n + 1, ch->C);
+    copy_tops(before, n, ch->before);
+    copy_tops(after, n, ch->after);
+    copy_top(base, ch->base);
+    copy_top(tool, ch->tool);
+    const size_t w = joints.shape(1);
+    for (size_t i = 0; i < n; ++i) {
+        ch->kind.push_back(static_cast<int>(joints.data()[w * i]));
+        ch->offset.push_back(joints.data()[w * i + 1]);
+        ch->pitch.push_back(joints.data()[w * i + 2]);
+    }
+    return made;
+}
+
+void init_chain(kc::Chain* ch, const In& C, const In& joints, const In& before, const In& after,
+                const In& base, const In& tool) {
+    new (ch) kc::Chain(pack_chain(C, joints, before, after, base, tool));  // built before placed
+}
+
+Out fk(const kc::Chain& ch, const In& q) {
+    check_last(q, ch.n, "q");
+    double* T;
+    size_t count;
+    Out out = make(q, {4, 4}, T, count);
+    const double* Q = q.data();
+    if (!each(count, [&](size_t k) { return kc::pose(ch, Q + k * ch.n, T + 16 * k); })) not_finite();
+    return out;
+}
+
+nb::tuple fk_jacobian(const kc::Chain& ch, const In& q, int frame) {
+    check_last(q, ch.n, "q");
+    const size_t n = ch.n;
+    double *T, *J;
+    size_t count;
+    Out Tout = make(q, {4, 4}, T, count);
+    Out Jout = make(q, {6, n}, J, count);
+    const double* Q = q.data();
+    std::vector<double> scratch(6 * n);
+    bool ok = each(count, [&](size_t k) {
+        double* Jk = J + 6 * n * k;
+        const bool good = kc::pose_jacobian(ch, Q + k * n, T + 16 * k, Jk);
+        kc::reframe(ch.n, T + 16 * k, Jk, frame, scratch.data());
+        return good;
+    });
+    if (!ok) not_finite();
+    return nb::make_tuple(Tout, Jout);
+}
+
+Out jacobian(const kc::Chain& ch, const In& q, int frame) {
+    check_last(q, ch.n, "q");
+    const size_t n = ch.n;
+    double* J;
+    size_t count;
+    Out Jout = make(q, {6, n}, J, count);
+    const double* Q = q.data();
+    double T[16];
+    double small[6 * 16];
+    std::vector<double> big(n > 16 ? 6 * n : 0);
+    double* scratch = n > 16 ? big.data() : small;
+    bool ok = each(count, [&](size_t k) {
+        double* Jk = J + 6 * n * k;
+        const bool good = kc::pose_jacobian(ch, Q + k * n, T, Jk);
+        kc::reframe(ch.n, T, Jk, frame, scratch);
+        return good;
+    });
+    if (!ok) not_finite();
+    return Jout;
+}
+
+Out frames(const kc::Chain& ch, const In& q) {
+    check_last(q, ch.n, "q");
+    double* F;
+    size_t count;
+    Out out = make(q, {static_cast<size_t>(ch.n) + 2, 4, 4}, F, count);
+    const double* Q = q.data();
+    const size_t stride = 16 * (ch.n + 2);
+    if (!each(count, [&](size_t k) { return kc::frames(ch, Q + k * ch.n, F + stride * k); })) not_finite();
+    return out;
+}
+
+void init_dynamics(kc::Dynamics* dy, const In& D) {
+    if (D.ndim() != 2 || D.shape(0) < 2 || D.shape(1) != kc::col::WIDTH)
+        throw nb::index_error("D: expected (n + 1, WIDTH)");
+    new (dy) kc::Dynamics();
+    dy->n = static_cast<int>(D.shape(0) - 1);
+    dy->D.assign(D.data(), D.data() + D.size());
+}
+
+// τ (..., n) of states q, qd, qdd (..., n), one gravity (3) and a wrench None, (6) or (..., 6).
+Out rne(const kc::Dynamics& dy, const In& q, const In& qd, const In& qdd, const In& g,
+        std::optional<In> wrench, bool friction) {
+    const size_t n = dy.n;
+    check_last(q, n, "q");
+    if (qd.size() != q.size() || qdd.size() != q.size()) throw nb::index_error("qd, qdd: q's shape");
+    if (g.size() != 3) throw nb::index_error("gravity: (3,)");
+    double* tau;
+    size_t count;
+    Out out = make(q, {n}, tau, count);
+    const double* W = nullptr;
+    size_t w_step = 0;
+    if (wrench) {
+        W = wrench->data();
+        if (wrench->size() == 6 * count && wrench->ndim() > 1) w_step = 6;
+        else if (wrench->size() != 6) throw nb::index_error("wrench: (6,) or (..., 6)");
+    }
+    const double *Q = q.data(), *QD = qd.data(), *QDD = qdd.data(), *G = g.data();
+    if (!each(count, [&](size_t k) {
+            return kc::rne(dy, Q + k * n, QD + k * n, QDD + k * n, G, W ? W + w_step * k : nullptr,
+                           friction, tau + k * n);
+        }))
+        not_finite();
+    return out;
+}
+
+Out mass_matrix(const kc::Dynamics& dy, const In& q) {
+    const size_t n = dy.n;
+    check_last(q, n, "q");
+    double* M;
+    size_t count;
+    Out out = make(q, {n, n}, M, count);
+    const double* Q = q.data();
+    if (!each(count, [&](size_t k) { return kc::mass_matrix(dy, Q + k * n, M + n * n * k); })) not_finite();
+    return out;
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+    m.doc() = "Kinematica's compiled core: the robot handle and FK, Jacobians, RNE and CRBA over it.";
+    m.attr("BASE") = static_cast<int>(kc::BASE);
+    m.attr("TOOL") = static_cast<int>(kc::TOOL);
+    m.attr("SPACE") = static_cast<int>(kc::SPACE);
+    m.attr("BODY") = static_cast<int>(kc::BODY);
+    m.attr("WIDTH") = kc::col::WIDTH;
+
+    nb::class_<kc::Chain>(m, "Chain", "A robot's kinematic tables, packed once.")
+        .def("__init__", &init_chain, "C"_a, "joints"_a, "before"_a, "after"_a, "base"_a, "tool"_a,
+             "C (n + 1, 4, 4): C0 … Cn; joints (n, 3): kind, offset, pitch; before, after (n, 4, 4): "
+             "B_i, A_i; base, tool (4, 4).")
+        .def_ro("n", &kc::Chain::n)
+        .def("fk", &fk, "q"_a, "End poses (..., 4, 4) of q (..., n).")
+        .def("jacobian", &jacobian, "q"_a, "frame"_a = 0, "Jacobians (..., 6, n) in frame 0 base, 1 tool, 2 space, 3 body.")
+        .def("fk_jacobian", &fk_jacobian, "q"_a, "frame"_a = 0, "(poses, Jacobians) from one pass.")
+        .def("frames", &frames, "q"_a, "Every frame (..., n + 2, 4, 4): base, link frames, tool.");
+
+    nb::class_<kc::Dynamics>(m, "Dynamics", "A robot's dynamic tables (dynamics/packing.py), packed once.")
+        .def("__init__", &init_dynamics, "D"_a)
+        .def_ro("n", &kc::Dynamics::n)
+        .def("rne", &rne, "q"_a, "qd"_a, "qdd"_a, "gravity"_a, "wrench"_a.none(), "friction"_a,
+             "Joint torques (..., n) by recursive Newton–Euler, SI.")
+        .def("mass_matrix", &mass_matrix, "q"_a, "M(q) (..., n, n) by the composite-rigid-body algorithm, SI.");
+}
