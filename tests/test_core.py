@@ -202,6 +202,62 @@ def test_random_product_of_exponentials_chains_match_the_equations(seed):
     check_dynamics(with_inertials(robot, rng), rng)
 
 
+def with_random_dynamics(robot: km.Robot, rng: np.random.Generator) -> km.Robot:
+    """`with_inertials` plus random viscous and Coulomb friction and armature."""
+    extras = dict(robot.extras)
+    extras["drives"] = {k: rng.uniform(0, 1, robot.n).tolist() for k in ("viscous", "coulomb", "armature")}
+    return with_inertials(robot, rng).replace(extras=extras)
+
+
+@FAST
+@given(dh_robots(), st.integers(0, 2**32 - 1), st.booleans())
+def test_friction_armature_and_millimetres_match_the_equations(robot, seed, mm):
+    """Prismatic rates scaled to SI for a robot in mm, friction and armature on top of RNE."""
+    rng = np.random.default_rng(seed)
+    if mm:  # the same numbers read as mm
+        robot = robot.replace(length_unit="mm")
+    check_dynamics(with_random_dynamics(robot, rng), rng)
+
+
+URDF = """<robot name="slider-arm">
+  <link name="base"/><link name="l1"/><link name="l2"/><link name="tip"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>
+    <origin xyz="0 0 0.3" rpy="0 0 0"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+  <joint name="j2" type="prismatic"><parent link="l1"/><child link="l2"/>
+    <origin xyz="0.2 0 0" rpy="0.3 0.2 0.1"/><axis xyz="1 0 0"/>
+    <limit lower="0" upper="0.5" effort="1" velocity="1"/></joint>
+  <joint name="j3" type="revolute"><parent link="l2"/><child link="tip"/>
+    <origin xyz="0 0.1 0.05" rpy="0 1.2 0"/><axis xyz="0 1 1"/>
+    <limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
+</robot>"""
+
+
+def test_robots_built_at_run_time_get_their_own_handle(tmp_path):
+    from kinematica.app.robotedit import build, form_from_robot  # the simulator's Robot tab, without a page
+    from kinematica.kinematics.cache import cache_of
+
+    rng = np.random.default_rng(3)
+    path = tmp_path / "copy.yaml"
+    km.save(km.load("kuka-kr6-r900"), path)
+    form = form_from_robot(km.load("ur5"))
+    form.rows[1]["a"] = "-0.5"  # an upper arm 75 mm longer, typed into the table
+    edited = build(form)
+    assert edited.C[2][0, 3] == -0.5
+    for robot in (km.load(path), km.from_urdf(URDF), edited,
+                  km.from_dh([{"a": 0.4, "alpha": 1.2, "d": 0.1}, {"type": "prismatic", "a": 0.2, "theta": 0.3,
+                                                                    "limits": [0, 1]}])):
+        assert cache_of(robot).core is None
+        check_kinematics(robot, random_q(robot, rng))
+        assert cache_of(robot).core is not None
+
+
+def test_huge_finite_joint_values_are_answered_not_refused():
+    robot = km.load("puma560")
+    q = np.full(6, 1e308)  # each value finite (their sum is not): a pose, not an error
+    assert np.isfinite(km.fk(robot, q)).all() and np.isfinite(km.jacobian(robot, q)).all()
+    assert np.isfinite(reference.fk_space(robot, q)).all()
+
+
 # --- one answer: a single call, a batch of one and batches of any size --------------------------
 @pytest.mark.parametrize("name", ["puma560", "panda", "helical"])
 def test_a_state_gets_the_same_bits_in_any_batch(name):

@@ -5,41 +5,40 @@
 // ValueError("not finite"): the Python side names the input in the project's words.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
-#include <nanobind/stl/optional.h>
 
 #include <cstring>
-#include <optional>
 #include <vector>
 
 #include "chain.hpp"
 #include "dynamics.hpp"
+#include "numpy_api.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace {
 
-using In = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
-using Out = nb::ndarray<nb::numpy, double>;
+using In = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;  // tables, once per robot
 
 constexpr size_t RELEASE_GIL = 256;  // states from which a batch lets other threads run
 
-// A new array of `shape` (leading dimensions of x without its last axis, then `tail`) and its data.
-Out make(const In& x, std::initializer_list<size_t> tail, double*& data, size_t& count) {
-    size_t shape[8];
-    size_t ndim = 0;
+// A new array shaped like x without its last axis, then `tail`; count: the states in it.
+nb::object make(const kc::np::View& x, std::initializer_list<Py_intptr_t> tail, double*& data,
+                size_t& count) {
+    Py_intptr_t shape[8];
+    int ndim = 0;
     count = 1;
-    for (size_t k = 0; k + 1 < x.ndim(); ++k) count *= (shape[ndim++] = x.shape(k));
-    size_t size = count;
-    for (size_t t : tail) size *= (shape[ndim++] = t);
-    data = new double[size ? size : 1];
-    nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<double*>(p); });
-    return Out(data, ndim, shape, owner);
+    for (int k = 0; k + 1 < x.ndim; ++k) count *= static_cast<size_t>(shape[ndim++] = x.shape[k]);
+    for (Py_intptr_t t : tail) shape[ndim++] = t;
+    return kc::np::empty(ndim, shape, data);
 }
 
-void check_last(const In& x, size_t n, const char* what) {
-    if (x.ndim() < 1 || x.ndim() > 6 || x.shape(x.ndim() - 1) != n)
+// x as float64 C-contiguous data of shape (..., n) (≤ 6 leading axes).
+kc::np::View states(nb::handle x, size_t n, const char* what) {
+    kc::np::View v = kc::np::view(x);
+    if (v.ndim < 1 || v.ndim > 6 || static_cast<size_t>(v.shape[v.ndim - 1]) != n)
         throw nb::index_error(what);  // the Python side checks shapes first: a bug if seen
+    return v;
 }
 
 [[noreturn]] void not_finite() { throw nb::value_error("not finite"); }
@@ -95,24 +94,24 @@ void init_chain(kc::Chain* ch, const In& C, const In& joints, const In& before, 
     new (ch) kc::Chain(pack_chain(C, joints, before, after, base, tool));  // built before placed
 }
 
-Out fk(const kc::Chain& ch, const In& q) {
-    check_last(q, ch.n, "q");
+nb::object fk(const kc::Chain& ch, nb::handle q_in) {
+    const kc::np::View q = states(q_in, ch.n, "q");
     double* T;
     size_t count;
-    Out out = make(q, {4, 4}, T, count);
-    const double* Q = q.data();
+    nb::object out = make(q, {4, 4}, T, count);
+    const double* Q = q.data;
     if (!each(count, [&](size_t k) { return kc::pose(ch, Q + k * ch.n, T + 16 * k); })) not_finite();
     return out;
 }
 
-nb::tuple fk_jacobian(const kc::Chain& ch, const In& q, int frame) {
-    check_last(q, ch.n, "q");
+nb::tuple fk_jacobian(const kc::Chain& ch, nb::handle q_in, int frame) {
+    const kc::np::View q = states(q_in, ch.n, "q");
     const size_t n = ch.n;
     double *T, *J;
     size_t count;
-    Out Tout = make(q, {4, 4}, T, count);
-    Out Jout = make(q, {6, n}, J, count);
-    const double* Q = q.data();
+    nb::object Tout = make(q, {4, 4}, T, count);
+    nb::object Jout = make(q, {6, ch.n}, J, count);
+    const double* Q = q.data;
     std::vector<double> scratch(6 * n);
     bool ok = each(count, [&](size_t k) {
         double* Jk = J + 6 * n * k;
@@ -124,13 +123,13 @@ nb::tuple fk_jacobian(const kc::Chain& ch, const In& q, int frame) {
     return nb::make_tuple(Tout, Jout);
 }
 
-Out jacobian(const kc::Chain& ch, const In& q, int frame) {
-    check_last(q, ch.n, "q");
+nb::object jacobian(const kc::Chain& ch, nb::handle q_in, int frame) {
+    const kc::np::View q = states(q_in, ch.n, "q");
     const size_t n = ch.n;
     double* J;
     size_t count;
-    Out Jout = make(q, {6, n}, J, count);
-    const double* Q = q.data();
+    nb::object Jout = make(q, {6, ch.n}, J, count);
+    const double* Q = q.data;
     double T[16];
     double small[6 * 16];
     std::vector<double> big(n > 16 ? 6 * n : 0);
@@ -145,12 +144,12 @@ Out jacobian(const kc::Chain& ch, const In& q, int frame) {
     return Jout;
 }
 
-Out frames(const kc::Chain& ch, const In& q) {
-    check_last(q, ch.n, "q");
+nb::object frames(const kc::Chain& ch, nb::handle q_in) {
+    const kc::np::View q = states(q_in, ch.n, "q");
     double* F;
     size_t count;
-    Out out = make(q, {static_cast<size_t>(ch.n) + 2, 4, 4}, F, count);
-    const double* Q = q.data();
+    nb::object out = make(q, {ch.n + 2, 4, 4}, F, count);
+    const double* Q = q.data;
     const size_t stride = 16 * (ch.n + 2);
     if (!each(count, [&](size_t k) { return kc::frames(ch, Q + k * ch.n, F + stride * k); })) not_finite();
     return out;
@@ -165,23 +164,26 @@ void init_dynamics(kc::Dynamics* dy, const In& D) {
 }
 
 // τ (..., n) of states q, qd, qdd (..., n), one gravity (3) and a wrench None, (6) or (..., 6).
-Out rne(const kc::Dynamics& dy, const In& q, const In& qd, const In& qdd, const In& g,
-        std::optional<In> wrench, bool friction) {
+nb::object rne(const kc::Dynamics& dy, nb::handle q_in, nb::handle qd_in, nb::handle qdd_in, nb::handle g_in,
+               nb::handle wrench_in, bool friction) {
     const size_t n = dy.n;
-    check_last(q, n, "q");
+    const kc::np::View q = states(q_in, n, "q"), qd = kc::np::view(qd_in), qdd = kc::np::view(qdd_in);
+    const kc::np::View g = kc::np::view(g_in);
     if (qd.size() != q.size() || qdd.size() != q.size()) throw nb::index_error("qd, qdd: q's shape");
     if (g.size() != 3) throw nb::index_error("gravity: (3,)");
     double* tau;
     size_t count;
-    Out out = make(q, {n}, tau, count);
+    nb::object out = make(q, {dy.n}, tau, count);
     const double* W = nullptr;
     size_t w_step = 0;
-    if (wrench) {
-        W = wrench->data();
-        if (wrench->size() == 6 * count && wrench->ndim() > 1) w_step = 6;
-        else if (wrench->size() != 6) throw nb::index_error("wrench: (6,) or (..., 6)");
+    kc::np::View wrench;
+    if (!wrench_in.is_none()) {
+        wrench = kc::np::view(wrench_in);
+        W = wrench.data;
+        if (wrench.size() == 6 * count && wrench.ndim > 1) w_step = 6;
+        else if (wrench.size() != 6) throw nb::index_error("wrench: (6,) or (..., 6)");
     }
-    const double *Q = q.data(), *QD = qd.data(), *QDD = qdd.data(), *G = g.data();
+    const double *Q = q.data, *QD = qd.data, *QDD = qdd.data, *G = g.data;
     if (!each(count, [&](size_t k) {
             return kc::rne(dy, Q + k * n, QD + k * n, QDD + k * n, G, W ? W + w_step * k : nullptr,
                            friction, tau + k * n);
@@ -190,13 +192,13 @@ Out rne(const kc::Dynamics& dy, const In& q, const In& qd, const In& qdd, const 
     return out;
 }
 
-Out mass_matrix(const kc::Dynamics& dy, const In& q) {
+nb::object mass_matrix(const kc::Dynamics& dy, nb::handle q_in) {
     const size_t n = dy.n;
-    check_last(q, n, "q");
+    const kc::np::View q = states(q_in, n, "q");
     double* M;
     size_t count;
-    Out out = make(q, {n, n}, M, count);
-    const double* Q = q.data();
+    nb::object out = make(q, {dy.n, dy.n}, M, count);
+    const double* Q = q.data;
     if (!each(count, [&](size_t k) { return kc::mass_matrix(dy, Q + k * n, M + n * n * k); })) not_finite();
     return out;
 }
@@ -204,6 +206,7 @@ Out mass_matrix(const kc::Dynamics& dy, const In& q) {
 }  // namespace
 
 NB_MODULE(_core, m) {
+    kc::np::load();
     m.doc() = "Kinematica's compiled core: the robot handle and FK, Jacobians, RNE and CRBA over it.";
     m.attr("BASE") = static_cast<int>(kc::BASE);
     m.attr("TOOL") = static_cast<int>(kc::TOOL);

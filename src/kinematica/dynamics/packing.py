@@ -56,8 +56,8 @@ def dynamics_handle(robot: Robot) -> Handle:
     robot lacks inertials)."""
     cache = cache_of(robot)
     if cache.dynamics is None:
-        from .. import _core
+        from .._core import Dynamics
 
         L = local(robot)
-        cache.dynamics = Handle(_core.Dynamics(pack(L)), L.rough, (robot.n,))
+        cache.dynamics = Handle(Dynamics(pack(L)), L.rough, (robot.n,))
     return cache.dynamics

@@ -28,10 +28,10 @@ def chain_handle(robot: Robot) -> Any:
     cache = robot.__dict__.get(_KEY)
     if cache is not None and cache.core is not None:
         return cache.core
-    from .. import _core
+    from .._core import Chain  # (the core loads here, at the first handle)
 
     C, joints = chain_arrays(robot)
-    made = _core.Chain(C, joints, *(np.ascontiguousarray(a, dtype=float)
+    made = Chain(C, joints, *(np.ascontiguousarray(a, dtype=float)
                                    for a in (robot.before, robot.after, robot.base, robot.tool)))
     cache_of(robot).core = made
     return made
