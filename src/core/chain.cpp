@@ -5,6 +5,8 @@
 // (prismatic), [z_i × (p_e − p_i) + h_i z_i; z_i] (helical of pitch h_i).
 #include "chain.hpp"
 
+#include "trig.hpp"
+
 #include <cmath>
 #include <cstring>
 
@@ -13,12 +15,11 @@ namespace {
 
 // T · Ji(θ) on the top rows of T (3 × 4), in place. Rz(θ) mixes columns 0 and 1; Tz(d) adds d·z
 // to column 3. Rz and Tz about one axis commute: a helical slide reads z either side of the turn.
-inline void joint(double* T, int kind, double pitch, double theta) {
+inline void joint(double* T, int kind, double pitch, double theta, double s, double c) {
     if (kind == PRISMATIC) {
         for (int r = 0; r < 3; ++r) T[4 * r + 3] += theta * T[4 * r + 2];
         return;
     }
-    const double c = std::cos(theta), s = std::sin(theta);
     for (int r = 0; r < 3; ++r) {
         const double x = T[4 * r], y = T[4 * r + 1];
         T[4 * r] = c * x + s * y;
@@ -48,19 +49,26 @@ inline void bottom_row(double* T) {
 
 }  // namespace
 
-bool pose(const Chain& ch, const double* q, double* T) {
+void angles(const Chain& ch, const double* Q, std::size_t count, double* theta, double* s, double* c) {
+    const std::size_t n = ch.n;
+    for (std::size_t k = 0; k < count; ++k)
+        for (std::size_t i = 0; i < n; ++i) theta[k * n + i] = Q[k * n + i] + ch.offset[i];
+    sincos_many(theta, count * n, s, c);
+}
+
+bool pose(const Chain& ch, const double* q, const double* s, const double* c, double* T) {
     std::memcpy(T, ch.C.data(), 12 * sizeof(double));
     bool ok = true;
     for (int i = 0; i < ch.n; ++i) {
         ok &= std::isfinite(q[i]);
-        joint(T, ch.kind[i], ch.pitch[i], q[i] + ch.offset[i]);
+        joint(T, ch.kind[i], ch.pitch[i], q[i] + ch.offset[i], s[i], c[i]);
         times_rigid(T, &ch.C[12 * (i + 1)], T);
     }
     bottom_row(T);
     return ok;
 }
 
-bool pose_jacobian(const Chain& ch, const double* q, double* T, double* J) {
+bool pose_jacobian(const Chain& ch, const double* q, const double* s, const double* c, double* T, double* J) {
     const int n = ch.n;
     std::memcpy(T, ch.C.data(), 12 * sizeof(double));
     bool ok = true;
@@ -70,7 +78,7 @@ bool pose_jacobian(const Chain& ch, const double* q, double* T, double* J) {
             J[(3 + r) * n + i] = T[4 * r + 2];
             J[r * n + i] = T[4 * r + 3];
         }
-        joint(T, ch.kind[i], ch.pitch[i], q[i] + ch.offset[i]);
+        joint(T, ch.kind[i], ch.pitch[i], q[i] + ch.offset[i], s[i], c[i]);
         times_rigid(T, &ch.C[12 * (i + 1)], T);
     }
     bottom_row(T);
@@ -119,7 +127,7 @@ void reframe(int n, const double* T, double* J, int frame, double* scratch) {
     }
 }
 
-bool frames(const Chain& ch, const double* q, double* F) {
+bool frames(const Chain& ch, const double* q, const double* s, const double* c, double* F) {
     std::memcpy(F, ch.base, 12 * sizeof(double));
     bottom_row(F);
     bool ok = true;
@@ -127,7 +135,7 @@ bool frames(const Chain& ch, const double* q, double* F) {
     for (int i = 0; i < ch.n; ++i) {
         ok &= std::isfinite(q[i]);
         times_rigid(F + 16 * i, &ch.before[12 * i], S);  // the state before joint i + 1
-        joint(S, ch.kind[i], ch.pitch[i], q[i] + ch.offset[i]);
+        joint(S, ch.kind[i], ch.pitch[i], q[i] + ch.offset[i], s[i], c[i]);
         times_rigid(S, &ch.after[12 * i], F + 16 * (i + 1));
         bottom_row(F + 16 * (i + 1));
     }

@@ -5,6 +5,7 @@
 // row-major; only their top three rows are carried (the bottom one is 0 0 0 1).
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace kc {
@@ -26,18 +27,22 @@ struct Chain {
     double tool[12] = {};
 };
 
-// The end pose of q (n) into T (16); false if q holds NaN or infinity.
-bool pose(const Chain& ch, const double* q, double* T);
+// θ_i = q_i + offset_i of `count` configurations Q (count × n) into theta, and their sines
+// and cosines into s and c (trig.hpp's, vectorised over the block): what the functions below take.
+void angles(const Chain& ch, const double* Q, std::size_t count, double* theta, double* s, double* c);
+
+// The end pose of q (n) into T (16), given s, c of its angles; false if q holds NaN or infinity.
+bool pose(const Chain& ch, const double* q, const double* s, const double* c, double* T);
 
 // The end pose into T (16) and the base-frame geometric Jacobian (rows v; ω) into J (6 × n,
 // row-major); false if q holds NaN or infinity.
-bool pose_jacobian(const Chain& ch, const double* q, double* T, double* J);
+bool pose_jacobian(const Chain& ch, const double* q, const double* s, const double* c, double* T, double* J);
 
 // J (6 × n) re-expressed in `frame` (TOOL, SPACE, BODY) from the base-frame J and the pose T;
 // scratch holds 6 × n doubles.
 void reframe(int n, const double* T, double* J, int frame, double* scratch);
 
 // Every frame (n + 2) × 16: base, link frames 1 … n, tool; false if q holds NaN or infinity.
-bool frames(const Chain& ch, const double* q, double* F);
+bool frames(const Chain& ch, const double* q, const double* s, const double* c, double* F);
 
 }  // namespace kc

@@ -9,6 +9,7 @@
 
 #include "chain.hpp"
 #include "dynamics.hpp"
+#include "trig.hpp"
 
 namespace kc {
 namespace {
@@ -129,7 +130,8 @@ bool mass_matrix(const Dynamics& dy, const double* q, double* M) {
             j = Geometry{1.0, 0.0, q[i] * D[SCALE] + D[OFFSET]};
         } else {
             const double th = q[i] + D[OFFSET];
-            j = Geometry{std::cos(th), std::sin(th), D[PITCH] * th};
+            j = Geometry{1.0, 0.0, D[PITCH] * th};
+            sincos(th, j.s, j.c);
         }
         Body& b = bodies[i];
         b.m = D[MASS];

@@ -45,15 +45,35 @@ kc::np::View states(nb::handle x, size_t n, const char* what) {
 
 // Run body(k) for k in [0, count), without the GIL for large batches; false if any returned false.
 template <class Body>
-bool each(size_t count, Body body) {
+bool each(size_t count, Body body, size_t states = 0) {
     bool ok = true;
-    if (count < RELEASE_GIL) {
+    if ((states ? states : count) < RELEASE_GIL) {
         for (size_t k = 0; k < count; ++k) ok &= body(k);
         return ok;
     }
     nb::gil_scoped_release unlocked;
     for (size_t k = 0; k < count; ++k) ok &= body(k);
     return ok;
+}
+
+// body(k, s, c) for each configuration k of Q (count × n), given the sines and cosines of its
+// angles, computed a block at a time (kc::angles: the same bits for a configuration in any block).
+template <class Body>
+bool each_posed(const kc::Chain& ch, const double* Q, size_t count, Body body) {
+    constexpr size_t BLOCK = 64;
+    const size_t n = ch.n, per = (count < BLOCK ? count : BLOCK) * n;
+    double small[3 * 128];
+    std::vector<double> big(3 * per > 3 * 128 ? 3 * per : 0);
+    double* buf = big.empty() ? small : big.data();
+    double *theta = buf, *s = buf + per, *c = buf + 2 * per;
+    size_t blocks = (count + BLOCK - 1) / BLOCK;
+    return each(blocks, [&](size_t b) {
+        const size_t k0 = b * BLOCK, m = count - k0 < BLOCK ? count - k0 : BLOCK;
+        kc::angles(ch, Q + k0 * n, m, theta, s, c);
+        bool ok = true;
+        for (size_t j = 0; j < m; ++j) ok &= body(k0 + j, s + j * n, c + j * n);
+        return ok;
+    }, count);
 }
 
 void copy_top(const In& A, double* out) {  // the top three rows of a 4 × 4
@@ -100,7 +120,10 @@ nb::object fk(const kc::Chain& ch, nb::handle q_in) {
     size_t count;
     nb::object out = make(q, {4, 4}, T, count);
     const double* Q = q.data;
-    if (!each(count, [&](size_t k) { return kc::pose(ch, Q + k * ch.n, T + 16 * k); })) not_finite();
+    if (!each_posed(ch, Q, count, [&](size_t k, const double* s, const double* c) {
+            return kc::pose(ch, Q + k * ch.n, s, c, T + 16 * k);
+        }))
+        not_finite();
     return out;
 }
 
@@ -113,9 +136,9 @@ nb::tuple fk_jacobian(const kc::Chain& ch, nb::handle q_in, int frame) {
     nb::object Jout = make(q, {6, ch.n}, J, count);
     const double* Q = q.data;
     std::vector<double> scratch(6 * n);
-    bool ok = each(count, [&](size_t k) {
+    bool ok = each_posed(ch, Q, count, [&](size_t k, const double* s, const double* c) {
         double* Jk = J + 6 * n * k;
-        const bool good = kc::pose_jacobian(ch, Q + k * n, T + 16 * k, Jk);
+        const bool good = kc::pose_jacobian(ch, Q + k * n, s, c, T + 16 * k, Jk);
         kc::reframe(ch.n, T + 16 * k, Jk, frame, scratch.data());
         return good;
     });
@@ -134,9 +157,9 @@ nb::object jacobian(const kc::Chain& ch, nb::handle q_in, int frame) {
     double small[6 * 16];
     std::vector<double> big(n > 16 ? 6 * n : 0);
     double* scratch = n > 16 ? big.data() : small;
-    bool ok = each(count, [&](size_t k) {
+    bool ok = each_posed(ch, Q, count, [&](size_t k, const double* s, const double* c) {
         double* Jk = J + 6 * n * k;
-        const bool good = kc::pose_jacobian(ch, Q + k * n, T, Jk);
+        const bool good = kc::pose_jacobian(ch, Q + k * n, s, c, T, Jk);
         kc::reframe(ch.n, T, Jk, frame, scratch);
         return good;
     });
@@ -151,7 +174,10 @@ nb::object frames(const kc::Chain& ch, nb::handle q_in) {
     nb::object out = make(q, {ch.n + 2, 4, 4}, F, count);
     const double* Q = q.data;
     const size_t stride = 16 * (ch.n + 2);
-    if (!each(count, [&](size_t k) { return kc::frames(ch, Q + k * ch.n, F + stride * k); })) not_finite();
+    if (!each_posed(ch, Q, count, [&](size_t k, const double* s, const double* c) {
+            return kc::frames(ch, Q + k * ch.n, s, c, F + stride * k);
+        }))
+        not_finite();
     return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "chain.hpp"
 #include "dynamics.hpp"
+#include "trig.hpp"
 
 namespace kc {
 namespace {
@@ -72,7 +73,7 @@ bool rne(const Dynamics& dy, const double* q, const double* qd, const double* qd
         Joint& j = links[i].j;
         if (static_cast<int>(D[KIND]) != PRISMATIC) {
             const double th = q[i] + D[OFFSET];
-            j.c = std::cos(th), j.s = std::sin(th);
+            sincos(th, j.s, j.c);
             w = rz_t(j.c, j.s, w), al = rz_t(j.c, j.s, al), a = rz_t(j.c, j.s, a);
             f = rz_t(j.c, j.s, f), m = rz_t(j.c, j.s, m);
             const double k = D[PITCH];
