@@ -154,7 +154,7 @@ def link_frame_robots(draw) -> km.Robot:
     """Random link-frame chains (URDF-like): random placements and unit axes, some helical."""
     n = draw(st.integers(1, 7))
     rows = []
-    for i in range(n):
+    for _ in range(n):
         T = draw(rigid_transforms())
         axis = np.array(draw(st.lists(st.floats(-1, 1), min_size=3, max_size=3)))
         axis = axis / np.linalg.norm(axis) if np.linalg.norm(axis) > 0.1 else np.array([0.0, 0.0, 1.0])
