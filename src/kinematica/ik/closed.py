@@ -79,7 +79,7 @@ def _one_compiled(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray, 
     candidates(*form, t.p[0], t.R[0], seeds[0], Q, reach)
     (Q,), (lost,) = finite_branches(Q[None], seeds)
     try:
-        T = chain_handle(rs).fk(Q)  # the compiled core's FK
+        T = chain_handle(rs)[0].fk(Q)  # the compiled core's FK
     except ValueError:  # a non-finite branch left (finite_branches replaces them): NumPy answers
         return None
     with np.errstate(over="ignore", invalid="ignore"):  # (as analytic_solutions: a far target)

@@ -34,7 +34,7 @@ class RobotCache:
     def __init__(self) -> None:
         self.parts: Any = None  # kinematics.chain._Parts: the NumPy passes' constants (batched IK)
         self.chain: tuple[np.ndarray, np.ndarray] | None = None  # (C, joints), see chain_arrays
-        self.core: Any = None  # the compiled core's kinematic handle, kinematics.handle.chain_handle
+        self.core: Any = None  # (the compiled core's kinematic handle, (n,)): kinematics.handle.chain_handle
         self.local: Any = None  # dynamics.local.Local: the local-frame dynamics constants
         self.dynamics: Any = None  # the core's dynamic handle and more, dynamics.packing.dynamics_handle
         self.fast_ik: dict[str, tuple | None] = {}  # ik.fast's constants, per limit mode

@@ -177,7 +177,7 @@ def end_single(robot: Robot, q: np.ndarray, with_jacobian: bool) -> tuple[np.nda
     """Pose (4, 4) and, if asked, the base-frame Jacobian (6, n) of one configuration q (n,)
     from `shaped_q`, by the compiled core, for the iterative IK: NaN or infinity in q gives
     arrays of NaN (an iterate that left the numbers fails its verdict; it is no input error)."""
-    h = chain_handle(robot)
+    h = chain_handle(robot)[0]
     try:
         return h.fk_jacobian(q, 0) if with_jacobian else (h.fk(q), None)
     except ValueError:

@@ -7,6 +7,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..model.robot import Robot
+from .cache import _KEY
 from .chain import not_finite, shaped_q
 from .handle import chain_handle
 from ..model.coerce import takes_robot
@@ -26,9 +27,10 @@ def fk(robot: Robot, q: Q) -> Poses:
     >>> km.fk(km.load("planar-3r"), np.radians([30, 30, 20]))[:2, 3].round(2)
     array([30.79, 47.02])
     """
-    h = chain_handle(robot)
-    if not (type(q) is np.ndarray and q.dtype is _F8 and q.shape[-1:] == (h.n,)):
-        q = shaped_q(robot, q)  # (a float array of the right shape: these checks are done)
+    cache = robot.__dict__.get(_KEY)  # chain_handle's lookup, inline: this is the hot path
+    h, one = cache.core if cache is not None and cache.core is not None else chain_handle(robot)
+    if not (type(q) is np.ndarray and q.dtype is _F8 and q.shape == one):
+        q = shaped_q(robot, q)  # (one float configuration of the right shape: checks done)
     try:
         return h.fk(q)
     except ValueError:  # the core found NaN or infinity
@@ -51,6 +53,6 @@ def fk_frames(robot: Robot, q: ArrayLike) -> np.ndarray:
     """
     q = shaped_q(robot, q)
     try:
-        return chain_handle(robot).frames(q)
+        return chain_handle(robot)[0].frames(q)
     except ValueError:
         not_finite()

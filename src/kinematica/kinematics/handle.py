@@ -8,8 +8,8 @@ shared library (milliseconds), with no compilation and no warm-up.
 
 >>> import kinematica as km
 >>> r = km.load("planar-3r")
->>> chain_handle(r) is chain_handle(r), chain_handle(r).n
-(True, 3)
+>>> chain_handle(r) is chain_handle(r), chain_handle(r)[0].n, chain_handle(r)[1]
+(True, 3, (3,))
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from ..model.robot import Robot
 from .cache import _KEY, cache_of, chain_arrays
 
 
-def chain_handle(robot: Robot) -> Any:
-    """The robot's `_core.Chain`, made on first use. One dictionary lookup once made: this is
-    on every FK and Jacobian call."""
+def chain_handle(robot: Robot) -> tuple[Any, tuple[int]]:
+    """The robot's `_core.Chain` and the shape (n,) of one configuration, made on first use
+    (the calls read `cache_of(robot).core` first: one lookup on every FK and Jacobian call)."""
     cache = robot.__dict__.get(_KEY)
     if cache is not None and cache.core is not None:
         return cache.core
@@ -33,5 +33,5 @@ def chain_handle(robot: Robot) -> Any:
     C, joints = chain_arrays(robot)
     made = Chain(C, joints, *(np.ascontiguousarray(a, dtype=float)
                                    for a in (robot.before, robot.after, robot.base, robot.tool)))
-    cache_of(robot).core = made
-    return made
+    cache_of(robot).core = (made, (robot.n,))
+    return cache_of(robot).core

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..model.robot import Robot
+from .cache import _KEY
 from .chain import not_finite, shaped_q
 from .handle import chain_handle
 from ..model.coerce import takes_robot
@@ -36,7 +37,7 @@ def fk_jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> tuple[np.nda
     code = _frame_code(frame)
     q = shaped_q(robot, q)
     try:
-        return chain_handle(robot).fk_jacobian(q, code)
+        return chain_handle(robot)[0].fk_jacobian(q, code)
     except ValueError:
         not_finite()
 
@@ -60,8 +61,9 @@ def jacobian(robot: Robot, q: Q, frame: str = "base") -> Jacobians:
            [  0., 270., 188.,  60.]])
     """
     code = 0 if frame is FRAMES[0] else _frame_code(frame)  # the default, without a lookup
-    h = chain_handle(robot)
-    if not (type(q) is np.ndarray and q.dtype is _F8 and q.shape[-1:] == (h.n,)):
+    cache = robot.__dict__.get(_KEY)  # chain_handle's lookup, inline: this is the hot path
+    h, one = cache.core if cache is not None and cache.core is not None else chain_handle(robot)
+    if not (type(q) is np.ndarray and q.dtype is _F8 and q.shape == one):
         q = shaped_q(robot, q)
     try:
         return h.jacobian(q, code)
