@@ -7,7 +7,8 @@ timed in fresh processes with default settings, beside Pinocchio's like-for-like
 Each (library, operation) runs in its own fresh interpreter, after its imports, the robot's
 model and the function's name are made (`km.fk` resolved: that imports its modules; not timed): the first call (which, for us, loads `kinematica._core` and packs
 the robot's handle), the first 100 calls together (the first included), then the steady state
-(median of 7 runs of 2000 calls, µs a call). The median over `--runs` fresh processes of each.
+(median of 7 runs of 2000 calls, CPU time, µs a call). The median over `--runs` fresh
+processes of each.
 
 Pinocchio's like-for-like calls, each taking q and returning an ndarray as ours do:
 - FK: `forwardKinematics` (every joint placement: what our chain product computes) then
@@ -76,11 +77,11 @@ for _ in range(99):
     call()
 hundred = first + clock() - t0
 runs = []
-for _ in range(7):
-    t0 = clock()
+for _ in range(7):  # CPU time: other work on a shared machine inflates it far less than wall time
+    t0 = time.process_time()
     for _ in range(2000):
         call()
-    runs.append((clock() - t0) / 2000)
+    runs.append((time.process_time() - t0) / 2000)
 out = {{"first": first * 1e6, "hundred": hundred * 1e6, "steady": statistics.median(runs) * 1e6}}
 if side == "ours" and op == "FK":
     Q = rng.uniform(lo, hi, (100_000, robot.n)); S = rng.uniform(lo, hi, (10_000, robot.n))

@@ -19,6 +19,8 @@ constexpr int R = 0, P = 9, MASS = 12, H = 13, I = 16, KIND = 25, OFFSET = 26, S
 struct Dynamics {
     int n = 0;
     std::vector<double> D;  // (n + 1) × WIDTH
+    double gravity[3] = {0.0, 0.0, 0.0};  // the default gravity, m/s²
+    bool rough = false;  // whether any joint has friction or armature
     const double* row(int i) const { return &D[static_cast<size_t>(i) * col::WIDTH]; }
 };
 

@@ -181,12 +181,19 @@ nb::object frames(const kc::Chain& ch, nb::handle q_in) {
     return out;
 }
 
-void init_dynamics(kc::Dynamics* dy, const In& D) {
+void init_dynamics(kc::Dynamics* dy, const In& D, const In& gravity) {
     if (D.ndim() != 2 || D.shape(0) < 2 || D.shape(1) != kc::col::WIDTH)
         throw nb::index_error("D: expected (n + 1, WIDTH)");
+    if (gravity.size() != 3) throw nb::index_error("gravity: (3,)");
     new (dy) kc::Dynamics();
     dy->n = static_cast<int>(D.shape(0) - 1);
     dy->D.assign(D.data(), D.data() + D.size());
+    for (int k = 0; k < 3; ++k) dy->gravity[k] = gravity.data()[k];
+    for (int i = 0; i < dy->n; ++i) {
+        const double* row = dy->row(i);
+        dy->rough = dy->rough || row[kc::col::ARMATURE] != 0.0 || row[kc::col::VISCOUS] != 0.0 ||
+                    row[kc::col::COULOMB] != 0.0;
+    }
 }
 
 // τ (..., n) of states q, qd, qdd (..., n), one gravity (3) and a wrench None, (6) or (..., 6).
@@ -215,6 +222,21 @@ nb::object rne(const kc::Dynamics& dy, nb::handle q_in, nb::handle qd_in, nb::ha
                            friction, tau + k * n);
         }))
         not_finite();
+    return out;
+}
+
+// km.rne's default call (standard gravity, no wrench) on three float64 arrays of shape (n,)
+// exactly: the checks here, in C++, instead of in Python. None when an input is anything else
+// (the general path then checks and converts it).
+nb::object rne_one(const kc::Dynamics& dy, nb::handle q, nb::handle qd, nb::handle qdd, nb::handle friction) {
+    const double *Q = kc::np::exact(q, dy.n), *QD = kc::np::exact(qd, dy.n), *QDD = kc::np::exact(qdd, dy.n);
+    if (!Q || !QD || !QDD) return nb::none();
+    const int on = PyObject_IsTrue(friction.ptr());
+    if (on < 0) throw nb::python_error();
+    const Py_intptr_t shape[1] = {dy.n};
+    double* tau;
+    nb::object out = kc::np::empty(1, shape, tau);
+    if (!kc::rne(dy, Q, QD, QDD, dy.gravity, nullptr, on && dy.rough, tau)) not_finite();
     return out;
 }
 
@@ -251,7 +273,9 @@ NB_MODULE(_core, m) {
         .def("frames", &frames, "q"_a, "Every frame (..., n + 2, 4, 4): base, link frames, tool.");
 
     nb::class_<kc::Dynamics>(m, "Dynamics", "A robot's dynamic tables (dynamics/packing.py), packed once.")
-        .def("__init__", &init_dynamics, "D"_a)
+        .def("__init__", &init_dynamics, "D"_a, "gravity"_a)
+        .def("rne_one", &rne_one, "q"_a, "qd"_a, "qdd"_a, "friction"_a,
+             "km.rne's default call on three float64 arrays (n,); None for other inputs.")
         .def_ro("n", &kc::Dynamics::n)
         .def("rne", &rne, "q"_a, "qd"_a, "qdd"_a, "gravity"_a, "wrench"_a.none(), "friction"_a,
              "Joint torques (..., n) by recursive Newton–Euler, SI.")

@@ -47,4 +47,7 @@ struct View {
 };
 View view(nb::handle x);
 
+// The data of x if it is exactly a float64 C-contiguous ndarray of shape (n,), else null.
+const double* exact(nb::handle x, int n);
+
 }  // namespace kc::np

@@ -21,6 +21,7 @@ import numpy as np
 from ..kinematics.cache import HELICAL, PRISMATIC, REVOLUTE, cache_of
 from ..model.robot import Robot
 from .local import Local, local
+from .params import GRAVITY
 
 PACK = {"R": slice(0, 9), "p": slice(9, 12), "mass": 12, "h": slice(13, 16), "I": slice(16, 25),
         "kind": 25, "offset": 26, "scale": 27, "armature": 28, "viscous": 29, "coulomb": 30,
@@ -46,7 +47,7 @@ def pack(L: Local) -> np.ndarray:
 class Handle(NamedTuple):
     """What a dynamics call needs of the robot, looked up once."""
 
-    core: Any  # _core.Dynamics
+    core: Any  # _core.Dynamics (its default gravity: params.GRAVITY)
     rough: bool  # whether the robot has friction or armature
     shape: tuple[int]  # (n,): the shape of one state
 
@@ -59,5 +60,5 @@ def dynamics_handle(robot: Robot) -> Handle:
         from .._core import Dynamics
 
         L = local(robot)
-        cache.dynamics = Handle(Dynamics(pack(L)), L.rough, (robot.n,))
+        cache.dynamics = Handle(Dynamics(pack(L), GRAVITY), L.rough, (robot.n,))
     return cache.dynamics

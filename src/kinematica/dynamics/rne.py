@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..kinematics.cache import cache_of
+from ..kinematics.cache import _KEY
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
 from .packing import dynamics_handle
@@ -72,11 +72,12 @@ def rne(robot: Robot, q: Q, qd: QD, qdd: QDD, *, gravity: ArrayLike = GRAVITY,
     >>> tau.round(4)  # holding the horizontal arm against gravity
     array([0.    , 2.5443, 0.6075, 0.    , 0.    ])
     """
-    hd = cache_of(robot).dynamics  # made by the first call below: then one lookup, no checks
-    if hd is not None and gravity is GRAVITY and wrench is None and type(q) is type(qd) is type(qdd) is np.ndarray \
-            and q.dtype is qd.dtype is qdd.dtype is _F8 and q.shape == qd.shape == qdd.shape == hd.shape:
-        try:
-            return hd.core.rne(q, qd, qdd, GRAVITY, None, hd.rough and bool(friction))
+    cache = robot.__dict__.get(_KEY)  # the handle, made by the first call below
+    if cache is not None and cache.dynamics is not None and gravity is GRAVITY and wrench is None:
+        try:  # the core checks that q, qd, qdd are float64 arrays of shape (n,): None if not
+            tau = cache.dynamics[0].rne_one(q, qd, qdd, friction)
+            if tau is not None:
+                return tau
         except ValueError:  # NaN or infinity: the checks below name the input
             pass
     q = check_q(robot, q)
@@ -90,5 +91,3 @@ def rne(robot: Robot, q: Q, qd: QD, qdd: QDD, *, gravity: ArrayLike = GRAVITY,
     qd, qdd = np.ascontiguousarray(qd), np.ascontiguousarray(qdd)  # (broadcast views: stride 0)
     return hd.core.rne(q, qd, qdd, g, W, hd.rough and bool(friction))
 
-
-_F8 = np.dtype(float)
