@@ -4,10 +4,11 @@
     python benchmarks/run.py --readme   # … and puts the Markdown into README.md between its markers
     python benchmarks/run.py --quick    # a smoke run (fewer calls and targets): numbers are rougher
 
-Four tables, ours beside the peers that are installed (Pinocchio, Robotics Toolbox, ikpy), each
-row with the ratio the issue-12 targets are stated in and whether it is met:
-- single calls (Puma 560): FK, Jacobian, RNE — ours (compiled kernels, and the NumPy code that
-  runs before they load) ÷ Pinocchio's time;
+Five tables, ours beside the peers that are installed (Pinocchio, Robotics Toolbox, ikpy), each
+row with the ratio the issue-12 and issue-26 targets are stated in and whether it is met:
+- fresh processes, default settings (bench_core.py): FK, Jacobian, RNE, mass matrix — the first
+  call, the first 100 and the steady state, beside Pinocchio's like-for-like call;
+- single calls (Puma 560): FK, Jacobian, RNE — ours (the C++ core) ÷ Pinocchio's time;
 - batched calls: per pose / per state, ours against the peers' Python loops;
 - IK, full pose (Puma 560, UR5, Panda): success (judged by our FK, limits on), false claims and
   time per solve, batched and one call at a time, beside Pinocchio's CLIK loop;
@@ -38,6 +39,7 @@ sys.path.insert(0, str(HERE))
 import kinematica as km  # noqa: E402
 from kinematica import compiled  # noqa: E402
 
+import bench_core as bc  # noqa: E402
 import bench_dynamics as bd  # noqa: E402
 import bench_ik as bi  # noqa: E402
 import bench_kinematics as bk  # noqa: E402
@@ -102,20 +104,6 @@ def kernels_load() -> float:
     return time.perf_counter() - t0
 
 
-def numpy_single(quick: bool) -> dict[str, float]:
-    """Our single calls with the kernels off: what runs before they load, or without Numba."""
-    robot = km.load("puma560")
-    q = np.random.default_rng(0).uniform(-1, 1, robot.n)
-    calls, repeat = (300, 3) if quick else (3000, 7)
-    compiled.use_compiled("never")
-    try:
-        return {"FK": bk.per_call_us(lambda: km.fk(robot, q), calls, repeat),
-                "Jacobian": bk.per_call_us(lambda: km.jacobian(robot, q), calls, repeat),
-                "RNE": bk.per_call_us(lambda: km.rne(robot, q, q, q), calls, repeat)}
-    finally:
-        compiled.use_compiled("always")
-
-
 def inverse(quick: bool) -> list[dict]:
     out = []
     n, single, peer = (500, 50, 50) if quick else (2000, 150, 150)
@@ -156,7 +144,7 @@ def startup(runs: int) -> dict[str, float]:
 
 
 # --- the tables -----------------------------------------------------------------------------
-def single_table(kin: dict, dyn: dict, numpy_: dict) -> str:
+def single_table(kin: dict, dyn: dict) -> str:
     ours = {"FK": kin["ours"]["single FK"], "Jacobian": kin["ours"]["single Jacobian"],
             "RNE": dyn["ours"]["single rne"]}
     pin = kin["Pinocchio"] and {"FK": kin["Pinocchio"]["single FK"], "Jacobian": kin["Pinocchio"]["single Jacobian"],
@@ -165,10 +153,10 @@ def single_table(kin: dict, dyn: dict, numpy_: dict) -> str:
     rows = []
     for op, target in SINGLE_RATIO.items():
         ratio = ours[op] / pin[op] if pin else None
-        rows.append([op, fmt(ours[op]), fmt(numpy_[op]), fmt(pin[op]) if pin else "not installed",
+        rows.append([op, fmt(ours[op]), fmt(pin[op]) if pin else "not installed",
                      fmt(rtb.get(f"single {op}")) if rtb and op != "RNE" else "–",
                      fmt(ratio, "×"), f"≤ {target:g}× " + (met(ratio <= target) if ratio else "")])
-    return table(["one call, Puma 560 (µs)", "Kinematica", "Kinematica, NumPy", "Pinocchio", "Robotics Toolbox",
+    return table(["one call, Puma 560 (µs)", "Kinematica", "Pinocchio", "Robotics Toolbox",
                   "ours ÷ Pinocchio", "target"], rows)
 
 
@@ -250,12 +238,16 @@ def markdown(result: dict) -> str:
                "way); \"ours ÷ RTB C++\" divides our one-call median (limits \"wrap\", as its ik_LM: free "
                "iteration, limits checked at the end) by its C++ ik_LM's median on the targets it solved, "
                "both measured in this run (issue 12's target: ≤ 0.5×).")
-    single_note = ("\"Kinematica\" times the compiled kernels (`kinematica.compiled`: they load at a process's "
-                   "2000th single call, or at once with KINEMATICA_COMPILED=always); \"Kinematica, NumPy\" the code "
-                   "that runs before that, or without Numba. These rows and the batched ones below: median "
+    single_note = ("\"Kinematica\" times the C++ core (`kinematica._core`), which every FK, Jacobian, RNE and "
+                   "mass-matrix call runs. These rows and the batched ones below: median "
                    f"{'CPU' if result['timer'] == 'cpu' else 'wall'} time per call, ours and the peers' in the same "
                    "process.")
-    return "\n\n".join([result["header"], single_table(result["kinematics"], result["dynamics"], result["numpy"]),
+    fresh_note = ("Fresh processes with default settings (benchmarks/bench_core.py): each operation in its own "
+                  "interpreter after its imports, median of the processes; Pinocchio's like-for-like calls: "
+                  "forwardKinematics + updateFramePlacement of the tool frame (.homogeneous), computeFrameJacobian "
+                  "(LOCAL_WORLD_ALIGNED), rnea, crba (upper triangle only).")
+    return "\n\n".join([result["header"], bc.tables(result["fresh"]), fresh_note,
+                        single_table(result["kinematics"], result["dynamics"]),
                         single_note,
                         batch_table(result["kinematics"], result["dynamics"]), ik_table(result["ik"]), ik_note,
                         startup_table(result["startup"])]) + "\n"
@@ -283,7 +275,7 @@ def main(argv: list[str] | None = None) -> None:
                "timer": args.timer}
     started["kernels"] = kernels_load()
     t0 = time.perf_counter()
-    result = {"numpy": numpy_single(args.quick), "kinematics": kinematics(args.quick), "dynamics": dynamics(args.quick), "ik": inverse(args.quick),
+    result = {"fresh": bc.measure("puma560", 1 if args.quick else 3), "kinematics": kinematics(args.quick), "dynamics": dynamics(args.quick), "ik": inverse(args.quick),
               "startup": startup(3 if args.quick else 7)}
     result["header"] = header(started)
     result["timer"] = args.timer

@@ -1,10 +1,7 @@
-"""The compiled (Numba) kernels against the equations and against the NumPy code they replace.
-
-Oracles: `kinematics.reference` (the product of exponentials, Modern Robotics' FKinSpace and
-JacobianSpace, read off the chain's constants without the fast paths' code) for FK and the
-Jacobian; the traced Newton–Euler programs (themselves checked against Pinocchio in
-test_pinocchio.py) for RNE; IK run both ways for its verdicts. The kernels load once for the
-module (compiled on a machine's first run, cached on disk after that).
+"""The compiled (Numba) IK kernels against the equations and against the NumPy code they replace:
+IK run both ways for its verdicts, the pose error, the damped step, the limit tests. The kernels
+load once for the module (compiled on a machine's first run, cached on disk after that). FK, the
+Jacobians, RNE and the mass matrix are the C++ core's (tests/test_core.py), whatever the policy.
 """
 
 from __future__ import annotations
@@ -22,11 +19,8 @@ from hypothesis import strategies as st
 
 import kinematica as km
 from kinematica import compiled
-from kinematica.errors import InputError
 from kinematica.kinematics import reference
-from kinematica.kinematics.cache import cache_of
-from kinematica.model.library import robot_names
-from strategies import FAST, robot_and_q
+from strategies import FAST
 from test_helical import random_helical_robot
 
 # FK/J agree to 1e-12 relative to the robot's size: every entry is a sum of products of unit
@@ -58,134 +52,6 @@ def limit_rows(robot: km.Robot, rng: np.random.Generator) -> np.ndarray:
     unlimited joint)."""
     lim = np.clip(robot.limits, -2 * np.pi, 2 * np.pi)
     return np.vstack([lim[:, 0] + rng.random((6, robot.n)) * (lim[:, 1] - lim[:, 0]), lim.T])
-
-
-def assert_matches_reference(robot: km.Robot, Q: np.ndarray) -> None:
-    tol = REL * size(robot)
-    T_all, J_all = km.fk(robot, Q), km.jacobian(robot, Q)  # batched (a loop of the kernel)
-    for q, T_b, J_b in zip(Q, T_all, J_all):
-        T_ref, J_ref = reference.fk_space(robot, q), reference.jacobian_geometric(robot, q)
-        for T in (km.fk(robot, q), T_b):
-            np.testing.assert_allclose(T, T_ref, rtol=0, atol=tol)
-        for J in (km.jacobian(robot, q), J_b):
-            np.testing.assert_allclose(J, J_ref, rtol=0, atol=tol)
-
-
-@pytest.mark.parametrize("name", robot_names())
-def test_compiled_fk_and_jacobian_match_the_equations_on_every_bundled_robot(name):
-    robot = km.load(name)
-    assert_matches_reference(robot, limit_rows(robot, np.random.default_rng(7)))
-    assert cache_of(robot).chain is not None  # the kernels' constants: the compiled path ran
-
-
-@FAST
-@given(robot_and_q(shape=(3,)))
-def test_compiled_fk_and_jacobian_match_the_equations_on_random_robots(rq):
-    robot, Q = rq
-    assert_matches_reference(robot, Q)
-
-
-@FAST
-@given(robot_and_q(shape=(6,)))
-def test_compiled_and_numpy_paths_agree(rq):
-    robot, Q = rq
-    tol = REL * size(robot)
-    fast = [km.fk(robot, Q), km.jacobian(robot, Q), km.fk(robot, Q[0]), km.jacobian(robot, Q[0])]
-    with policy("never"):
-        slow = [km.fk(robot, Q), km.jacobian(robot, Q), km.fk(robot, Q[0]), km.jacobian(robot, Q[0])]
-    for a, b in zip(fast, slow):
-        np.testing.assert_allclose(a, b, rtol=0, atol=tol)
-
-
-URDF = """<robot name="slider-arm">
-  <link name="base"/><link name="l1"/><link name="l2"/><link name="tip"/>
-  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>
-    <origin xyz="0 0 0.3" rpy="0 0 0"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
-  <joint name="j2" type="prismatic"><parent link="l1"/><child link="l2"/>
-    <origin xyz="0.2 0 0" rpy="0.3 0.2 0.1"/><axis xyz="1 0 0"/>
-    <limit lower="0" upper="0.5" effort="1" velocity="1"/></joint>
-  <joint name="j3" type="revolute"><parent link="l2"/><child link="tip"/>
-    <origin xyz="0 0.1 0.05" rpy="0 1.2 0"/><axis xyz="0 1 1"/>
-    <limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
-</robot>"""
-
-
-def test_robots_built_at_run_time_use_the_compiled_path(tmp_path):
-    from kinematica.app.robotedit import build, form_from_robot  # the simulator's Robot tab, without a page
-
-    rng = np.random.default_rng(3)
-    path = tmp_path / "copy.yaml"
-    km.save(km.load("kuka-kr6-r900"), path)
-    form = form_from_robot(km.load("ur5"))
-    form.rows[1]["a"] = "-0.5"  # an upper arm 75 mm longer, typed into the table
-    edited = build(form)
-    assert edited.C[2][0, 3] == -0.5
-    for robot in (km.load(path), km.from_urdf(URDF), edited,
-                  km.from_dh([{"a": 0.4, "alpha": 1.2, "d": 0.1}, {"type": "prismatic", "a": 0.2, "theta": 0.3,
-                                                                    "limits": [0, 1]}])):
-        assert cache_of(robot).chain is None
-        assert_matches_reference(robot, limit_rows(robot, rng))
-        assert cache_of(robot).chain is not None
-
-
-def test_a_configuration_with_nan_or_inf_is_refused_and_huge_finite_values_are_not():
-    robot = km.load("puma560")
-    for f in (km.fk, km.jacobian):
-        with pytest.raises(InputError, match="q: contains NaN or infinity"):
-            f(robot, [0, 0, np.nan, 0, 0, 0])
-    with pytest.raises(InputError, match="qd: contains NaN or infinity"):
-        km.rne(robot, np.zeros(6), [0, 0, 0, 0, 0, np.inf], np.zeros(6))
-    q = np.full(6, 1e308)  # each value finite (their sum is not): a pose, not an error
-    assert np.isfinite(km.fk(robot, q)).all()
-    ref = reference.fk_space(robot, q)
-    assert np.isfinite(ref).all()
-
-
-def test_the_float_array_fast_paths_keep_every_input_check():
-    """fk, jacobian and rne take float64 arrays of shape (n,) straight to the kernels (issue 12:
-    the Python around a ~1 µs kernel); NaN, infinity and wrong shapes must still be the clear
-    errors of the general path, and the answers those of the reference equations."""
-    robot = km.load("puma560")
-    q = np.array([0.1, -0.4, 0.3, 0.9, -0.6, 0.2])
-    km.rne(robot, q, q, q)  # fills the rne cache: the calls below take the fast path
-    np.testing.assert_allclose(km.fk(robot, q), reference.fk_space(robot, q), atol=REL * size(robot))
-    np.testing.assert_allclose(km.jacobian(robot, q), reference.jacobian_geometric(robot, q), atol=REL * size(robot))
-    np.testing.assert_allclose(km.rne(robot, q, q, q), traced_rne(robot, q, q, q, km.dynamics.params.GRAVITY, None),
-                               rtol=1e-11, atol=1e-11)
-    for bad in (np.nan, np.inf, -np.inf):
-        b = q.copy()
-        b[3] = bad
-        for f in (km.fk, km.jacobian):
-            with pytest.raises(InputError, match="q: contains NaN or infinity"):
-                f(robot, b)
-        for args, what in (((b, q, q), "q"), ((q, b, q), "qd"), ((q, q, b), "qdd")):
-            with pytest.raises(InputError, match=f"^{what}: contains NaN or infinity"):
-                km.rne(robot, *args)
-    for f in (km.fk, km.jacobian):
-        with pytest.raises(InputError, match=r"expected 6 joint values .* got shape \(5,\)"):
-            f(robot, q[:5])
-    with pytest.raises(InputError, match=r"qdd: expected 6 joint values .* got shape \(5,\)"):
-        km.rne(robot, q, q, q[:5])
-    assert km.fk(robot, np.stack([q, q])).shape == (2, 4, 4)  # a batch: the general path
-
-
-def traced_rne(robot, q, qd, qdd, gravity, wrench):
-    with policy("never"):
-        return km.rne(robot, q, qd, qdd, gravity=gravity, wrench=wrench)
-
-
-@pytest.mark.parametrize("name", [n for n in robot_names() if km.load(n).has_inertials])
-def test_compiled_rne_matches_the_traced_programs(name):
-    robot = km.load(name)
-    rng = np.random.default_rng(11)
-    for q in limit_rows(robot, rng):
-        qd, qdd = rng.normal(size=(2, robot.n))
-        for gravity, wrench in ((km.dynamics.params.GRAVITY, None), (rng.normal(size=3) * 9, rng.normal(size=6))):
-            tau = km.rne(robot, q, qd, qdd, gravity=gravity, wrench=wrench)
-            ref = traced_rne(robot, q, qd, qdd, gravity, wrench)
-            # the same formulas, summed in the same order up to constant folding: rounding only
-            np.testing.assert_allclose(tau, ref, rtol=1e-11, atol=1e-11 * (1.0 + np.abs(ref).max()))
-    assert cache_of(robot).rne is not None  # the kernel's packed constants: the compiled path ran
 
 
 def test_ik_verdicts_are_the_same_compiled_and_not():
@@ -229,10 +95,10 @@ def test_without_numba_the_numpy_code_runs_after_one_warning():
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["ok"] is False
     assert len(got["warnings"]) == 1 and "compiled kernels unavailable" in got["warnings"][0]
-    robot, q = km.load("puma560"), np.full(6, 0.3)
+    robot, q = km.load("puma560"), np.full(6, 0.3)  # FK, J and RNE: the C++ core, Numba or not
     np.testing.assert_allclose(got["T"], reference.fk_space(robot, q), atol=REL * size(robot))
     np.testing.assert_allclose(got["J"], reference.jacobian_geometric(robot, q), atol=REL * size(robot))
-    tau = traced_rne(robot, q, np.zeros(6), np.zeros(6), km.dynamics.params.GRAVITY, None)
+    tau = km.gravity_torques(robot, q)  # the traced programs
     np.testing.assert_allclose(got["tau"], tau, rtol=1e-11, atol=1e-11)
 
 
@@ -241,55 +107,21 @@ def test_auto_loads_the_kernels_in_the_background_only_after_many_single_calls()
         import json, sys
         import numpy as np, kinematica as km
         from kinematica import compiled
-        from kinematica.kinematics.cache import cache_of
         r, q = km.load("puma560"), np.zeros(6)
+        for i in range(3 * compiled.HOT_CALLS):  # the C++ core: no count, no Numba
+            km.fk(r, q), km.jacobian(r, q), km.rne(r, q, q, q), km.mass_matrix(r, q)
         for i in range(compiled.HOT_CALLS - 1):
-            km.fk(r, q)
-        before = "numba" in sys.modules or cache_of(r).chain is not None
-        km.fk(r, q)  # the HOT_CALLS-th: starts the load, answered by NumPy
+            compiled.kernels("ik")  # what each iteration of a single IK call asks
+        before = "numba" in sys.modules
+        assert compiled.kernels("ik") is None  # the HOT_CALLS-th: starts the load, NumPy answers
         loaded = compiled.wait_loaded(600)
-        km.fk(r, q)
-        print(json.dumps({"before": before, "loaded": loaded, "compiled": cache_of(r).chain is not None,
+        print(json.dumps({"before": before, "loaded": loaded, "compiled": compiled.ready("ik") is not None,
                           "mode": compiled.mode()}))
     """)
     env = {k: v for k, v in __import__("os").environ.items() if k != "KINEMATICA_COMPILED"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got == {"before": False, "loaded": True, "compiled": True, "mode": "auto"}
-
-
-def with_random_dynamics(robot: km.Robot, rng: np.random.Generator) -> km.Robot:
-    """The robot with random inertials (lengths in its unit), friction and armature."""
-    from kinematica.model.inertial import Inertial
-
-    unit = 1000.0 if robot.length_unit == "mm" else 1.0
-    inert = []
-    for _ in range(robot.n):
-        A = rng.normal(size=(3, 3))
-        inertia = (A @ A.T + 0.1 * np.eye(3)) * unit ** 2
-        inert.append(Inertial(rng.uniform(0.1, 3), rng.normal(size=3) * 0.2 * unit, inertia))
-    extras = dict(robot.extras)
-    extras["drives"] = {k: rng.uniform(0, 1, robot.n).tolist() for k in ("viscous", "coulomb", "armature")}
-    return robot.replace(inertials=tuple(inert), extras=extras)
-
-
-@FAST
-@given(robot_and_q(), st.integers(0, 2 ** 32 - 1), st.booleans())
-def test_compiled_rne_matches_the_traced_programs_on_random_robots(rq, seed, mm):
-    """Revolute and prismatic joints (the bundled robots have no prismatic one), friction and
-    armature, a tool wrench, robots in m and in mm (prismatic rates scaled to SI)."""
-    robot, q = rq
-    if mm:  # the same numbers read as mm
-        robot = robot.replace(length_unit="mm")
-    rng = np.random.default_rng(seed)
-    robot = with_random_dynamics(robot, rng)
-    q = np.clip(q, *robot.limits.T)
-    qd, qdd = rng.normal(size=(2, robot.n))
-    gravity, wrench = rng.normal(size=3) * 9, rng.normal(size=6)
-    tau = km.rne(robot, q, qd, qdd, gravity=gravity, wrench=wrench)
-    ref = traced_rne(robot, q, qd, qdd, gravity, wrench)
-    np.testing.assert_allclose(tau, ref, rtol=1e-10, atol=1e-10 * (1.0 + np.abs(ref).max()))
-    assert cache_of(robot).rne is not None
 
 
 def test_compiled_pose_error_matches_the_numpy_pose_error_also_near_a_half_turn():
@@ -402,18 +234,11 @@ def test_batched_ik_compiled_solves_what_numpy_solves_and_claims_nothing_false()
 @FAST
 @given(st.integers(0, 2 ** 32 - 1), st.sampled_from(["m", "mm"]))
 def test_a_helical_robot_takes_the_kernels_with_its_pitch(seed, unit):
-    """The kernels' joint table carries a helical joint's pitch: FK and the Jacobian match the
-    product of exponentials (whose screw has the pitch in its linear part), RNE the traced
-    programs, and IK's verdicts those of the NumPy path, on robots mixing the three kinds."""
+    """The IK kernels' joint table carries a helical joint's pitch: IK's verdicts are those of
+    the NumPy path on robots mixing the three kinds."""
     rng = np.random.default_rng(seed)
     robot = random_helical_robot(rng, unit)
     Q = rng.uniform(-3, 3, (4, robot.n))
-    assert_matches_reference(robot, Q)
-    for q in Q[:2]:
-        qd, qdd = rng.normal(size=(2, robot.n))
-        ref = traced_rne(robot, q, qd, qdd, km.dynamics.params.GRAVITY, None)
-        np.testing.assert_allclose(km.rne(robot, q, qd, qdd), ref, rtol=1e-11, atol=1e-11 * (1.0 + np.abs(ref).max()))
-    assert cache_of(robot).chain is not None and cache_of(robot).rne is not None  # the compiled paths ran
     T = km.fk(robot, Q[2] * 0.9)
     fast = km.ik(robot, T, q0=Q[2], limits="ignore", restarts=0)  # no restarts: no generators to differ
     with policy("never"):

@@ -1,6 +1,9 @@
-"""When the compiled (Numba) kernels run instead of the NumPy code they are tested equal to.
+"""When the compiled (Numba) inverse-kinematics kernels run instead of the NumPy code they are
+tested equal to. FK, the Jacobians, RNE and the mass matrix are not here: the C++ core
+(`kinematica._core`) computes them for every call, with no warm-up; the IK kernels move there
+too (issue 26, phase 2), and this module goes with them.
 
-Numba turns a single FK, Jacobian or RNE call from 10–20 µs of NumPy calls into 1–3 µs, but
+Numba turns a single IK iteration from tens of µs of NumPy calls into a few, but
 it costs to start: importing Numba and loading the kernels from its on-disk cache takes
 ~0.3–0.7 s, and the very first use on a machine compiles them (~25 s, once: the result is
 cached on disk, in `__pycache__` beside the kernels or Numba's per-user cache directory). A
@@ -33,8 +36,7 @@ HOT_CALLS = 2000  # single calls before "auto" loads the kernels (~20 ms of NumP
 MODES = ("auto", "always", "never")
 # The kernel modules, each beside the reference code it speeds up (imported by name: they
 # import Numba at their top, which nothing else may do).
-MODULES = {"chain": "kinematica.kinematics.kernels", "rne": "kinematica.dynamics.rne_kernel",
-           "ik": "kinematica.ik.lm_kernel", "one": "kinematica.ik.single_kernel"}
+MODULES = {"ik": "kinematica.ik.lm_kernel", "one": "kinematica.ik.single_kernel"}
 
 _mode = os.environ.get("KINEMATICA_COMPILED", "auto").strip().lower() or "auto"
 if _mode not in MODES:

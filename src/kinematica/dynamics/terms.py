@@ -3,7 +3,8 @@ and forward dynamics.
 
   g(q)       = rne(q, 0, 0)                      gravity torques
   C(q, q̇) q̇  = rne(q, q̇, 0) with no gravity       Coriolis and centrifugal torques
-  M(q)       composite-rigid-body algorithm (crba.py), armature on the diagonal
+  M(q)       composite-rigid-body algorithm (crba.py; the compiled core's src/core/crba.cpp
+             computes it), armature on the diagonal
   q̈          = M⁻¹ (τ − τ_f − rne(q, q̇, 0, g, w))  forward dynamics, M = L D Lᵀ
 Each is its own traced program (programs.py): the zero velocity, acceleration or gravity of a
 term is folded away rather than computed. All SI: N·m and kg·m² for revolute joints, N and kg
@@ -13,15 +14,15 @@ unit per s (per s²).
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..kinematics.chain import check_q
+from ..kinematics.cache import cache_of
+from ..kinematics.chain import check_q, not_finite
 from ..model.robot import Robot
 from . import programs as pg
 from .local import local
+from .packing import dynamics_handle
 from .params import GRAVITY, DynamicsError
 from .rne import SMALL, check_like, check_vector, gravity_kind
 from ..model.coerce import takes_robot
@@ -74,28 +75,17 @@ def mass_matrix(robot: Robot, q: ArrayLike) -> np.ndarray:
     >>> bool(np.allclose(M, M.T)) and bool(np.all(np.linalg.eigvalsh(M) > 0))
     True
     """
-    q = check_q(robot, q)
-    L, n = local(robot), robot.n
-    kind = pg.Kind("mass")
-    where = _upper_index(n)  # M[r, c] = upper[where[r, c]]
-    if q.ndim == 1:
-        return np.array(pg.run_single(L, kind, q.tolist()))[where]
-    if q.size <= SMALL * n:
-        upper = np.array([pg.run_single(L, kind, x) for x in q.reshape(-1, n).tolist()])
-        return upper.reshape(-1, n * (n + 1) // 2)[:, where].reshape(q.shape + (n,))
-    Q = q.reshape(-1, n)
-    M = np.empty((len(Q), n, n))
-    pg.run_rows(L, kind, [[M[:, r, c]] + ([M[:, c, r]] if r != c else []) for r in range(n) for c in range(r, n)], Q)
-    return M.reshape(q.shape + (n,))
+    hd = cache_of(robot).dynamics  # made by the first call below: then one lookup
+    if not (hd is not None and type(q) is np.ndarray and q.dtype is _F8 and q.shape[-1:] == hd.shape):
+        q = check_q(robot, q)  # (an input error before a robot without inertials is one)
+        hd = dynamics_handle(robot)
+    try:
+        return hd.core.mass_matrix(q)
+    except ValueError:  # the core found NaN or infinity
+        not_finite()
 
 
-@lru_cache(maxsize=None)
-def _upper_index(n: int) -> np.ndarray:
-    """(n, n) indices into the upper triangle listed row by row: the mass program's output
-    (cached: building it costs more than the mass matrix itself)."""
-    k = np.zeros((n, n), dtype=int)
-    k[np.triu_indices(n)] = np.arange(n * (n + 1) // 2)
-    return np.maximum(k, k.T)
+_F8 = np.dtype(float)
 
 
 def _check_invertible(robot: Robot, M: np.ndarray) -> None:

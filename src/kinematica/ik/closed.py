@@ -8,7 +8,7 @@ from ..errors import InputError
 import numpy as np
 
 from .. import compiled
-from ..kinematics.cache import cache_of, chain_arrays
+from ..kinematics.handle import chain_handle
 from ..model.robot import Robot
 from .numeric import CONVERGED
 from .options import LIMIT_MODES, solver_options
@@ -65,21 +65,23 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
 def _one_compiled(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
     """`analytic_solutions(rs, t, q_ref=seeds)` for one pose target, compiled: every branch
     (`closed_kernel.candidates`, the NumPy solvers' equations in Numba) and which of them FK
-    reproduces (`analytic._fk_check`'s test, on the compiled FK). None when the kernels are not
+    reproduces (`analytic._fk_check`'s test, on the C++ core's FK). None when the kernels are not
     loaded or no compiled closed form fits the arm (the NumPy solvers then answer)."""
     if len(seeds) != 1 or t.kind != "pose" or rs.n != 6 or compiled.kernels("one") is None:
         return None
-    from ..kinematics.kernels import poses
     from .analytic import finite_branches, reproduces
     from .closed_kernel import candidates, constants, labels
 
     form = constants(rs)
     if form is None:
         return None
-    Q, reach, T = np.empty((8, 6)), np.empty(8, bool), np.empty((8, 4, 4))
+    Q, reach = np.empty((8, 6)), np.empty(8, bool)
     candidates(*form, t.p[0], t.R[0], seeds[0], Q, reach)
     (Q,), (lost,) = finite_branches(Q[None], seeds)
-    poses(*(cache_of(rs).chain or chain_arrays(rs)), Q, T)
+    try:
+        T = chain_handle(rs)[0].fk(Q)  # the compiled core's FK
+    except ValueError:  # a non-finite branch left (finite_branches replaces them): NumPy answers
+        return None
     with np.errstate(over="ignore", invalid="ignore"):  # (as analytic_solutions: a far target)
         return Q[None], reproduces(rs, t, T[None]) & ~lost, labels(rs)
 

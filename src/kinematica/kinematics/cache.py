@@ -1,4 +1,4 @@
-"""The per-robot cache: the arrays the kernels need, computed once per robot on first use.
+"""The per-robot cache: the tables the compiled core and the kernels need, computed once per robot on first use.
 
 A `Robot` is immutable, so anything derived from it alone can be kept for its lifetime. The
 cache object lives in the robot's own instance dictionary (the place `functools.cached_property`
@@ -29,14 +29,14 @@ _KEY = "_kinematica_cache"
 class RobotCache:
     """Derived constants of one robot, each slot filled by the module that owns it."""
 
-    __slots__ = ("parts", "chain", "local", "rne", "single", "fast_ik", "single_ik")
+    __slots__ = ("parts", "chain", "core", "local", "dynamics", "fast_ik", "single_ik")
 
     def __init__(self) -> None:
-        self.parts: Any = None  # kinematics.chain._Parts: the NumPy passes' constants
+        self.parts: Any = None  # kinematics.chain._Parts: the NumPy passes' constants (batched IK)
         self.chain: tuple[np.ndarray, np.ndarray] | None = None  # (C, joints), see chain_arrays
+        self.core: Any = None  # (the compiled core's kinematic handle, (n,)): kinematics.handle.chain_handle
         self.local: Any = None  # dynamics.local.Local: the local-frame dynamics constants
-        self.rne: tuple[np.ndarray, bool, tuple[int]] | None = None  # rne_kernel's constants, friction or not, (n,)
-        self.single: tuple | None = None  # see single_call()
+        self.dynamics: Any = None  # the core's dynamic handle and more, dynamics.packing.dynamics_handle
         self.fast_ik: dict[str, tuple | None] = {}  # ik.fast's constants, per limit mode
         self.single_ik: tuple | None = None  # ik.single.single_constants
 
@@ -60,7 +60,7 @@ JOINT_COLUMNS = 3  # kind, offset, pitch (see chain_arrays); every kernel reads 
 
 
 def chain_arrays(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
-    """The canonical chain as the compiled kernels take it: C (n + 1, 4, 4), the constant
+    """The canonical chain as the compiled core and the IK kernels take it: C (n + 1, 4, 4), the constant
     transforms C0 … Cn, and joints (n, 3), per joint its kind (REVOLUTE, PRISMATIC or HELICAL),
     its offset and its pitch (length unit per rad; 0 but for a helical joint). Per-joint
     columns so that a new joint parameter is one more column.
@@ -79,17 +79,3 @@ def chain_arrays(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
         cache.chain = (np.ascontiguousarray(robot.C, dtype=float), joints)
     return cache.chain
 
-
-def single_call(robot: Robot) -> tuple:
-    """What a single FK/Jacobian call hands the kernels, looked up once: (C, joints, the shape
-    of q (n,), the shape of J (6, n)). One lookup instead of four on the ~1 µs hot path
-    (issue 12: the Python around the kernel).
-
-    >>> import kinematica as km
-    >>> single_call(km.load("planar-3r"))[2:]
-    ((3,), (6, 3))
-    """
-    cache = cache_of(robot)
-    if cache.single is None:
-        cache.single = (*chain_arrays(robot), (robot.n,), (6, robot.n))
-    return cache.single

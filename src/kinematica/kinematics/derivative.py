@@ -18,11 +18,26 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..model.robot import Robot
-from .chain import _joint_matrices, check_q
+from .chain import check_q
 from ..model.coerce import takes_robot
 
 B_REVOLUTE = np.array([[0.0, -1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
 B_PRISMATIC = np.array([[0.0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0]])
+
+
+def joint_matrices(robot: Robot, q: np.ndarray) -> np.ndarray:
+    """Ji(qi + offset_i) for every joint, (n, 4, 4)."""
+    theta = q + robot.offsets
+    rev = robot.revolute
+    c = np.where(rev, np.cos(theta), 1.0)
+    s = np.where(rev, np.sin(theta), 0.0)
+    Jm = np.zeros((robot.n, 4, 4))
+    Jm[:, 0, 0] = Jm[:, 1, 1] = c
+    Jm[:, 1, 0] = s
+    Jm[:, 0, 1] = -s
+    Jm[:, 2, 2] = Jm[:, 3, 3] = 1.0
+    Jm[:, 2, 3] = np.where(rev, robot.pitch * theta, theta)
+    return Jm
 
 
 def transform_derivatives(robot: Robot, q: ArrayLike) -> np.ndarray:
@@ -30,7 +45,7 @@ def transform_derivatives(robot: Robot, q: ArrayLike) -> np.ndarray:
     q = check_q(robot, q)
     if q.ndim != 1:
         raise InputError(f"expected one configuration of shape ({robot.n},), got {q.shape}")
-    Jm = _joint_matrices(robot, q)
+    Jm = joint_matrices(robot, q)
     JC = Jm @ robot.C[1:]
     B = np.where(robot.revolute[:, None, None], B_REVOLUTE + robot.pitch[:, None, None] * B_PRISMATIC,
                  B_PRISMATIC)

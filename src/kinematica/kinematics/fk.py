@@ -1,18 +1,18 @@
-"""Forward kinematics: the end pose and every intermediate frame, batched over (..., n)."""
+"""Forward kinematics: the end pose and every intermediate frame, batched over (..., n), computed
+by the compiled core (`kinematics.handle`: the robot's packed tables) for every call."""
 
 from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import compiled
 from ..model.robot import Robot
-from .cache import single_call
-from .chain import check_q, end_checked, end_pass, end_single, frames_pass, frames_single, not_finite, shaped_q
+from .cache import _KEY
+from .chain import not_finite, shaped_q
+from .handle import chain_handle
 from ..model.coerce import takes_robot
 from ..typing import Poses, Q
 
-_SMALL = 4  # up to this many configurations, single-configuration calls are cheaper
 _F8 = np.dtype(float)
 
 
@@ -27,24 +27,14 @@ def fk(robot: Robot, q: Q) -> Poses:
     >>> km.fk(km.load("planar-3r"), np.radians([30, 30, 20]))[:2, 3].round(2)
     array([30.79, 47.02])
     """
-    k = compiled.ready("chain")
-    if k is not None and type(q) is np.ndarray and q.dtype is _F8:  # as `jacobian`'s fast path
-        fast = single_call(robot)
-        if q.shape == fast[2]:
-            T = np.empty((4, 4))
-            if k.pose(fast[0], fast[1], q, T):
-                return T
-            not_finite()
-    q = shaped_q(robot, q)
-    if q.ndim == 1:  # the common single call: its finiteness check rides on the kernel
-        return end_checked(robot, q, False)[0]
-    check_q(robot, q)
-    Q = q.reshape(-1, robot.n)
-    if 0 < Q.shape[0] <= _SMALL:
-        T = np.stack([end_single(robot, qi, False)[0] for qi in Q])
-    else:
-        T = end_pass(robot, Q, False)[0]
-    return T.reshape(q.shape[:-1] + (4, 4))
+    cache = robot.__dict__.get(_KEY)  # chain_handle's lookup, inline: this is the hot path
+    h, one = cache.core if cache is not None and cache.core is not None else chain_handle(robot)
+    if not (type(q) is np.ndarray and q.dtype is _F8 and q.shape == one):
+        q = shaped_q(robot, q)  # (one float configuration of the right shape: checks done)
+    try:
+        return h.fk(q)
+    except ValueError:  # the core found NaN or infinity
+        not_finite()
 
 
 @takes_robot
@@ -61,9 +51,8 @@ def fk_frames(robot: Robot, q: ArrayLike) -> np.ndarray:
            [ 0., 40.],
            [ 0., 60.]])
     """
-    q = check_q(robot, q)
-    if q.ndim == 1:
-        return frames_single(robot, q)
-    Q = q.reshape(-1, robot.n)
-    F = np.stack([frames_single(robot, qi) for qi in Q]) if 0 < Q.shape[0] <= _SMALL else frames_pass(robot, Q)
-    return F.reshape(q.shape[:-1] + (robot.n + 2, 4, 4))
+    q = shaped_q(robot, q)
+    try:
+        return chain_handle(robot)[0].frames(q)
+    except ValueError:
+        not_finite()

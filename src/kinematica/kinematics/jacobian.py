@@ -1,5 +1,8 @@
 """Geometric Jacobians: J = [J_v; J_ω] with column i = [z_i × (p_e − p_i); z_i] for a revolute
-joint and [z_i; 0] for a prismatic one (z_i, p_i: axis and a point of joint i; p_e: the tool)."""
+joint, [z_i; 0] for a prismatic one and [z_i × (p_e − p_i) + h_i z_i; z_i] for a helical one of
+pitch h_i (z_i, p_i: axis and a point of joint i; p_e: the tool), and the same re-expressed in
+the tool frame or as *Modern Robotics*' space and body Jacobians — all computed by the compiled
+core (`kinematics.handle`) for every call."""
 
 from __future__ import annotations
 
@@ -8,54 +11,35 @@ from ..errors import InputError
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import compiled
 from ..model.robot import Robot
-from .cache import single_call
-from .chain import check_q, end_checked, end_pass, end_single, jacobian_checked, not_finite, shaped_q
-from .fk import _SMALL
+from .cache import _KEY
+from .chain import not_finite, shaped_q
+from .handle import chain_handle
 from ..model.coerce import takes_robot
 from ..typing import Jacobians, Q
 
 FRAMES = ("base", "tool", "space", "body")
+_CODES = {name: code for code, name in enumerate(FRAMES)}  # the core's frame numbers
 _F8 = np.dtype(float)
+
+
+def _frame_code(frame: object) -> int:
+    code = _CODES.get(frame) if isinstance(frame, str) else None
+    if code is None:
+        raise InputError(f"frame must be one of {', '.join(map(repr, FRAMES))}, got {frame!r}")
+    return code
 
 
 @takes_robot
 def fk_jacobian(robot: Robot, q: ArrayLike, frame: str = "base") -> tuple[np.ndarray, np.ndarray]:
     """End pose (..., 4, 4) and Jacobian (..., 6, n) from one pass along the chain (`jacobian`
     says what each frame gives)."""
-    if frame not in FRAMES:
-        raise InputError(f"frame must be one of {', '.join(map(repr, FRAMES))}, got {frame!r}")
+    code = _frame_code(frame)
     q = shaped_q(robot, q)
-    if q.ndim == 1:  # the common single call: stacking and reshaping would double its time
-        T, J = end_checked(robot, q, True)
-    else:
-        check_q(robot, q)
-        Q = q.reshape(-1, robot.n)
-        if 0 < Q.shape[0] <= _SMALL:
-            pairs = [end_single(robot, qi, True) for qi in Q]
-            T = np.stack([p[0] for p in pairs])
-            J = np.stack([p[1] for p in pairs])
-        else:
-            T, J = end_pass(robot, Q, True)
-        T, J = T.reshape(q.shape[:-1] + (4, 4)), J.reshape(q.shape[:-1] + (6, robot.n))
-    if frame == "tool":
-        J = to_tool_frame(J, T)
-    elif frame == "space":
-        J = space_twist(J, T)
-    elif frame == "body":
-        J = to_tool_frame(J, T)[..., [3, 4, 5, 0, 1, 2], :]
-    return T, J
-
-
-def space_twist(J: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """The space Jacobian J_s = [J_ω; J_v + p × J_ω] (rows ω; v) from base-frame Jacobians (v; ω)
-    at the tool point p: v_s is the velocity of the body point passing the base origin,
-    ṗ − ω × p."""
-    Jw = J[..., 3:, :]
-    p = T[..., :3, 3]
-    return np.concatenate([Jw, J[..., :3, :] + np.cross(p[..., None, :], np.swapaxes(Jw, -1, -2)).swapaxes(-1, -2)],
-                          axis=-2)
+    try:
+        return chain_handle(robot)[0].fk_jacobian(q, code)
+    except ValueError:
+        not_finite()
 
 
 @takes_robot
@@ -76,25 +60,12 @@ def jacobian(robot: Robot, q: Q, frame: str = "base") -> Jacobians:
            [270.,   0.,   0.,   0.],
            [  0., 270., 188.,  60.]])
     """
-    if frame == "base":  # the common single call, straight to the chain's kernel
-        k = compiled.ready("chain")
-        if k is not None and type(q) is np.ndarray and q.dtype is _F8:  # a float array: the
-            fast = single_call(robot)                                    # checks are its shape …
-            if q.shape == fast[2]:
-                J = np.empty(fast[3])
-                if k.jacobian(fast[0], fast[1], q, J):  # … and the kernel's finiteness test
-                    return J
-                not_finite()
+    code = 0 if frame is FRAMES[0] else _frame_code(frame)  # the default, without a lookup
+    cache = robot.__dict__.get(_KEY)  # chain_handle's lookup, inline: this is the hot path
+    h, one = cache.core if cache is not None and cache.core is not None else chain_handle(robot)
+    if not (type(q) is np.ndarray and q.dtype is _F8 and q.shape == one):
         q = shaped_q(robot, q)
-        if q.ndim == 1:
-            return jacobian_checked(robot, q)
-    return fk_jacobian.__wrapped__(robot, q, frame)[1]
-
-
-def to_tool_frame(J: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """Re-express base-frame Jacobians in the tool frame: blockdiag(Rᵀ, Rᵀ) · J."""
-    Rt = np.swapaxes(T[..., :3, :3], -1, -2)
-    out = np.empty_like(J)
-    out[..., :3, :] = Rt @ J[..., :3, :]
-    out[..., 3:, :] = Rt @ J[..., 3:, :]
-    return out
+    try:
+        return h.jacobian(q, code)
+    except ValueError:
+        not_finite()

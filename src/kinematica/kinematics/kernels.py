@@ -1,4 +1,6 @@
-"""Compiled (Numba) forward kinematics and geometric Jacobian along the canonical chain
+"""The Numba FK + Jacobian that the compiled IK kernels (ik/lm_kernel.py) inline, along the
+canonical chain — what is left of the Numba FK until the IK moves into the C++ core (issue 26,
+phase 2); `km.fk` and `km.jacobian` run the C++ core (kinematics/handle.py)
 
     T(q) = C0 · J1(θ1) · C1 · J2(θ2) · … · Jn(θn) · Cn,    θi = qi + offset_i,
 
@@ -10,27 +12,25 @@ one of pitch h_i; Jacobian column i, from the axis z_i and point p_i of the fram
 Only the top three rows of a transform are carried (the bottom one is 0 0 0 1); Ji acts on
 them in place: Rz(θ) mixes columns 0 and 1, Tz(d) adds d·z to column 3. Constants come from
 `cache.chain_arrays` (C and the per-joint table [kind, offset, pitch]); every joint reads its
-row of that table, so a new per-joint parameter is one more column. Imported only through `kinematica.compiled` (it imports Numba); the
-NumPy code in chain.py computes the same and is what runs without Numba. The kernels are
-compiled for explicit signatures when this module is imported (or loaded from Numba's
-on-disk cache) and accept read-only and strided q.
+row of that table, so a new per-joint parameter is one more column. Imported only by the IK
+kernels, through `kinematica.compiled` (it imports Numba); compiled for an explicit signature
+when imported (or loaded from Numba's on-disk cache); it accepts read-only and strided q.
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit, types
 
-from .cache import HELICAL, JOINT_COLUMNS, PRISMATIC
+from .cache import HELICAL, PRISMATIC
 
 _F8 = types.float64
 # q and Q any layout (views of the caller's arrays); the constants and the outputs, which this
 # package makes, C-contiguous (fixed strides for the compiler; lm_kernel's buffers are so too)
-_RO1, _RO2 = types.Array(_F8, 1, "A", readonly=True), types.Array(_F8, 2, "A", readonly=True)
+_RO1 = types.Array(_F8, 1, "A", readonly=True)
 _C2, _C3 = types.Array(_F8, 2, "C", readonly=True), types.Array(_F8, 3, "C", readonly=True)
-_W2, _W3 = types.Array(_F8, 2, "C"), types.Array(_F8, 3, "C")
+_W2 = types.Array(_F8, 2, "C")
 
 
 @njit(cache=True, inline="always")
@@ -63,23 +63,6 @@ def _times_rigid(T, A):
         T[r, 3] = t0 * A[0, 3] + t1 * A[1, 3] + t2 * A[2, 3] + t3
 
 
-@njit(types.boolean(_C3, _C2, _RO1, _W2), cache=True)
-def pose(C, joints, q, T):
-    """The end pose of q (n,) into T (4, 4); False if q holds NaN or infinity (T then
-    undefined)."""
-    for r in range(3):
-        for c in range(4):
-            T[r, c] = C[0, r, c]
-    ok = True
-    for i in range(q.shape[0]):
-        ok &= math.isfinite(q[i])
-        _joint(T, joints[i], q[i] + joints[i, 1])
-        _times_rigid(T, C[i + 1])
-    T[3, 0] = T[3, 1] = T[3, 2] = 0.0
-    T[3, 3] = 1.0
-    return ok
-
-
 @njit(types.boolean(_C3, _C2, _RO1, _W2, _W2), cache=True)
 def pose_jacobian(C, joints, q, T, J):
     """The end pose of q (n,) into T (4, 4) and the base-frame geometric Jacobian into J (6, n);
@@ -110,40 +93,3 @@ def pose_jacobian(C, joints, q, T, J):
             J[0, i], J[1, i], J[2, i] = zx, zy, zz
             J[3, i] = J[4, i] = J[5, i] = 0.0
     return ok
-
-
-@njit(types.boolean(_C3, _C2, _RO1, _W2), cache=True)
-def jacobian(C, joints, q, J):
-    """`pose_jacobian` keeping only J (6, n): one array fewer for the caller to make."""
-    return pose_jacobian(C, joints, q, np.empty((4, 4)), J)
-
-
-@njit(types.boolean(_C3, _C2, _RO2, _W3), cache=True)
-def poses(C, joints, Q, T):
-    """`pose` for every row of Q (N, n) into T (N, 4, 4)."""
-    ok = True
-    for k in range(Q.shape[0]):
-        ok &= pose(C, joints, Q[k], T[k])
-    return ok
-
-
-@njit(types.boolean(_C3, _C2, _RO2, _W3, _W3), cache=True)
-def poses_jacobians(C, joints, Q, T, J):
-    """`pose_jacobian` for every row of Q (N, n) into T (N, 4, 4) and J (N, 6, n)."""
-    ok = True
-    for k in range(Q.shape[0]):
-        ok &= pose_jacobian(C, joints, Q[k], T[k], J[k])
-    return ok
-
-
-def warm() -> None:
-    """Run every kernel once (compiled at import; this proves they run)."""
-    C = np.broadcast_to(np.eye(4), (2, 4, 4)).copy()
-    joints = np.zeros((1, JOINT_COLUMNS))
-    joints[0, 0], joints[0, 2] = HELICAL, 0.1  # the widest branch of _joint
-    q = np.zeros(1)
-    T, J = np.empty((4, 4)), np.empty((6, 1))
-    if not (pose(C, joints, q, T) and pose_jacobian(C, joints, q, T, J) and jacobian(C, joints, q, J)):
-        raise RuntimeError("the FK kernel rejected a finite q")
-    poses(C, joints, q[None], T[None])
-    poses_jacobians(C, joints, q[None], T[None], J[None])

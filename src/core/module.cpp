@@ -1,0 +1,283 @@
+// kinematica._core: the robot handle (its tables packed once) and the equations over it, single
+// and batched. A batch is the single-state code looped here, so a state's result does not depend
+// on the batch it came in. Inputs: float64 C-contiguous arrays (others are converted);
+// outputs: new NumPy arrays owning a buffer made here. NaN or infinity in an input raises
+// ValueError("not finite"): the Python side names the input in the project's words.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <cstring>
+#include <vector>
+
+#include "chain.hpp"
+#include "dynamics.hpp"
+#include "numpy_api.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+using In = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;  // tables, once per robot
+
+constexpr size_t RELEASE_GIL = 256;  // states from which a batch lets other threads run
+
+// A new array shaped like x without its last axis, then `tail`; count: the states in it.
+nb::object make(const kc::np::View& x, std::initializer_list<Py_intptr_t> tail, double*& data,
+                size_t& count) {
+    Py_intptr_t shape[8];
+    int ndim = 0;
+    count = 1;
+    for (int k = 0; k + 1 < x.ndim; ++k) count *= static_cast<size_t>(shape[ndim++] = x.shape[k]);
+    for (Py_intptr_t t : tail) shape[ndim++] = t;
+    return kc::np::empty(ndim, shape, data);
+}
+
+// x as float64 C-contiguous data of shape (..., n) (≤ 6 leading axes).
+kc::np::View states(nb::handle x, size_t n, const char* what) {
+    kc::np::View v = kc::np::view(x);
+    if (v.ndim < 1 || v.ndim > 6 || static_cast<size_t>(v.shape[v.ndim - 1]) != n)
+        throw nb::index_error(what);  // the Python side checks shapes first: a bug if seen
+    return v;
+}
+
+[[noreturn]] void not_finite() { throw nb::value_error("not finite"); }
+
+// Run body(k) for k in [0, count), without the GIL for large batches; false if any returned false.
+template <class Body>
+bool each(size_t count, Body body, size_t states = 0) {
+    bool ok = true;
+    if ((states ? states : count) < RELEASE_GIL) {
+        for (size_t k = 0; k < count; ++k) ok &= body(k);
+        return ok;
+    }
+    nb::gil_scoped_release unlocked;
+    for (size_t k = 0; k < count; ++k) ok &= body(k);
+    return ok;
+}
+
+// body(k, s, c) for each configuration k of Q (count × n), given the sines and cosines of its
+// angles, computed a block at a time (kc::angles: the same bits for a configuration in any block).
+template <class Body>
+bool each_posed(const kc::Chain& ch, const double* Q, size_t count, Body body) {
+    constexpr size_t BLOCK = 64;
+    const size_t n = ch.n, per = (count < BLOCK ? count : BLOCK) * n;
+    double small[3 * 128];
+    std::vector<double> big(3 * per > 3 * 128 ? 3 * per : 0);
+    double* buf = big.empty() ? small : big.data();
+    double *theta = buf, *s = buf + per, *c = buf + 2 * per;
+    size_t blocks = (count + BLOCK - 1) / BLOCK;
+    return each(blocks, [&](size_t b) {
+        const size_t k0 = b * BLOCK, m = count - k0 < BLOCK ? count - k0 : BLOCK;
+        kc::angles(ch, Q + k0 * n, m, theta, s, c);
+        bool ok = true;
+        for (size_t j = 0; j < m; ++j) ok &= body(k0 + j, s + j * n, c + j * n);
+        return ok;
+    }, count);
+}
+
+void copy_top(const In& A, double* out) {  // the top three rows of a 4 × 4
+    if (A.ndim() != 2 || A.shape(0) != 4 || A.shape(1) != 4) throw nb::index_error("expected a 4 x 4");
+    std::memcpy(out, A.data(), 12 * sizeof(double));
+}
+
+void copy_tops(const In& A, size_t count, std::vector<double>& out) {  // (count, 4, 4) → count × 12
+    if (A.ndim() != 3 || A.shape(0) != count || A.shape(1) != 4 || A.shape(2) != 4)
+        throw nb::index_error("expected (count, 4, 4)");
+    out.resize(12 * count);
+    for (size_t i = 0; i < count; ++i) std::memcpy(&out[12 * i], A.data() + 16 * i, 12 * sizeof(double));
+}
+
+kc::Chain pack_chain(const In& C, const In& joints, const In& before, const In& after, const In& base,
+                     const In& tool) {
+    kc::Chain made;
+    kc::Chain* ch = &made;
+    if (joints.ndim() != 2 || joints.shape(1) < 3) throw nb::index_error("joints: expected (n, 3)");
+    const size_t n = joints.shape(0);
+    ch->n = static_cast<int>(n);
+    copy_tops(C, n + 1, ch->C);
+    copy_tops(before, n, ch->before);
+    copy_tops(after, n, ch->after);
+    copy_top(base, ch->base);
+    copy_top(tool, ch->tool);
+    const size_t w = joints.shape(1);
+    for (size_t i = 0; i < n; ++i) {
+        ch->kind.push_back(static_cast<int>(joints.data()[w * i]));
+        ch->offset.push_back(joints.data()[w * i + 1]);
+        ch->pitch.push_back(joints.data()[w * i + 2]);
+    }
+    return made;
+}
+
+void init_chain(kc::Chain* ch, const In& C, const In& joints, const In& before, const In& after,
+                const In& base, const In& tool) {
+    new (ch) kc::Chain(pack_chain(C, joints, before, after, base, tool));  // built before placed
+}
+
+nb::object fk(const kc::Chain& ch, nb::handle q_in) {
+    const kc::np::View q = states(q_in, ch.n, "q");
+    double* T;
+    size_t count;
+    nb::object out = make(q, {4, 4}, T, count);
+    const double* Q = q.data;
+    if (!each_posed(ch, Q, count, [&](size_t k, const double* s, const double* c) {
+            return kc::pose(ch, Q + k * ch.n, s, c, T + 16 * k);
+        }))
+        not_finite();
+    return out;
+}
+
+nb::tuple fk_jacobian(const kc::Chain& ch, nb::handle q_in, int frame) {
+    const kc::np::View q = states(q_in, ch.n, "q");
+    const size_t n = ch.n;
+    double *T, *J;
+    size_t count;
+    nb::object Tout = make(q, {4, 4}, T, count);
+    nb::object Jout = make(q, {6, ch.n}, J, count);
+    const double* Q = q.data;
+    std::vector<double> scratch(6 * n);
+    bool ok = each_posed(ch, Q, count, [&](size_t k, const double* s, const double* c) {
+        double* Jk = J + 6 * n * k;
+        const bool good = kc::pose_jacobian(ch, Q + k * n, s, c, T + 16 * k, Jk);
+        kc::reframe(ch.n, T + 16 * k, Jk, frame, scratch.data());
+        return good;
+    });
+    if (!ok) not_finite();
+    return nb::make_tuple(Tout, Jout);
+}
+
+nb::object jacobian(const kc::Chain& ch, nb::handle q_in, int frame) {
+    const kc::np::View q = states(q_in, ch.n, "q");
+    const size_t n = ch.n;
+    double* J;
+    size_t count;
+    nb::object Jout = make(q, {6, ch.n}, J, count);
+    const double* Q = q.data;
+    double T[16];
+    double small[6 * 16];
+    std::vector<double> big(n > 16 ? 6 * n : 0);
+    double* scratch = n > 16 ? big.data() : small;
+    bool ok = each_posed(ch, Q, count, [&](size_t k, const double* s, const double* c) {
+        double* Jk = J + 6 * n * k;
+        const bool good = kc::pose_jacobian(ch, Q + k * n, s, c, T, Jk);
+        kc::reframe(ch.n, T, Jk, frame, scratch);
+        return good;
+    });
+    if (!ok) not_finite();
+    return Jout;
+}
+
+nb::object frames(const kc::Chain& ch, nb::handle q_in) {
+    const kc::np::View q = states(q_in, ch.n, "q");
+    double* F;
+    size_t count;
+    nb::object out = make(q, {ch.n + 2, 4, 4}, F, count);
+    const double* Q = q.data;
+    const size_t stride = 16 * (ch.n + 2);
+    if (!each_posed(ch, Q, count, [&](size_t k, const double* s, const double* c) {
+            return kc::frames(ch, Q + k * ch.n, s, c, F + stride * k);
+        }))
+        not_finite();
+    return out;
+}
+
+void init_dynamics(kc::Dynamics* dy, const In& D, const In& gravity) {
+    if (D.ndim() != 2 || D.shape(0) < 2 || D.shape(1) != kc::col::WIDTH)
+        throw nb::index_error("D: expected (n + 1, WIDTH)");
+    if (gravity.size() != 3) throw nb::index_error("gravity: (3,)");
+    new (dy) kc::Dynamics();
+    dy->n = static_cast<int>(D.shape(0) - 1);
+    dy->D.assign(D.data(), D.data() + D.size());
+    for (int k = 0; k < 3; ++k) dy->gravity[k] = gravity.data()[k];
+    for (int i = 0; i < dy->n; ++i) {
+        const double* row = dy->row(i);
+        dy->rough = dy->rough || row[kc::col::ARMATURE] != 0.0 || row[kc::col::VISCOUS] != 0.0 ||
+                    row[kc::col::COULOMB] != 0.0;
+    }
+}
+
+// τ (..., n) of states q, qd, qdd (..., n), one gravity (3) and a wrench None, (6) or (..., 6).
+nb::object rne(const kc::Dynamics& dy, nb::handle q_in, nb::handle qd_in, nb::handle qdd_in, nb::handle g_in,
+               nb::handle wrench_in, bool friction) {
+    const size_t n = dy.n;
+    const kc::np::View q = states(q_in, n, "q"), qd = kc::np::view(qd_in), qdd = kc::np::view(qdd_in);
+    const kc::np::View g = kc::np::view(g_in);
+    if (qd.size() != q.size() || qdd.size() != q.size()) throw nb::index_error("qd, qdd: q's shape");
+    if (g.size() != 3) throw nb::index_error("gravity: (3,)");
+    double* tau;
+    size_t count;
+    nb::object out = make(q, {dy.n}, tau, count);
+    const double* W = nullptr;
+    size_t w_step = 0;
+    kc::np::View wrench;
+    if (!wrench_in.is_none()) {
+        wrench = kc::np::view(wrench_in);
+        W = wrench.data;
+        if (wrench.size() == 6 * count && wrench.ndim > 1) w_step = 6;
+        else if (wrench.size() != 6) throw nb::index_error("wrench: (6,) or (..., 6)");
+    }
+    const double *Q = q.data, *QD = qd.data, *QDD = qdd.data, *G = g.data;
+    if (!each(count, [&](size_t k) {
+            return kc::rne(dy, Q + k * n, QD + k * n, QDD + k * n, G, W ? W + w_step * k : nullptr,
+                           friction, tau + k * n);
+        }))
+        not_finite();
+    return out;
+}
+
+// km.rne's default call (standard gravity, no wrench) on three float64 arrays of shape (n,)
+// exactly: the checks here, in C++, instead of in Python. None when an input is anything else
+// (the general path then checks and converts it).
+nb::object rne_one(const kc::Dynamics& dy, nb::handle q, nb::handle qd, nb::handle qdd, nb::handle friction) {
+    const double *Q = kc::np::exact(q, dy.n), *QD = kc::np::exact(qd, dy.n), *QDD = kc::np::exact(qdd, dy.n);
+    if (!Q || !QD || !QDD) return nb::none();
+    const int on = PyObject_IsTrue(friction.ptr());
+    if (on < 0) throw nb::python_error();
+    const Py_intptr_t shape[1] = {dy.n};
+    double* tau;
+    nb::object out = kc::np::empty(1, shape, tau);
+    if (!kc::rne(dy, Q, QD, QDD, dy.gravity, nullptr, on && dy.rough, tau)) not_finite();
+    return out;
+}
+
+nb::object mass_matrix(const kc::Dynamics& dy, nb::handle q_in) {
+    const size_t n = dy.n;
+    const kc::np::View q = states(q_in, n, "q");
+    double* M;
+    size_t count;
+    nb::object out = make(q, {dy.n, dy.n}, M, count);
+    const double* Q = q.data;
+    if (!each(count, [&](size_t k) { return kc::mass_matrix(dy, Q + k * n, M + n * n * k); })) not_finite();
+    return out;
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+    kc::np::load();
+    m.doc() = "Kinematica's compiled core: the robot handle and FK, Jacobians, RNE and CRBA over it.";
+    m.attr("BASE") = static_cast<int>(kc::BASE);
+    m.attr("TOOL") = static_cast<int>(kc::TOOL);
+    m.attr("SPACE") = static_cast<int>(kc::SPACE);
+    m.attr("BODY") = static_cast<int>(kc::BODY);
+    m.attr("WIDTH") = kc::col::WIDTH;
+
+    nb::class_<kc::Chain>(m, "Chain", "A robot's kinematic tables, packed once.")
+        .def("__init__", &init_chain, "C"_a, "joints"_a, "before"_a, "after"_a, "base"_a, "tool"_a,
+             "C (n + 1, 4, 4): C0 … Cn; joints (n, 3): kind, offset, pitch; before, after (n, 4, 4): "
+             "B_i, A_i; base, tool (4, 4).")
+        .def_ro("n", &kc::Chain::n)
+        .def("fk", &fk, "q"_a, "End poses (..., 4, 4) of q (..., n).")
+        .def("jacobian", &jacobian, "q"_a, "frame"_a = 0, "Jacobians (..., 6, n) in frame 0 base, 1 tool, 2 space, 3 body.")
+        .def("fk_jacobian", &fk_jacobian, "q"_a, "frame"_a = 0, "(poses, Jacobians) from one pass.")
+        .def("frames", &frames, "q"_a, "Every frame (..., n + 2, 4, 4): base, link frames, tool.");
+
+    nb::class_<kc::Dynamics>(m, "Dynamics", "A robot's dynamic tables (dynamics/packing.py), packed once.")
+        .def("__init__", &init_dynamics, "D"_a, "gravity"_a)
+        .def("rne_one", &rne_one, "q"_a, "qd"_a, "qdd"_a, "friction"_a,
+             "km.rne's default call on three float64 arrays (n,); None for other inputs.")
+        .def_ro("n", &kc::Dynamics::n)
+        .def("rne", &rne, "q"_a, "qd"_a, "qdd"_a, "gravity"_a, "wrench"_a.none(), "friction"_a,
+             "Joint torques (..., n) by recursive Newton–Euler, SI.")
+        .def("mass_matrix", &mass_matrix, "q"_a, "M(q) (..., n, n) by the composite-rigid-body algorithm, SI.");
+}
