@@ -103,7 +103,7 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     "chan": λ = 0.1·E, default otherwise), lambda0, step, history …).
     secondary: goals for the freedom a solved target leaves (a redundant arm; a position-only
     or axis-free target), as weights: {"limits": w, "manipulability": w, "rest": w}, `rest`
-    the rest pose (default home) — each solution is then moved in the task's null space to
+    the rest pose (required by the "rest" goal, refused without it) — each solution is then moved in the task's null space to
     lower the weighted cost, staying on its target (`secondary.improve`; numeric methods).
     scene: a `km.Scene` holding this robot once, or `scene.for_robot(name, others_q)`: a
     solution that collides is re-solved from random seeds, and one still colliding is marked
