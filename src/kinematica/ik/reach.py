@@ -5,7 +5,11 @@ points p_i on consecutive joint axes are a fixed distance apart (a revolute join
 its own point), so by the triangle inequality the tool stays within
     R_max = Σ ‖p_(i+1) − p_i‖ + ‖p_tool − p_n‖   (+ the stroke of each prismatic joint, and
                                                     |pitch|·turn of each helical one)
-of p_1. The bound is never too small, so a refusal is always right.
+of p_1. The bound is never too small, so a refusal is always right. A target counts as within
+reach up to R_max + tol + 1e-12·size: `tol` the IK position tolerance (a target that close to
+the sphere may be solved within it), `size` the largest coordinate or length of the chain (FK
+rounds a point of size s by ~n·ε·s, so a target taken from the arm's own FK may lie that far
+outside the sphere — beyond it where R_max = 0, a tool on a joint axis that cannot move).
 """
 
 from __future__ import annotations
@@ -19,8 +23,22 @@ from ..model.robot import Robot
 from .target import Target
 
 
-@lru_cache(maxsize=64)
+ROUNDING = 1e-12  # relative to the chain's size: FK's rounding (~n·ε) with a wide margin
+
+
 def _bound(robot: Robot) -> tuple[np.ndarray, float]:
+    """p_1 (3,) and R_max, in the robot's length unit."""
+    p1, reach, _ = _geometry(robot)
+    return p1, reach
+
+
+def allowance(robot: Robot, tol: float) -> float:
+    """How far beyond R_max a target still counts as within reach: tol + 1e-12·size."""
+    return tol + ROUNDING * _geometry(robot)[2]
+
+
+@lru_cache(maxsize=64)
+def _geometry(robot: Robot) -> tuple[np.ndarray, float, float]:
     q = robot.q_home
     F = fk_frames(robot, q)
     pts = np.vstack([(F[:-2] @ robot.before)[:, :3, 3], F[-1, :3, 3]])
@@ -31,16 +49,18 @@ def _bound(robot: Robot) -> tuple[np.ndarray, float]:
     for i in np.flatnonzero(robot.helical):  # its point slides along its axis as it turns
         lo, hi = robot.limits[i]
         reach += abs(robot.pitch[i]) * max(abs(lo - q[i]), abs(hi - q[i]))
-    return pts[0], reach
+    size = max(float(np.abs(pts).max()), reach if np.isfinite(reach) else 0.0)
+    return pts[0], reach, size
 
 
-def reach_check(robot: Robot, target: Target) -> tuple[np.ndarray, np.ndarray, float]:
-    """Per target (N,): reachable flag, distance from the first joint, and the bound R_max."""
+def reach_check(robot: Robot, target: Target, tol: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """Per target (N,): reachable flag (distance ≤ R_max + `allowance(robot, tol)`, tol the
+    position tolerance), distance from the first joint, and the bound R_max."""
     p1, reach = _bound(robot)
     d = target.p - p1
     if target.kind == "planar":
         d = d[..., :2]
-    return (dist := distance(d)) <= reach * (1 + 1e-12), dist, reach
+    return (dist := distance(d)) <= reach + allowance(robot, tol), dist, reach
 
 
 def distance(d: np.ndarray) -> np.ndarray:
