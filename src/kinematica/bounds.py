@@ -60,6 +60,8 @@ ENVELOPE = Limit("kinematica.bounds.ENVELOPE", 1_000_000_000, "joint-space sampl
                  "a coarser voxel needs fewer samples")  # sampled chunk by chunk: memory is per chunk
 VOXELS = Limit("kinematica.bounds.VOXELS", 50_000_000, "voxels of a workspace grid",
                "use a larger voxel")  # 1 cm over a 2 m cube is 8 million
+REGRESSOR = Limit("kinematica.bounds.REGRESSOR", 50_000_000, "entries of a dynamics regressor (states × n × 10n)",
+                   "identify from fewer states, or stack the regressors of chunks of them")  # 400 MB of floats
 ORIENTATIONS = Limit("kinematica.bounds.ORIENTATIONS", 10_000, "tool orientations per voxel",
                      "a few hundred cover SO(3) at ~10°")
 
