@@ -227,7 +227,7 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     seeded = reachable and history is None and not opts.clip_limits and opts.closed_form_seed  # (see `ik`)
     done = None
     if reachable and history is None and pb.fast and rs is robot:  # seed, solve and verdict compiled
-        done = solve_single(robot, pb.pd, pb.Rd, q0, kernel_settings(opts, pb.scale), restarts,
+        done = solve_single(robot, pb.pd, pb.Rd, q0, kernel_settings(opts, pb.scale, None, pb.margin), restarts,
                             kernel_flags(opts, enforce, seeded), seed)
     if done is not None:
         q, status, iters, ok, pos, ori, inside, near = done
