@@ -50,7 +50,8 @@ def _make_constants(robot: Robot, mode: str) -> tuple | None:
     scale = reach if np.isfinite(reach) and reach > 0 else 1.0
     enforce = mode != "ignore"
     flags = kernel_flags(opts, enforce, not opts.clip_limits and opts.closed_form_seed)
-    return kernel_settings(opts, scale, None, polish_margin(robot, 6)), flags, tuple(p1.tolist()), reach + allowance(robot, opts.tol_position)
+    return (kernel_settings(opts, scale, None, polish_margin(robot, 6)), flags, tuple(p1.tolist()),
+            reach + allowance(robot, opts.tol_position))
 
 
 def one_pose(robot: Robot, target, q0, limits: str, restarts, seed) -> IKResult | None:

@@ -6,9 +6,9 @@ its own point), so by the triangle inequality the tool stays within
     R_max = Σ ‖p_(i+1) − p_i‖ + ‖p_tool − p_n‖   (+ the stroke of each prismatic joint, and
                                                     |pitch|·turn of each helical one)
 of p_1. The bound is never too small, so a refusal is always right. A target counts as within
-reach up to R_max + tol + 1e-12·size: `tol` the IK position tolerance (a target that close to
-the sphere may be solved within it), `size` the largest coordinate or length of the chain (FK
-rounds a point of size s by ~n·ε·s, so a target taken from the arm's own FK may lie that far
+reach up to R_max + tol + 1e-12·size: `tol` the IK position tolerance, at most 1e-3·size (a
+target that close to the sphere may be solved within it), `size` the largest coordinate or length
+of the chain or the target (FK rounds a point of size s by ~n·ε·s, so a target taken from the arm's own FK may lie that far
 outside the sphere — beyond it where R_max = 0, a tool on a joint axis that cannot move).
 """
 
@@ -24,6 +24,7 @@ from .target import Target
 
 
 ROUNDING = 1e-12  # relative to the chain's size: FK's rounding (~n·ε) with a wide margin
+TOL_SHARE = 1e-3  # of the chain's size: the most of the position tolerance the bound takes in
 
 
 def _bound(robot: Robot) -> tuple[np.ndarray, float]:
@@ -32,9 +33,14 @@ def _bound(robot: Robot) -> tuple[np.ndarray, float]:
     return p1, reach
 
 
-def allowance(robot: Robot, tol: float) -> float:
-    """How far beyond R_max a target still counts as within reach: tol + 1e-12·size."""
-    return tol + ROUNDING * _geometry(robot)[2]
+def allowance(robot: Robot, tol: float, world: Robot | None = None) -> float:
+    """How far beyond R_max a target still counts as within reach: min(tol, 1e-3·size) +
+    1e-12·size, size that of `robot` or, when larger, of the `world` robot whose solver problem
+    it is (a planar arm is solved without its base, where the target arrives with the rounding
+    of its world coordinates). A looser tolerance than 1e-3 of the arm's size
+    (tol_position=1e9) says nothing of where the arm reaches: a target that far out stays refused."""
+    size = max(_geometry(robot)[2], 0.0 if world is None else _geometry(world)[2])
+    return min(tol, TOL_SHARE * size) + ROUNDING * size
 
 
 @lru_cache(maxsize=64)
@@ -53,14 +59,15 @@ def _geometry(robot: Robot) -> tuple[np.ndarray, float, float]:
     return pts[0], reach, size
 
 
-def reach_check(robot: Robot, target: Target, tol: float) -> tuple[np.ndarray, np.ndarray, float]:
+def reach_check(robot: Robot, target: Target, tol: float,
+                world: Robot | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """Per target (N,): reachable flag (distance ≤ R_max + `allowance(robot, tol)`, tol the
     position tolerance), distance from the first joint, and the bound R_max."""
     p1, reach = _bound(robot)
     d = target.p - p1
     if target.kind == "planar":
         d = d[..., :2]
-    return (dist := distance(d)) <= reach + allowance(robot, tol), dist, reach
+    return (dist := distance(d)) <= reach + allowance(robot, tol, world), dist, reach
 
 
 def distance(d: np.ndarray) -> np.ndarray:

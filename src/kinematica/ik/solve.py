@@ -159,7 +159,7 @@ def _ik(robot: Robot, target, q0, method: str, limits: str, restarts: int, seed,
     t, world = t.reshape(N), world.reshape(N)
     rng = np.random.default_rng(seed)
     seeds = _seeds(robot, q0, N, rng)
-    reachable, dist, reach = reach_check(rs, t, opts.tol_position)
+    reachable, dist, reach = reach_check(rs, t, opts.tol_position, robot)
     history = [] if opts.history else None
     q, status, iters = _solve_many(rs, t, seeds, reachable, opts, enforce, restarts, rng, history)
     ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
@@ -221,7 +221,7 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     p1, reach = _bound(rs)
     d = (t.p - p1)[:2] if t.kind == "planar" else t.p - p1
     dist = math.hypot(*d.tolist())  # (no overflow for a far finite target: `reach.distance`)
-    reachable = dist <= reach + allowance(rs, opts.tol_position)
+    reachable = dist <= reach + allowance(rs, opts.tol_position, robot)
     pb = Problem(rs, t, opts, enforce, reach if np.isfinite(reach) and reach > 0 else 1.0)
     history = [] if opts.history else None
     seeded = reachable and history is None and not opts.clip_limits and opts.closed_form_seed  # (see `ik`)
