@@ -68,7 +68,8 @@ def run(robot: km.Robot, targets, T: np.ndarray, rows: slice, seed_q: np.ndarray
     results = []
     for label, goal in GOALS:
         t0 = time.perf_counter()
-        res = km.ik(robot, targets, q0=seed_q, secondary=goal, rest=seed_q if goal else None)
+        res = km.ik(robot, targets, q0=seed_q, secondary=goal,
+                    rest=seed_q if goal and "rest" in goal else None)
         results.append((label, res, (time.perf_counter() - t0) / len(T)))
     both = np.logical_and.reduce([r.success for _, r, _ in results])
     lines = []

@@ -142,3 +142,40 @@ def test_bad_input_is_refused_in_words():
         with_parameters(robot, np.zeros(60))
     with pytest.raises(ValueError, match="samples"):
         exciting_trajectory(robot, samples=10**9)
+
+
+def test_mismatched_states_are_refused_naming_each_argument_and_shape():
+    """Different N per argument gave NumPy's raw broadcast error from deep inside rne."""
+    z = np.zeros((50, 6))
+    with pytest.raises(ValueError, match=r"got shapes q \(50, 6\), qd \(40, 6\), qdd \(50, 6\)"):
+        identify(PUMA, z, np.zeros((40, 6)), z, z)
+    with pytest.raises(ValueError, match=r"tau: expected shape \(50, 6\)"):
+        identify(PUMA, z, z, z, np.zeros((40, 6)))
+    with pytest.raises(ValueError, match=r"qdd \(3, 6\)"):
+        regressor(PUMA, z, z, np.zeros((3, 6)))
+
+
+def test_a_motion_that_excites_nothing_is_an_error_in_words():
+    """All-zero motion: only gravity's few columns show. It ran on (and past 40 s on a busy
+    machine) to a fit of 36 'estimates' with condition number inf; now refused naming the rank."""
+    z = np.zeros((50, 6))
+    with pytest.raises(ValueError, match=r"does not excite the 36 base parameters: .* rank \d+ of 36, condition"):
+        identify(PUMA, z, z, z, np.ones((50, 6)))
+
+
+@pytest.mark.parametrize("value", [1e308, np.inf, 1e13])
+def test_torques_no_drive_gives_are_refused(value):
+    z = np.zeros((50, 6))
+    with pytest.raises(ValueError, match="tau: "):
+        identify(PUMA, z, z, z, np.full((50, 6), value))
+
+
+def test_a_regressor_too_large_is_refused_before_allocating():
+    """10⁶ Puma states ran 240 s past 2.4 GB; the estimate is given in words, at once."""
+    import time
+
+    big = np.zeros((10**6, 6))
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"1,000,000 states: .* \(2\.88 GB\) is over the limit"):
+        regressor(PUMA, big, big, big)
+    assert time.perf_counter() - t0 < 1.0  # refused before any rne ran (that takes seconds here)

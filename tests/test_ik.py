@@ -305,3 +305,37 @@ def test_a_far_finite_target_is_out_of_reach_without_overflow(policy):
         np.testing.assert_allclose(R, np.diag([-1.0, 1.0, -1.0]), atol=1e-15)
     finally:
         compiled.use_compiled(before, wait=False)
+
+
+def test_a_tool_that_cannot_move_is_within_reach_of_its_own_fk():
+    """pybullet's minitaur_single_motor.urdf solved 0 of 150 targets from its own FK: its tool
+    sits on the joint axis, R_max ≈ 0, and FK's rounding put the targets 1e-17 m outside
+    ("|p| = 8.7e-19 m > 0 m"). Here one hinge whose link offset is undone by the tool (the tool
+    point is the joint's own point up to rounding), with tilted frames so the rounding differs
+    between FK and the reach bound (seeded: on this machine robot 7 of these 12 lost 101 of 150
+    before the bound took a size-scaled rounding allowance and the position tolerance)."""
+    from kinematica import spatial
+
+    rng = np.random.default_rng(2)
+    q = np.random.default_rng(0).uniform(-3, 3, (150, 1))
+    for _ in range(12):
+        v, tilt = rng.uniform(-.3, .3, 3), rng.uniform(-2, 2)
+        A = spatial.trans(*v) @ spatial.rotx(tilt)
+        B = spatial.trans(*rng.uniform(-.3, .3, 3)) @ spatial.roty(rng.uniform(-2, 2))
+        robot = km.Robot("hub-motor", ("revolute",), np.eye(4)[None], A[None], np.zeros(1), np.array([[-3.0, 3.0]]),
+                         ("shaft",), base=B, tool=spatial.trans(*(-(A[:3, :3].T @ v))))
+        T = km.fk(robot, q)
+        assert km.ik(robot, T).success.all()
+        assert all(km.ik(robot, T[k]).success for k in range(0, 150, 5))  # the one-target path too
+        assert km.ik(robot, T[:, :3, 3]).success.all()
+
+
+def test_a_target_beyond_reach_by_more_than_the_tolerance_is_still_refused():
+    from kinematica.ik.reach import _bound
+    from kinematica.ik.tolerance import default_tolerance
+
+    arm = km.load("puma560")
+    p1, reach = _bound(arm)
+    far = p1 + [reach + 10 * default_tolerance(arm), 0.0, 0.0]  # 10 tolerances beyond: refused in words
+    res = km.ik(arm, far)
+    assert not res.success and "out of reach" in res.reason

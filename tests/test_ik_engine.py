@@ -124,3 +124,29 @@ def test_near_singular_bound_agrees_with_the_svd():
     t = tg.pose(km.fk(robot, q))
     s = km.singular_values(km.jacobian(robot, q))
     assert np.array_equal(verdict.near_singular(robot, t, q), s[:, 5] < 1e-3 * s[:, 0])
+
+
+def test_bound_constrained_restarts_start_with_joints_on_limits_and_redundant_arms_polish_far():
+    """The two rules that find Panda solutions on corners of the joint box (issue 30)."""
+    import math
+
+    from kinematica.ik.limits import MARGIN, SNAP, polish_margin, snapped
+    from kinematica.ik.pool import modes, restart_seeds
+    from kinematica.ik.numeric import Options
+
+    panda, puma = km.load("panda"), km.load("puma560")
+    assert polish_margin(puma, 6) == MARGIN and polish_margin(panda, 6) == math.inf
+    assert polish_margin(puma, 3) == math.inf  # a position target leaves a 6-joint arm 3 free
+    free = panda.replace(limits=np.vstack([[-np.inf, np.inf], panda.limits[1:]]))
+    lo, hi = free.limits.T
+    u = np.tile([0.1, 0.5, 0.9, 0.1, 0.5, 0.9, 0.1], (2, 1))
+    q = snapped(free, np.zeros((2, 7)), u)
+    assert q[0, 0] == 0.0  # an unlimited joint has no limit to start on
+    np.testing.assert_array_equal(q[0, 1:], [0.0, hi[2], lo[3], 0.0, hi[5], lo[6]])
+    assert SNAP / 2 > 0.1 and 1 - SNAP / 2 < 0.9
+    numbers = np.arange(1, 12)
+    seeds = restart_seeds(panda, numbers, Options(), np.random.default_rng(0))
+    on = np.isclose(seeds, panda.limits[:, 0]) | np.isclose(seeds, panda.limits[:, 1])
+    hard = modes(numbers, Options())[0]
+    assert hard.any() and not on[~hard].any() and on[hard].any()
+    assert np.all(panda.within_limits(seeds))

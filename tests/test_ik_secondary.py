@@ -28,7 +28,7 @@ def test_a_redundant_arm_improves_each_goal_and_stays_on_target(goal):
     0.110 with "limits"; manipulability 0.0458 → 0.0552 with "manipulability"; distance from
     home 3.31 → 3.14 rad with "rest"; success 100 % in every case."""
     plain = km.ik(PANDA, T)
-    better = km.ik(PANDA, T, secondary={goal: 1.0})
+    better = km.ik(PANDA, T, secondary={goal: 1.0}, rest=PANDA.q_home if goal == "rest" else None)
     assert better.success.sum() == plain.success.sum()
     on_target(PANDA, better, T)
     both = plain.success & better.success
@@ -77,6 +77,9 @@ def test_one_target_and_an_unreachable_one():
     ({"limits": -1.0}, None, "≥ 0"),
     (["limits"], None, "dict"),
     ({"rest": 1.0}, [0, 0], "rest"),
+    ({"rest": 1.0}, None, "needs its rest pose: pass rest="),  # was accepted silently, home assumed
+    ({"limits": 1.0}, np.zeros(7), 'input of the secondary goal "rest"'),
+    (None, np.zeros(7), 'input of the secondary goal "rest"'),
 ])
 def test_bad_goals_are_refused_in_words(secondary, rest, words):
     with pytest.raises((TypeError, ValueError), match=words):
@@ -99,3 +102,28 @@ def test_the_cli_takes_goals_and_refuses_what_does_not_go_with_them(capsys):
                          (["--goal", "limits=1", "--all"], "does not go with --all")):
         code, out, err = run(capsys, *argv, *extra)
         assert code == 2 and out == "" and words in err and err.count("\n") == 1, err
+
+
+def test_limits_goal_needs_a_limit():
+    free = PANDA.replace(limits=np.tile([-np.inf, np.inf], (7, 1)))
+    with pytest.raises(ValueError, match="no joint of .* has a finite limit"):
+        km.ik(free, T[0], secondary={"limits": 1.0})
+
+
+@pytest.mark.parametrize("name", [n for n in km.robot_names() if km.load(n).n == 5])
+def test_manipulability_on_a_five_joint_arm_with_an_approach_target(name):
+    """An approach target constrains 6 residual rows (rank 5); on 5 joints J Jᵀ (6×6) is
+    singular everywhere, and its log-det made the gradient NaN ("q: contains NaN or infinity").
+    The measure now takes JᵀJ (5×5), finite wherever the arm is not singular."""
+    robot = km.load(name)
+    q = np.clip([.3, .2, -.4, .5, .1], robot.limits[:, 0], robot.limits[:, 1])
+    T = km.fk(robot, q)
+    goal = km.targets.approach(T[:3, 3], T[:3, 2])
+    res = km.ik(robot, goal, secondary={"manipulability": 1})
+    assert res.success
+    Tq = km.fk(robot, res.q)
+    scale = np.abs(T[:3, 3]).max()
+    assert np.linalg.norm(Tq[:3, 3] - T[:3, 3]) < 1e-6 * max(1.0, scale)
+    assert np.degrees(np.arccos(np.clip(Tq[:3, 2] @ T[:3, 2], -1, 1))) < 1e-4
+    with np.errstate(all="raise"):  # and finite on the way: no inf − inf in the gradient
+        cost(robot, goal, q[None], {"manipulability": 1.0}, q)

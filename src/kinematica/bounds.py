@@ -62,6 +62,8 @@ VOXELS = Limit("kinematica.bounds.VOXELS", 50_000_000, "voxels of a workspace gr
                "use a larger voxel")  # 1 cm over a 2 m cube is 8 million
 QUERY = Limit("kinematica.bounds.QUERY", 1_000_000, "configurations of one scene query",
               "check the batch in parts")  # the answer holds a list of pairs per configuration (~100 MB here)
+REGRESSOR = Limit("kinematica.bounds.REGRESSOR", 50_000_000, "entries of a dynamics regressor (states × n × 10n)",
+                   "identify from fewer states, or stack the regressors of chunks of them")  # 400 MB of floats
 ORIENTATIONS = Limit("kinematica.bounds.ORIENTATIONS", 10_000, "tool orientations per voxel",
                      "a few hundred cover SO(3) at ~10°")
 

@@ -108,7 +108,10 @@ def goal_options(args: argparse.Namespace, robot: km.Robot) -> dict[str, Any]:
         if not sep:
             raise UsageError(f"--goal: expected NAME=WEIGHT (limits, manipulability or rest), got {item!r}")
         goals[name.strip()] = finite_numbers([weight], f"--goal {name}")[0]
-    rest = option_joint_values(robot, args.rest, args.deg, "--rest")
+    rest = option_joint_values(robot, args.rest, args.deg, "--rest",
+                               default=robot.q_home if "rest" in goals else None)  # the documented default
+    if rest is not None and "rest" not in goals:
+        raise UsageError("--rest is the pose of --goal rest=WEIGHT; give that goal too")
     return {"secondary": goals, "rest": rest}
 
 

@@ -32,9 +32,12 @@ from ..bounds import SAMPLES, count
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from .params import GRAVITY
-from .regressor import inertial_parameters, parameter_names, regressor
+from .regressor import inertial_parameters, parameter_names, regressor, states_shape
 
 RANK_TOL = 1e-9  # |R_kk| / |R_11| below this: column k depends on the ones before it
+# No drive gives 1e12 N·m; larger recorded torques are a unit or file error, and squares of
+# values near 1e154 overflow the least-squares residual.
+MAX_TORQUE = 1e12
 
 
 @dataclass(frozen=True)
@@ -116,13 +119,21 @@ class Identification:
 def identify(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, tau: ArrayLike, *,
              gravity: ArrayLike = GRAVITY, split: BaseParameters | None = None) -> Identification:
     """Least-squares base parameters from recorded states (N, n) and torques τ (N, n), SI.
-    `split` defaults to `base_parameters(robot)`; N·n must exceed its rank."""
+    `split` defaults to `base_parameters(robot)`; N·n must exceed its rank, and the motion must
+    excite every base parameter: a column-scaled regressor of rank below r, or with a condition
+    number above 1/RANK_TOL, is refused in words (rank, condition number), as are torques
+    that are not finite or beyond ±MAX_TORQUE."""
     tau = np.asarray(tau, dtype=float)
-    Y = regressor(robot, q, qd, qdd, gravity=gravity)
-    if tau.shape != Y.shape[:-1]:
-        raise InputError(f"tau: expected shape {Y.shape[:-1]} (one torque per joint and state), got {tau.shape}")
+    shape = states_shape(robot, q, qd, qdd)
+    if tau.shape != shape:
+        raise InputError(f"tau: expected shape {shape} (one torque per joint and state, as q {np.shape(q)}, "
+                         f"qd {np.shape(qd)}, qdd {np.shape(qdd)}), got {tau.shape}")
     if not np.all(np.isfinite(tau)):
         raise InputError("tau: contains NaN or infinity")
+    if np.abs(tau).max(initial=0.0) > MAX_TORQUE:
+        raise InputError(f"tau: {np.abs(tau).max():.3g} N·m (or N) is beyond ±{MAX_TORQUE:g}: no drive gives that; "
+                         "check the units of the recording")
+    Y = regressor(robot, q, qd, qdd, gravity=gravity)
     split = split or base_parameters(robot, gravity=gravity)
     A = Y.reshape(-1, 10 * robot.n)[:, split.independent]
     b = tau.reshape(-1)
@@ -131,14 +142,27 @@ def identify(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, tau: Arr
         raise InputError(f"identify: {m} torque values cannot fix {r} base parameters: record more states")
     scale = np.linalg.norm(A, axis=0)
     scale[scale == 0] = 1.0
+    s = np.linalg.svd(A / scale, compute_uv=False)
+    _excited(s, r, m // robot.n)
     x, *_ = np.linalg.lstsq(A / scale, b, rcond=None)
     base = x / scale
     res = b - A @ base
-    s = np.linalg.svd(A / scale, compute_uv=False)
     sigma2 = float(res @ res) / (m - r)
     cov = sigma2 * np.linalg.pinv((A / scale).T @ (A / scale)) / np.outer(scale, scale)
     return Identification(split, base, np.sqrt(np.clip(np.diag(cov), 0, None)), float(np.sqrt(np.mean(res**2))),
-                          float(s[0] / s[-1]) if s[-1] > 0 else float("inf"), len(b))
+                          float(s[0] / s[-1]), len(b))
+
+
+def _excited(s: np.ndarray, r: int, states: int) -> None:
+    """Refuse a motion that leaves some base parameter unseen: singular values s of the
+    column-scaled regressor, r base parameters."""
+    rank = int(np.sum(s > RANK_TOL * s[0])) if s[0] > 0 else 0
+    if rank < r:
+        cond = s[0] / s[-1] if s[-1] > 0 else float("inf")
+        raise InputError(f"identify: the motion does not excite the {r} base parameters: the (column-scaled) "
+                         f"regressor of these {states} states has rank {rank} of {r}, condition number {cond:.3g} "
+                         f"(at most {1 / RANK_TOL:g}); record a motion that moves every joint through its range "
+                         "with varied speeds and accelerations, e.g. exciting_trajectory(robot)")
 
 
 @takes_robot

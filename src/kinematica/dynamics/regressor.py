@@ -30,6 +30,7 @@ from ..errors import InputError
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..bounds import REGRESSOR
 from ..model.coerce import takes_robot
 from ..model.inertial import Inertial
 from ..model.robot import Robot
@@ -92,8 +93,11 @@ def regressor(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
               gravity: ArrayLike = GRAVITY) -> np.ndarray:
     """Y (..., n, 10n) with τ = Y·π for every inertial parameter vector π (`PARAMS` per link,
     SI, link frames); rows N·m (revolute) or N (prismatic). One batched `rne` call per column.
+    q, qd, qdd hold the same states (equal shapes, or one row standing for all); Y's size is
+    refused beyond `bounds.REGRESSOR` entries before anything is computed.
     """
     n = robot.n
+    states_shape(robot, q, qd, qdd)
     base = np.concatenate([[1.0], np.zeros(3), [_BASE_INERTIA, 0, 0, _BASE_INERTIA, 0, _BASE_INERTIA]])
     pi0 = np.tile(base, n)
     tau0 = rne(with_parameters(robot, pi0), q, qd, qdd, gravity=gravity, friction=False)
@@ -105,4 +109,22 @@ def regressor(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *,
     return Y
 
 
-__all__ = ["PARAMS", "parameter_names", "inertial_parameters", "with_parameters", "regressor"]
+def states_shape(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> tuple[int, ...]:
+    """The common shape (..., n) of q, q̇, q̈ (broadcast), checked with the regressor's size:
+    an InputError names the arguments and their shapes, or the size in words."""
+    shapes = {k: np.shape(v) for k, v in (("q", q), ("qd", qd), ("qdd", qdd))}
+    try:
+        shape = np.broadcast_shapes(*shapes.values())
+    except ValueError:
+        raise InputError("q, qd, qdd: expected the same states, one row of joint values each (or one row for all); "
+                         f"got shapes {', '.join(f'{k} {v}' for k, v in shapes.items())}") from None
+    states = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+    entries = states * robot.n * 10 * robot.n
+    if entries > REGRESSOR.value:
+        raise InputError(f"regressor of {states:,} states: {states:,} × {robot.n} × {10 * robot.n} = {entries:,} "
+                         f"entries ({entries * 8 / 1e9:.3g} GB) is over the limit of {REGRESSOR.value:,} "
+                         f"{REGRESSOR.what} ({REGRESSOR.name}): {REGRESSOR.hint}")
+    return shape
+
+
+__all__ = ["PARAMS", "parameter_names", "inertial_parameters", "with_parameters", "regressor", "states_shape"]

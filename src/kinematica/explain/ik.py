@@ -90,9 +90,9 @@ def _problem(doc: Document, robot: Robot, t: Target, q0: np.ndarray, deg: bool) 
                    scalar(r"\lVert e_0 \rVert", "‖e0‖", float(distance(e0)), u)])
 
 
-def _reach(doc: Document, robot: Robot, t: Target) -> bool:
+def _reach(doc: Document, robot: Robot, t: Target, tol: float) -> bool:
     s = doc.section("Can the arm reach the target?")
-    ok, dist, reach = (np.asarray(x).item() if np.ndim(x) else x for x in reach_check(robot, t.reshape(1)))
+    ok, dist, reach = (np.asarray(x).item() if np.ndim(x) else x for x in reach_check(robot, t.reshape(1), tol))
     p1 = _bound(robot)[0]
     u = robot.length_unit
     if t.kind == "planar":
@@ -108,7 +108,9 @@ def _reach(doc: Document, robot: Robot, t: Target) -> bool:
                               "R = ‖p_target − p1‖ ≤ R_max = Σ ‖p(i+1) − p_i‖")])
     s.step(values=[vector("p_1", "p1", p1[:2] if t.kind == "planar" else p1, u), scalar("R", "R", dist, u),
                    scalar(r"R_{\max}", "R_max", reach, u)])
-    s.step(f"{number_text(dist, None)} {u} {'≤' if ok else '>'} {number_text(reach, None)} {u}: "
+    slack = "" if dist <= reach or not ok else (" (beyond it by no more than the position tolerance and the "
+                                                "rounding of the arm's own FK)")
+    s.step(f"{number_text(dist, None)} {u} {'≤' if dist <= reach else '>'} {number_text(reach, None)} {u}{slack}: "
            + ("the target may be reachable (the test can only refuse); the solver runs." if ok else
               "the target is out of reach. No solver can get there, so none runs."))
     return bool(ok)
@@ -263,7 +265,7 @@ def explain_ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLike | None 
                    f"{joints_text(robot, q0, deg)}, the {METHOD_TEXT[method][0]} method improves the guess "
                    "step by step until the error is below the tolerance.")
     _problem(doc, robot, t, q0, deg)
-    if _reach(doc, robot, t):
+    if _reach(doc, robot, t, opts.tol_position):
         _method(doc, robot, opts, mode, deg)
         _iterations(doc, robot, t, q0, history, opts, deg, int(res.iterations))
     _answer(doc, robot, t, res, history, deg, opts)

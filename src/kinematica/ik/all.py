@@ -111,7 +111,7 @@ def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None
     cur = robot.q_home if current is None else check_q(robot, current, "current")
     if cur.ndim != 1:
         raise InputError(f"current: expected shape ({robot.n},), got {cur.shape}")
-    reachable, _, _ = reach_check(rs, t.reshape(1))
+    reachable, _, _ = reach_check(rs, t.reshape(1), default_tolerance(robot), robot)
     if not reachable[0]:
         return []
     q, labels, how = _candidates(rs, t, cur, seeds, np.random.default_rng(seed), method)

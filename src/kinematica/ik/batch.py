@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.robot import Robot
-from .limits import MARGIN, outside_by, pinned
+from .limits import outside_by, pinned, polish_margin
 from .damped import damped_steps
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
 from .pool import OUTSIDE, RACE, TAIL, Goals, Out, Slots, bookkeep, new_slots
@@ -37,7 +37,7 @@ POOL = 4096  # problems in flight (4–16 k kept the sketch in cache; 4096 is th
 RESTART_ITER = 30  # a good random seed converges in ~10 iterations; a bad one is not worth more
 NO_PROGRESS = 8  # iterations without halving the best error: an orbit or a crawl, reseed
 NEAR = 1e-2  # within this (relative position, rad) of the target the solution is chosen …
-# … so an attempt `limits.MARGIN` outside the limits is abandoned there (one nearer is pulled in)
+# … so an attempt `Plan.margin` outside the limits is abandoned there (one nearer is pulled in)
 
 
 @dataclass
@@ -48,6 +48,7 @@ class Plan:
     enforce: bool  # joint limits checked at convergence (revolute joints wrapped by 2π first)
     restarts: int  # random seeds per target at most
     scale: float  # a length for relative position errors (the arm's reach)
+    margin: float  # beyond the limits by more: abandoned, else polished (`limits.polish_margin`)
 
 
 def solve_lm(robot: Robot, target, seeds: np.ndarray, opts: Options, *, enforce: bool,
@@ -55,7 +56,7 @@ def solve_lm(robot: Robot, target, seeds: np.ndarray, opts: Options, *, enforce:
     """LM on N targets (target (N,), seeds (N, n)): each target's answer, the status of its
     first attempt when no attempt succeeded, and the iterations spent on it in all attempts."""
     N = len(seeds)
-    plan = Plan(opts, enforce, restarts, scale)
+    plan = Plan(opts, enforce, restarts, scale, polish_margin(robot, target.dof))
     out = Out.empty(seeds)
     seedsT = np.ascontiguousarray(seeds.T)
     nxt = min(N, POOL)
@@ -133,6 +134,6 @@ def _step(robot: Robot, slots: Slots, plan: Plan, e, Je, conv: np.ndarray, near:
         status[stuck] = np.where(at_limit[stuck], AT_LIMIT, STALLED)
     if plan.enforce and near.any():
         rows = np.flatnonzero(near)
-        status[rows[outside_by(robot, slots.q[:, rows], MARGIN)]] = OUTSIDE
+        status[rows[outside_by(robot, slots.q[:, rows], plan.margin)]] = OUTSIDE
     status[conv] = CONVERGED
     return status

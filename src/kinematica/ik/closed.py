@@ -47,7 +47,7 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
     else:
         ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
         near = near_singular(rs, t, q, J if rs is robot else None)
-    reachable, dist, reach = reach_check(rs, t)
+    reachable, dist, reach = reach_check(rs, t, opts.tol_position, robot)
     branch = np.array(labels, dtype=object)[best]
     reasons = np.array([f"exact ({label})" for label in labels], dtype=object)[best]  # a lookup, not a loop
     for k in np.flatnonzero(~ok):

@@ -22,9 +22,9 @@ from ..bounds import RESTARTS
 from ..kinematics.cache import cache_of
 from ..model.robot import Robot
 from .frame import plane_of
-from .limits import LIMIT_MODES
+from .limits import LIMIT_MODES, polish_margin
 from .options import limit_mode, solver_options
-from .reach import _bound
+from .reach import _bound, allowance
 from .result import IKResult
 from .single import kernel_flags, kernel_settings, solve_single
 from .target import rotation_floats
@@ -50,7 +50,8 @@ def _make_constants(robot: Robot, mode: str) -> tuple | None:
     scale = reach if np.isfinite(reach) and reach > 0 else 1.0
     enforce = mode != "ignore"
     flags = kernel_flags(opts, enforce, not opts.clip_limits and opts.closed_form_seed)
-    return kernel_settings(opts, scale), flags, tuple(p1.tolist()), reach * (1 + 1e-12)
+    return (kernel_settings(opts, scale, None, polish_margin(robot, 6)), flags, tuple(p1.tolist()),
+            reach + allowance(robot, opts.tol_position))
 
 
 def one_pose(robot: Robot, target, q0, limits: str, restarts, seed) -> IKResult | None:

@@ -55,7 +55,7 @@ def solve_learned(robot: Robot, world: Target, rs: Robot, t: Target, method: str
     N = int(np.prod(shape))
     q = model_seeds(robot, model, world).reshape(N, robot.n)
     world, t = world.reshape(N), t.reshape(N)
-    reachable, dist, reach = reach_check(rs, t)
+    reachable, dist, reach = reach_check(rs, t, tol_p, robot)
     ok, pos, ori, inside, J = judge(robot, world, q, tol_p, tol_o, True)
     ok &= reachable  # belt and braces: a target past the reach bound is never solved
     near = near_singular(rs, t, q, J if rs is robot else None)

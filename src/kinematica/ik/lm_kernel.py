@@ -31,7 +31,7 @@ from numba import njit, types
 from ..kinematics.cache import JOINT_COLUMNS, REVOLUTE
 from ..kinematics.kernels import pose_jacobian
 from ..spatial import rotation_error_floats
-from .limits import wrap_floats
+from .limits import SNAP, wrap_floats
 
 _F8 = types.float64
 _TINY = float(np.finfo(np.float64).tiny)
@@ -301,9 +301,17 @@ def _solve_one(C, joints, pd, Rd, q0, lo, hi, slo, shi, settings, restarts, clip
             break
         if k == 0 and rseed >= 0:  # seeding costs ~1 µs: only for a target that restarts
             np.random.seed(rseed)
+        clip, adaptive = _modes(k + 1, clip_first, adaptive_first, hard)
         for j in range(n):
             seed[j] = slo[j] + (shi[j] - slo[j]) * np.random.random()
-        clip, adaptive = _modes(k + 1, clip_first, adaptive_first, hard)
+        if clip:  # a bound-constrained restart: limits.snapped's rule on Numba's draws
+            for j in range(n):
+                u = np.random.random()
+                if np.isfinite(lo[j]) and np.isfinite(hi[j]):
+                    if u < SNAP / 2:
+                        seed[j] = lo[j]
+                    elif u > 1 - SNAP / 2:
+                        seed[j] = hi[j]
         status, it = _attempt(C, joints, pd, Rd, seed, lo, hi, settings, short, clip, adaptive, clip, enforce, qa)
         if status == FALLBACK:
             return FALLBACK, iters

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from ..model.robot import Robot
-from .limits import MARGIN, outside_by, random_seeds, wrap_inside
+from .limits import outside_by, random_seeds, snapped, wrap_inside
 from .numeric import CONVERGED, STALLED, Options
 
 OUTSIDE = 4  # status: abandoned while converging outside the joint limits
@@ -73,14 +73,25 @@ def modes(seed_no: np.ndarray, opts: Options) -> tuple[np.ndarray, np.ndarray]:
     limit holds left out of the step: `limits.pinned`) with accept/reject. Free iteration
     rarely finds in-limit solutions that sit on a corner of the joint box (a Panda target
     reached with all 7 joints on limits: 87 % of 2 000 solved by free seeds and plain clipped
-    ones; 99.8 % with these).
-    A free attempt that converged just outside the limits (by less than `limits.MARGIN`: the
-    exact solution may lie on a limit, approached from outside) is polished: it goes on from
+    ones; 99.8 % with these). Their seeds hold some joints on a limit (`limits.snapped`).
+    A free attempt that converged outside the limits by less than `limits.polish_margin` (the
+    exact solution may lie on a limit, approached from outside; for a redundant arm, anywhere on
+    the self-motion manifold it met) is polished: it goes on from
     its end clipped onto the limits, with accept/reject, keeping its attempt number (and so
     its iteration cap) — in `single.solve_one` and in `bookkeep` alike."""
     first = seed_no == 0
     hard = (seed_no > HARD) & (seed_no % 2 == 1)
     return (first & opts.clip_limits) | hard, (first & (opts.damping == "adaptive")) | hard
+
+
+def restart_seeds(robot: Robot, numbers: np.ndarray, opts: Options, rng: np.random.Generator) -> np.ndarray:
+    """Seeds (k, n) for the restarts numbered `numbers` (k,): uniform inside the limits, and
+    for the bound-constrained ones (`modes`) with some joints on a limit (`limits.snapped`)."""
+    seeds = random_seeds(robot, len(numbers), rng)
+    hard = np.flatnonzero(modes(np.asarray(numbers), opts)[0])
+    if hard.size:
+        seeds[hard] = snapped(robot, seeds[hard], rng.random((hard.size, robot.n)))
+    return seeds
 
 
 def fresh(slots: Slots, rows, q0: np.ndarray, opts: Options) -> None:
@@ -212,12 +223,12 @@ def bookkeep(robot: Robot, slots: Slots, out: Out, status: np.ndarray, seedsT: n
     unique = nxt < N  # racing (several slots per target) starts once the queue is empty
     ok = _record(robot, slots, out, rows, status, plan.enforce, unique)
     fail = rows[~ok & ~out.solved[slots.tid[rows]]]
-    polishing = _polish(robot, slots, fail, status, plan.opts) if plan.enforce else fail[:0]
+    polishing = _polish(robot, slots, fail, status, plan.opts, plan.margin) if plan.enforce else fail[:0]
     fail = np.setdiff1d(fail, polishing, assume_unique=True) if polishing.size else fail
     granted, number = grant(out.used, slots.tid[fail], plan.restarts, unique)
     again = fail[granted]
     slots.attempt[again] = number[granted]
-    fresh(slots, again, random_seeds(robot, again.size, rng).T, plan.opts)
+    fresh(slots, again, restart_seeds(robot, number[granted], plan.opts, rng).T, plan.opts)
     alive = np.ones(slots.P, bool)
     alive[rows] = False
     alive[again] = True
@@ -238,14 +249,15 @@ def bookkeep(robot: Robot, slots: Slots, out: Out, status: np.ndarray, seedsT: n
     return slots, nxt, True
 
 
-def _polish(robot: Robot, slots: Slots, fail: np.ndarray, status: np.ndarray, opts: Options) -> np.ndarray:
-    """The failed rows whose free attempt converged just outside the limits (by less than
-    `limits.MARGIN`) go on in place, polished (see `modes`); returns those rows."""
+def _polish(robot: Robot, slots: Slots, fail: np.ndarray, status: np.ndarray, opts: Options,
+            margin: float) -> np.ndarray:
+    """The failed rows whose free attempt converged outside the limits by less than `margin`
+    (`limits.polish_margin`) go on in place, polished (see `modes`); returns those rows."""
     cand = fail[(status[fail] == CONVERGED) & ~slots.clip[fail]]
     if cand.size == 0:
         return cand
     q = slots.q[:, cand]
-    near = ~outside_by(robot, q, MARGIN)
+    near = ~outside_by(robot, q, margin)
     rows = cand[near]
     if rows.size:
         q0 = np.clip(wrap_inside(robot, q[:, near])[0], robot.limits[:, :1], robot.limits[:, 1:])
@@ -265,4 +277,5 @@ def _race(robot: Robot, slots: Slots, out: Out, plan, rng) -> Slots:
     tid = req[granted]
     if tid.size == 0:
         return slots
-    return slots.extend(new_slots(tid, random_seeds(robot, tid.size, rng).T, plan.opts, attempt=number[granted]))
+    return slots.extend(new_slots(tid, restart_seeds(robot, number[granted], plan.opts, rng).T, plan.opts,
+                                  attempt=number[granted]))

@@ -5,7 +5,11 @@ points p_i on consecutive joint axes are a fixed distance apart (a revolute join
 its own point), so by the triangle inequality the tool stays within
     R_max = Σ ‖p_(i+1) − p_i‖ + ‖p_tool − p_n‖   (+ the stroke of each prismatic joint, and
                                                     |pitch|·turn of each helical one)
-of p_1. The bound is never too small, so a refusal is always right.
+of p_1. The bound is never too small, so a refusal is always right. A target counts as within
+reach up to R_max + tol + 1e-12·size: `tol` the IK position tolerance, at most 1e-3·size (a
+target that close to the sphere may be solved within it), `size` the largest coordinate or length
+of the chain or the target (FK rounds a point of size s by ~n·ε·s, so a target taken from the arm's own FK may lie that far
+outside the sphere — beyond it where R_max = 0, a tool on a joint axis that cannot move).
 """
 
 from __future__ import annotations
@@ -19,8 +23,28 @@ from ..model.robot import Robot
 from .target import Target
 
 
-@lru_cache(maxsize=64)
+ROUNDING = 1e-12  # relative to the chain's size: FK's rounding (~n·ε) with a wide margin
+TOL_SHARE = 1e-3  # of the chain's size: the most of the position tolerance the bound takes in
+
+
 def _bound(robot: Robot) -> tuple[np.ndarray, float]:
+    """p_1 (3,) and R_max, in the robot's length unit."""
+    p1, reach, _ = _geometry(robot)
+    return p1, reach
+
+
+def allowance(robot: Robot, tol: float, world: Robot | None = None) -> float:
+    """How far beyond R_max a target still counts as within reach: min(tol, 1e-3·size) +
+    1e-12·size, size that of `robot` or, when larger, of the `world` robot whose solver problem
+    it is (a planar arm is solved without its base, where the target arrives with the rounding
+    of its world coordinates). A looser tolerance than 1e-3 of the arm's size
+    (tol_position=1e9) says nothing of where the arm reaches: a target that far out stays refused."""
+    size = max(_geometry(robot)[2], 0.0 if world is None else _geometry(world)[2])
+    return min(tol, TOL_SHARE * size) + ROUNDING * size
+
+
+@lru_cache(maxsize=64)
+def _geometry(robot: Robot) -> tuple[np.ndarray, float, float]:
     q = robot.q_home
     F = fk_frames(robot, q)
     pts = np.vstack([(F[:-2] @ robot.before)[:, :3, 3], F[-1, :3, 3]])
@@ -31,16 +55,19 @@ def _bound(robot: Robot) -> tuple[np.ndarray, float]:
     for i in np.flatnonzero(robot.helical):  # its point slides along its axis as it turns
         lo, hi = robot.limits[i]
         reach += abs(robot.pitch[i]) * max(abs(lo - q[i]), abs(hi - q[i]))
-    return pts[0], reach
+    size = max(float(np.abs(pts).max()), reach if np.isfinite(reach) else 0.0)
+    return pts[0], reach, size
 
 
-def reach_check(robot: Robot, target: Target) -> tuple[np.ndarray, np.ndarray, float]:
-    """Per target (N,): reachable flag, distance from the first joint, and the bound R_max."""
+def reach_check(robot: Robot, target: Target, tol: float,
+                world: Robot | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+    """Per target (N,): reachable flag (distance ≤ R_max + `allowance(robot, tol)`, tol the
+    position tolerance), distance from the first joint, and the bound R_max."""
     p1, reach = _bound(robot)
     d = target.p - p1
     if target.kind == "planar":
         d = d[..., :2]
-    return (dist := distance(d)) <= reach * (1 + 1e-12), dist, reach
+    return (dist := distance(d)) <= reach + allowance(robot, tol, world), dist, reach
 
 
 def distance(d: np.ndarray) -> np.ndarray:

@@ -4,7 +4,9 @@ limits, keep manipulability up, or stay near a rest pose — without leaving the
 
 A weighted cost h(q) = Σ_k w_k·h_k(q) with
 - "limits":         h = mean_j ((q_j − mid_j) / half-range_j)²   (0 mid-range, 1 on a limit)
-- "manipulability": h = −log √det(J_t J_tᵀ)                        (task rows J_t of the Jacobian)
+- "manipulability": h = −log √det(J_t J_tᵀ)                        (task rows J_t of the Jacobian;
+                    J_tᵀJ_t when J_t has more rows than joints — an approach target's 6 rows on a 5-joint
+                    arm —, so h is −Σ log σ_i over its min(m, n) singular values, finite off singularities)
 - "rest":           h = mean_j ((q_j − rest_j) / half-range_j)²
 is lowered by projected gradient steps Δq = −α·(I − J_e⁺J_e)·∇h, each followed by Gauss–Newton
 corrections J_e⁺·e that bring the tool back onto the target (J_e: the task Jacobian of the
@@ -30,8 +32,13 @@ _FD = 1e-6  # rad (or length unit): central-difference step of the manipulabilit
 
 
 def check_goals(robot: Robot, secondary: dict | None, rest) -> tuple[dict, np.ndarray] | None:
-    """The weights {objective: w ≥ 0} and the rest pose, checked; None when there are none."""
+    """The weights {objective: w ≥ 0} and the rest pose, checked; None when there are none.
+    Each goal's own input is required: "rest" a rest pose (`rest=`, n finite joint values),
+    "limits" a joint with finite limits; a `rest=` without the "rest" goal is refused too."""
     if not secondary:
+        if rest is not None:
+            raise InputError('rest: the rest pose is the input of the secondary goal "rest"; give '
+                             'secondary={"rest": weight} too, or leave rest out')
         return None
     if not isinstance(secondary, dict):
         raise InputTypeError(f"secondary: expected a dict of objective → weight ({', '.join(OBJECTIVES)}), "
@@ -43,7 +50,16 @@ def check_goals(robot: Robot, secondary: dict | None, rest) -> tuple[dict, np.nd
     w = {k: float(v) for k, v in secondary.items()}
     if not all(np.isfinite(v) and v >= 0 for v in w.values()):
         raise InputError(f"secondary: weights must be finite and ≥ 0, got {secondary}")
-    r = robot.q_home if rest is None else np.asarray(rest, dtype=float)
+    if "rest" in w and rest is None:
+        raise InputError(f'secondary: the goal "rest" needs its rest pose: pass rest=<{robot.n} joint values> '
+                         "(rad, or the length unit for prismatic joints), e.g. rest=robot.q_home")
+    if "rest" not in w and rest is not None:
+        raise InputError('rest: the rest pose is the input of the secondary goal "rest"; add "rest" to '
+                         "secondary, or leave rest out")
+    if w.get("limits") and not np.isfinite(robot.limits).any():
+        raise InputError(f'secondary: the goal "limits" keeps joints away from their limits, and no joint of '
+                         f"{robot.name!r} has a finite limit")
+    r = np.zeros(robot.n) if rest is None else np.asarray(rest, dtype=float)
     if r.shape != (robot.n,) or not np.all(np.isfinite(r)):
         raise InputError(f"rest: expected {robot.n} finite joint values, got shape {np.shape(rest)}")
     return w, r
@@ -58,7 +74,8 @@ def _span(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
 
 def _log_manip(robot: Robot, t: Target, q: np.ndarray) -> np.ndarray:
     J = fk_jacobian(robot, q)[1][..., t.rows, :]
-    G = J @ np.swapaxes(J, -1, -2)
+    # the Gram matrix of the smaller side: J Jᵀ of 6 rows and 5 joints is singular everywhere
+    G = J @ np.swapaxes(J, -1, -2) if J.shape[-2] <= J.shape[-1] else np.swapaxes(J, -1, -2) @ J
     sign, logdet = np.linalg.slogdet(G)
     return np.where(sign > 0, 0.5 * logdet, -np.inf)
 
@@ -89,8 +106,10 @@ def gradient(robot: Robot, t: Target, q: np.ndarray, weights: dict, rest: np.nda
         for j in range(n):
             d = np.zeros(n)
             d[j] = _FD
-            g[:, j] -= weights["manipulability"] * (_log_manip(robot, t, q + d) - _log_manip(robot, t, q - d)) / (2 * _FD)
-    return g
+            with np.errstate(invalid="ignore"):  # inf − inf at a singular configuration
+                g[:, j] -= weights["manipulability"] * (_log_manip(robot, t, q + d) - _log_manip(robot, t, q - d)) / (2 * _FD)
+    # a singular configuration has no finite slope of log w: that problem takes no step
+    return np.where(np.isfinite(g).all(axis=1, keepdims=True), g, 0.0)
 
 
 def _back_on_target(robot: Robot, t: Target, q: np.ndarray, corrections: int = 4):

@@ -22,9 +22,9 @@ from ..kinematics.cache import cache_of, chain_arrays
 from ..kinematics.chain import end_single
 from ..model.robot import LIMIT_TOL, Robot
 from .batch import NEAR, NO_PROGRESS, RESTART_ITER
-from .pool import HARD, OUTSIDE, modes
+from .pool import HARD, OUTSIDE, modes, restart_seeds
 from .damped import damped_step
-from .limits import MARGIN, pinned, random_seeds, wrap_floats
+from .limits import MARGIN, pinned, polish_margin, wrap_floats
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
 from .pose_error import pose_error_one
 from .residual import errors, residual
@@ -42,6 +42,7 @@ class Problem:
             self.pd, self.Rd = t.p.reshape(3), t.R.reshape(3, 3)
         self.lo, self.hi = robot.limits[:, 0], robot.limits[:, 1]
         self.lo_l, self.hi_l, self.rev_l = self.lo.tolist(), self.hi.tolist(), robot.wraps.tolist()
+        self.margin = polish_margin(robot, t.dof)
 
     def evaluate(self, q: np.ndarray):
         """e, J_e, E = ½‖e‖², position and orientation errors at q (n,): compiled for a pose
@@ -68,7 +69,7 @@ class Problem:
 
     def settings(self, cap: int) -> np.ndarray:
         """The options of `attempt` in lm_kernel.SETTINGS order, for an iteration cap."""
-        return kernel_settings(self.opts, self.scale, cap)
+        return kernel_settings(self.opts, self.scale, cap, self.margin)
 
     def wrapped(self, q: np.ndarray) -> tuple[np.ndarray, bool]:
         """`limits.wrap_inside` for one configuration (`limits.wrap_floats`): q with each
@@ -78,18 +79,19 @@ class Problem:
         return np.array(out), inside
 
     def outside(self, q: np.ndarray) -> bool:
-        """`limits.outside_by(…, MARGIN)` for one configuration, on floats."""
+        """`limits.outside_by(…, self.margin)` for one configuration, on floats."""
         out = [0.0] * len(self.lo_l)
         wrap_floats(q.tolist(), self.lo_l, self.hi_l, self.rev_l, LIMIT_TOL, out)
-        return any(x < lo - MARGIN or x > hi + MARGIN for x, lo, hi in zip(out, self.lo_l, self.hi_l))
+        m = self.margin
+        return any(x < lo - m or x > hi + m for x, lo, hi in zip(out, self.lo_l, self.hi_l))
 
 
-def kernel_settings(opts: Options, scale: float, cap: int | None = None) -> np.ndarray:
+def kernel_settings(opts: Options, scale: float, cap: int | None = None, margin: float = MARGIN) -> np.ndarray:
     """The solver's settings as lm_kernel takes them (its SETTINGS order); cap: the first
-    attempt's iteration cap (default opts.max_iter)."""
+    attempt's iteration cap (default opts.max_iter); margin: `Problem.margin`."""
     o = opts
     return np.array([o.max_iter if cap is None else cap, o.eps_step ** 2, o.lambda0, o.lambda_down, o.lambda_up,
-                     o.chan_factor, o.tol_position, o.tol_orientation, NEAR * scale, NEAR, MARGIN, LIMIT_TOL,
+                     o.chan_factor, o.tol_position, o.tol_orientation, NEAR * scale, NEAR, margin, LIMIT_TOL,
                      NO_PROGRESS, RESTART_ITER, HARD], dtype=float)
 
 
@@ -177,7 +179,7 @@ def solve_one(pb: Problem, q0: np.ndarray, restarts: int, rng,
             break
         if callable(rng):
             rng = rng()
-        q, status, it = attempt(pb, random_seeds(robot, 1, rng)[0], k + 1, None)
+        q, status, it = attempt(pb, restart_seeds(robot, np.array([k + 1]), pb.opts, rng)[0], k + 1, None)
         iters += it
     q, status = told
     return (pb.wrapped(q)[0] if pb.enforce else q), status, iters
@@ -224,7 +226,8 @@ def solve_compiled(robot: Robot, t: Target, seeds: np.ndarray, opts: Options, en
     clip_first, adaptive_first = (bool(x) for x in modes(np.array(0), opts))
     q, status, iters = np.empty((N, n)), np.empty(N, np.int64), np.empty(N, np.int64)
     k.solve_many(C, joints, t.p.reshape(N, 3), t.R.reshape(N, 3, 3), seeds, lo, hi, slo, shi,
-                 kernel_settings(opts, scale), restarts, clip_first, adaptive_first, enforce,
+                 kernel_settings(opts, scale, None, polish_margin(robot, t.dof)), restarts, clip_first,
+                 adaptive_first, enforce,
                  int(rng.integers(2 ** 62)), q, status, iters)
     for i in np.flatnonzero(status == k.FALLBACK):
         q[i], status[i], iters[i] = solve_one(Problem(robot, t.reshape(N)[i], opts, enforce, scale), seeds[i],

@@ -38,7 +38,7 @@ from .fast import one_pose
 from .limits import random_seeds, wrap_into_limits
 from .numeric import CONVERGED, STALLED, Options, iterate
 from .options import check_option_names, default_tolerance, limit_mode, solver_options
-from .reach import _bound, out_of_reach_message, reach_check
+from .reach import _bound, allowance, out_of_reach_message, reach_check
 from .result import IKResult
 from .secondary import check_goals, improve
 from .single import Problem, kernel_flags, kernel_settings, solve_compiled, solve_one, solve_single, verdict_one
@@ -103,7 +103,7 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     "chan": λ = 0.1·E, default otherwise), lambda0, step, history …).
     secondary: goals for the freedom a solved target leaves (a redundant arm; a position-only
     or axis-free target), as weights: {"limits": w, "manipulability": w, "rest": w}, `rest`
-    the rest pose (default home) — each solution is then moved in the task's null space to
+    the rest pose (required by the "rest" goal, refused without it) — each solution is then moved in the task's null space to
     lower the weighted cost, staying on its target (`secondary.improve`; numeric methods).
     scene: a `km.Scene` holding this robot once, or `scene.for_robot(name, others_q)`: a
     solution that collides is re-solved from random seeds, and one still colliding is marked
@@ -162,7 +162,7 @@ def _ik(robot: Robot, target, q0, method: str, limits: str, restarts: int, seed,
     t, world = t.reshape(N), world.reshape(N)
     rng = np.random.default_rng(seed)
     seeds = _seeds(robot, q0, N, rng)
-    reachable, dist, reach = reach_check(rs, t)
+    reachable, dist, reach = reach_check(rs, t, opts.tol_position, robot)
     history = [] if opts.history else None
     q, status, iters = _solve_many(rs, t, seeds, reachable, opts, enforce, restarts, rng, history)
     ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
@@ -224,13 +224,13 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     p1, reach = _bound(rs)
     d = (t.p - p1)[:2] if t.kind == "planar" else t.p - p1
     dist = math.hypot(*d.tolist())  # (no overflow for a far finite target: `reach.distance`)
-    reachable = dist <= reach * (1 + 1e-12)
+    reachable = dist <= reach + allowance(rs, opts.tol_position, robot)
     pb = Problem(rs, t, opts, enforce, reach if np.isfinite(reach) and reach > 0 else 1.0)
     history = [] if opts.history else None
     seeded = reachable and history is None and not opts.clip_limits and opts.closed_form_seed  # (see `ik`)
     done = None
     if reachable and history is None and pb.fast and rs is robot:  # seed, solve and verdict compiled
-        done = solve_single(robot, pb.pd, pb.Rd, q0, kernel_settings(opts, pb.scale), restarts,
+        done = solve_single(robot, pb.pd, pb.Rd, q0, kernel_settings(opts, pb.scale, None, pb.margin), restarts,
                             kernel_flags(opts, enforce, seeded), seed)
     if done is not None:
         q, status, iters, ok, pos, ori, inside, near = done

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from .builders import from_dh, from_link_frames, from_mdh, from_planar
 from .poe import from_poe
-from .mjcf import MJCFError, from_mjcf
+from .mjcf import MJCFError, MJCFWarning, from_mjcf
 from .inertial import Inertial, InertialError
 from . import library as _library
 from .library import load, robot_names
@@ -49,5 +49,5 @@ def to_urdf(robot: "Robot | str", *, mesh_folder: str | None = None) -> str:
 
 __all__ = ["Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "InertialError",
            "from_dh", "from_mdh", "from_planar", "from_link_frames", "load", "save", "robot_names"]
-__all__ += ["to_servo", "from_servo", "from_poe", "from_mjcf", "MJCFError"]
+__all__ += ["to_servo", "from_servo", "from_poe", "from_mjcf", "MJCFError", "MJCFWarning"]
 __all__ += ["from_urdf", "to_urdf", "urdf_tips", "URDFWarning", "OffChainBodiesWarning", "MissingLimitWarning"]

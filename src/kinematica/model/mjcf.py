@@ -9,6 +9,14 @@ Tr(−a_{i−1})·X·Tr(a_i) (X the fixed body poses between them) with the axis
 hinge whose qpos0 (`ref`) is not zero gets Rot(axis, −ref) folded into its row, so the robot's
 joint values are MuJoCo's qpos. Link frame i sits at the anchor of joint i, turned with its
 body: the body's inertial (and those of jointless bodies welded to it) is moved there.
+
+A joint's drive terms come along as the robot's `drives` (what `km.rne`, `km.mass_matrix` and
+`km.forward_dynamics` add): `armature` I_a (kg·m², or kg on a slide) adds I_a·q̈_i on the joint's
+own axis (the diagonal of M), `damping` b the viscous b·q̇_i, and `frictionloss` τ_c the Coulomb
+τ_c·sign(q̇_i). MuJoCo solves frictionloss as a soft constraint rather than this rigid law, so
+its torques differ near q̇ = 0 (said with an MJCFWarning); terms no part of the dynamics here
+models — joint springs (`stiffness`), gravity compensation (`gravcomp`), fluid forces (the
+option's `density`/`viscosity`) — are named in an MJCFWarning and left out.
 """
 
 from __future__ import annotations
@@ -29,6 +37,10 @@ from ..keywords import strict
 
 class MJCFError(RobotError):
     """An MJCF file MuJoCo refuses, or a model that is not a serial chain of hinge/slide joints."""
+
+
+class MJCFWarning(UserWarning):
+    """Something of an MJCF model the robot does not carry, or carries by a different law."""
 
 
 def _mujoco():
@@ -71,6 +83,9 @@ def _chain(m, tip: str | None, where: str) -> tuple[list[int], np.ndarray, str]:
     tool = np.eye(4)
     if tip is None:
         leaves = [b for b in range(1, m.nbody) if b not in set(m.body_parentid[1:])]
+        if not leaves:
+            raise MJCFError(f"{where}: the model has no bodies besides the world, so there is no chain of joints "
+                            "to read: a serial chain needs bodies with hinge or slide joints")
         if len(leaves) != 1:
             raise MJCFError(f"{where}: the model branches (leaf bodies {', '.join(bodies[b] for b in leaves)}): "
                             "pass tip=<body or site name>")
@@ -140,7 +155,41 @@ def from_mjcf(source: str | Path, tip: str | None = None, *, name: str | None = 
     base = np.eye(4)
     robot = from_link_frames(rows, name=name or (m.names[:m.names.find(b"\0")].decode() or "mjcf"),
                              limits=np.array(limits), base=base, tool=X @ tool, meta={"source": where})
-    return robot.replace(inertials=_inertials(m, path, owner, bnames))
+    joints = [int(j) for b in path for j in range(m.body_jntadr[b], m.body_jntadr[b] + m.body_jntnum[b])]
+    return robot.replace(inertials=_inertials(m, path, owner, bnames),
+                         extras=dict(robot.extras) | _drives(m, joints, jnames, where))
+
+
+def _drives(m, joints: list[int], jnames: list[str], where: str) -> dict:
+    """{"drives": armature, viscous (damping), Coulomb (frictionloss)} of the chain's joints, when
+    any is non-zero; an MJCFWarning for each term the dynamics leave out or model differently."""
+    dof = [int(m.jnt_dofadr[j]) for j in joints]
+    drives = {"armature": [float(m.dof_armature[d]) for d in dof],
+              "viscous": [float(m.dof_damping[d]) for d in dof],
+              "coulomb": [float(m.dof_frictionloss[d]) for d in dof]}
+    said = []
+    if any(drives["coulomb"]):
+        said.append(f"frictionloss of {_which(drives['coulomb'], joints, jnames)} is read as Coulomb friction "
+                    "τ_c·sign(q̇); MuJoCo solves it as a soft constraint, so torques near q̇ = 0 differ from its own")
+    stiff = [float(m.jnt_stiffness[j]) for j in joints]
+    if any(stiff):
+        said.append(f"the joint springs (stiffness) of {_which(stiff, joints, jnames)} are left out: the dynamics "
+                    "here have no spring term")
+    grav = [float(x) for x in getattr(m, "body_gravcomp", np.zeros(m.nbody))[1:]]
+    if any(grav):
+        said.append("gravity compensation (gravcomp) of some bodies is left out: the dynamics here apply gravity to "
+                    "every body's full mass")
+    if m.opt.density or m.opt.viscosity:
+        said.append("the medium's fluid forces (option density/viscosity) are left out: the dynamics here are "
+                    "those of the arm in vacuum")
+    for text in said:
+        warnings.warn(MJCFWarning(f"{where}: {text}"), stacklevel=3)
+    return {"drives": drives} if any(any(v) for v in drives.values()) else {}
+
+
+def _which(values: list[float], joints: list[int], jnames: list[str]) -> str:
+    return "joint" + ("s " if sum(v != 0 for v in values) > 1 else " ") + ", ".join(
+        repr(jnames[j]) for j, v in zip(joints, values) if v)
 
 
 def _rotation_about(axis: np.ndarray, angle: float) -> np.ndarray:
@@ -189,4 +238,4 @@ def _inertials(m, path: list[int], owner: list[int], bnames: list[str]) -> tuple
     return tuple(combined(p) if p else Inertial(0.0, np.zeros(3), np.zeros((3, 3))) for p in parts.values())
 
 
-__all__ = ["from_mjcf", "MJCFError"]
+__all__ = ["from_mjcf", "MJCFError", "MJCFWarning"]

@@ -25,7 +25,8 @@ origin (URDF-, link-frame-, MDH- and planar robots), else the joint frame (stand
 a ≠ 0); inertials are re-expressed in that frame. Joint offsets fold into the origins, the
 home configuration goes into a comment only (URDF has none). A prismatic or half-open revolute limit
 at infinity is written as ±1.7976931348623157e308 (DBL_MAX), which `from_urdf` reads back as
-±inf (any |limit| >= 1e300 does). Effort and velocity limits are not part of a Robot: those
+±inf (any |limit| >= 1e300 does). A robot's joint drives (armature, viscous and Coulomb
+friction, `robot.extras["drives"]`) go into a comment only: URDF has no armature. Effort and velocity limits are not part of a Robot: those
 imported from a URDF are kept in `robot.extras["urdf"]` and written back, others as 0.
 """
 
@@ -382,6 +383,10 @@ def to_urdf(robot: Robot, *, mesh_folder: str | None = None) -> str:
             root.append(_comment(text))
     if robot.home is not None:
         root.append(_comment(f"home configuration (not part of URDF): {_vec(robot.home)}"))
+    drives = robot.extras.get("drives")
+    if drives:  # URDF has no armature, and from_urdf reads no <dynamics>: said, not half-written
+        root.append(_comment("joint drives (not written as URDF, so not read back): " + "; ".join(
+            f"{k} {_vec(drives[k])}" for k in ("armature", "viscous", "coulomb"))))
     links = {n: etree.SubElement(root, "link", name=n) for n in [world, base_link, *names, tool_link] if n}
     if world:
         _joint(root, _unique("world_joint", joint_names), "fixed", world, base_link, robot.base, s)
