@@ -6,6 +6,7 @@ emulator's state machine (`Board`) does: one specification, two implementations.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 import shutil
 import subprocess
 from pathlib import Path
@@ -124,7 +125,7 @@ def run_sketch(exe: Path, script: list[Step]) -> list[str]:
 def run_board(script: list[Step]) -> list[str]:
     """The same script through the emulator's Board (as the sketch's loop: read, then advance)."""
     board = Board(now=0.0)
-    out = [pr.format_reply(pr.DEFAULT_BANNER)]
+    out = [pr.format_reply(replace(pr.DEFAULT_BANNER, boot=True))]  # the sketch's setup() sends it
     for ms, data in script:
         if data is not None:
             out += board.receive(_bytes(data), ms / 1000)
@@ -204,7 +205,8 @@ def test_the_soft_start_takes_as_long_as_the_braccio_librarys(firmware):
     done = sketch_run(firmware, [(0, "?")])
     took = int(re.search(r"setup (\d+)", done.stderr)[1])
     assert pr.SOFT_START_MS[1] <= took <= pr.SOFT_START_MS[1] + 1  # the loop ends on its first pulse past 6 s
-    assert done.stdout.splitlines() == [pr.format_reply(pr.DEFAULT_BANNER), "Q 90,45,180,180,90,10"]
+    assert done.stdout.splitlines() == [pr.format_reply(replace(pr.DEFAULT_BANNER, boot=True)),
+                                        "Q 90,45,180,180,90,10"]
 
 
 @settings(max_examples=60, deadline=None)

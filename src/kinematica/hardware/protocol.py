@@ -29,7 +29,8 @@ and its speed — |Δ degrees| / ms of every servo — must not exceed the banne
 check is exact on the whole degrees and milliseconds sent, with no rounding slack.
 
 Board → host: the banner `READY v=2 depth=8 watchdog=500 speed=20..100 accel=400 M1=0..180 …
-M6=10..73 home=90,45,180,180,90,10` after the soft start at power-up or reset, and on `V`; OK, A, Q, and errors
+M6=10..73 home=90,45,180,180,90,10 boot=1` after the soft start at power-up or reset (boot=1: a
+host that sees it mid-session knows the board reset), the same with boot=0 on `V`; OK, A, Q, and errors
 `E<code> <words>`: E0 malformed line, E1 value out of range, E2 bad checksum, E3 sequence out of
 order, E4 busy (a move or stream in progress, or the queue full), E5 watchdog (the host went
 silent for `watchdog` ms mid-stream: the queue is dropped and the arm holds where it is). Any
@@ -248,6 +249,7 @@ class Banner:
     ranges: tuple[tuple[int, int], ...]
     home: Degrees
     accel: int = ACCEL  # °/s² of the moves' profile
+    boot: bool = False  # True: sent by the board's setup (it has just powered up or reset), False: the answer to V
 
 
 @dataclass(frozen=True)
@@ -281,7 +283,8 @@ def format_reply(reply: Reply) -> str:
     if isinstance(reply, Banner):
         ranges = " ".join(f"{name}={lo}..{hi}" for name, (lo, hi) in zip(SERVOS, reply.ranges))
         return (f"READY v={reply.version} depth={reply.depth} watchdog={reply.watchdog_ms} "
-                f"speed={reply.speed[0]}..{reply.speed[1]} accel={reply.accel} {ranges} home=" + ",".join(map(str, reply.home)))
+                f"speed={reply.speed[0]}..{reply.speed[1]} accel={reply.accel} {ranges} home="
+                + ",".join(map(str, reply.home)) + f" boot={int(reply.boot)}")
     if isinstance(reply, Ok):
         return "OK"
     if isinstance(reply, Ack):
@@ -303,16 +306,18 @@ def _span(text: str, key: str) -> tuple[int, int]:
 def parse_banner(line: str) -> Banner:
     """The READY banner; ProtocolError naming a missing or malformed field."""
     fields = dict(tok.partition("=")[::2] for tok in line.split(" ")[1:] if tok)
-    need = ["v", "depth", "watchdog", "speed", "accel", *SERVOS, "home"]
+    need = ["v", "depth", "watchdog", "speed", "accel", *SERVOS, "home", "boot"]
     missing = [k for k in need if k not in fields]
     if missing:
         raise ProtocolError(f"READY banner without {', '.join(missing)}: {line!r}")
     if not all(re.fullmatch(r"[0-9]{1,6}", fields[k]) for k in ("v", "depth", "watchdog", "accel")):
         raise ProtocolError(f"READY: v, depth, watchdog and accel must be whole numbers: {line!r}")
+    if fields["boot"] not in ("0", "1"):
+        raise ProtocolError(f"READY: boot must be 0 or 1: {line!r}")
     home = _ints(fields["home"], 6, "READY home")
     return Banner(int(fields["v"]), int(fields["depth"]), int(fields["watchdog"]), _span(fields["speed"], "speed"),
                   tuple(_span(fields[k], k) for k in SERVOS), tuple(home),  # type: ignore[arg-type]
-                  int(fields["accel"]))
+                  int(fields["accel"]), fields["boot"] == "1")
 
 
 RESTARTED = ("the board restarted (a READY banner mid-session: a power dip when the servos draw "

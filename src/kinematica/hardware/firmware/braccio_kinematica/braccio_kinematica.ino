@@ -22,7 +22,7 @@
 //   ?                        -> Q b,s,e,w,r,g: the last degrees written. Hobby servos report no
 //                            position: this is the command, not a measurement
 //   S                        stop now: drop the queue, hold where the arm is -> OK
-//   V                        -> the READY banner again
+//   V                        -> the READY banner again (with boot=0; setup() sends it with boot=1)
 //   K                        keep-alive during a stream (no reply)
 // Errors: E0 malformed line, E1 out of range, E2 bad checksum, E3 sequence out of order,
 // E4 busy / queue full, E5 watchdog. Any error during a stream drops the queue and holds the arm;
@@ -173,7 +173,8 @@ void positionAt(unsigned long elapsed, int *out) {
 }
 
 // --- replies -------------------------------------------------------------------------------
-void sendBanner() {
+// boot: 1 from setup() (the board has just powered up or reset), 0 in answer to V.
+void sendBanner(bool boot) {
   Serial.print(F("READY v="));
   Serial.print(PROTOCOL_VERSION);
   Serial.print(F(" depth="));
@@ -199,7 +200,7 @@ void sendBanner() {
     if (i) Serial.print(',');
     Serial.print(HOME_POS[i]);
   }
-  Serial.print('\n');
+  Serial.print(boot ? F(" boot=1\n") : F(" boot=0\n"));
 }
 
 void sendAck(long seq) {
@@ -386,7 +387,7 @@ void handleLine(char *text, bool bad, unsigned long now) {
   long v[7];
   if (!strcmp(text, "?")) sendState();
   else if (!strcmp(text, "S")) { hold(now); Serial.print(F("OK\n")); }
-  else if (!strcmp(text, "V")) sendBanner();
+  else if (!strcmp(text, "V")) sendBanner(false);
   else if (!strcmp(text, "K")) {}
   else if (text[0] == 'H' && text[1] == '\0') { long h[6] = {HOME_POS[0], HOME_POS[1], HOME_POS[2], HOME_POS[3], HOME_POS[4], HOME_POS[5]}; move(h, HOME_SPEED, now); }
   else if (text[0] == 'H' && parseInts(text + 1, v, 1)) { long h[6] = {HOME_POS[0], HOME_POS[1], HOME_POS[2], HOME_POS[3], HOME_POS[4], HOME_POS[5]}; move(h, v[0], now); }
@@ -422,7 +423,7 @@ void setup() {
   }
   softStart();
   Serial.begin(115200);
-  sendBanner();
+  sendBanner(true);
   lastLine = millis();
 }
 
