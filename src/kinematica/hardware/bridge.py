@@ -219,24 +219,46 @@ class Braccio:
                 return reply.degrees
             if isinstance(reply, pr.Error):
                 raise link.fail(f"the board refused '?': E{reply.code} {reply.text}".rstrip())
+            if isinstance(reply, pr.Banner) and reply.boot:  # the ? went to a deaf board: ask again
+                self._board_reset(reply)
+                link.send(pr.format_command(pr.Query()))
+                deadline = time.monotonic() + self.timeout
+
+    def _reset_since(self, link: Link) -> None:
+        """BoardReset, with nothing sent, when a boot banner waits unread: the board reset since
+        the last request (its servos went home under its soft start)."""
+        if link.fault is not None:
+            return  # sending refuses, in words
+        for text in link.waiting_lines():
+            try:
+                reply = pr.parse_reply(text)
+            except pr.ProtocolError:
+                continue
             if isinstance(reply, pr.Banner) and reply.boot:
                 self._board_reset(reply)
+                raise BoardReset(reply)
 
     def _request(self, line: str, expect: type, wait: float, stoppable: bool = False) -> Any:
         """Send `line` and return the reply of type `expect` arriving within wait + timeout s;
-        LinkError (and the link latched) for a timeout, garbage or an error reply; BoardReset
-        (not latched: the board is sound, at home) for a boot banner. A `stoppable` request (a
-        move) ends early when `request_stop()` is called: S goes out, the commanded state is
-        read back, and None is returned."""
+        LinkError (and the link latched) for a timeout, garbage or an error reply. A board that
+        reset is BoardReset (not latched: the board is sound, at home): before sending, if its
+        boot banner waits unread (nothing is sent), or after, if no reply follows the banner in
+        time (the line reached a deaf board). A `stoppable` request (a move) ends early when
+        `request_stop()` is called: S goes out, the commanded state is read back, and None is
+        returned."""
         link = self._link()
+        self._reset_since(link)
         if stoppable:
             self._cancel.clear()
         link.send(line)
         deadline = time.monotonic() + wait + self.timeout
+        reset: pr.Banner | None = None
         while True:
             try:
                 text = link.readline(min(deadline, time.monotonic() + 0.05) if stoppable else deadline)
             except LinkTimeout:
+                if time.monotonic() >= deadline and reset is not None:
+                    raise BoardReset(reset) from None
                 if time.monotonic() >= deadline:
                     raise link.fail(f"no reply to {line!r} within {wait + self.timeout:.3g} s") from None
                 if self._cancel.is_set():
@@ -245,9 +267,10 @@ class Braccio:
                     return None
                 continue
             reply = self._reply(link, text, line)
-            if isinstance(reply, pr.Banner) and reply.boot:
+            if isinstance(reply, pr.Banner) and reply.boot:  # the line may have come before or after it
                 self._board_reset(reply)
-                raise BoardReset(reply)
+                reset, deadline = reply, max(deadline, time.monotonic() + self.timeout)
+                continue
             if isinstance(reply, pr.Error):
                 raise link.fail(f"the board refused {line!r}: E{reply.code} {reply.text}".rstrip())
             if not isinstance(reply, expect):
@@ -402,7 +425,7 @@ class Braccio:
         """Move to point 0 (None when there); a result when stopped or failed on the way."""
         self._cancel.clear()
         try:
-            if self._send_move(first, speed) is not None:
+            if first == self.commanded or self._send_move(first, speed) is not None:
                 return None
             return StreamResult(n, reason="stopped on request before point 0 was reached (on the approach to it): "
                                           "S sent, the arm holds where it was")

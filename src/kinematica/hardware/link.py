@@ -109,6 +109,20 @@ class Link:
         raw, self._buf = self._buf.split(b"\n", 1)
         return raw.decode("ascii", errors="replace").strip("\r")
 
+    def waiting_lines(self) -> list[str]:
+        """The complete lines already received and not read, without waiting."""
+        try:
+            start = len(self._buf)
+            while len(self._buf) - start < 4 * _MAX_REPLY:  # a socket's in_waiting is 1 when any byte waits
+                waiting = self.port.in_waiting
+                if not waiting:
+                    break
+                self._buf += self.port.read(waiting)
+        except self._serial_errors as e:
+            raise self.fail(f"the port {self.url} failed while reading: {e}") from None
+        *lines, self._buf = self._buf.split(b"\n")
+        return [raw.decode("ascii", errors="replace").strip("\r") for raw in lines]
+
     def fail(self, reason: str) -> LinkError:
         """Latch the fault (nothing more is sent) and return the error to raise."""
         if self.fault is None:

@@ -12,8 +12,9 @@ come before its OK say how far the arm really went (`last_executed`). While wait
 sends a keep-alive `K` whenever it has been silent for a quarter of the watchdog time.
 
 A queue that runs dry (acknowledgements late, so the next points come after the board finished
-the last) makes the arm stand still mid-motion: `stall` estimates for how long, from how far the
-acknowledgements fall behind the points' own times, and `warning` says so.
+the last) makes the arm stand still mid-motion. The board starts point k when it has both ended
+point k−1 and received point k: from the times the host sent each point (the host → board delay
+taken as nil) its timeline, and `stall`, the time it stood waiting, follow; `warning` says so.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import numpy as np
 from . import protocol as pr
 from .link import BoardReset, Link, LinkError, LinkTimeout
 
-STALL_STEP = 0.02  # s an acknowledgement may fall behind the schedule before it counts as a stall (jitter)
+STALL_STEP = 0.005  # s: a wait shorter than this is the host's own scheduling, not a stall
 STALL_WARN = 0.1  # s of standing still in all before a warning
 
 
@@ -68,7 +69,6 @@ def stream(link: Link, degrees: np.ndarray, ms: np.ndarray, banner: pr.Banner, t
     last_ack_time = start
     keepalive = banner.watchdog_ms / 4000
     poll = keepalive if cancel is None else min(keepalive, 0.05)
-    schedule = np.cumsum(ms) / 1000
     try:
         while res.acknowledged < n:
             if cancel is not None and cancel.is_set():
@@ -105,26 +105,23 @@ def stream(link: Link, degrees: np.ndarray, ms: np.ndarray, banner: pr.Banner, t
         res.reason = f"{e}: stream stopped, nothing more sent but S" + _stop_after_fault(link, res, timeout, banner)
     res.elapsed = time.monotonic() - start
     res.last_executed = max(res.last_executed, res.last_acknowledged)
-    _stalls(res, schedule)
+    _stalls(res, sent_at[:res.sent], ms[:res.sent])
     return res
 
 
-def _stalls(res: StreamResult, schedule: np.ndarray) -> None:
-    """How long the arm stood still: how far acknowledgement k fell behind point k's own time,
-    beyond the least it ever was behind (a steady link delay is no stall; jitter does not add up)."""
-    if res.acknowledged < 2:
-        return
-    behind = np.asarray(res.ack_times[:res.acknowledged]) - schedule[:res.acknowledged]
-    floor = np.minimum.accumulate(behind)
-    grown = behind - floor
-    res.stall = float(grown[-1])
-    peak = np.maximum.accumulate(grown)
-    res.stalls = int(np.count_nonzero(np.diff(peak) > STALL_STEP))
+def _stalls(res: StreamResult, sent_at: np.ndarray, ms: np.ndarray) -> None:
+    """The board's waits between points: it starts point k at max(its arrival, the end of
+    point k−1) and ends it ms_k later; a wait longer than STALL_STEP is a stall."""
+    end, waits = (sent_at[0] + ms[0] / 1000) if len(sent_at) else 0.0, []
+    for k in range(1, len(sent_at)):
+        waits.append(max(0.0, sent_at[k] - end))
+        end = max(sent_at[k], end) + ms[k] / 1000
+    stalls = [w for w in waits if w > STALL_STEP]
+    res.stall, res.stalls = float(sum(stalls)), len(stalls)
     if res.stall > STALL_WARN:
-        res.warning = (f"the board's queue ran dry {max(res.stalls, 1)} time(s): the arm stood still for about "
-                       f"{res.stall:.2f} s in all mid-motion (acknowledgements came late: a slow or busy link), so "
-                       f"the motion took {res.ack_times[res.acknowledged - 1]:.2f} s for {schedule[-1]:.2f} s of "
-                       "trajectory")
+        res.warning = (f"the board's queue ran dry {res.stalls} time(s): the arm stood still for {res.stall:.2f} s in "
+                       f"all mid-motion (acknowledgements came late: a slow or busy link), and the motion took "
+                       f"{res.elapsed:.2f} s for {float(np.sum(ms)) / 1000:.2f} s of trajectory")
 
 
 def stop_now(link: Link, res: StreamResult, timeout: float, on_ack: Callable[[int], None] | None = None) -> bool:
