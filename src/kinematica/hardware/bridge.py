@@ -315,10 +315,11 @@ class Braccio:
         check_speed(speed, banner)
         t, q = sample(trajectory, rate)
         physical = servo_degrees(self.robot, self.calibration, q, self._gripper_now(gripper, banner), banner)
-        t_sent = np.round((t - t[0]) * 1000) / 1000  # the board counts whole milliseconds
-        if np.any(np.diff(t_sent) < pr.MS_RANGE[0] / 1000):
+        whole_ms = np.round((t - t[0]) * 1000)  # the board counts whole milliseconds
+        t_sent = whole_ms / 1000
+        if np.any(np.diff(whole_ms) < pr.MS_RANGE[0]):
             raise CommandRefused("two points of the trajectory are less than 1 ms apart: give a lower rate")
-        if np.any(np.diff(t_sent) > pr.MS_RANGE[1] / 1000):
+        if np.any(np.diff(whole_ms) > pr.MS_RANGE[1]):
             raise CommandRefused(f"two points of the trajectory are more than {pr.MS_RANGE[1] / 1000:g} s apart: "
                                  "give a rate")
         check_stream_speed(self.robot, t_sent, physical, banner)

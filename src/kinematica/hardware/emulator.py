@@ -18,6 +18,7 @@ its banner (1, 2, …) and the lines it receives:
     drop=N               the N-th line sent is lost
     delay=(N, s)         the N-th line sent, and every one after it, comes s seconds late
     garble=N             the N-th line sent has one character damaged (a flipped bit)
+    noise=(N, b)         the N-th line sent has the byte b (0–255) put in its middle (line noise)
     disconnect_after=N   the connection is closed after N lines are received (a pulled cable)
     reset_after=N        the board resets after the N-th line received (a power dip): deaf through
                          its boot and soft start, its servos home, then its boot banner
@@ -50,6 +51,7 @@ class Misbehaviour:
     garble: int | None = None
     disconnect_after: int | None = None
     reset_after: int | None = None
+    noise: tuple[int, int] | None = None
 
 
 def garbled(line: str) -> str:
@@ -306,6 +308,9 @@ class _Outbox:
                 return
             if self.mis.garble == self.count:
                 line = garbled(line)
+            if self.mis.noise is not None and self.mis.noise[0] == self.count:
+                k = len(line) // 2
+                line = line[:k] + chr(self.mis.noise[1]) + line[k:]
             if self.mis.delay is not None and self.mis.delay[0] == self.count:
                 self.late = self.mis.delay[1]
         release += self.late
@@ -327,7 +332,7 @@ class _Outbox:
             with self.lock:  # logged first: a host that has read the line finds it in the log
                 self.log.append(line)
             try:
-                self.chan.sendall(line.encode("ascii", "replace") + b"\n")
+                self.chan.sendall(line.encode("latin-1", "replace") + b"\n")
             except OSError:
                 with self.lock:
                     self.log.pop()
