@@ -6,6 +6,7 @@ reported and the link goes on; no wait of the hardware API is unbounded."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -162,3 +163,18 @@ def test_the_soft_start_measured_on_the_emulator():
             waited = time.monotonic() - t0
             assert arm.banner.boot and arm.state().degrees == pr.HOME
     assert soft + emu.boot_delay - 0.01 <= waited < soft + emu.boot_delay + 1.0
+
+
+@pytest.mark.parametrize("late", [-0.01, 0.0, 0.01, 0.02])
+def test_a_stop_at_the_end_of_a_move_with_link_lag_reads_past_the_late_oks(late):
+    """Issue 25: with ~30 ms of lag, a stop as a move ends found the move's OK and its own OK
+    in the wrong places (`unexpected reply 'OK' to '?'`). The state is read past both now."""
+    with hw.Emulator(hw.Misbehaviour(delay=(3, 0.03))) as emu, hw.Braccio(emu.url) as arm:  # line 3: the move's OK
+        target = np.radians([30, -45, 90, 90, 0])  # the base 90 → 60: 0.25 s + 0.3 s at 100 °/s
+        timer = threading.Timer(0.55 + late, arm.request_stop)
+        timer.start()
+        rep = arm.move(target, speed=100)
+        timer.join()
+        assert arm.state().degrees == tuple(emu.degrees()) and arm.link.fault is None
+        assert rep.stopped or rep.degrees == tuple(emu.degrees())
+        assert not arm.move(BRACCIO.q_home, speed=100).stopped  # the link goes on

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import sys
 import threading
 from pathlib import Path
 from typing import Any, Callable, TextIO
@@ -37,7 +36,7 @@ from ..hardware.limits import check_speed
 from ..hardware.sketch import SKETCH, write_firmware
 from ..export.jointstate import DEFAULT_URL, JointStateSender, StreamError, resolve
 from .braccio_link import LinkServer, hello, request, socket_path
-from .braccio_work import HANDLERS, play_text, state_text
+from .braccio_work import HANDLERS, interrupted, play_text, say_stopped, state_text
 from .common import JSON_HELP, Failure, UsageError, emit, finite_numbers, joint_values, load_robot, warn
 
 ARDUINO_VIDS = {0x2341: "Arduino", 0x2A03: "Arduino", 0x1A86: "CH340 (Arduino clone)", 0x0403: "FTDI"}
@@ -187,7 +186,7 @@ def _execute(args: argparse.Namespace, arm: Braccio, action: str, req: dict[str,
             sender.send(data["state"]["q"])
     except KeyboardInterrupt as e:
         if hasattr(e, "answer") and e.answer.get("ok"):  # type: ignore[attr-defined]
-            _say_stopped(action, e.answer["data"])  # type: ignore[attr-defined]
+            say_stopped(action, e.answer["data"])  # type: ignore[attr-defined]
         raise
     finally:
         if sender is not None:
@@ -215,32 +214,12 @@ def _direct(args: argparse.Namespace, arm: Braccio, action: str, req: dict[str, 
             try:
                 data = HANDLERS[action](arm, req, on_point)
             except KeyboardInterrupt:
-                _say_stopped(action, _interrupted(arm, action))
+                say_stopped(action, interrupted(arm, action))
                 raise
             data["notices"] = list(arm.notices)
             return data
     except LinkError as e:
         raise Failure(f"{args.port}: {e}" + "".join(f" ({n})" for n in arm.notices)) from None
-
-
-def _interrupted(arm: Braccio, action: str) -> dict[str, Any]:
-    """Ctrl+C on a link of its own: a play has sent S and kept its result; a move is stopped."""
-    if action == "play" and arm.last_result is not None:
-        res = arm.last_result
-        return {"reason": res.reason, "state": None if res.final_state is None else
-                {"degrees": list(res.final_state.degrees)}}
-    try:
-        return {"reason": "interrupted (Ctrl+C): S sent", "state": {"degrees": list(arm.stop().degrees)}}
-    except LinkError as e:
-        return {"reason": f"interrupted (Ctrl+C); S not confirmed: {e}", "state": None}
-
-
-def _say_stopped(action: str, data: dict[str, Any]) -> None:
-    """Where a command stopped by Ctrl+C left the arm, on stderr (before main's one line)."""
-    reason = data.get("reason") or "stopped (Ctrl+C)"
-    held = (data.get("state") or {}).get("degrees")
-    where = f"; the board holds the arm at servo degrees {held}" if held and "holds at" not in reason else ""
-    sys.stderr.write(f"kinematica: braccio {action}: {reason}{where}\n")
 
 
 def cmd_home(args: argparse.Namespace, out: TextIO) -> int:

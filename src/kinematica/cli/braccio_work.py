@@ -8,13 +8,14 @@ command prints. `state_text` and `play_text` are the table views.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
 import numpy as np
 
 import kinematica as km
 
-from ..hardware import STATE_NOTE, ArmState, Braccio
+from ..hardware import STATE_NOTE, ArmState, Braccio, LinkError
 from ..hardware import protocol as pr
 from .common import q_deg
 
@@ -65,6 +66,26 @@ def do_stop(arm: Braccio, req: dict[str, Any], on_point: OnPoint) -> dict[str, A
 
 def do_state(arm: Braccio, req: dict[str, Any], on_point: OnPoint) -> dict[str, Any]:
     return {"state": state_data(arm.robot, arm.state())}
+
+
+def interrupted(arm: Braccio, action: str) -> dict[str, Any]:
+    """Ctrl+C on a link of its own: a play has sent S and kept its result; a move is stopped."""
+    if action == "play" and arm.last_result is not None:
+        res = arm.last_result
+        return {"reason": res.reason, "state": None if res.final_state is None else
+                {"degrees": list(res.final_state.degrees)}}
+    try:
+        return {"reason": "interrupted (Ctrl+C): S sent", "state": {"degrees": list(arm.stop().degrees)}}
+    except LinkError as e:
+        return {"reason": f"interrupted (Ctrl+C); S not confirmed: {e}", "state": None}
+
+
+def say_stopped(action: str, data: dict[str, Any]) -> None:
+    """Where a command stopped by Ctrl+C left the arm, on stderr (before main's one line)."""
+    reason = data.get("reason") or "stopped (Ctrl+C)"
+    held = (data.get("state") or {}).get("degrees")
+    where = f"; the board holds the arm at servo degrees {held}" if held and "holds at" not in reason else ""
+    sys.stderr.write(f"kinematica: braccio {action}: {reason}{where}\n")
 
 
 HANDLERS = {"home": do_home, "move": do_move, "play": do_play, "stop": do_stop, "state": do_state}

@@ -24,14 +24,12 @@ from ..errors import InputError, InputTypeError
 import math
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..bounds import sample_count
 from ..model import Robot
 from ..model.library import load as _load
 from ..trajectory import Trajectory
@@ -40,10 +38,9 @@ from .calibration import Calibration, load_calibration
 from .limits import (CommandRefused, check_robot, check_speed, check_stream_accel, check_stream_speed,
                      check_stream_steps, gripper_degrees, quantisation_error, reached_q, servo_degrees, whole_degrees)
 from .link import BoardReset, Link, LinkError, LinkTimeout
+from .reports import ArmState, MoveReport, PlayResult, ms_between, sample
 from .stream import StreamResult, stop_now, stream
 
-STATE_NOTE = "commanded, not measured: hobby servos report no position"
-MAX_RATE = 1000.0  # Hz: the board's clock counts whole milliseconds per point
 TIMEOUT_MAX = 60.0  # s: the longest wait for one reply beyond its motion's own time
 READY_TIMEOUT_MAX = 120.0  # s: the longest wait for the banner (a resetting board needs ~7 s)
 RESET_ON_OPEN = ("the board reset when its port opened (its boot banner came): it drove its servos home under "
@@ -57,37 +54,6 @@ def _seconds(value: Any, name: str, most: float) -> float:
             or not (math.isfinite(value) and 0 < value <= most):
         raise InputError(f"{name}: expected seconds in (0, {most:g}], got {value!r}")
     return float(value)
-
-
-@dataclass(frozen=True)
-class ArmState:
-    """The servo degrees the board last commanded (M1…M6), the joint values q (rad) of M1…M5
-    and the gripper degrees — commanded, not measured (`note`)."""
-
-    degrees: tuple[int, ...]
-    q: np.ndarray
-    gripper: int
-    note: str = STATE_NOTE
-
-
-@dataclass(frozen=True)
-class MoveReport:
-    """A move sent: the whole servo degrees, its duration (s) and the tool-point error (robot's
-    length unit) that whole degrees cost; `stopped` when `request_stop()` ended it on the way
-    (`state()` says where the arm holds)."""
-
-    degrees: tuple[int, ...]
-    duration: float
-    quantisation_error: float
-    stopped: bool = False
-
-
-@dataclass
-class PlayResult(StreamResult):
-    """A stream's result, plus the largest tool-point error of whole degrees over its points."""
-
-    max_quantisation_error: float = 0.0
-    final_state: ArmState | None = None
 
 
 class Braccio:
@@ -324,7 +290,7 @@ class Braccio:
                                  "give a rate")
         check_stream_speed(self.robot, t_sent, physical, banner)
         check_stream_accel(self.robot, t_sent, physical, banner)
-        check_stream_steps(self.robot, _ms(t_sent), whole_degrees(physical), banner)
+        check_stream_steps(self.robot, ms_between(t_sent), whole_degrees(physical), banner)
         return t_sent, q, physical
 
     # --- commands ------------------------------------------------------------------------
@@ -379,7 +345,7 @@ class Braccio:
         CommandRefused for any point or step outside a limit, before anything is sent."""
         self._check_connected()
         t, q, physical = self.check_play(trajectory, rate, gripper, speed)
-        return q, whole_degrees(physical), _ms(t)
+        return q, whole_degrees(physical), ms_between(t)
 
     def play(self, trajectory: Trajectory, rate: float | None = None, gripper: float | None = None,
              speed: float = 60, on_point: Callable[[int, np.ndarray, float], None] | None = None) -> PlayResult:
@@ -456,30 +422,3 @@ class Braccio:
         where = "" if state is None else f"; the arm holds at servo degrees {list(state.degrees)}"
         res.reason = f"interrupted (Ctrl+C) after point {res.last_acknowledged}: S sent{where}"
         self.last_result = PlayResult(**vars(res), max_quantisation_error=err, final_state=state)
-
-
-def _ms(t: np.ndarray) -> np.ndarray:
-    """Whole ms from each point to the next (ms[k]: from point k−1 to k) of times t (s); point 0
-    gets the least (the arm is already there)."""
-    ms = np.diff(np.round(np.asarray(t) * 1000).astype(int), prepend=0)
-    ms[0] = pr.MS_RANGE[0]
-    return ms
-
-
-
-def sample(trajectory: Trajectory, rate: float | None) -> tuple[np.ndarray, np.ndarray]:
-    """(t, q) to send: the trajectory's samples, or with `rate` Hz equal steps of at most 1/rate s
-    from its start to its end (both kept)."""
-    if not isinstance(trajectory, Trajectory):
-        raise InputTypeError(f"trajectory: expected a kinematica Trajectory, got {type(trajectory).__name__}")
-    if rate is None:
-        return trajectory.t, trajectory.q
-    if not (isinstance(rate, (int, float)) and 0 < rate <= MAX_RATE):
-        raise CommandRefused(f"rate {rate!r} Hz: expected a number in (0, {MAX_RATE:g}] Hz")
-    if len(trajectory) < 2:
-        return trajectory.t, trajectory.q
-    sample_count(trajectory.duration, 1 / rate, f"duration × rate = {trajectory.duration:g} s × {rate:g} Hz",
-                 CommandRefused)
-    steps = max(1, math.ceil(trajectory.duration * rate - 1e-9))
-    times = np.linspace(trajectory.t[0], trajectory.t[-1], steps + 1)
-    return times, trajectory.resample(times).q
