@@ -153,6 +153,18 @@ def test_the_emulator_refuses_unbounded_waits(kwargs, words):
         hw.Emulator(**kwargs)
 
 
+def test_the_other_waits_are_bounded_too():
+    emu = hw.Emulator()
+    with pytest.raises(km.InputError, match=r"timeout: expected None \(until stop\(\)\) or seconds in \[0, 86400\], "
+                                            r"got 1e\+308"):
+        emu.wait(1e308)
+    assert emu.wait(0) is False
+    with hw.Emulator() as emu, hw.Braccio(emu.url) as arm:
+        with pytest.raises(km.InputError, match=r"wait: expected seconds in \(0, 120\], got inf"):
+            arm.recover(float("inf"))
+        assert arm.recover(0.01)  # a sound link: nothing to recover
+
+
 def test_the_soft_start_measured_on_the_emulator():
     """A board that resets when its port opens, with the real soft start (6 s, as Braccio.begin()):
     the banner comes boot_delay + 6 s after the port opens, and the bridge waits for it."""

@@ -139,7 +139,7 @@ class Braccio:
         silent through its soft start, so a request to it timed out): if it comes, the link is
         sound again, the arm at home (noted). True when the link is usable."""
         link = self._link()
-        deadline = time.monotonic() + wait
+        deadline = time.monotonic() + _seconds(wait, "wait", READY_TIMEOUT_MAX)
         while link.fault is not None:
             try:
                 reply = pr.parse_reply(link.readline(deadline))

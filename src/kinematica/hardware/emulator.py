@@ -165,7 +165,10 @@ class Emulator:
             self._pty.close()
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until `stop()` (True) or `timeout` s (False); Ctrl+C interrupts it."""
+        """Block until `stop()` (True) or `timeout` s (False; None: no limit); Ctrl+C interrupts it."""
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not 0 <= timeout <= 86400):
+            raise InputError(f"timeout: expected None (until stop()) or seconds in [0, 86400], got {timeout!r}")
         return self._stopping.wait(timeout)
 
     def __enter__(self) -> "Emulator":
