@@ -40,7 +40,9 @@ def pty_link(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     emu = hw.Emulator()
     port = emu.start_pty()
+    deadline = time.monotonic() + 10
     while not any(line.startswith("READY") for line in emu.log()[1]):
+        assert time.monotonic() < deadline, "the emulator sent no power-up banner"
         time.sleep(0.01)
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
     env["PYTHONPATH"] = str(Path(km.__file__).parents[1]) + os.pathsep + env.get("PYTHONPATH", "")
@@ -89,7 +91,9 @@ def test_a_second_controller_and_a_second_link_are_refused_in_words(capsys, pty_
     answers = []
     player = threading.Thread(target=lambda: answers.append(request(sock, play, None)))
     player.start()
+    deadline = time.monotonic() + 10
     while not any(line.startswith("T ") for line in emu.log()[0]):
+        assert time.monotonic() < deadline and player.is_alive(), answers
         time.sleep(0.01)
     code, out, err = run(capsys, "braccio", "move", "0", "-45", "90", "90", "0", "--deg", "--port", port)
     assert code == 1 and out == "" and (f"another controller (pid {os.getpid()}, `play`) is driving the arm on "
@@ -127,7 +131,7 @@ def test_ctrl_c_on_a_play_of_its_own_says_where_the_arm_holds(capsys, tmp_path):
 
 
 def test_a_command_on_a_board_that_resets_as_its_port_opens_warns(capsys):
-    with hw.Emulator(reset_on_open=True) as emu:
+    with hw.Emulator(reset_on_open=True, boot_delay=0.05) as emu:  # an Uno's bootloader: 50 ms before setup()
         code, out, err = run(capsys, "braccio", "state", "--port", emu.url)
     assert code == 0 and err.startswith("kinematica: warning: the board reset when its port opened")
     assert "stty -F PORT -hupcl" in err and "State of the arm" in out

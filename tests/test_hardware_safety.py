@@ -35,8 +35,14 @@ def ramp(points: int, rate: float, reach_deg=(10, 5, 10, 5, -10)) -> km.Trajecto
 def pty_emulator():
     emu = hw.Emulator()
     path = emu.start_pty()
+    deadline = time.monotonic() + 10
+    while not any(line.endswith(" boot=1") for line in emu.log()[1]):  # its power-up banner, which
+        assert time.monotonic() < deadline  # opening the port then discards (pyserial flushes the input)
+        time.sleep(0.01)
     port = serial.Serial(path, pr.BAUD, timeout=2.0)
-    assert port.readline().decode().endswith(" boot=1\n")  # its power-up banner, after boot_delay
+    port.write(b"?\n")  # as the host does: read past a banner still on the line, up to the Q
+    while not port.readline().startswith(b"Q "):
+        assert time.monotonic() < deadline
     try:
         yield emu, port
     finally:
@@ -169,7 +175,7 @@ def test_the_soft_start_measured_on_the_emulator():
     """A board that resets when its port opens, with the real soft start (6 s, as Braccio.begin()):
     the banner comes boot_delay + 6 s after the port opens, and the bridge waits for it."""
     soft = pr.SOFT_START_MS[1] / 1000
-    with hw.Emulator(reset_on_open=True, soft_start=soft) as emu:
+    with hw.Emulator(reset_on_open=True, soft_start=soft, boot_delay=0.05) as emu:  # an Uno's bootloader
         t0 = time.monotonic()
         with hw.Braccio(emu.url) as arm:
             waited = time.monotonic() - t0

@@ -262,7 +262,7 @@ def test_a_board_that_resets_when_its_port_opens_is_told_apart():
             waited = time.monotonic() - t0
             assert arm.banner.boot and arm.notices[0].startswith("the board reset when its port opened")
             assert "stty -F PORT -hupcl" in arm.notices[0] and "10 µF" in arm.notices[0]
-        assert 0.3 <= waited < 2.0  # boot_delay 0.05 s + soft start 0.3 s before the banner
+        assert 0.3 <= waited < 2.0  # the soft start of 0.3 s before the banner
 
 
 def test_the_emulator_also_serves_a_pseudo_terminal():

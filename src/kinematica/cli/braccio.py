@@ -103,7 +103,7 @@ def cmd_emulate(args: argparse.Namespace, out: TextIO) -> int:
     soft = finite_numbers([args.soft_start], "--soft-start")[0]
     if not 0 <= soft <= 60:
         raise UsageError(f"--soft-start: expected seconds in [0, 60], got {args.soft_start}")
-    emu = Emulator(misbehaviour(args), soft_start=soft, reset_on_open=args.reset_on_open)
+    emu = Emulator(misbehaviour(args), boot_delay=0.05, soft_start=soft, reset_on_open=args.reset_on_open)
     try:
         url = emu.start_pty() if args.pty else emu.start_tcp(args.tcp or 0)
     except OSError as e:
@@ -291,7 +291,7 @@ def cmd_connect(args: argparse.Namespace, out: TextIO) -> int:
     try:
         arm.connect()
         server = LinkServer(arm, path, HANDLERS, args.port)
-    except LinkError as e:
+    except (LinkError, OSError) as e:  # OSError: the socket cannot be made there (--socket)
         arm.close()
         raise Failure(f"{args.port}: {e}") from None
     for notice in arm.notices:

@@ -175,6 +175,8 @@ class LinkServer:
             _send(conn, {"ok": False, "kind": "refused", "error": str(e)})
         except LinkError as e:
             _send(conn, {"ok": False, "kind": "link", "error": str(e), "notices": self.arm.notices[notices:]})
+        except (OSError, KeyError, TypeError) as e:  # a trajectory file gone, a request without its fields
+            _send(conn, {"ok": False, "kind": "usage", "error": f"cannot do `{action}`: {e!r}"})
         finally:
             conn.close()
 

@@ -172,8 +172,7 @@ class Braccio:
     def _sync(self) -> tuple[int, ...]:
         """The board's commanded degrees (`?`), the answers still due to earlier requests (an OK
         of a move that ended as S went out, the OK of that S) read past on the way."""
-        link = self._link() if self.banner is not None else self.link
-        assert link is not None
+        link = self._link()
         link.send(pr.format_command(pr.Query()))
         deadline = time.monotonic() + self.timeout
         while True:

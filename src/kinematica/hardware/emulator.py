@@ -3,8 +3,9 @@ or a pseudo-terminal, in a background thread, optionally misbehaving.
 
 Connect the bridge to `emulator.url` (``socket://127.0.0.1:PORT``) or to the pseudo-terminal's
 path. The board powers up when the emulator starts: it is deaf for `boot_delay` s (the
-bootloader) and `soft_start` s (the soft start: 6 s on a real board, `protocol.SOFT_START_MS`;
-0 by default here, so that tests and rehearsals need not wait), then sends its boot banner
+bootloader, ~0.05 s on an Uno) and `soft_start` s (the soft start: 6 s on a real board,
+`protocol.SOFT_START_MS`); both are 0 by default here, so that a host connecting at once finds
+it listening and tests and rehearsals need not wait. Then it sends its boot banner
 (boot=1) to whoever is connected, and answers `V` with its banner (boot=0). A host that
 connects later finds the same board where it left it (the host opens the port without a reset
 pulse); `reset_on_open=True` makes every connection reset it instead, as an Uno whose DTR line
@@ -98,7 +99,7 @@ class Emulator:
     """A virtual Braccio in a background thread; `start_tcp()` or `start_pty()`, then `stop()`
     (or use it as a context manager, which starts TCP on a free port)."""
 
-    def __init__(self, misbehaviour: Misbehaviour = Misbehaviour(), boot_delay: float = 0.05,
+    def __init__(self, misbehaviour: Misbehaviour = Misbehaviour(), boot_delay: float = 0.0,
                  banner: pr.Banner = pr.DEFAULT_BANNER, reset_on_open: bool = False, soft_start: float = 0.0) -> None:
         for name, value, most in (("boot_delay", boot_delay, 60.0), ("soft_start", soft_start, 60.0),
                                   ("misbehaviour.delay", (misbehaviour.delay or (0, 1.0))[1], 3600.0)):
@@ -136,7 +137,7 @@ class Emulator:
         self._pty = _Pty()
         self.url = self._pty.path
         self.reset_on_open = False  # a pseudo-terminal cannot tell when it is opened: banner on `V`
-        self._run(lambda: self._serve(self._pty))  # type: ignore[arg-type]
+        self._run(lambda: self._serve(self._pty, since_power_up=True))  # type: ignore[arg-type]
         return self.url
 
     def _power_up(self, now: float) -> None:
@@ -221,16 +222,18 @@ class Emulator:
         except OSError:
             pass
 
-    def _serve(self, chan: Any) -> None:
-        """One connection: a fresh board, its banner, then lines in and replies out until the
-        peer leaves, the misbehaviour disconnects, or stop()."""
+    def _serve(self, chan: Any, since_power_up: bool = False) -> None:
+        """One connection (a fresh board with `reset_on_open`), then bytes in and replies out
+        until the peer leaves, the misbehaviour disconnects, or stop(). `since_power_up`: the
+        channel was there when the board powered up (a pseudo-terminal), so its boot banner is
+        not lost."""
         now = time.monotonic()
         if self.reset_on_open:
             self._power_up(now)
         with self._lock:
             self.connections += 1
             self._live = True
-            if self._banner_due and now >= self.ready_at and not self.reset_on_open:
+            if self._banner_due and now >= self.ready_at and not (self.reset_on_open or since_power_up):
                 self._banner_due = False  # it went out while no host was listening
         try:
             self._exchange(chan, now)
