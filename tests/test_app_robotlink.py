@@ -39,7 +39,7 @@ async def test_connect_send_the_pose_and_mirror_the_commanded_arm(user: User) ->
     # connected: the ghost is at the board's home, which is the model's home
     np.testing.assert_allclose(mirror_tool(user), grid.to_scene(km.fk(BRACCIO, BRACCIO.q_home)[:3, 3]), atol=1e-9)
     one(user, "joint-1-slider").value = 30.4  # not a whole servo degree: the board gets 60
-    one(user, "link-speed").value = 140
+    one(user, "link-speed").value = 100  # the top speed (the Braccio library's)
     user.find(marker="link-send").click()
     await user.should_see("pose sent: servo degrees [60, 45, 180, 180, 90, 10]", retries=100)
     q_sent = km.from_servo(BRACCIO, [60, 45, 180, 180, 90])

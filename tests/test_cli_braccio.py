@@ -61,7 +61,7 @@ def test_firmware_writes_the_sketch_and_keeps_a_changed_one(capsys, tmp_path):
 
 
 def test_move_home_and_the_commanded_state(capsys, emulator):
-    d = run_json(capsys, "braccio", "move", "10.4", "-30", "80", "90", "0", "--deg", "--speed", "140",
+    d = run_json(capsys, "braccio", "move", "10.4", "-30", "80", "90", "0", "--deg", "--speed", "100",
                  "--gripper", "40", "--port", emulator.url)
     assert d["degrees_sent"] == [80, 60, 170, 180, 90, 40] and emulator.degrees() == [80, 60, 170, 180, 90, 40]
     assert d["state"]["degrees"] == [80, 60, 170, 180, 90, 40] and "not measured" in d["state"]["note"]
@@ -69,7 +69,7 @@ def test_move_home_and_the_commanded_state(capsys, emulator):
     q = np.radians([10.4, -30, 80, 90, 0])
     want = np.linalg.norm(km.fk(BRACCIO, q)[:3, 3] - km.fk(BRACCIO, np.radians([10, -30, 80, 90, 0]))[:3, 3])
     assert d["quantisation_error"] == pytest.approx(want, rel=1e-9) and d["length_unit"] == "mm"
-    code, out, err = run(capsys, "braccio", "home", "--port", emulator.url, "--speed", "140")
+    code, out, err = run(capsys, "braccio", "home", "--port", emulator.url, "--speed", "100")
     assert code == 0 and err == ""
     assert "commanded, not measured: hobby servos report no position" in out and "M2 shoulder     servo  45°" in out
 
@@ -87,12 +87,13 @@ def test_play_reports_every_point_acknowledged(capsys, emulator, traj_file):
 
 def test_play_on_a_failing_link_prints_the_report_and_exits_1(capsys, tmp_path, traj_file):
     path, _ = traj_file
-    with hw.Emulator(hw.Misbehaviour(garble=2 + 40)) as emu:  # the acknowledgement of point 40 is damaged
+    with hw.Emulator(hw.Misbehaviour(garble=3 + 40)) as emu:  # the acknowledgement of point 40 is damaged
         code, out, err = run(capsys, "braccio", "play", str(path), "--port", emu.url, "--json")
     d = json.loads(out)
     assert code == 1 and not d["ok"] and d["last_acknowledged"] == 39 and d["sent"] == 40 + pr.DEPTH
-    assert d["state"] is None
-    assert err.count("\n") == 1 and err.startswith("kinematica: error: the stream stopped after point 39: garbage")
+    assert d["state"] is None and d["last_executed"] > 39  # the acknowledgements before the OK to S count
+    assert err.count("\n") == 1 and err.startswith(f"kinematica: error: the stream stopped after point "
+                                                   f"{d['last_executed']}: garbage")
 
 
 def test_refused_commands_never_open_the_port(capsys, emulator, tmp_path):
@@ -101,7 +102,8 @@ def test_refused_commands_never_open_the_port(capsys, emulator, tmp_path):
         (["move", "0", "80", "0", "0", "0", "--deg"], "joint 'M2 shoulder' = 80° is outside its limits [-75°, 75°]"),
         (["move", "0", "0", "0", "0", "0", "--gripper", "90"], "gripper 'M6 gripper' needs servo 90°"),
         (["move", "0", "0", "0", "0", "0", "--speed", "500"],
-         "speed 500.0 °/s is outside the board's range [20, 140]"),
+         "speed 500.0 °/s is outside the board's range [20, 100]"),
+        (["move", "0", "0", "0", "0", "0", "--speed", "140"], "speed 140.0 °/s is outside the board's range [20, 100]"),
         (["home", "--speed", "5"], "speed 5.0 °/s is outside"),
     ]:
         code, out, err = run(capsys, "braccio", *argv, "--port", emulator.url)
@@ -123,7 +125,12 @@ def test_refused_commands_never_open_the_port(capsys, emulator, tmp_path):
     (["emulate", "--drop", "0"], "--drop: expected a whole number >= 1"),
     (["emulate", "--garble", "x"], "--garble: expected a whole number"),
     (["emulate", "--tcp", "70000"], "--tcp must be a port between 0"),
-    (["home", "--port", "loop://", "--timeout", "-1"], "timeout and ready_timeout must be positive seconds"),
+    (["home", "--port", "loop://", "--timeout", "-1"], "--timeout/--ready-timeout: timeout: expected seconds in (0, 60]"),
+    (["home", "--port", "loop://", "--ready-timeout", "1e308"],
+     "--timeout/--ready-timeout: ready_timeout: expected seconds in (0, 120], got 1e+308"),
+    (["emulate", "--soft-start", "inf"], "--soft-start: value 1 is inf"),
+    (["emulate", "--soft-start", "61"], "--soft-start: expected seconds in [0, 60], got 61"),
+    (["state", "--port", "loop://", "--socket", "/nonexistent/x.sock"], "--socket: no link answers at"),
     (["home", "--port", "loop://", "--robot", "puma560"],
      "--robot: robot 'puma560': the Braccio bridge needs 5 joints"),
     (["move", "0", "0", "0", "0", "0"], "the following arguments are required: --port"),
@@ -151,13 +158,13 @@ def test_emulate_serves_until_ctrl_c(capsys):
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
     env["PYTHONPATH"] = str(Path(km.__file__).parents[1]) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.Popen([sys.executable, "-c", "import sys; from kinematica.cli import main; "
-                             "sys.exit(main(sys.argv[1:]))", "braccio", "emulate", "--tcp", "0"],
+                             "sys.exit(main(sys.argv[1:]))", "braccio", "emulate", "--tcp", "0", "--soft-start", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         first = proc.stdout.readline()
-        assert first.startswith("Braccio emulator (protocol v1) on socket://127.0.0.1:") and "Ctrl+C stops it" in first
+        assert first.startswith("Braccio emulator (protocol v2) on socket://127.0.0.1:") and "Ctrl+C stops it" in first
         url = first.split(" on ")[1].split(";")[0]
-        d = run_json(capsys, "braccio", "move", "0", "-40", "90", "90", "0", "--deg", "--port", url, "--speed", "140")
+        d = run_json(capsys, "braccio", "move", "0", "-40", "90", "90", "0", "--deg", "--port", url, "--speed", "100")
         assert d["state"]["degrees"] == [90, 50, 180, 180, 90, 10]
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=20)
@@ -196,4 +203,6 @@ def test_emulate_options_make_the_misbehaviour():
     args = build_parser().parse_args(["braccio", "emulate", "--drop", "5", "--delay", "7:2.5", "--garble", "9",
                                       "--disconnect-after", "30"])
     assert misbehaviour(args) == hw.Misbehaviour(drop=5, delay=(7, 2.5), garble=9, disconnect_after=30)
+    args = build_parser().parse_args(["braccio", "emulate", "--reset-after", "4"])
+    assert misbehaviour(args) == hw.Misbehaviour(reset_after=4)
     assert misbehaviour(build_parser().parse_args(["braccio", "emulate"])) == hw.Misbehaviour()

@@ -12,8 +12,8 @@ import kinematica as km
 from kinematica.hardware import protocol as pr
 from kinematica.hardware.calibration import (Calibration, CalibrationError, load_calibration,
                                              save_calibration)
-from kinematica.hardware.limits import (CommandRefused, check_speed, check_stream_speed, quantisation_error,
-                                        reached_q, servo_degrees, whole_degrees)
+from kinematica.hardware.limits import (CommandRefused, check_speed, check_stream_accel, check_stream_speed,
+                                        check_stream_steps, quantisation_error, reached_q, servo_degrees, whole_degrees)
 
 BRACCIO = km.load("braccio")
 BANNER = pr.DEFAULT_BANNER
@@ -92,21 +92,52 @@ def test_a_refused_point_of_a_trajectory_is_named_by_its_index():
         servo_degrees(BRACCIO, Calibration(), [0, 0, np.nan, 0, 0], 10, BANNER)
 
 
-@pytest.mark.parametrize("speed", [19, 141, 60.5, float("nan"), "fast", True])
+@pytest.mark.parametrize("speed", [19, 101, 140, 60.5, float("nan"), "fast", True])
 def test_speeds_outside_the_board_range_are_refused(speed):
-    with pytest.raises(CommandRefused, match=r"outside the board's range \[20, 140\]"):
+    with pytest.raises(CommandRefused, match=r"outside the board's range \[20, 100\]"):
         check_speed(speed, BANNER)
-    assert check_speed(20, BANNER) == 20 and check_speed(140.0, BANNER) == 140
+    assert check_speed(20, BANNER) == 20 and check_speed(100.0, BANNER) == 100
 
 
 def test_stream_speed_is_checked_per_step_and_joint():
     t = np.array([0.0, 0.1, 0.2])
-    physical = np.array([[90, 45, 180, 180, 90, 10], [90, 45, 180, 180, 90, 10], [90, 45, 165, 180, 90, 10.0]])
-    with pytest.raises(CommandRefused, match=r"'M3 elbow' would turn at 150 °/s between points 1 and 2 \(t = 0.1 s\)"
-                                             r", over the limit of 140 °/s"):
+    physical = np.array([[90, 45, 180, 180, 90, 10], [90, 45, 180, 180, 90, 10], [90, 45, 169, 180, 90, 10.0]])
+    with pytest.raises(CommandRefused, match=r"'M3 elbow' would turn at 110 °/s between points 1 and 2 \(t = 0.1 s\)"
+                                             r", over the limit of 100 °/s"):
         check_stream_speed(BRACCIO, t, physical, BANNER)
-    physical[2, 2] = 166  # 14° in 0.1 s: exactly the limit
+    physical[2, 2] = 170  # 10° in 0.1 s: exactly the limit
     check_stream_speed(BRACCIO, t, physical, BANNER)
+
+
+def test_the_whole_degrees_sent_are_checked_as_the_board_checks_them():
+    """|Δ whole degrees|·1000 ≤ 100·ms, exact: one degree needs 10 ms (the 1 ms/1° step the
+    board once let through on its one degree of slack is refused before it is sent)."""
+    deg = np.array([[90, 45, 180, 180, 90, 10], [91, 45, 180, 180, 90, 10], [92, 45, 180, 180, 90, 10]])
+    check_stream_steps(BRACCIO, np.array([1, 10, 10]), deg, BANNER)
+    with pytest.raises(CommandRefused, match=r"'M1 base' would step 1° \(whole servo degrees\) in 9 ms between points "
+                                             r"1 and 2, over the board's 100 °/s: give a rate of at most 100 Hz"):
+        check_stream_steps(BRACCIO, np.array([1, 10, 9]), deg, BANNER)
+    with pytest.raises(CommandRefused, match=r"in 1 ms between points 0 and 1"):
+        check_stream_steps(BRACCIO, np.array([1, 1, 10]), deg, BANNER)
+
+
+def test_a_stream_must_start_and_end_at_rest_and_accelerate_within_the_limit():
+    t = np.linspace(0, 1, 11)
+    still = np.tile([90, 45, 180, 180, 90, 10.0], (11, 1))
+    line = still.copy()
+    line[:, 0] += 40 * t  # 40 °/s from the first step: 400 °/s² over the first 0.1 s, exactly the limit
+    check_stream_accel(BRACCIO, t, line, BANNER)
+    line[:, 0] = 90 + 41 * t
+    with pytest.raises(CommandRefused, match=r"'M1 base' would accelerate at 410 °/s² from rest at its start, over "
+                                             r"the board's 400 °/s²"):
+        check_stream_accel(BRACCIO, t, line, BANNER)
+    line[:, 0] = 90 + np.cumsum([0, 2] + [4.5] * 9)  # 20 then 45 °/s: a smooth start, then a stop from 45 °/s
+    with pytest.raises(CommandRefused, match="would accelerate at 450 °/s² to rest at its end"):
+        check_stream_accel(BRACCIO, t, line, BANNER)
+    jolt = still.copy()
+    jolt[6:, 1] += 5  # 5° in one 0.1 s step: 50 °/s, from and back to rest
+    with pytest.raises(CommandRefused, match=r"'M2 shoulder' would accelerate at 500 °/s² at point 5 \(t = 0.5 s\)"):
+        check_stream_accel(BRACCIO, t, jolt, BANNER)
 
 
 def test_calibration_files_round_trip(tmp_path):

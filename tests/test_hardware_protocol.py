@@ -87,9 +87,11 @@ def test_malformed_commands_say_what_is_wrong(line, words):
 
 
 @pytest.mark.parametrize("line, words", [
-    ("READY v=1", "without depth"), ("READY v=x depth=8 watchdog=5 speed=1..2 M1=0..1 M2=0..1 M3=0..1 M4=0..1 "
-                                     "M5=0..1 M6=0..1 home=1,2,3,4,5,6", "whole numbers"),
-    ("A 5", "no checksum"), ("A 5*00", "bad checksum"), ("Q 1,2", "expected 6"), ("hello", "unexpected line")])
+    ("READY v=1", "without depth"), ("READY v=x depth=8 watchdog=5 speed=1..2 accel=1 M1=0..1 M2=0..1 M3=0..1 "
+                                     "M4=0..1 M5=0..1 M6=0..1 home=1,2,3,4,5,6 boot=0", "whole numbers"),
+    ("A 5", "no checksum"), ("A 5*00", "bad checksum"), ("Q 1,2", "expected 6"), ("hello", "unexpected line"),
+    ("A 1\ufffd*00", "garbled line from the board"), ("OK\x00", "garbled line"), ("A 1\t*00", "garbled"),
+    ("Q 90,45,180,\u0661,90,10", "garbled"), ("A 5*c8".replace("c8", pr.crc8_hex("A 5").lower()), "bad checksum")])
 def test_malformed_replies_say_what_is_wrong(line, words):
     with pytest.raises(pr.ProtocolError, match=words):
         pr.parse_reply(line)
@@ -97,9 +99,10 @@ def test_malformed_replies_say_what_is_wrong(line, words):
 
 def test_the_banner_states_version_depth_ranges_and_home():
     line = pr.format_reply(pr.DEFAULT_BANNER)
-    assert line.startswith("READY v=1 ") and "M2=15..165" in line and "M6=10..73" in line
+    assert line.startswith("READY v=2 ") and "M2=15..165" in line and "M6=10..73" in line and line.endswith(" boot=0")
     b = pr.parse_banner(line)
-    assert (b.version, b.depth, b.speed, b.home) == (pr.VERSION, pr.DEPTH, (20, 140), (90, 45, 180, 180, 90, 10))
+    assert (b.version, b.depth, b.speed, b.accel, b.home) == (pr.VERSION, pr.DEPTH, (20, 100), 400,
+                                                              (90, 45, 180, 180, 90, 10))
     assert len(line) <= 160  # one println from the sketch; no length rule applies to board lines
 
 
@@ -115,19 +118,37 @@ def test_a_move_finishes_every_joint_together_with_the_exact_target():
     b = Board(now=0.0)
     target = [60, 90, 150, 120, 30, 73]  # base 30°, shoulder 45°, wrist roll 60°, gripper 63°: furthest
     assert b.feed("P " + ",".join(map(str, target)) + ",40", 0.0) == []
-    duration = 63 / 40
-    assert b.advance(duration / 2) == []
-    # halfway in time is halfway in angle for every joint (rounded to whole degrees)
-    assert b.degrees() == [round(h + (g - h) / 2) for h, g in zip(HOME, target)]
-    assert b.advance(duration - 1e-6) == [] and b.busy
+    duration = (100 + 1575) / 1000  # 0.1 s to reach 40 °/s at 400 °/s², 63° / 40 °/s = 1.575 s more
+    assert pr.move_profile(63, 40, 400) == (100, 1575)
+    assert b.advance(duration / 2 + 0.0005) == []  # 838 ms: a whole ms past the middle (837.5)
+    # the middle of the time is the middle of the path for every joint (the profile is symmetric)
+    assert b.degrees() == [round(h + (g - h) / 2 + 1e-9) for h, g in zip(HOME, target)]
+    assert b.advance(duration - 0.001) == [] and b.busy
     assert b.advance(duration) == ["OK"] and b.degrees() == target and not b.busy
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 180), st.integers(20, 100))
+def test_a_move_profile_keeps_its_speed_and_acceleration_and_ends_on_time(far, speed):
+    """Sampled every ms, the furthest joint's path (before rounding) never goes faster than the
+    speed nor changes speed faster than accel (plus the discretisation of one ms), starts and
+    ends at rest, and takes no longer than the speed with a ramp at each end allows."""
+    ramp, length = pr.move_profile(far, speed, pr.ACCEL)
+    D = ramp + length
+    x = [far * n / d for n, d in (pr.profile_fraction(e, ramp, length) for e in range(D + 1))]
+    v = [1000 * (b - a) for a, b in zip(x, x[1:])]  # °/s over each ms
+    assert x[0] == 0 and x[-1] == far and all(0 <= s <= speed + 1e-9 for s in v)
+    acc = [1000 * abs(b - a) for a, b in zip([0.0, *v], [*v, 0.0])]
+    assert max(acc) <= pr.ACCEL * (1 + 1e-9) + 1e6 * far / (ramp * length) * 1e-3 + 1e-9
+    assert D <= 1000 * far / speed + 1000 * speed / pr.ACCEL + 2  # the trapezoid's time, whole ms up
 
 
 def test_a_move_out_of_range_or_too_fast_is_refused_and_nothing_moves():
     b = Board(now=0.0)
     assert b.feed("P 90,170,90,90,90,10,40", 0.0) == ["E1 M2=170 outside 15..165"]
     assert b.feed("P 90,90,90,90,90,80,40", 0.0) == ["E1 M6=80 outside 10..73"]
-    assert b.feed("P 90,90,90,90,90,10,200", 0.0) == ["E1 speed=200 outside 20..140"]
+    assert b.feed("P 90,90,90,90,90,10,200", 0.0) == ["E1 speed=200 outside 20..100"]
+    assert b.feed("P 0,45,180,180,90,10,140", 0.0) == ["E1 speed=140 outside 20..100"]  # issue 25's move
     assert b.advance(5.0) == [] and b.degrees() == HOME
 
 
@@ -135,14 +156,14 @@ def test_home_query_stop_and_version():
     b = Board(now=0.0)
     assert b.feed("?", 0.0) == ["Q 90,45,180,180,90,10"]
     assert b.feed("V", 0.0) == [pr.format_reply(pr.DEFAULT_BANNER)]
-    b.feed("P 90,90,90,90,90,10,100", 0.0)  # 90° of the elbow at 100 °/s: 0.9 s
+    b.feed("P 90,90,90,90,90,10,100", 0.0)  # 90° of the elbow at 100 °/s: 0.25 s + 0.9 s
     assert b.feed("P 90,90,90,90,90,10,100", 0.1)[0].startswith("E4 busy")
-    assert b.feed("S", 0.45) == ["OK"] and not b.busy
+    assert b.feed("S", 0.575) == ["OK"] and not b.busy
     held = b.degrees()
-    assert held == [90, 68, 135, 135, 90, 10]  # where the arm was at 0.45 s, halfway
+    assert held == [90, 68, 135, 135, 90, 10]  # where the arm was at 0.575 s, halfway
     assert b.advance(2.0) == [] and b.degrees() == held
     b.feed("H", 2.0)
-    assert b.advance(2.0 + 45 / pr.HOME_SPEED) == ["OK"] and b.degrees() == HOME
+    assert b.advance(2.0 + sum(pr.move_profile(45, pr.HOME_SPEED, pr.ACCEL)) / 1000) == ["OK"] and b.degrees() == HOME
 
 
 def test_a_stream_is_queued_acknowledged_in_order_and_ends_on_its_last_point():
@@ -163,7 +184,9 @@ def test_a_stream_is_queued_acknowledged_in_order_and_ends_on_its_last_point():
     ("T 0,100,92,45,180,180,90,10*00", "E2 bad checksum"),
     ("T 0,100,92,45*" + pr.crc8_hex("T 0,100,92,45"), "E0 malformed line"),
     (T(0, 100, 92, 45, 180, 180, 200, 10), "E1 M5=200 outside 0..180"),
-    (T(0, 100, 110, 45, 180, 180, 90, 10), "E1 M1 step 20 in 100 ms over 140 deg/s"),
+    (T(0, 100, 101, 45, 180, 180, 90, 10), "E1 M1 step 11 in 100 ms over 100 deg/s"),
+    (T(0, 1, 91, 45, 180, 180, 90, 10), "E1 M1 step 1 in 1 ms over 100 deg/s"),  # no slack for short steps
+    (T(0, 9, 91, 45, 180, 180, 90, 10), "E1 M1 step 1 in 9 ms over 100 deg/s"),
     (T(0, 0, 90, 45, 180, 180, 90, 10), "E1 ms=0 outside 1..60000")])
 def test_bad_streamed_points_are_refused(line, reply):
     assert Board(now=0.0).feed(line, 0.0)[0].startswith(reply)
@@ -215,3 +238,36 @@ def test_the_hardware_package_loads_neither_pyserial_nor_scipy():
              "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'serial', 'scipy', 'sympy'})))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+# --- any byte ---------------------------------------------------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_no_bytes_break_the_board_and_it_answers_after_them(data):
+    """Any bytes (NUL, control, ≥ 0x80, no newline for long stretches) get defined replies only,
+    the reader's memory stays bounded, and `?` is answered afterwards."""
+    import re
+
+    b = Board(now=0.0)
+    out = b.receive(data, 0.0)
+    assert len(b.reader._line) <= pr.MAX_LINE
+    out += b.receive(b"\n?\n", 5.0)
+    assert out[-1].startswith("Q ")
+    assert all(re.fullmatch(r"OK|E[0-5] [ -~]+|A [0-9]+\*[0-9A-F]{2}|Q [0-9,]+|READY [ -~]+", line) for line in out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80) | st.binary(max_size=80).map(lambda b: b.decode("latin-1")))
+def test_any_reply_line_parses_or_is_a_protocol_error(line):
+    """Line noise in a reply is a ProtocolError (the host's fault path), never another exception."""
+    try:
+        pr.parse_reply(line)
+    except pr.ProtocolError:
+        pass
+
+
+def test_the_reader_drops_cr_and_marks_bad_lines():
+    r = pr.Reader()
+    assert r.feed(b"P 9\r0,45,180,180,90,10,40\r\n") == ["P 90,45,180,180,90,10,40"]
+    assert r.feed(b"?\t\n\x00\n\xff?\n" + b"x" * 65 + b"\n" + b"x" * 64 + b"\n") == [None, None, None, None, "x" * 64]
+    assert r.feed(b"?") == [] and r.feed(b"\n") == ["?"]  # a line split across reads

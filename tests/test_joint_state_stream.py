@@ -108,9 +108,10 @@ def test_a_sender_without_a_listener_goes_on():
 # --- the Braccio: every acknowledged point, to the example client ------------------------------------
 @pytest.fixture
 def played(tmp_path):
-    """A 60-point quintic from home, saved as the CLI reads it; returns (file, trajectory as read)."""
+    """A 100-point quintic from home (peak 76 °/s, under the board's 100), saved as the CLI reads
+    it; returns (file, trajectory as read)."""
     q1 = BRACCIO.q_home + np.radians([30, 20, -30, -20, 40])
-    tr = km.trajectory.quintic(BRACCIO.q_home, q1, 0.59, steps=59, robot=BRACCIO)
+    tr = km.trajectory.quintic(BRACCIO.q_home, q1, 0.99, steps=99, robot=BRACCIO)
     path = km.trajectory.save(tr, tmp_path / "ramp.json")
     return path, km.trajectory.load(path)
 
@@ -145,7 +146,7 @@ def test_braccio_play_streams_every_point_in_order_to_the_example_client(capsys,
 
 def test_braccio_move_streams_the_commanded_state(capsys, rx):
     with hw.Emulator() as emu:
-        code, out, err = run(capsys, "braccio", "move", "10", "-30", "80", "90", "0", "--deg", "--speed", "140",
+        code, out, err = run(capsys, "braccio", "move", "10", "-30", "80", "90", "0", "--deg", "--speed", "100",
                              "--port", emu.url, "--stream", rx.url, "--json")
     assert code == 0, err
     (m,) = rx.lines()

@@ -1,5 +1,6 @@
 // The few Arduino calls the Braccio sketch makes, for building it on the host (tests only):
-// Serial reads the bytes the driver feeds and writes to stdout, millis() is the driver's clock.
+// Serial reads the bytes the driver feeds and writes to stdout, millis() is the driver's clock,
+// which delayMicroseconds() advances (so the soft start takes its time in setup()).
 #pragma once
 #include <stdint.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@ class __FlashStringHelper;
 unsigned long millis();
 inline void pinMode(uint8_t, uint8_t) {}
 inline void digitalWrite(uint8_t, uint8_t) {}
-inline void delayMicroseconds(unsigned int) {}
+void delayMicroseconds(unsigned int us);
 template <class A, class B> inline A max(A a, B b) { return a > (A)b ? a : (A)b; }
 inline char *ltoa(long v, char *buf, int) { snprintf(buf, 12, "%ld", v); return buf; }
 

@@ -1,13 +1,17 @@
-"""`kinematica braccio ports | emulate | firmware | home | move | play`: the physical Braccio.
+"""`kinematica braccio ports | emulate | firmware | connect | home | move | play | stop | state`.
 
 `ports` lists this machine's serial ports; `emulate` runs a virtual Braccio on 127.0.0.1 (or a
 pseudo-terminal) until Ctrl+C, optionally misbehaving; `firmware --out DIR` writes the Arduino
-sketch; `home`, `move` and `play` drive an arm (or the emulator) on `--port URL` (any pyserial
-URL: /dev/ttyACM0, COM4, socket://127.0.0.1:PORT). Every command is checked before anything is
-sent: a joint outside its limits, a servo outside its range, a speed over the limit is refused
-(exit 2) naming the joint, the value and the limit. A link that fails (no banner, a timeout, the
-port gone, garbage) exits 1; `play` prints its report first (points sent, acknowledged, the last
-acknowledged index). Ctrl+C during `play` sends S (stop now) to the arm, then exits 130. Hobby
+sketch; `connect --port URL` keeps one link to the arm open and serves the other commands over a
+local socket (`braccio_link`), one controller at a time; `home`, `move`, `play`, `stop` and
+`state` drive the arm on `--port URL` (any pyserial URL: /dev/ttyACM0, COM4,
+socket://127.0.0.1:PORT) — through the link when `connect` serves that port, else on a link of
+their own, opened without a reset pulse. Every command is checked before anything is sent: a
+joint outside its limits, a servo outside its range, a speed or acceleration over the limit is
+refused (exit 2) naming the joint, the value and the limit. A link that fails (no banner, a
+timeout, the port gone, garbage) exits 1; `play` prints its report first (points sent,
+acknowledged, the last the board reported reaching). Ctrl+C during a command sends S (stop now),
+says where the arm holds, then exits 130. A board that reset is reported as a warning. Hobby
 servos report no position: every state shown is the one the board last commanded.
 """
 
@@ -15,6 +19,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import threading
+from pathlib import Path
 from typing import Any, Callable, TextIO
 
 
@@ -22,13 +29,15 @@ import kinematica as km
 
 from ..extras import need
 from .. import bounds
-from ..hardware import (STATE_NOTE, ArmState, Braccio, CalibrationError, CommandRefused, Emulator, LinkError,
-                        Misbehaviour, load_calibration)
+from ..hardware import (Braccio, CalibrationError, CommandRefused, Emulator, LinkError, Misbehaviour,
+                        load_calibration)
 from ..hardware import protocol as pr
 from ..hardware.limits import check_speed
 from ..hardware.sketch import SKETCH, write_firmware
 from ..export.jointstate import DEFAULT_URL, JointStateSender, StreamError, resolve
-from .common import JSON_HELP, Failure, UsageError, emit, finite_numbers, joint_values, load_robot, q_deg
+from .braccio_link import LinkServer, hello, request, socket_path
+from .braccio_work import HANDLERS, interrupted, play_text, say_stopped, state_text
+from .common import JSON_HELP, Failure, UsageError, emit, finite_numbers, joint_values, load_robot, warn
 
 ARDUINO_VIDS = {0x2341: "Arduino", 0x2A03: "Arduino", 0x1A86: "CH340 (Arduino clone)", 0x0403: "FTDI"}
 
@@ -84,13 +93,17 @@ def misbehaviour(args: argparse.Namespace) -> Misbehaviour:
     return Misbehaviour(drop=None if args.drop is None else _count(args.drop, "--drop"), delay=delay,
                         garble=None if args.garble is None else _count(args.garble, "--garble"),
                         disconnect_after=None if args.disconnect_after is None
-                        else _count(args.disconnect_after, "--disconnect-after"))
+                        else _count(args.disconnect_after, "--disconnect-after"),
+                        reset_after=None if args.reset_after is None else _count(args.reset_after, "--reset-after"))
 
 
 def cmd_emulate(args: argparse.Namespace, out: TextIO) -> int:
     if args.tcp is not None and not 0 <= args.tcp < 65536:
         raise UsageError(f"--tcp must be a port between 0 (any free one) and 65535, got {args.tcp}")
-    emu = Emulator(misbehaviour(args))
+    soft = finite_numbers([args.soft_start], "--soft-start")[0]
+    if not 0 <= soft <= 60:
+        raise UsageError(f"--soft-start: expected seconds in [0, 60], got {args.soft_start}")
+    emu = Emulator(misbehaviour(args), boot_delay=0.05, soft_start=soft, reset_on_open=args.reset_on_open)
     try:
         url = emu.start_pty() if args.pty else emu.start_tcp(args.tcp or 0)
     except OSError as e:
@@ -130,7 +143,7 @@ def _arm(args: argparse.Namespace) -> Braccio:
         raise UsageError(f"--calibration: {e}") from None
     except CommandRefused as e:  # a robot the bridge cannot drive
         raise UsageError(f"--robot: {e}") from None
-    except ValueError as e:  # a timeout that is not a positive number
+    except ValueError as e:  # a timeout that is not a number of seconds in range
         raise UsageError(f"--timeout/--ready-timeout: {e}") from None
 
 
@@ -144,69 +157,89 @@ def _sender(args: argparse.Namespace, robot: km.Robot) -> JointStateSender | Non
         raise UsageError(f"--stream: {e}") from None
 
 
-def _streamed(args: argparse.Namespace, state: dict[str, Any]) -> dict[str, Any]:
-    """The state, after sending its q on the --stream (if any)."""
-    if args.sender is not None:
-        args.sender.send(state["q"])
-    return state
+def _link_path(args: argparse.Namespace) -> Path | None:
+    """The socket of a live `connect` link for this port (--socket, or the one derived from
+    --port), or None when the command is to open the port itself."""
+    path = Path(args.socket) if args.socket else socket_path(args.port)
+    if hello(path) is not None:
+        return path
+    if args.socket:
+        raise UsageError(f"--socket: no link answers at {path}: start one with `kinematica braccio connect --port "
+                         f"{args.port} --socket {path}`")
+    return None
 
 
-def _run(args: argparse.Namespace, arm: Braccio, work: Callable[[Braccio], dict[str, Any]]) -> dict[str, Any]:
-    """Connect, do the work, close (the joint-state stream too); a failed link is a Failure (exit 1)."""
-    args.sender = _sender(args, arm.robot)
+def _execute(args: argparse.Namespace, arm: Braccio, action: str, req: dict[str, Any]) -> dict[str, Any]:
+    """Do `action` through the link that serves the port, or on a link of its own; the data,
+    its notices (a board reset) given as warnings."""
+    path = _link_path(args)
+    sender = _sender(args, arm.robot)
+    on_point = None if sender is None else (lambda k, q, t: sender.send(q, t=t))
+    try:
+        if path is not None:
+            cal = {"offset": list(arm.calibration.offset), "direction": list(arm.calibration.direction)}
+            data = _answer(args, request(path, {"action": action, "robot": arm.robot.name, "calibration": cal,
+                                                **req}, on_point), action)
+        else:
+            data = _direct(args, arm, action, req, on_point)
+        if sender is not None and action != "play":
+            sender.send(data["state"]["q"])
+    except KeyboardInterrupt as e:
+        if hasattr(e, "answer") and e.answer.get("ok"):  # type: ignore[attr-defined]
+            say_stopped(action, e.answer["data"])  # type: ignore[attr-defined]
+        raise
+    finally:
+        if sender is not None:
+            sender.close()
+    for notice in data.pop("notices", []):
+        warn({"kind": "braccio"}, notice)
+    return {"port": args.port, "robot": arm.robot.name, "length_unit": arm.robot.length_unit,
+            "link": None if path is None else str(path), **data}
+
+
+def _answer(args: argparse.Namespace, answer: dict[str, Any], action: str) -> dict[str, Any]:
+    if answer.get("ok"):
+        return answer["data"]
+    notices = "; ".join(answer.get("notices") or [])
+    error = answer.get("error", "no answer") + (f" ({notices})" if notices else "")
+    if answer.get("kind") in ("refused", "usage"):
+        raise CommandRefused(error)
+    raise Failure(f"{args.port}: {error}")
+
+
+def _direct(args: argparse.Namespace, arm: Braccio, action: str, req: dict[str, Any],
+            on_point: Callable[..., None] | None) -> dict[str, Any]:
     try:
         with arm:
-            data = work(arm)
+            try:
+                data = HANDLERS[action](arm, req, on_point)
+            except KeyboardInterrupt:
+                say_stopped(action, interrupted(arm, action))
+                raise
+            data["notices"] = list(arm.notices)
+            return data
     except LinkError as e:
-        raise Failure(f"{args.port}: {e}") from None
-    finally:
-        if args.sender is not None:
-            args.sender.close()
-    return {"port": args.port, "robot": arm.robot.name, "length_unit": arm.robot.length_unit, **data}
-
-
-def state_data(robot: km.Robot, s: ArmState) -> dict[str, Any]:
-    return {"servos": list(pr.SERVOS), "degrees": list(s.degrees), "q": s.q, "q_deg": q_deg(robot, s.q),
-            "gripper_deg": s.gripper, "joint_names": list(robot.joint_names), "note": s.note}
-
-
-def state_text(d: dict[str, Any]) -> str:
-    s = d["state"]
-    names = [*s["joint_names"], "gripper"]
-    w = max(map(len, names))
-    rows = [f"  {name:<{w}}  servo {deg:>3}°" + (f"   q = {q:8.3f}°" if i < 5 else "")
-            for i, (name, deg, q) in enumerate(zip(names, s["degrees"], [*s["q_deg"], None]))]
-    return f"State of the arm on {d['port']} ({STATE_NOTE}):\n" + "\n".join(rows)
+        raise Failure(f"{args.port}: {e}" + "".join(f" ({n})" for n in arm.notices)) from None
 
 
 def cmd_home(args: argparse.Namespace, out: TextIO) -> int:
     arm = _arm(args)
-    check_speed(args.speed, pr.DEFAULT_BANNER)  # before the port opens: that resets an Uno
-
-    def work(arm: Braccio) -> dict[str, Any]:
-        rep = arm.home(speed=args.speed)
-        return {"duration": rep.duration, "state": _streamed(args, state_data(arm.robot, arm.state()))}
-
-    return emit(args, _run(args, arm, work), lambda d: f"Homed in {d['duration']:.2f} s.\n" + state_text(d), out)
+    check_speed(args.speed, pr.DEFAULT_BANNER)  # before anything is sent
+    data = _execute(args, arm, "home", {"speed": args.speed})
+    return emit(args, data, lambda d: f"Homed in {d['duration']:.2f} s.\n" + state_text(d), out)
 
 
 def cmd_move(args: argparse.Namespace, out: TextIO) -> int:
     arm = _arm(args)
-    robot = arm.robot
-    q = joint_values(robot, args.q, args.deg)
-    arm.check_move(q, args.speed, args.gripper)  # before the port opens: that resets an Uno
-
-    def work(arm: Braccio) -> dict[str, Any]:
-        rep = arm.move(q, speed=args.speed, gripper=args.gripper)
-        return {"q": q, "q_deg": q_deg(robot, q), "degrees_sent": list(rep.degrees), "duration": rep.duration,
-                "quantisation_error": rep.quantisation_error,
-                "state": _streamed(args, state_data(arm.robot, arm.state()))}
+    q = joint_values(arm.robot, args.q, args.deg)
+    arm.check_move(q, args.speed, args.gripper)  # before anything is sent
 
     def text(d: dict[str, Any]) -> str:
         return (f"Moved in {d['duration']:.2f} s to servo degrees {d['degrees_sent']}; whole degrees put the tool "
                 f"{d['quantisation_error']:.3f} {d['length_unit']} from the exact q.\n" + state_text(d))
 
-    return emit(args, _run(args, arm, work), text, out)
+    data = _execute(args, arm, "move", {"q": q.tolist(), "speed": args.speed, "gripper": args.gripper})
+    return emit(args, data, text, out)
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
@@ -221,61 +254,107 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
                          f"({', '.join(robot.joint_names)})")
     if args.rate is not None and not (math.isfinite(args.rate) and args.rate > 0):
         raise UsageError(f"--rate: expected a positive number of points per second, got {args.rate}")
-
-    arm.check_play(tr, args.rate, args.gripper, args.speed)  # before the port opens: that resets an Uno
-
-    def work(arm: Braccio) -> dict[str, Any]:
-        stream = args.sender
-        res = arm.play(tr, rate=args.rate, gripper=args.gripper, speed=args.speed,
-                       on_point=None if stream is None else lambda k, q, t: stream.send(q, t=t))
-        state = state_data(arm.robot, res.final_state) if res.final_state is not None else None
-        return {"file": args.file, "rate": args.rate, "duration": tr.duration, "points": res.points,
-                "sent": res.sent, "acknowledged": res.acknowledged, "last_acknowledged": res.last_acknowledged,
-                "ok": res.ok, "reason": res.reason, "elapsed": res.elapsed,
-                "max_quantisation_error": res.max_quantisation_error, "state": state}
-
-    data = _run(args, arm, work)
-    emit(args, data, _play_text, out)
+    arm.check_play(tr, args.rate, args.gripper, args.speed)  # before anything is sent
+    req = {"file": str(Path(args.file).resolve()), "rate": args.rate, "gripper": args.gripper, "speed": args.speed}
+    data = _execute(args, arm, "play", req)
+    data["file"] = args.file
+    if data["warning"]:
+        warn({"kind": "stall", "stall": data["stall"]}, data["warning"])
+    emit(args, data, play_text, out)
     if not data["ok"]:
-        raise Failure(f"the stream stopped after point {data['last_acknowledged']}: {data['reason']}")
+        raise Failure(f"the stream stopped after point {data['last_executed']}: {data['reason']}")
     return 0
 
 
-def _play_text(d: dict[str, Any]) -> str:
-    at = f"resampled at ≤ {d['rate']:g} Hz" if d["rate"] else "at its own sample times"
-    lines = [f"Played {d['file']} on {d['port']}: {d['points']} points {at} ({d['duration']:.2f} s of motion)",
-             f"  sent {d['sent']}, acknowledged {d['acknowledged']}, last acknowledged point {d['last_acknowledged']}",
-             f"  {d['reason']}",
-             f"  took {d['elapsed']:.2f} s; whole servo degrees cost up to {d['max_quantisation_error']:.3f} "
-             f"{d['length_unit']} at the tool"]
-    return "\n".join(lines) + ("\n" + state_text(d) if d["state"] else "")
+def cmd_stop(args: argparse.Namespace, out: TextIO) -> int:
+    data = _execute(args, _arm(args), "stop", {})
+
+    def text(d: dict[str, Any]) -> str:
+        ended = d.get("stopped")
+        what = f"Stopped the `{ended['action']}` of pid {ended['pid']}" if ended else "Stopped"
+        return f"{what}: S sent, the arm holds where it was.\n" + state_text(d)
+
+    return emit(args, data, text, out)
+
+
+def cmd_state(args: argparse.Namespace, out: TextIO) -> int:
+    return emit(args, _execute(args, _arm(args), "state", {}), state_text, out)
+
+
+def cmd_connect(args: argparse.Namespace, out: TextIO) -> int:
+    arm = _arm(args)
+    path = Path(args.socket) if args.socket else socket_path(args.port)
+    live = hello(path)
+    if live is not None:
+        raise Failure(f"{args.port}: a link already serves it (pid {live.get('pid')}, socket {path}): one controller "
+                      "at a time; its home, move, play, stop and state go through that link")
+    try:
+        arm.connect()
+        server = LinkServer(arm, path, HANDLERS, args.port)
+    except (LinkError, OSError) as e:  # OSError: the socket cannot be made there (--socket)
+        arm.close()
+        raise Failure(f"{args.port}: {e}") from None
+    for notice in arm.notices:
+        warn({"kind": "braccio"}, notice)
+    data = {"port": args.port, "socket": str(path), "protocol": pr.VERSION, "pid": os.getpid()}
+    emit(args, data, lambda d: (f"Linked to the Braccio on {d['port']} (protocol v{d['protocol']}); serving home, "
+                                f"move, play, stop and state on {d['socket']}: run them with the same --port. "
+                                "Ctrl+C closes the link."), out)
+    out.flush()
+    stopping = threading.Event()
+    try:
+        server.serve(stopping)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+        held = _last_state(arm)
+        arm.close()
+    if not args.json:
+        out.write(f"Link closed: {server.served} command(s) served, {server.refused} refused; the arm holds at "
+                  f"{held} (servo degrees M1…M6, commanded)\n")
+    return 0
+
+
+def _last_state(arm: Braccio) -> list[int] | None:
+    """The board's commanded degrees as the link closes (a running command is stopped first)."""
+    arm.request_stop()
+    try:
+        return list(arm.stop().degrees)
+    except LinkError:
+        return None if arm.commanded is None else list(arm.commanded)
 
 
 # --- parser ----------------------------------------------------------------------------------------
-def _arm_options(p: argparse.ArgumentParser, speed_default: int) -> None:
+def _arm_options(p: argparse.ArgumentParser, speed_default: int | None) -> None:
     p.add_argument("--port", required=True, metavar="URL",
                    help="the arm's serial port or a pyserial URL (/dev/ttyACM0, COM4, socket://127.0.0.1:PORT "
                         "for the emulator)")
+    p.add_argument("--socket", metavar="PATH",
+                   help="the local socket of the `connect` link (default: one derived from --port, so the commands "
+                        "of a port find its link)")
     p.add_argument("--stream", metavar="URL", nargs="?", const=DEFAULT_URL, default=None,
                    help=f"send the arm's joint states as JSON lines over UDP to URL (default {DEFAULT_URL}; "
-                        "schema in docs/joint-state-stream.md): play sends each point as the board reaches it, home "
-                        "and move the state after the move")
+                        "schema in docs/joint-state-stream.md): play sends each point as the board reaches it, the "
+                        "other commands the state after them")
     p.add_argument("--robot", default="braccio", metavar="ROBOT",
                    help="the model whose servo mapping and limits apply (default braccio)")
     p.add_argument("--calibration", metavar="FILE", help="per-servo offsets and directions (YAML or JSON)")
-    p.add_argument("--speed", type=float, default=speed_default, metavar="DEG_S",
-                   help=f"°/s of the servo that moves furthest, {pr.SPEED_RANGE[0]}–{pr.SPEED_RANGE[1]} "
-                        f"(default {speed_default})")
+    if speed_default is not None:
+        p.add_argument("--speed", type=float, default=speed_default, metavar="DEG_S",
+                       help=f"top °/s of the servo that moves furthest, {pr.SPEED_RANGE[0]}–{pr.SPEED_RANGE[1]} (the "
+                            f"Braccio library's range; it speeds up and slows down at {pr.ACCEL} °/s²; default "
+                            f"{speed_default})")
     p.add_argument("--timeout", type=float, default=1.0, metavar="S",
-                   help="seconds to wait for each reply beyond the motion's own time (default 1)")
-    p.add_argument("--ready-timeout", type=float, default=5.0, metavar="S",
-                   help="seconds to wait for the board's READY banner after opening the port (default 5: an "
-                        "Uno resets when its port opens and boots in about 2 s)")
+                   help="seconds (at most 60) to wait for each reply beyond the motion's own time (default 1)")
+    p.add_argument("--ready-timeout", type=float, default=10.0, metavar="S",
+                   help="seconds (at most 120) to wait for the board's READY banner (default 10: a board that does "
+                        "reset as its port opens is deaf for its ~7 s of boot and soft start)")
 
 
 def add_parser(sub: Any) -> None:
     """The subparser of braccio and its actions."""
-    p = sub.add_parser("braccio", help="the physical Braccio: serial ports, emulator, firmware, home, move, play",
+    p = sub.add_parser("braccio", help="the physical Braccio: ports, emulator, firmware, connect, home, move, play, stop, state",
                        description="Drive a Tinkerkit Braccio running Kinematica's firmware over a serial port, "
                                    "or rehearse with the emulator. Hobby servos report no position: the state "
                                    "shown is the one the board last commanded.")
@@ -296,7 +375,20 @@ def add_parser(sub: Any) -> None:
     emu.add_argument("--delay", metavar="N:SECONDS", help="send the N-th line, and all after it, SECONDS late")
     emu.add_argument("--garble", metavar="N", help="damage one character of the N-th line sent")
     emu.add_argument("--disconnect-after", metavar="N", help="drop the connection after N lines received")
+    emu.add_argument("--reset-after", metavar="N", help="reset the board after N lines received (a power dip)")
+    emu.add_argument("--reset-on-open", action="store_true",
+                     help="reset the board on every connection (an Uno whose DTR line still pulses)")
+    emu.add_argument("--soft-start", default="6", metavar="S",
+                     help="seconds the board is deaf after a power-up or reset before its banner (default 6, as "
+                          "the Braccio library's soft start; 0 to rehearse quickly)")
     emu.set_defaults(func=cmd_emulate)
+    connect = actions.add_parser("connect", help="keep one link to the arm open and serve the other commands",
+                                 description="Open the arm's port once (without a reset pulse) and serve home, "
+                                             "move, play, stop and state over a local socket until Ctrl+C, one "
+                                             "controller at a time: the commands of the same --port go through it "
+                                             "and never reopen the port.")
+    _arm_options(connect, None)
+    connect.set_defaults(func=cmd_connect)
     home = actions.add_parser("home", help="move to the safety position (90, 45, 180, 180, 90, 10)")
     _arm_options(home, pr.HOME_SPEED)
     home.set_defaults(func=cmd_home)
@@ -313,5 +405,11 @@ def add_parser(sub: Any) -> None:
     play.add_argument("--gripper", type=float, metavar="DEG", help="gripper servo degrees during the motion")
     _arm_options(play, 60)
     play.set_defaults(func=cmd_play)
+    stop = actions.add_parser("stop", help="stop the arm now (and a command running through the link)")
+    _arm_options(stop, None)
+    stop.set_defaults(func=cmd_stop)
+    state = actions.add_parser("state", help="the servo degrees the board last commanded")
+    _arm_options(state, None)
+    state.set_defaults(func=cmd_state)
     for action in actions.choices.values():
         action.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=JSON_HELP)

@@ -2,15 +2,19 @@
 
     >>> import kinematica as km, numpy as np
     >>> with km.hardware.Emulator() as emu, km.hardware.Braccio(emu.url) as arm:
-    ...     report = arm.move(np.radians([10, -30, 80, 90, 0]), speed=140)
+    ...     report = arm.move(np.radians([10, -30, 80, 90, 0]), speed=100)
     ...     arm.state().degrees
     (80, 60, 170, 180, 90, 10)
 
 Every command is checked on the host before anything is sent (`limits`): model limits, servo
-ranges after calibration, speeds, the gripper range; a refusal names the joint, the value and
-the limit. Every reply has a deadline. After any fault (a timeout, the port gone, garbage, an
-error from the board) the link sends nothing more: reconnect. Hobby servos report no position:
-`state()` is what the board last commanded, not a measurement.
+ranges after calibration, speeds, the acceleration of a trajectory, the whole-degree steps the
+board will check, the gripper range; a refusal names the joint, the value and the limit. Every
+reply has a deadline. After any fault (a timeout, the port gone, garbage, an error from the
+board) the link sends nothing more but S: reconnect. Connecting does not reset the board where
+the port allows it (`link`); a board that resets anyway, on connect or mid-session, is seen by
+its boot banner and reported in `notices` — it drives its servos home under its soft start, so
+the host never homes it at full speed. Hobby servos report no position: `state()` is what the
+board last commanded, not a measurement.
 """
 
 from __future__ import annotations
@@ -20,115 +24,102 @@ from ..errors import InputError, InputTypeError
 import math
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..bounds import sample_count
 from ..model import Robot
 from ..model.library import load as _load
 from ..trajectory import Trajectory
 from . import protocol as pr
 from .calibration import Calibration, load_calibration
-from .limits import (CommandRefused, check_robot, check_speed, check_stream_speed, gripper_degrees,
-                     quantisation_error, reached_q, servo_degrees, whole_degrees)
-from .link import Link, LinkError, LinkTimeout
+from .limits import (CommandRefused, check_robot, check_speed, check_stream_accel, check_stream_speed,
+                     check_stream_steps, gripper_degrees, quantisation_error, reached_q, servo_degrees, whole_degrees)
+from .link import BoardReset, Link, LinkError, LinkTimeout
+from .reports import ArmState, MoveReport, PlayResult, ms_between, sample
 from .stream import StreamResult, stop_now, stream
 
-STATE_NOTE = "commanded, not measured: hobby servos report no position"
-MAX_RATE = 1000.0  # Hz: the board's clock counts whole milliseconds per point
+TIMEOUT_MAX = 60.0  # s: the longest wait for one reply beyond its motion's own time
+READY_TIMEOUT_MAX = 120.0  # s: the longest wait for the banner (a resetting board needs ~7 s)
+RESET_ON_OPEN = ("the board reset when its port opened (its boot banner came): it drove its servos home under "
+                 "its soft start; to keep an Uno from resetting, run `stty -F PORT -hupcl` once, or put a 10 µF "
+                 "capacitor between its RESET and GND pins (docs/hardware.md)")
 
 
-@dataclass(frozen=True)
-class ArmState:
-    """The servo degrees the board last commanded (M1…M6), the joint values q (rad) of M1…M5
-    and the gripper degrees — commanded, not measured (`note`)."""
-
-    degrees: tuple[int, ...]
-    q: np.ndarray
-    gripper: int
-    note: str = STATE_NOTE
-
-
-@dataclass(frozen=True)
-class MoveReport:
-    """A move sent: the whole servo degrees, its duration (s) and the tool-point error (robot's
-    length unit) that whole degrees cost; `stopped` when `request_stop()` ended it on the way
-    (`state()` says where the arm holds)."""
-
-    degrees: tuple[int, ...]
-    duration: float
-    quantisation_error: float
-    stopped: bool = False
-
-
-@dataclass
-class PlayResult(StreamResult):
-    """A stream's result, plus the largest tool-point error of whole degrees over its points."""
-
-    max_quantisation_error: float = 0.0
-    final_state: ArmState | None = None
+def _seconds(value: Any, name: str, most: float) -> float:
+    """A wait in seconds within (0, most]; InputError naming the parameter and the range."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not (math.isfinite(value) and 0 < value <= most):
+        raise InputError(f"{name}: expected seconds in (0, {most:g}], got {value!r}")
+    return float(value)
 
 
 class Braccio:
-    """A Braccio behind a serial port (any pyserial URL). `connect()` (or `with`) opens the
-    port and waits for the board's READY banner; `close()` ends."""
+    """The link to a Braccio running Kinematica's firmware, on a serial port or any pyserial URL.
+    `robot` (a name or a Robot) gives the model limits and servo mapping; `calibration` (a
+    Calibration or a file) the per-servo offsets. `timeout` s (at most 60) is the wait for each
+    reply beyond the motion's own time; `ready_timeout` s (at most 120) the wait for the banner."""
 
     def __init__(self, url: str, robot: Robot | str = "braccio", calibration: Calibration | str | Path | None = None,
-                 timeout: float = 1.0, ready_timeout: float = 5.0) -> None:
+                 timeout: float = 1.0, ready_timeout: float = 10.0) -> None:
+        if not isinstance(url, str) or not url:
+            raise InputTypeError(f"url: expected a serial port or pyserial URL, got {url!r}")
+        self.timeout = _seconds(timeout, "timeout", TIMEOUT_MAX)
+        self.ready_timeout = _seconds(ready_timeout, "ready_timeout", READY_TIMEOUT_MAX)
         self.robot = _load(robot) if isinstance(robot, str) else robot
         check_robot(self.robot)
         self.calibration = (load_calibration(calibration) if isinstance(calibration, (str, Path))
                             else calibration or Calibration())
-        if not (math.isfinite(timeout) and timeout > 0 and math.isfinite(ready_timeout) and ready_timeout > 0):
-            raise InputError(f"timeout and ready_timeout must be positive seconds, got {timeout!r}, {ready_timeout!r}")
-        self.url, self.timeout, self.ready_timeout = url, timeout, ready_timeout
+        self.url = url
         self.link: Link | None = None
         self.banner: pr.Banner | None = None
         self.commanded: tuple[int, ...] | None = None
         self.last_result: PlayResult | None = None
+        self.notices: list[str] = []  # what happened to the board that the caller should hear (resets)
         self._cancel = threading.Event()
         self.progress = (0, 0)  # (points acknowledged, points) of the last play, updated as it runs
         self.reached: tuple[int, ...] | None = None  # the servo degrees of the last point acknowledged
 
     # --- connection ----------------------------------------------------------------------
     def connect(self) -> pr.Banner:
-        """Open the port and wait for READY (an Uno resets when its port opens and boots in
-        ~1.6 s; a board that does not reset is asked with `V` after half the wait)."""
+        """Open the port (without resetting the board where the port allows it), ask for the
+        banner with V (again every `timeout` s: a board that did reset is deaf through its soft
+        start) and read the commanded state. A boot banner means the board reset: noted."""
         self.close()  # connecting again starts afresh
         self.link = Link(self.url)
+        try:
+            banner = self._await_banner(self.link)
+            if banner.version != pr.VERSION:
+                raise LinkError(f"the board speaks protocol v{banner.version}, this kinematica v{pr.VERSION}: "
+                                "write the firmware of this version (`kinematica braccio firmware`)")
+            self.banner = banner
+            if banner.boot:
+                self.notices.append(RESET_ON_OPEN)
+            self.commanded = self._sync()
+        except LinkError:
+            self.close()
+            raise
+        return banner
+
+    def _await_banner(self, link: Link) -> pr.Banner:
         deadline = time.monotonic() + self.ready_timeout
-        ask_at = deadline - self.ready_timeout / 2  # fixed: line noise must not put off the V
-        asked = False
         while True:
-            wake = deadline if asked else ask_at
+            link.send(pr.format_command(pr.Version()))
+            again = min(deadline, time.monotonic() + self.timeout)
             try:
-                line = self.link.readline(wake)
+                while True:
+                    line = link.readline(again)
+                    if line.startswith("READY"):
+                        try:
+                            return pr.parse_banner(line)
+                        except pr.ProtocolError as e:
+                            raise LinkError(str(e)) from None
             except LinkTimeout:
-                if asked or time.monotonic() >= deadline:
-                    self.close()
+                if time.monotonic() >= deadline:
                     raise LinkError(f"no READY banner from {self.url} within {self.ready_timeout:g} s: is the "
                                     "kinematica firmware on the board (`kinematica braccio firmware`)?") from None
-                self.link.send(pr.format_command(pr.Version()))
-                asked = True
-                continue
-            if line.startswith("READY"):
-                break
-        try:
-            banner = pr.parse_banner(line)
-        except pr.ProtocolError as e:
-            self.close()
-            raise LinkError(str(e)) from None
-        if banner.version != pr.VERSION:
-            self.close()
-            raise LinkError(f"the board speaks protocol v{banner.version}, this kinematica v{pr.VERSION}: "
-                            "write the firmware of this version (`kinematica braccio firmware`)")
-        self.banner = banner
-        self.commanded = self._query()
-        return banner
 
     def close(self) -> None:
         """Close the port (a board keeps holding the arm where it last commanded it)."""
@@ -143,60 +134,130 @@ class Braccio:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    def recover(self, wait: float) -> bool:
+        """After a fault, listen up to `wait` s for the boot banner of a board that reset (it is
+        silent through its soft start, so a request to it timed out): if it comes, the link is
+        sound again, the arm at home (noted). True when the link is usable."""
+        link = self._link()
+        deadline = time.monotonic() + _seconds(wait, "wait", READY_TIMEOUT_MAX)
+        while link.fault is not None:
+            try:
+                reply = pr.parse_reply(link.readline(deadline))
+            except pr.ProtocolError:
+                continue
+            except LinkError:
+                return False
+            if isinstance(reply, pr.Banner) and reply.boot:
+                link.fault = None
+                self._board_reset(reply)
+                self.commanded = self._sync()
+        return True
+
+    def _board_reset(self, banner: pr.Banner) -> None:
+        self.notices.append(f"{pr.RESTARTED}; it is at home {banner.home} now")
+        self.commanded = banner.home
+
     # --- requests ------------------------------------------------------------------------
     def _link(self) -> Link:
         if self.link is None or self.banner is None:
             raise LinkError("not connected: call connect() first")
         return self.link
 
+    def _reply(self, link: Link, text: str, line: str) -> pr.Reply:
+        try:
+            return pr.parse_reply(text)
+        except pr.ProtocolError as e:
+            raise link.fail(f"garbage in reply to {line!r}: {e}") from None
+
+    def _sync(self) -> tuple[int, ...]:
+        """The board's commanded degrees (`?`), the answers still due to earlier requests (an OK
+        of a move that ended as S went out, the OK of that S) read past on the way."""
+        link = self._link()
+        link.send(pr.format_command(pr.Query()))
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                reply = self._reply(link, link.readline(deadline), "?")
+            except LinkTimeout:
+                raise link.fail(f"no reply to '?' within {self.timeout:g} s") from None
+            if isinstance(reply, pr.State):
+                return reply.degrees
+            if isinstance(reply, pr.Error):
+                raise link.fail(f"the board refused '?': E{reply.code} {reply.text}".rstrip())
+            if isinstance(reply, pr.Banner) and reply.boot:  # the ? went to a deaf board: ask again
+                self._board_reset(reply)
+                link.send(pr.format_command(pr.Query()))
+                deadline = time.monotonic() + self.timeout
+
+    def _reset_since(self, link: Link) -> None:
+        """BoardReset, with nothing sent, when a boot banner waits unread: the board reset since
+        the last request (its servos went home under its soft start)."""
+        if link.fault is not None:
+            return  # sending refuses, in words
+        for text in link.waiting_lines():
+            try:
+                reply = pr.parse_reply(text)
+            except pr.ProtocolError:
+                continue
+            if isinstance(reply, pr.Banner) and reply.boot:
+                self._board_reset(reply)
+                raise BoardReset(reply)
+
     def _request(self, line: str, expect: type, wait: float, stoppable: bool = False) -> Any:
         """Send `line` and return the reply of type `expect` arriving within wait + timeout s;
-        LinkError (and the link latched) for a timeout, garbage or an error reply. A `stoppable`
-        request (a move) ends early when `request_stop()` is called: S goes out, its OK is the
-        move's answer, and None is returned."""
+        LinkError (and the link latched) for a timeout, garbage or an error reply. A board that
+        reset is BoardReset (not latched: the board is sound, at home): before sending, if its
+        boot banner waits unread (nothing is sent), or after, if no reply follows the banner in
+        time (the line reached a deaf board). A `stoppable` request (a move) ends early when
+        `request_stop()` is called: S goes out, the commanded state is read back, and None is
+        returned."""
         link = self._link()
+        self._reset_since(link)
         if stoppable:
             self._cancel.clear()
         link.send(line)
         deadline = time.monotonic() + wait + self.timeout
-        try:
-            while True:
-                try:
-                    text = link.readline(min(deadline, time.monotonic() + 0.05) if stoppable else deadline)
-                    break
-                except LinkTimeout:
-                    if time.monotonic() >= deadline:
-                        raise
-                    if self._cancel.is_set():  # the board answers S with OK, and the move's OK never comes
-                        self._request(pr.format_command(pr.Stop()), pr.Ok, 0.0)
-                        return None
-            reply = pr.parse_reply(text)
-        except LinkTimeout:
-            raise link.fail(f"no reply to {line!r} within {wait + self.timeout:.3g} s") from None
-        except pr.ProtocolError as e:
-            raise link.fail(f"garbage in reply to {line!r}: {e}") from None
-        if isinstance(reply, pr.Error):
-            raise link.fail(f"the board refused {line!r}: E{reply.code} {reply.text}".rstrip())
-        if isinstance(reply, pr.Banner):
-            raise link.fail(pr.RESTARTED)
-        if not isinstance(reply, expect):
-            raise link.fail(f"unexpected reply {text!r} to {line!r}")
-        return reply
+        reset: pr.Banner | None = None
+        while True:
+            try:
+                text = link.readline(min(deadline, time.monotonic() + 0.05) if stoppable else deadline)
+            except LinkTimeout:
+                if time.monotonic() >= deadline and reset is not None:
+                    raise BoardReset(reset) from None
+                if time.monotonic() >= deadline:
+                    raise link.fail(f"no reply to {line!r} within {wait + self.timeout:.3g} s") from None
+                if self._cancel.is_set():
+                    link.send(pr.format_command(pr.Stop()))
+                    self.commanded = self._sync()
+                    return None
+                continue
+            reply = self._reply(link, text, line)
+            if isinstance(reply, pr.Banner) and reply.boot:  # the line may have come before or after it
+                self._board_reset(reply)
+                reset, deadline = reply, max(deadline, time.monotonic() + self.timeout)
+                continue
+            if isinstance(reply, pr.Error):
+                raise link.fail(f"the board refused {line!r}: E{reply.code} {reply.text}".rstrip())
+            if not isinstance(reply, expect):
+                raise link.fail(f"unexpected reply {text!r} to {line!r}")
+            return reply
 
-    def _query(self) -> tuple[int, ...]:
-        return self._request(pr.format_command(pr.Query()), pr.State, 0.0).degrees
-
-    def _send_move(self, degrees: tuple[int, ...], speed: int) -> float | None:
-        """Move; the duration, or None when stopped on the way (commanded: where it stopped)."""
-        assert self.commanded is not None
+    def _move_time(self, degrees: tuple[int, ...], speed: int) -> float:
+        """Seconds the board takes for a move (its trapezoidal profile)."""
+        assert self.commanded is not None and self.banner is not None
         far = max(abs(a - b) for a, b in zip(degrees, self.commanded))
-        if self._request(pr.format_command(pr.Move(degrees, speed)), pr.Ok, far / speed, stoppable=True) is None:
-            self.commanded = self._query()
+        return sum(pr.move_profile(far, speed, self.banner.accel)) / 1000
+
+    def _send_move(self, degrees: tuple[int, ...], speed: int, home: bool = False) -> float | None:
+        """Move (or home); the duration, or None when stopped on the way (commanded: where it stopped)."""
+        duration = self._move_time(degrees, speed)
+        command = pr.Home(speed) if home else pr.Move(degrees, speed)
+        if self._request(pr.format_command(command), pr.Ok, duration, stoppable=True) is None:
             return None
         self.commanded = degrees
-        return far / speed
+        return duration
 
-    # --- checks (also before connecting: opening an Uno's port resets it) ---------------------
+    # --- checks (also before connecting) -------------------------------------------------
     def _gripper_now(self, gripper: float | None, banner: pr.Banner) -> float:
         """The gripper's nominal degrees: as given, or where it is now (uncalibrated)."""
         if gripper is not None:
@@ -212,31 +273,34 @@ class Braccio:
 
     def check_play(self, trajectory: Trajectory, rate: float | None = None, gripper: float | None = None,
                    speed: float = 60) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(t, q, physical degrees (T, 6) unrounded) of a play; CommandRefused for any point or
-        step outside a limit (the approach to the first point is checked when it is known)."""
+        """(t, q, physical degrees (T, 6) unrounded) of a play; CommandRefused for any point,
+        step or change of speed outside a limit — the trajectory's own (unrounded) speed and
+        acceleration, and the whole degrees in whole milliseconds the board will check."""
         banner = self.banner or pr.DEFAULT_BANNER
         check_speed(speed, banner)
         t, q = sample(trajectory, rate)
         physical = servo_degrees(self.robot, self.calibration, q, self._gripper_now(gripper, banner), banner)
-        t_sent = np.round((t - t[0]) * 1000) / 1000  # the board counts whole milliseconds
-        if np.any(np.diff(t_sent) < pr.MS_RANGE[0] / 1000):
+        whole_ms = np.round((t - t[0]) * 1000)  # the board counts whole milliseconds
+        t_sent = whole_ms / 1000
+        if np.any(np.diff(whole_ms) < pr.MS_RANGE[0]):
             raise CommandRefused("two points of the trajectory are less than 1 ms apart: give a lower rate")
-        if np.any(np.diff(t_sent) > pr.MS_RANGE[1] / 1000):
+        if np.any(np.diff(whole_ms) > pr.MS_RANGE[1]):
             raise CommandRefused(f"two points of the trajectory are more than {pr.MS_RANGE[1] / 1000:g} s apart: "
                                  "give a rate")
         check_stream_speed(self.robot, t_sent, physical, banner)
+        check_stream_accel(self.robot, t_sent, physical, banner)
+        check_stream_steps(self.robot, ms_between(t_sent), whole_degrees(physical), banner)
         return t_sent, q, physical
 
     # --- commands ------------------------------------------------------------------------
     def move(self, q: ArrayLike, speed: float = 60, gripper: float | None = None) -> MoveReport:
-        """Move to joint values q (5, rad) and the gripper (degrees; default: where it is) at
-        `speed` °/s for the servo that moves furthest, all arriving together; returns when the
-        board says the move is done."""
+        """Move to joint values q (5, rad) and the gripper (degrees; default: where it is) at up
+        to `speed` °/s for the servo that moves furthest (speeding up and slowing down at the
+        board's accel), all arriving together; returns when the board says the move is done."""
         self._check_connected()
         physical = self.check_move(q, speed, gripper)
-        v = int(speed)
         degrees = tuple(int(d) for d in whole_degrees(physical))
-        duration = self._send_move(degrees, v)
+        duration = self._send_move(degrees, int(speed))
         err = float(quantisation_error(self.robot, self.calibration, q, degrees))
         return MoveReport(degrees, duration or 0.0, err, stopped=duration is None)
 
@@ -252,23 +316,18 @@ class Braccio:
     def home(self, speed: float = pr.HOME_SPEED) -> MoveReport:
         """Go to the board's home (the Braccio library's safety position)."""
         banner = self._check_connected()
-        v = check_speed(speed, banner)
-        far = max(abs(a - b) for a, b in zip(banner.home, self.commanded))  # type: ignore[arg-type]
-        if self._request(pr.format_command(pr.Home(v)), pr.Ok, far / v, stoppable=True) is None:
-            self.commanded = self._query()
-            return MoveReport(banner.home, 0.0, 0.0, stopped=True)
-        self.commanded = banner.home
-        return MoveReport(banner.home, far / v, 0.0)
+        duration = self._send_move(banner.home, check_speed(speed, banner), home=True)
+        return MoveReport(banner.home, duration or 0.0, 0.0, stopped=duration is None)
 
-    def stop(self) -> None:
-        """Stop now: the board drops its queue and holds where the arm is."""
-        self._request(pr.format_command(pr.Stop()), pr.Ok, 0.0)
-        self.commanded = self._query()
+    def stop(self) -> ArmState:
+        """Stop now: the board drops its queue and holds where the arm is; returns that state."""
+        self._link().send(pr.format_command(pr.Stop()))
+        return self.state()
 
     def state(self) -> ArmState:
         """What the board last commanded (asked with `?`) — not a measurement."""
         self._check_connected()
-        self.commanded = self._query()
+        self.commanded = self._sync()
         return ArmState(self.commanded, reached_q(self.robot, self.calibration, self.commanded),
                         self.commanded[5])
 
@@ -280,49 +339,65 @@ class Braccio:
     # --- trajectories --------------------------------------------------------------------
     def plan(self, trajectory: Trajectory, rate: float | None = None, gripper: float | None = None,
              speed: float = 60) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The points a `play` sends, checked: (q (T, 5), whole degrees (T, 6), ms (T,)); the
-        first point's ms is the approach from where the arm is at `speed` °/s. CommandRefused
-        for any point or step outside a limit, before anything is sent."""
+        """The points a `play` streams, checked: (q (T, 5), whole degrees (T, 6), ms (T,)); point
+        0 is reached first by a move at `speed` (the board's profile), so its ms is the least.
+        CommandRefused for any point or step outside a limit, before anything is sent."""
         self._check_connected()
         t, q, physical = self.check_play(trajectory, rate, gripper, speed)
-        ms = np.diff(np.round(t * 1000).astype(int), prepend=0)
-        degrees = whole_degrees(physical)
-        v = int(speed)
-        far = max(abs(int(a) - int(b)) for a, b in zip(degrees[0], self.commanded))  # type: ignore[arg-type]
-        ms[0] = min(pr.MS_RANGE[1], max(pr.MS_RANGE[0], math.ceil(far / v * 1000)))
-        return q, degrees, ms
+        return q, whole_degrees(physical), ms_between(t)
 
     def play(self, trajectory: Trajectory, rate: float | None = None, gripper: float | None = None,
              speed: float = 60, on_point: Callable[[int, np.ndarray, float], None] | None = None) -> PlayResult:
         """Play a trajectory on the arm: its samples (or, with `rate`, equal steps of at most
-        1/rate s), the first reached from where the arm is at `speed` °/s; flow-controlled
-        (see `stream`). A fault ends the stream; the result says the last point acknowledged.
-        Ctrl+C sends S (stop now) before the KeyboardInterrupt goes on. `on_point(k, q_k, t_k)`
-        is called as the board acknowledges point k (q_k its joint values, t_k its time in the
-        trajectory, s) — a joint-state stream hangs here."""
+        1/rate s), the first reached from where the arm is by a move at `speed` °/s;
+        flow-controlled (see `stream`). A fault ends the stream; the result says the last point
+        acknowledged, and the last the board reported reaching. Ctrl+C sends S (stop now) and
+        leaves the result, with the board's state, in `last_result` before the
+        KeyboardInterrupt goes on. `on_point(k, q_k, t_k)` is called as the board acknowledges
+        point k (q_k its joint values, t_k its time in the trajectory, s)."""
         q, degrees, ms = self.plan(trajectory, rate, gripper, speed)
         times = sample(trajectory, rate)[0]
-        err = quantisation_error(self.robot, self.calibration, q, degrees)
+        err = float(quantisation_error(self.robot, self.calibration, q, degrees).max())
         link, banner = self._link(), self._check_connected()
-        self._cancel.clear()
-        self.progress, self.reached = (0, len(degrees)), None
+        n = len(degrees)
+        self.progress, self.reached, self.last_result = (0, n), None, None
 
         def acked(k: int) -> None:
-            self.progress = (k + 1, len(degrees))
+            self.progress = (k + 1, n)
             self.reached = tuple(int(d) for d in degrees[k])
             if on_point is not None:
                 on_point(k, q[k], float(times[k]))
 
         try:
-            res = stream(link, degrees, ms, banner, self.timeout, self._cancel, acked)
+            res = self._approach(tuple(int(d) for d in degrees[0]), int(speed), n)
+            if res is None:
+                res = stream(link, degrees, ms, banner, self.timeout, self._cancel, acked)
         except KeyboardInterrupt:
-            self._interrupted(link, len(degrees))
+            self._interrupted(link, n, err)
             raise
+        if res.board_reset is not None and link.fault is not None:
+            link.fault = None  # a reset board is sound: at home, its queue empty
+            self._board_reset(res.board_reset)
         state = None
-        if res.ok:
-            state = self.state()
-        self.last_result = PlayResult(**vars(res), max_quantisation_error=float(err.max()), final_state=state)
+        if link.fault is None:
+            try:
+                state = self.state()
+            except LinkError:
+                pass
+        self.last_result = PlayResult(**vars(res), max_quantisation_error=err, final_state=state)
         return self.last_result
+
+    def _approach(self, first: tuple[int, ...], speed: int, n: int) -> StreamResult | None:
+        """Move to point 0 (None when there); a result when stopped or failed on the way."""
+        self._cancel.clear()
+        try:
+            if first == self.commanded or self._send_move(first, speed) is not None:
+                return None
+            return StreamResult(n, reason="stopped on request before point 0 was reached (on the approach to it): "
+                                          "S sent, the arm holds where it was")
+        except LinkError as e:
+            return StreamResult(n, reason=f"{e}: on the approach to point 0, nothing streamed",
+                                board_reset=e.banner if isinstance(e, BoardReset) else None)
 
     def request_stop(self) -> None:
         """Stop a `play`, `move`, `gripper` or `home` running in another thread (a GUI's stop
@@ -330,29 +405,19 @@ class Braccio:
         `stopped`). Safe to call from any thread, at any time."""
         self._cancel.set()
 
-    def _interrupted(self, link: Link, points: int) -> None:
-        """Ctrl+C mid-stream: S, then wait briefly for its OK (acknowledgements may come first)."""
-        self.last_result = None
+    def _interrupted(self, link: Link, points: int, err: float) -> None:
+        """Ctrl+C: S, its OK awaited briefly (acknowledgements may come first and are counted),
+        then the board's state, all in `last_result`."""
+        acked = self.progress[0]
+        res = StreamResult(points, acknowledged=acked, last_acknowledged=acked - 1)
+        state = None
         if link.fault is None:
             try:
-                stop_now(link, StreamResult(points), self.timeout)
+                stop_now(link, res, self.timeout)
+                state = self.state()
             except LinkError:
                 pass
-
-
-def sample(trajectory: Trajectory, rate: float | None) -> tuple[np.ndarray, np.ndarray]:
-    """(t, q) to send: the trajectory's samples, or with `rate` Hz equal steps of at most 1/rate s
-    from its start to its end (both kept)."""
-    if not isinstance(trajectory, Trajectory):
-        raise InputTypeError(f"trajectory: expected a kinematica Trajectory, got {type(trajectory).__name__}")
-    if rate is None:
-        return trajectory.t, trajectory.q
-    if not (isinstance(rate, (int, float)) and 0 < rate <= MAX_RATE):
-        raise CommandRefused(f"rate {rate!r} Hz: expected a number in (0, {MAX_RATE:g}] Hz")
-    if len(trajectory) < 2:
-        return trajectory.t, trajectory.q
-    sample_count(trajectory.duration, 1 / rate, f"duration × rate = {trajectory.duration:g} s × {rate:g} Hz",
-                 CommandRefused)
-    steps = max(1, math.ceil(trajectory.duration * rate - 1e-9))
-    times = np.linspace(trajectory.t[0], trajectory.t[-1], steps + 1)
-    return times, trajectory.resample(times).q
+        res.last_executed = max(res.last_executed, res.last_acknowledged)
+        where = "" if state is None else f"; the arm holds at servo degrees {list(state.degrees)}"
+        res.reason = f"interrupted (Ctrl+C) after point {res.last_acknowledged}: S sent{where}"
+        self.last_result = PlayResult(**vars(res), max_quantisation_error=err, final_state=state)

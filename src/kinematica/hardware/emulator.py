@@ -2,16 +2,27 @@
 or a pseudo-terminal, in a background thread, optionally misbehaving.
 
 Connect the bridge to `emulator.url` (``socket://127.0.0.1:PORT``) or to the pseudo-terminal's
-path. Each connection is a fresh board, as an Uno resets when its port opens: the banner comes
-`boot_delay` s after the connection (never, with `reset_on_open=False`: a board that does not
-reset, answering `V` with its banner), the arm starts at home, the servos move in real time at
-the speeds the commands imply. `Misbehaviour` makes it fail the way real links fail; it counts
-the lines the board sends after its banner (1, 2, …) and the lines it receives:
+path. The board powers up when the emulator starts: it is deaf for `boot_delay` s (the
+bootloader, ~0.05 s on an Uno) and `soft_start` s (the soft start: 6 s on a real board,
+`protocol.SOFT_START_MS`); both are 0 by default here, so that a host connecting at once finds
+it listening and tests and rehearsals need not wait. Then it sends its boot banner
+(boot=1) to whoever is connected, and answers `V` with its banner (boot=0). A host that
+connects later finds the same board where it left it (the host opens the port without a reset
+pulse); `reset_on_open=True` makes every connection reset it instead, as an Uno whose DTR line
+still pulses. The servos move in real time at the speeds and profiles the commands imply. Any
+bytes are read as the sketch reads them (`protocol.Reader`): nothing a host sends stops the
+emulator serving. Only one host is served at a time: another TCP connection is closed at once.
+
+`Misbehaviour` makes it fail the way real links fail; it counts the lines the board sends after
+its banner (1, 2, …) and the lines it receives:
 
     drop=N               the N-th line sent is lost
     delay=(N, s)         the N-th line sent, and every one after it, comes s seconds late
     garble=N             the N-th line sent has one character damaged (a flipped bit)
+    noise=(N, b)         the N-th line sent has the byte b (0–255) put in its middle (line noise)
     disconnect_after=N   the connection is closed after N lines are received (a pulled cable)
+    reset_after=N        the board resets after the N-th line received (a power dip): deaf through
+                         its boot and soft start, its servos home, then its boot banner
 
 >>> with Emulator() as emu:
 ...     emu.url.startswith("socket://127.0.0.1:")
@@ -26,9 +37,10 @@ import select
 import socket
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ..errors import InputError
 from . import protocol as pr
 from .board import Board
 
@@ -39,6 +51,8 @@ class Misbehaviour:
     delay: tuple[int, float] | None = None
     garble: int | None = None
     disconnect_after: int | None = None
+    reset_after: int | None = None
+    noise: tuple[int, int] | None = None
 
 
 def garbled(line: str) -> str:
@@ -85,21 +99,28 @@ class Emulator:
     """A virtual Braccio in a background thread; `start_tcp()` or `start_pty()`, then `stop()`
     (or use it as a context manager, which starts TCP on a free port)."""
 
-    def __init__(self, misbehaviour: Misbehaviour = Misbehaviour(), boot_delay: float = 0.05,
-                 banner: pr.Banner = pr.DEFAULT_BANNER, reset_on_open: bool = True) -> None:
-        self.misbehaviour, self.boot_delay, self.banner = misbehaviour, boot_delay, banner
-        self.reset_on_open = reset_on_open  # False: a board that does not reset (no banner on connect)
+    def __init__(self, misbehaviour: Misbehaviour = Misbehaviour(), boot_delay: float = 0.0,
+                 banner: pr.Banner = pr.DEFAULT_BANNER, reset_on_open: bool = False, soft_start: float = 0.0) -> None:
+        for name, value, most in (("boot_delay", boot_delay, 60.0), ("soft_start", soft_start, 60.0),
+                                  ("misbehaviour.delay", (misbehaviour.delay or (0, 1.0))[1], 3600.0)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= most:
+                raise InputError(f"{name}: expected seconds in [0, {most:g}], got {value!r}")
+        self.misbehaviour, self.boot_delay, self.soft_start = misbehaviour, float(boot_delay), float(soft_start)
+        self.banner = replace(banner, boot=False)
+        self.reset_on_open = reset_on_open  # True: every connection resets the board (a DTR pulse)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._listener: socket.socket | None = None
         self._pty: _Pty | None = None
         self.url = ""
-        self.board = Board(time.monotonic(), banner)
         self.received: list[str] = []  # every line received, every line put on the wire
         self.sent: list[str] = []
         self.connections = 0
+        self.refused = 0  # TCP connections closed at once: another host was being served
+        self.boots = 0  # power-ups and resets
         self._live = False  # a host is connected
+        self._power_up(time.monotonic())
 
     # --- starting and stopping -----------------------------------------------------------
     def start_tcp(self, port: int = 0) -> str:
@@ -116,8 +137,20 @@ class Emulator:
         self._pty = _Pty()
         self.url = self._pty.path
         self.reset_on_open = False  # a pseudo-terminal cannot tell when it is opened: banner on `V`
-        self._run(lambda: self._serve(self._pty))  # type: ignore[arg-type]
+        self._run(lambda: self._serve(self._pty, since_power_up=True))  # type: ignore[arg-type]
         return self.url
+
+    def _power_up(self, now: float) -> None:
+        """A fresh board (servos home), deaf until its boot and soft start are over."""
+        with self._lock:
+            self.board = Board(now, self.banner)
+            self.ready_at = now + self.boot_delay + self.soft_start
+            self._banner_due = True
+            self.boots += 1
+
+    def reset(self) -> None:
+        """Reset the board now (a power dip, a DTR pulse): it starts again from power-up."""
+        self._power_up(time.monotonic())
 
     def _run(self, target: Any) -> None:
         self._thread = threading.Thread(target=target, name="braccio-emulator", daemon=True)
@@ -133,7 +166,10 @@ class Emulator:
             self._pty.close()
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until `stop()` (True) or `timeout` s (False); Ctrl+C interrupts it."""
+        """Block until `stop()` (True) or `timeout` s (False; None: no limit); Ctrl+C interrupts it."""
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not 0 <= timeout <= 86400):
+            raise InputError(f"timeout: expected None (until stop()) or seconds in [0, 86400], got {timeout!r}")
         return self._stopping.wait(timeout)
 
     def __enter__(self) -> "Emulator":
@@ -173,14 +209,32 @@ class Emulator:
             with conn:
                 self._serve(conn)
 
-    def _serve(self, chan: Any) -> None:
-        """One connection: a fresh board, its banner, then lines in and replies out until the
-        peer leaves, the misbehaviour disconnects, or stop()."""
+    def _refuse_others(self) -> None:
+        """Close at once a connection that comes while a host is served (one controller)."""
+        if self._listener is None:
+            return
+        try:
+            ready, _, _ = select.select([self._listener], [], [], 0)
+            if ready:
+                other, _ = self._listener.accept()
+                other.close()
+                self.refused += 1
+        except OSError:
+            pass
+
+    def _serve(self, chan: Any, since_power_up: bool = False) -> None:
+        """One connection (a fresh board with `reset_on_open`), then bytes in and replies out
+        until the peer leaves, the misbehaviour disconnects, or stop(). `since_power_up`: the
+        channel was there when the board powered up (a pseudo-terminal), so its boot banner is
+        not lost."""
         now = time.monotonic()
+        if self.reset_on_open:
+            self._power_up(now)
         with self._lock:
-            self.board = Board(now, self.banner)
             self.connections += 1
             self._live = True
+            if self._banner_due and now >= self.ready_at and not (self.reset_on_open or since_power_up):
+                self._banner_due = False  # it went out while no host was listening
         try:
             self._exchange(chan, now)
         finally:
@@ -188,19 +242,18 @@ class Emulator:
                 self._live = False
 
     def _exchange(self, chan: Any, now: float) -> None:
-        """Lines in, replies out, until the peer leaves, the misbehaviour disconnects, or stop()."""
+        """Bytes in, replies out, until the peer leaves, the misbehaviour disconnects, or stop()."""
         out = _Outbox(chan, self.misbehaviour, self.sent, self._lock)
-        if self.reset_on_open:
-            out.put(pr.format_reply(self.banner), now + self.boot_delay, counted=False)
-        buf, got = b"", 0
+        log, got = _LineLog(), 0
         while not self._stopping.is_set():
             now = time.monotonic()
-            with self._lock:
-                replies = self.board.advance(now)
-                wait = self.board.next_event(now)
+            banner, replies, wait = self._tick(now)
+            if banner:
+                out.put(pr.format_reply(replace(self.banner, boot=True)), now, counted=False)
             out.put_all(replies, now)
             if not out.flush(now):
                 return
+            self._refuse_others()
             timeouts = [0.05, *(w for w in (wait, out.next_release(now)) if w is not None)]
             ready, _, _ = select.select([chan], [], [], max(0.0, min(timeouts)))
             if not ready:
@@ -208,20 +261,41 @@ class Emulator:
             data = chan.recv(4096)
             if not data:
                 return
-            buf += data
-            while b"\n" in buf:
-                raw, buf = buf.split(b"\n", 1)
-                line = raw.decode("ascii", "replace").strip("\r")
+            now = time.monotonic()
+            lines = log.feed(data)
+            with self._lock:
+                self.received += lines
+                replies = [] if now < self.ready_at else self.board.receive(data, now)  # deaf while booting
+            out.put_all(replies, now)
+            for _ in lines:
                 got += 1
-                with self._lock:
-                    self.received.append(line)
-                    replies = self.board.feed(line, time.monotonic())
-                out.put_all(replies, time.monotonic())
+                if self.misbehaviour.reset_after == got:
+                    self._power_up(now)
                 if self.misbehaviour.disconnect_after is not None and got >= self.misbehaviour.disconnect_after:
                     out.flush(time.monotonic())
                     return  # the caller closes the socket: the host sees the port vanish
             if not out.flush(time.monotonic()):
                 return
+
+    def _tick(self, now: float) -> tuple[bool, list[str], float | None]:
+        """(whether the boot banner is due now, the board's replies, seconds to its next event)."""
+        with self._lock:
+            if now < self.ready_at:
+                return False, [], self.ready_at - now
+            banner, self._banner_due = self._banner_due, False
+            return banner, self.board.advance(now), self.board.next_event(now)
+
+
+class _LineLog:
+    """The lines received, as text for the log (bytes outside ASCII escaped), in bounded memory."""
+
+    def __init__(self) -> None:
+        self.buf = b""
+
+    def feed(self, data: bytes) -> list[str]:
+        *lines, self.buf = (self.buf + data).split(b"\n")
+        self.buf = self.buf[-4 * pr.MAX_LINE:]
+        return [line.decode("ascii", "backslashreplace").replace("\r", "") for line in lines]
 
 
 class _Outbox:
@@ -240,6 +314,9 @@ class _Outbox:
                 return
             if self.mis.garble == self.count:
                 line = garbled(line)
+            if self.mis.noise is not None and self.mis.noise[0] == self.count:
+                k = len(line) // 2
+                line = line[:k] + chr(self.mis.noise[1]) + line[k:]
             if self.mis.delay is not None and self.mis.delay[0] == self.count:
                 self.late = self.mis.delay[1]
         release += self.late
@@ -261,7 +338,7 @@ class _Outbox:
             with self.lock:  # logged first: a host that has read the line finds it in the log
                 self.log.append(line)
             try:
-                self.chan.sendall(line.encode("ascii", "replace") + b"\n")
+                self.chan.sendall(line.encode("latin-1", "replace") + b"\n")
             except OSError:
                 with self.lock:
                     self.log.pop()

@@ -112,8 +112,8 @@ def check_speed(speed: float, banner: pr.Banner) -> int:
 
 def check_stream_speed(robot: Robot, t: np.ndarray, physical: np.ndarray, banner: pr.Banner) -> None:
     """Every step of a stream within the speed limit: |Δ servo| / Δt ≤ banner.speed[1] for
-    each servo between consecutive points (unrounded degrees: the board allows one degree more
-    for rounding). CommandRefused naming the joint, the points, the speed and the limit."""
+    each servo between consecutive points (unrounded degrees: the trajectory's own speed).
+    CommandRefused naming the joint, the points, the speed and the limit."""
     if len(t) < 2:
         return
     rate = np.abs(np.diff(physical, axis=0)) / np.diff(t)[:, None]
@@ -124,6 +124,46 @@ def check_stream_speed(robot: Robot, t: np.ndarray, physical: np.ndarray, banner
         raise CommandRefused(f"joint {_joint_names(robot)[j]!r} would turn at {rate[k, j]:.4g} °/s between "
                              f"points {k} and {k + 1} (t = {t[k]:.4g} s), over the limit of {vmax} °/s: "
                              "slow the trajectory down (retime it) or lower the rate")
+
+
+def check_stream_steps(robot: Robot, ms: np.ndarray, degrees: np.ndarray, banner: pr.Banner) -> None:
+    """The board's own rule on what is sent: |Δ whole degrees|·1000 ≤ top speed·ms for every
+    servo and point (ms[k]: from point k−1 to k; ms[0] from where the arm is, degrees[0] there).
+    Whole degrees step by 1° at a time, so a point less than 1000/top speed ms (10 ms) after the
+    last cannot move a servo at all: CommandRefused says to lower the rate."""
+    vmax = banner.speed[1]
+    steps = np.abs(np.diff(np.asarray(degrees, dtype=np.int64), axis=0))
+    bad = np.argwhere(steps * 1000 > vmax * np.asarray(ms[1:], dtype=np.int64)[:, None])
+    if bad.size:
+        k, j = bad[0]
+        raise CommandRefused(f"joint {_joint_names(robot)[j]!r} would step {steps[k, j]}° (whole servo degrees) "
+                             f"in {ms[k + 1]} ms between points {k} and {k + 1}, over the board's {vmax} °/s: give "
+                             f"a rate of at most {vmax} Hz (one whole degree a point at the top speed) or slow the "
+                             "trajectory down")
+
+
+def check_stream_accel(robot: Robot, t: np.ndarray, physical: np.ndarray, banner: pr.Banner) -> None:
+    """The trajectory's acceleration within the board's `accel`, from rest at its start to rest
+    at its end: |v_k+1 − v_k| / Δt ≤ accel for each servo, v_k the speed of step k (unrounded
+    degrees over its seconds), v = 0 before the first point and after the last, Δt the mean of
+    the two steps' durations (one step's at either end). CommandRefused naming the joint."""
+    if len(t) < 2:
+        return
+    dt = np.diff(t)
+    v = np.diff(physical, axis=0) / dt[:, None]
+    zero = np.zeros((1, v.shape[1]))
+    dv = np.abs(np.diff(np.concatenate([zero, v, zero]), axis=0))
+    span = np.concatenate([dt[:1], (dt[:-1] + dt[1:]) / 2, dt[-1:]])
+    acc = dv / span[:, None]
+    amax = banner.accel
+    bad = np.argwhere(acc > amax * (1 + 1e-9))
+    if bad.size:
+        k, j = bad[0]
+        where = ("from rest at its start" if k == 0 else "to rest at its end" if k == len(v) else
+                 f"at point {k} (t = {t[k]:.4g} s)")
+        raise CommandRefused(f"joint {_joint_names(robot)[j]!r} would accelerate at {acc[k, j]:.4g} °/s² {where}, "
+                             f"over the board's {amax} °/s²: a trajectory must start and end at rest and change "
+                             "speed smoothly (a quintic or trapezoidal timing, or a longer duration)")
 
 
 def reached_q(robot: Robot, cal: Calibration, degrees: ArrayLike) -> np.ndarray:
