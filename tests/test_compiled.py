@@ -124,6 +124,41 @@ def test_auto_loads_the_kernels_in_the_background_only_after_many_single_calls()
     assert got == {"before": False, "loaded": True, "compiled": True, "mode": "auto"}
 
 
+def test_auto_load_leaves_the_callers_warning_filters_alone():
+    """Numba's compiler and the imports of its load enter `warnings.catch_warnings`, which swaps
+    the process-wide filters and record sink: from a second thread that undid a caller's own
+    block (example-robot-data's recorded OffChainBodiesWarning went missing). Every change to
+    the filters must come from the caller's thread, and a warning issued in the caller's
+    block while auto loads must be recorded."""
+    code = textwrap.dedent("""
+        import json, threading, warnings
+        import numpy as np, kinematica as km
+        from kinematica import compiled
+        others, mutated = set(), warnings._filters_mutated
+        def spy():
+            if threading.current_thread() is not threading.main_thread():
+                others.add(threading.current_thread().name)
+            mutated()
+        warnings._filters_mutated = spy  # what catch_warnings, simplefilter and filterwarnings call
+        r = km.load("puma560")
+        T = km.fk(r, np.full(6, 0.3))
+        missed = 0
+        for i in range(compiled.HOT_CALLS + 200):  # each IK call counts at least once
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                km.ik(r, T)
+                if i % 50 == 0:
+                    warnings.warn("the caller's own", UserWarning)
+                    missed += not any("the caller's own" in str(w.message) for w in caught)
+        loaded = compiled.wait_loaded(600)
+        print(json.dumps({"loaded": loaded, "other threads": sorted(others), "missed": missed}))
+    """)
+    env = {k: v for k, v in __import__("os").environ.items() if k != "KINEMATICA_COMPILED"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got == {"loaded": True, "other threads": [], "missed": 0}
+
+
 def test_compiled_pose_error_matches_the_numpy_pose_error_also_near_a_half_turn():
     from kinematica.ik import lm_kernel
     from kinematica.ik.pose_error import pose_error, pose_error_one

@@ -8,11 +8,13 @@ it costs to start: importing Numba and loading the kernels from its on-disk cach
 ~0.3–0.7 s, and the very first use on a machine compiles them (~25 s, once: the result is
 cached on disk, in `__pycache__` beside the kernels or Numba's per-user cache directory). A
 command-line call or a notebook evaluating one pose must not pay that, so by default
-("auto") the kernels start loading at the `HOT_CALLS`-th single call of the process, in a
-background thread: calls go on in NumPy meanwhile (a little slower while the compiler shares
-the interpreter) and switch to the kernels once they are in, so neither a loop nor the
-simulator ever stops to wait (a cold compile took 20–50 s on the 2-core test machine, a warm
-load about 1 s). Set the environment variable ``KINEMATICA_COMPILED`` to ``always`` (load,
+("auto") the kernels are compiled from the `HOT_CALLS`-th single call of the process on, in
+a child process that fills Numba's disk cache: calls go on in NumPy meanwhile, and the first
+call after the child is done loads the kernels from that cache (a cold compile took 20–120 s
+on the 2-core test machine; the warm load that call pays, about 1 s). Not a thread of this
+process: Numba's compiler and the imports it makes enter `warnings.catch_warnings`, which
+saves and restores the process-wide filters and record sink, so from a second thread it would
+undo a caller's own `catch_warnings` block and lose the warnings the caller records. Set the environment variable ``KINEMATICA_COMPILED`` to ``always`` (load,
 and wait for it, at the first call: a long-running service or a benchmark) or ``never``
 (NumPy only), or call `use_compiled`.
 
@@ -28,8 +30,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
+import sys
 import threading
 import warnings
+from pathlib import Path
 from types import ModuleType
 
 HOT_CALLS = 2000  # single calls before "auto" loads the kernels (~20 ms of NumPy calls)
@@ -46,7 +51,7 @@ if _mode not in MODES:
 _calls = 0
 _loaded: dict[str, ModuleType | None] = {}  # None: tried and failed (NumPy from then on)
 _warned = False
-_loader: threading.Thread | None = None  # auto's background load, once started
+_loader: subprocess.Popen | None = None  # auto's compiling child process, once started
 _lock = threading.Lock()  # one load of a module at a time
 
 
@@ -81,8 +86,10 @@ def kernels(name: str) -> ModuleType | None:
         global _calls, _loader
         _calls += 1
         if _calls >= HOT_CALLS and _loader is None:
-            _loader = threading.Thread(target=_load_all, name="kinematica-kernels", daemon=True)
-            _loader.start()
+            _loader = _compile_in_child()
+        elif _loader is not None and _loader.poll() is not None:
+            _load_all()  # the child filled the disk cache: a warm load, in the caller's thread
+            return kernels(name)
         return None
     return _load(name)
 
@@ -95,10 +102,25 @@ def ready(name: str) -> ModuleType | None:
 
 
 def wait_loaded(timeout: float | None = None) -> bool:
-    """Wait for auto's background load, if one has started; whether every kernel is in."""
+    """Wait for auto's compiling child, if one has started, then load the kernels from the
+    disk cache it filled; whether every kernel is in (False on timeout)."""
     if _loader is not None:
-        _loader.join(timeout)
+        try:
+            _loader.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        _load_all()
     return all(_loaded.get(name) is not None for name in MODULES)
+
+
+def _compile_in_child() -> subprocess.Popen:
+    """A Python process that imports and warms every kernel (compiling into Numba's disk cache
+    on a machine's first run), its output discarded: a failure is reported, once, by the load
+    in this process that follows."""
+    package_parent = str(Path(__file__).resolve().parent.parent)  # this kinematica, not another
+    code = f"import sys; sys.path.insert(0, {package_parent!r}); import kinematica.compiled as c; c._load_all()"
+    return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def _load_all() -> None:
