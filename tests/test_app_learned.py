@@ -109,6 +109,36 @@ async def test_a_model_seeds_levenberg_marquardt(user: User, model_file) -> None
 
 
 @on_the_page
+async def test_a_model_seeds_lm_on_a_position_alone(user: User, model_file) -> None:
+    """Issue 32 item 9: a planar-3r opens on a position target (x, y) with no heading; LM from the
+    model's answer starts from it (the model picks the heading) instead of refusing the target."""
+    model = model_file[0]
+    one(user, "robot-select").value = "planar-3r"
+    await user.should_see("planar-3r: 3 joints")
+    one(user, "mode").value = "ik"
+    await upload(user, "planar.npz", model_file[1])
+    await user.should_see("Model planar.npz: branch elbow+")
+    s = PAGES[-1].session
+    assert one(user, "target-kind").value == "position"  # the default of a 3-joint arm: nothing about φ
+    T = km.fk(s.robot, np.radians([20.0, 50.0, -40.0]))
+    for name, v in zip("xy", T[:2, 3]):
+        one(user, f"target-{name}").value = round(float(v), 4)
+    one(user, "ik-seed").value = "model"
+    user.find(marker="solve").click()
+    await user.should_see("Solved (Levenberg–Marquardt from the ANFIS model's answer, for the orientation it picked)")
+    t = s.target.build()
+    assert t.kind == "position"
+    np.testing.assert_allclose(s.ik_start, model.answer(t), atol=1e-12)  # the start is the model's own answer
+    start_miss = np.linalg.norm(km.fk(s.robot, s.ik_start)[:2, 3] - t.p[:2])
+    assert start_miss < 3.0  # a start near the point (60 mm arm, 27 rules: measured ~0.1 mm), not a refusal
+    assert np.linalg.norm(km.fk(s.robot, s.q)[:2, 3] - t.p[:2]) < 1e-3  # solved: FK agrees (LM's tolerance)
+    one(user, "method").value = "anfis"  # the model alone answers the same point, judged on the position
+    user.find(marker="solve").click()
+    await user.should_see("the ANFIS model's answer")
+    np.testing.assert_allclose(s.solutions[0].q if not s.ik_run.success else s.q, model.answer(t), atol=1e-12)
+
+
+@on_the_page
 async def test_a_model_for_another_robot_is_refused(user: User, model_file) -> None:
     one(user, "mode").value = "ik"
     await upload(user, "planar.npz", model_file[1])  # the page opens on the Braccio
