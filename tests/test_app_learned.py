@@ -253,6 +253,22 @@ async def test_plots_show_the_training_curve_and_the_error_histogram(user: User,
     t = km.targets.planar(T[:, :2, 3], np.arctan2(T[:, 1, 0], T[:, 0, 0]))
     miss = np.linalg.norm(km.fk(model.robot, model.answer(t))[:, :2, 3] - T[:, :2, 3], axis=1)
     assert f"median {np.median(miss):.3g} mm" in one(user, "plot-model-errors-caption").text
+    # issue 32 item 8: the curve is the tool error, in the histogram's unit, not joint RMSE in rad
+    import base64
+    import re
+
+    svg = base64.b64decode(curve.source.split(",", 1)[1]).decode()
+    assert "tool position error [mm]" in svg and "RMSE" not in svg
+    caption = one(user, "plot-training-caption").text
+    said = re.search(r"missed by ([0-9.e+-]+) mm \(median\)", caption)
+    assert said, caption
+    # the curve's median over n validation targets at the kept epoch (the model shown) is a sample
+    # median: it lies within the quantiles 0.5 ± 3.5·√(0.25/n) of the fresh errors (and those 1 000
+    # have their own ± 3.5·√(0.25/1000)): a distribution-free bound, whatever the error's spread
+    n = model.report["tool_validation"]["count"]
+    half = 3.5 * (np.sqrt(0.25 / n) + np.sqrt(0.25 / len(miss)))
+    lo, hi = np.quantile(miss, [0.5 - half, 0.5 + half])
+    assert lo <= float(said.group(1)) <= hi, (said.group(1), lo, hi)
 
 
 def test_a_project_saved_with_the_model_as_method_reopens_on_lm(model_file, tmp_path) -> None:

@@ -208,6 +208,9 @@ def test_report_covers_limits_singularities_and_unreachable(planar):
     assert rep["unreachable"]["claimed_solved"] == 0 and rep["unreachable"]["count"] > 0
     assert set(rep["warm_start"]) == {"home", "random", "nearest", "anfis"}
     assert rep["epochs"] == len(rep["rmse_train"]) <= 5 and rep["train_seconds"] > 0
+    tool = rep["tool_validation"]  # the tool error per epoch, on a validation subsample (issue 32)
+    assert tool["count"] == min(200, rep["validation"])
+    assert all(len(tool[k]) == rep["epochs"] for k in ("position_median", "position_mean", "orientation_median_deg"))
 
 
 def test_arm5_model_seeds_a_pitch_target(arm5):
