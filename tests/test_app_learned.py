@@ -109,6 +109,36 @@ async def test_a_model_seeds_levenberg_marquardt(user: User, model_file) -> None
 
 
 @on_the_page
+async def test_a_model_seeds_lm_on_a_position_alone(user: User, model_file) -> None:
+    """Issue 32 item 9: a planar-3r opens on a position target (x, y) with no heading; LM from the
+    model's answer starts from it (the model picks the heading) instead of refusing the target."""
+    model = model_file[0]
+    one(user, "robot-select").value = "planar-3r"
+    await user.should_see("planar-3r: 3 joints")
+    one(user, "mode").value = "ik"
+    await upload(user, "planar.npz", model_file[1])
+    await user.should_see("Model planar.npz: branch elbow+")
+    s = PAGES[-1].session
+    assert one(user, "target-kind").value == "position"  # the default of a 3-joint arm: nothing about φ
+    T = km.fk(s.robot, np.radians([20.0, 50.0, -40.0]))
+    for name, v in zip("xy", T[:2, 3]):
+        one(user, f"target-{name}").value = round(float(v), 4)
+    one(user, "ik-seed").value = "model"
+    user.find(marker="solve").click()
+    await user.should_see("Solved (Levenberg–Marquardt from the ANFIS model's answer, for the orientation it picked)")
+    t = s.target.build()
+    assert t.kind == "position"
+    np.testing.assert_allclose(s.ik_start, model.answer(t), atol=1e-12)  # the start is the model's own answer
+    start_miss = np.linalg.norm(km.fk(s.robot, s.ik_start)[:2, 3] - t.p[:2])
+    assert start_miss < 3.0  # a start near the point (60 mm arm, 27 rules: measured ~0.1 mm), not a refusal
+    assert np.linalg.norm(km.fk(s.robot, s.q)[:2, 3] - t.p[:2]) < 1e-3  # solved: FK agrees (LM's tolerance)
+    one(user, "method").value = "anfis"  # the model alone answers the same point, judged on the position
+    user.find(marker="solve").click()
+    await user.should_see("the ANFIS model's answer")
+    np.testing.assert_allclose(s.solutions[0].q if not s.ik_run.success else s.q, model.answer(t), atol=1e-12)
+
+
+@on_the_page
 async def test_a_model_for_another_robot_is_refused(user: User, model_file) -> None:
     one(user, "mode").value = "ik"
     await upload(user, "planar.npz", model_file[1])  # the page opens on the Braccio
@@ -223,6 +253,22 @@ async def test_plots_show_the_training_curve_and_the_error_histogram(user: User,
     t = km.targets.planar(T[:, :2, 3], np.arctan2(T[:, 1, 0], T[:, 0, 0]))
     miss = np.linalg.norm(km.fk(model.robot, model.answer(t))[:, :2, 3] - T[:, :2, 3], axis=1)
     assert f"median {np.median(miss):.3g} mm" in one(user, "plot-model-errors-caption").text
+    # issue 32 item 8: the curve is the tool error, in the histogram's unit, not joint RMSE in rad
+    import base64
+    import re
+
+    svg = base64.b64decode(curve.source.split(",", 1)[1]).decode()
+    assert "tool position error [mm]" in svg and "RMSE" not in svg
+    caption = one(user, "plot-training-caption").text
+    said = re.search(r"missed by ([0-9.e+-]+) mm \(median\)", caption)
+    assert said, caption
+    # the curve's median over n validation targets at the kept epoch (the model shown) is a sample
+    # median: it lies within the quantiles 0.5 ± 3.5·√(0.25/n) of the fresh errors (and those 1 000
+    # have their own ± 3.5·√(0.25/1000)): a distribution-free bound, whatever the error's spread
+    n = model.report["tool_validation"]["count"]
+    half = 3.5 * (np.sqrt(0.25 / n) + np.sqrt(0.25 / len(miss)))
+    lo, hi = np.quantile(miss, [0.5 - half, 0.5 + half])
+    assert lo <= float(said.group(1)) <= hi, (said.group(1), lo, hi)
 
 
 def test_a_project_saved_with_the_model_as_method_reopens_on_lm(model_file, tmp_path) -> None:

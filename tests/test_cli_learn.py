@@ -97,8 +97,11 @@ def test_learn_explain_shows_the_layers_of_one_answer(model_file, capsys):
     code, out, _ = run(capsys, "learn", "explain", str(model_file), "--position", "13.37", "55.81", "--phi", "70",
                        "--deg")
     assert code == 0 and "layer 1, membership degrees" in out and out.count("Joint θ") == 3
-    code, _, err = run(capsys, "learn", "explain", str(model_file), "--position", "13.37", "55.81")
-    assert code == 2 and "give the heading" in err
+    # without --phi the model picks the heading (issue 32 item 9), and the explanation says it did
+    free = _json(capsys, "learn", "explain", str(model_file), "--position", "13.37", "55.81")
+    assert free["picked"] is True and data["picked"] is False
+    picked = explain_answer(model, km.targets.planar([13.37, 55.81]), top=3)
+    assert free["inputs"] == pytest.approx(picked["inputs"], rel=1e-12)
 
 
 def test_learn_dynamics(capsys, tmp_path):
@@ -142,12 +145,14 @@ def test_bad_model_files_are_one_line(model_file, capsys, tmp_path):
              (["ik", "arm-5dof", "--position", "0.3", "0", "0.2", "--pitch", "0.1", "--seed-model", str(model_file)],
               "trained for 'planar-3r', not for 'arm-5dof'"),
              (["ik", "planar-3r", "--position", "30", "35", "--phi", "1", "--seed-model", str(dyn)],
-              "a dynamics model; an ik model is needed"),
-             (["ik", "planar-3r", "--position", "30", "35", "--method", "anfis", "--model", str(model_file)],
-              "give the heading")]
+              "a dynamics model; an ik model is needed")]
     for argv, words in cases:
         code, out, err = run(capsys, *argv)
         assert code == 2 and out == "" and err.count("\n") == 1 and words in err, err
+    # a point without its heading is no refusal: the model answers it with the heading it picks (issue 32)
+    code, out, err = run(capsys, "ik", "planar-3r", "--position", "30", "35", "--method", "anfis", "--model",
+                         str(model_file))
+    assert code in (0, 1) and "give the heading" not in err and out, err
 
 
 def test_an_unwritable_model_file_is_refused_before_training(capsys, tmp_path):

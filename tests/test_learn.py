@@ -208,6 +208,9 @@ def test_report_covers_limits_singularities_and_unreachable(planar):
     assert rep["unreachable"]["claimed_solved"] == 0 and rep["unreachable"]["count"] > 0
     assert set(rep["warm_start"]) == {"home", "random", "nearest", "anfis"}
     assert rep["epochs"] == len(rep["rmse_train"]) <= 5 and rep["train_seconds"] > 0
+    tool = rep["tool_validation"]  # the tool error per epoch, on a validation subsample (issue 32)
+    assert tool["count"] == min(200, rep["validation"])
+    assert all(len(tool[k]) == rep["epochs"] for k in ("position_median", "position_mean", "orientation_median_deg"))
 
 
 def test_arm5_model_seeds_a_pitch_target(arm5):
@@ -239,8 +242,6 @@ def test_six_joint_model_keeps_one_closed_form_branch_and_seeds_lm():
     ws = m.report["warm_start"]
     assert ws["anfis"]["success"] == 1.0 and ws["anfis"]["mean_iterations"] < ws["home"]["mean_iterations"]
     assert m.report["unreachable"]["claimed_solved"] == 0
-    with pytest.raises(LearnError, match="full poses"):
-        m.answer(km.targets.position([0.4, 0.1, 0.5]))
     with pytest.raises(LearnError, match="branches are"):
         train_ik("kuka-kr6-r900", samples=2000, branch_spec="sideways")
 
@@ -351,10 +352,6 @@ def test_unsupported_robots_and_targets_are_refused_in_words(planar, arm5):
         train_ik("ur5", samples=2000)
     with pytest.raises(LearnError, match="'arm-4dof': its tool z axis .* stays horizontal"):
         train_ik("arm-4dof", samples=2000)  # paper 001's arm: its tool z is a joint axis, always level
-    with pytest.raises(LearnError, match="give the heading"):
-        km.ik(planar.robot, [30.0, 20.0], method="anfis", model=planar)
-    with pytest.raises(LearnError, match="pitch"):
-        km.ik(arm5.robot, [0.3, 0.0, 0.2], q0=arm5)
     with pytest.raises(TypeError, match="needs model="):
         km.ik(planar.robot, km.targets.planar([30, 30], 1.0), method="anfis")
     with pytest.raises(TypeError, match="model= is for method='anfis'"):

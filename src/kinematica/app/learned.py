@@ -1,6 +1,8 @@
 """Learned IK models in the simulator (issue 13): a model file read for the session's robot, and
 what the IK panel offers with it — the model as a method of its own ("anfis": its answer alone,
-approximate) and as the seed of the numeric methods (LM from the model's answer).
+approximate) and as the seed of the numeric methods (LM from the model's answer). Either takes
+every target kind the panel offers: for a position alone the model answers with the orientation
+it picks (its own best guess, `kinematica.learn.complete`), and the verdict says so.
 
 Plain Python over `kinematica.learn`, no NiceGUI, like `state.py`. A model is kept per robot
 label, so switching robots and back finds it again; it is not saved in a project (the model
@@ -87,3 +89,11 @@ def answer_words(result: km.IKResult, unit: str) -> str:
             f"{np.degrees(float(result.orientation_error)):.3g}° (a learned answer is approximate). "
             "It is listed below to adopt; to finish it, pick Levenberg–Marquardt with the model's answer "
             "as the start. The arm was not moved.")
+
+
+def picked_words(model: Any, target: km.Target) -> str:
+    """", for the orientation it picked" when the target leaves free the orientation the model
+    reads (a position alone; `kinematica.learn.complete`), else nothing."""
+    from kinematica.learn.complete import needs_orientation
+
+    return ", for the orientation it picked" if needs_orientation(model, target) else ""

@@ -1,5 +1,6 @@
 """The Plots tab's figures of the learned IK model loaded for the robot (issue 13): its training
-curve, from the report inside the model file, and the histogram of its answers' tool position
+curve, from the report inside the model file (the tool error of its answers to validation
+targets per epoch, in the histogram's units: issue 32), and the histogram of its answers' tool position
 errors on fresh targets of its branch — new joint values, their FK as targets, the model's
 answers judged by FK afresh — so the histogram is of targets the model never saw.
 """
@@ -34,6 +35,25 @@ def fresh_errors(loaded: LoadedModel, count: int = FRESH, seed: int = 0) -> tupl
     return answer_errors(loaded.model, targets)
 
 
+def training_words(loaded: LoadedModel) -> str:
+    """The training curve's caption: how long, and the tool error at the epoch the model kept
+    (the joint RMSE hybrid learning minimised, for a model file without the tool history)."""
+    r = loaded.model.report
+    train = np.asarray(r["rmse_train"], dtype=float).reshape(len(r["rmse_train"]), -1)
+    words = (f"{loaded.name}: {len(train)} epochs, {r.get('train_seconds', float('nan')):.3g} s of training on "
+             f"{r.get('train', '?')} samples; ")
+    tool, kept = r.get("tool_validation"), viz_learned.kept_epoch(r)
+    if not isinstance(tool, dict) or kept is None:
+        return words + ("final training RMSE per joint " + ", ".join(
+            f"{n} {v:.3g}" for n, v in zip(r.get("joints", []), train[-1])) + f" {output_unit(loaded)}.")
+    unit = r.get("length_unit", loaded.model.robot.length_unit)
+    deg = tool["orientation_median_deg"][kept - 1]
+    return words + (f"at the epoch kept ({kept}) its answers to {tool['count']} validation targets (a subsample) missed "
+                    f"by {tool['position_median'][kept - 1]:.3g} {unit} (median), "
+                    f"{tool['position_mean'][kept - 1]:.3g} {unit} (mean)"
+                    + (f", {deg:.3g}° (orientation median)" if deg > 0 else "") + ", by FK.")
+
+
 def model_plots(loaded: LoadedModel) -> list[Plot]:
     """The training curve and the error histogram, each with a caption of its numbers."""
     model, r = loaded.model, loaded.model.report
@@ -44,10 +64,7 @@ def model_plots(loaded: LoadedModel) -> list[Plot]:
         hist = svg_data_url(viz_learned.error_histogram(
             pos, unit=unit, size=(8.0, 4.0),
             title=f"Tool position error of the model's answers alone, {len(pos)} fresh targets"))
-    train = np.asarray(r["rmse_train"], dtype=float).reshape(len(r["rmse_train"]), -1)
-    words = (f"{loaded.name}: {len(train)} epochs, {r.get('train_seconds', float('nan')):.3g} s of training on "
-             f"{r.get('train', '?')} samples; final training RMSE per joint "
-             + ", ".join(f"{n} {v:.3g}" for n, v in zip(r.get("joints", []), train[-1])) + f" {output_unit(loaded)}.")
+    words = training_words(loaded)
     deg = np.degrees(ori)
     errs = (f"On {len(pos)} fresh targets of branch {model.branch.spec}: median {np.median(pos):.3g} {unit}, "
             f"95th percentile {np.percentile(pos, 95):.3g} {unit}, max {pos.max():.3g} {unit}"

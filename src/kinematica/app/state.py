@@ -421,7 +421,7 @@ class Session:
         self.q = np.asarray(result.q, dtype=float).copy()
         s = km.singularity(self.robot, self.q)
         words = f"Solved ({METHODS.get(result.method, result.method)}"
-        words += " from the ANFIS model's answer): " if seeded else "): "
+        words += f" from the ANFIS model's answer{learned.picked_words(model, target)}): " if seeded else "): "
         words += f"{result.reason}. "
         words += f"At this pose the arm is {s.message}."
         return self.say(True, words, "warning" if (s.singular or s.near) else "ok")

@@ -99,6 +99,9 @@ def _inputs(doc: Document, model, e: dict) -> None:
            formulas=[Math(r"\tilde x_i = 2\,\frac{x_i - \mathrm{lo}_i}{\mathrm{hi}_i - \mathrm{lo}_i} - 1",
                           "x̃_i = 2 (x_i − lo_i)/(hi_i − lo_i) − 1")],
            table=Table(["input", "unit", "x", "lo", "hi", "x̃"], rows, None))
+    if e.get("picked"):
+        s.step("The target leaves free the orientation the network reads, so the model picked it: of a fixed set "
+               "of candidates, the one whose answer, judged by FK, lands nearest the target.")
     out = [n for n, v in e["scaled"].items() if abs(v) > 1]
     if out:
         s.step(f"{', '.join(out)} lie{'s' if len(out) == 1 else ''} outside the training span: the network "

@@ -251,7 +251,8 @@ def premise_gradient(net: Anfis, x: np.ndarray, y: np.ndarray, layers: dict) -> 
 
 def train(net: Anfis, x: np.ndarray, y: np.ndarray, epochs: int = 20, *, step: float = 0.05,
           x_val: np.ndarray | None = None, y_val: np.ndarray | None = None, patience: int | None = None,
-          progress: Callable[[int, int, float], None] | None = None) -> tuple[Anfis, np.ndarray]:
+          progress: Callable[[int, int, float], None] | None = None,
+          watch: Callable[[Anfis], None] | None = None) -> tuple[Anfis, np.ndarray]:
     """Hybrid learning for `epochs` epochs on x (N, d), y (N,) or (N, K).
 
     Each epoch: consequents by least squares (kept only if they lower the error: they are its
@@ -261,7 +262,8 @@ def train(net: Anfis, x: np.ndarray, y: np.ndarray, epochs: int = 20, *, step: f
     epoch with the lowest validation error are returned, and training stops once `patience`
     epochs in a row have not lowered it by 0.1 % (early stopping; None: run every epoch).
     Returns the network and the history (epochs, K) of training RMSE (with validation: (epochs,
-    2, K), [train, validation]). progress(epoch, epochs, rmse) is called after every epoch.
+    2, K), [train, validation]). progress(epoch, epochs, rmse) is called after every epoch, and
+    watch(net) with that epoch's network (to measure it in the caller's terms).
     """
     x = check_inputs(net, x)
     y = np.asarray(y, dtype=float).reshape(len(x), -1)
@@ -292,6 +294,8 @@ def train(net: Anfis, x: np.ndarray, y: np.ndarray, epochs: int = 20, *, step: f
             if val.sum() < best_err:
                 best, best_err = net, val.sum()
         hist.append(row)
+        if watch is not None:
+            watch(net)
         if progress is not None:
             progress(epoch + 1, epochs, float(np.sqrt(np.mean(err))))
         if patience is not None and stale >= patience:

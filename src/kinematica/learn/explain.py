@@ -4,7 +4,8 @@ LM step by step.
 For one target and each learned joint: the inputs (as given and scaled), every membership
 degree μ_im, the firing strength w_r = Π_i μ_i,rule(r, i) of the strongest rules, their normalised
 weights w̄_r = w_r / Σ w, their outputs f_r = p_r · x + r_r and contributions w̄_r f_r, and the
-sum — the joint value before it is clipped into the branch.
+sum — the joint value before it is clipped into the branch. "picked" says whether the target left
+free the orientation the network reads, so that the inputs hold the model's own pick (`complete`).
 
 >>> from kinematica.learn import train_ik
 >>> import kinematica as km
@@ -24,7 +25,8 @@ from typing import Any
 from ..ik.target import as_target
 from .anfis import forward, regressors
 from .model import IKModel
-from .sampling import TASKS, front, inputs
+from .complete import needs_orientation, network_inputs
+from .sampling import TASKS
 from .scaling import apply
 
 
@@ -34,12 +36,13 @@ def explain_answer(model: IKModel, target, top: int = 5) -> dict[str, Any]:
     t = as_target(target)
     if t.shape != ():
         raise InputError(f"explain_answer takes one target, got a batch of shape {t.shape}")
-    raw = inputs(model.robot, t, front(model.robot, model.branch), model.branch)
+    raw = network_inputs(model, t)  # a target without the orientation read: the model's pick
     x = apply(model.scaling, raw)
     L = forward(model.net, x)
     names = TASKS[model.task]
     net = model.net
-    out = {"inputs": dict(zip(names, raw[0].tolist())), "scaled": dict(zip(names, x[0].tolist())), "joints": []}
+    out = {"inputs": dict(zip(names, raw[0].tolist())), "scaled": dict(zip(names, x[0].tolist())),
+           "picked": needs_orientation(model, t), "joints": []}
     X1 = regressors(x, net.products)[0]
     for k, j in enumerate(model.branch.learned):
         mu = L["mu"][k, 0]  # (d, m)

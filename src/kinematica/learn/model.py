@@ -31,7 +31,7 @@ from ..errors import InputTypeError
 from ..model.robot import Robot
 from ..model.robotfile import read_text, write_text
 from .anfis import Anfis, predict
-from .sampling import Branch, LearnError, front, inputs, task_of
+from .sampling import Branch, LearnError, task_of
 from .scaling import Scaling, apply
 from ..keywords import strict
 
@@ -87,16 +87,14 @@ class IKModel:
     def answer(self, target) -> np.ndarray:
         """The model's joint values for world targets, (..., n) for a batch of shape (...):
         learned joints from the network (clipped into the branch box: the model speaks for
-        its branch only), held joints at their branch value."""
+        its branch only), held joints at their branch value. A target that leaves free the
+        orientation the network reads (a position alone, a planar point without its heading)
+        is answered with the orientation the model picks (`learn.complete`)."""
         from ..ik.target import as_target
+        from .complete import joints, network_inputs
 
         t = as_target(target)
-        X = apply(self.scaling, inputs(self.robot, t, front(self.robot, self.branch), self.branch))
-        q = np.tile(self.branch.box[:, 0], (len(X), 1))
-        J = self.branch.learned
-        q[:, J] = predict(self.net, X)
-        q = np.clip(q, self.branch.box[:, 0], self.branch.box[:, 1])
-        return q.reshape(t.shape + (self.robot.n,))
+        return joints(self, network_inputs(self, t)).reshape(t.shape + (self.robot.n,))
 
     def seeds_for(self, robot: Robot, target) -> np.ndarray:
         """The seed protocol of `km.ik` (q0=model): the answer, after checking the robot."""

@@ -1,5 +1,6 @@
-"""Figures of a learned model (issue 13): its training curve (RMSE per epoch, training and
-validation, per learned output) and the histogram of its answers' errors.
+"""Figures of a learned model (issue 13): its training curve (an IK model: the tool error of its
+answers to validation targets per epoch; otherwise RMSE per epoch, training and validation, per
+learned output) and the histogram of its answers' errors.
 
 >>> import numpy as np
 >>> report = {"rmse_train": [[0.3, 0.2], [0.1, 0.1]], "rmse_validation": [[0.3, 0.3], [0.2, 0.1]],
@@ -41,11 +42,23 @@ def _curves(report: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None]:
     return train, val
 
 
+def kept_epoch(report: dict[str, Any]) -> int | None:
+    """The epoch (from 1) whose parameters the model kept: the lowest validation RMSE summed
+    over the outputs (`learn.anfis.train`), or None without a validation history."""
+    train, val = _curves(report)
+    return None if val is None else int(np.argmin(val.sum(axis=1))) + 1
+
+
 def training_curve(report: dict[str, Any], *, unit: str = "", title: str | None = None,
                    size: Sequence[float] | None = None, dpi: float | None = None) -> Figure:
-    """RMSE per epoch of hybrid learning on a log scale: training (solid) and validation
-    (dashed) for each output (report["joints"] names them), and the epoch whose parameters the
-    model kept (the lowest validation error summed over the outputs)."""
+    """Training per epoch. An IK model's report with "tool_validation" (`learn.train`): the tool
+    error of its answers to validation targets, by FK — position median (solid) and mean
+    (dashed) in report["length_unit"], orientation median in degrees on the right axis — the
+    quantity the histogram of its answers shows. Otherwise (a dynamics model, an older file) the
+    RMSE of each output on a log scale in `unit`: training (solid) and validation (dashed).
+    Either way the epoch whose parameters the model kept is marked."""
+    if isinstance(report.get("tool_validation"), dict):
+        return _tool_curve(report, title, size, dpi)
     train, val = _curves(report)
     epochs = np.arange(1, len(train) + 1)
     names = list(report.get("joints") or [f"output {k + 1}" for k in range(train.shape[1])])
@@ -67,6 +80,45 @@ def training_curve(report: dict[str, Any], *, unit: str = "", title: str | None 
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside right upper", fontsize="small", frameon=False)
     ax.set_title(title or f"Training: {len(train)} epoch{'s' if len(train) != 1 else ''} of hybrid learning",
+                 fontsize="medium")
+    return fig
+
+
+def _tool_curve(report: dict[str, Any], title: str | None, size: Sequence[float] | None,
+                dpi: float | None) -> Figure:
+    tool, unit = report["tool_validation"], str(report.get("length_unit", ""))
+    try:
+        med, mean, deg = (np.asarray(tool[k], dtype=float) for k in
+                          ("position_median", "position_mean", "orientation_median_deg"))
+    except (KeyError, TypeError, ValueError):
+        raise VizError("the report's tool_validation lacks position_median, position_mean or "
+                       "orientation_median_deg per epoch") from None
+    if med.ndim != 1 or not len(med) == len(mean) == len(deg) > 0:
+        raise VizError(f"tool_validation: expected one number per epoch, got {med.shape}, {mean.shape}, {deg.shape}")
+    epochs = np.arange(1, len(med) + 1)
+    fig = style.new_figure(size, dpi)
+    ax = fig.add_subplot()
+    ax.plot(epochs, med, "o-", color=COLOURS[0], ms=4, lw=1.6, label=f"position, median [{unit}]")
+    ax.plot(epochs, mean, "s--", color=COLOURS[0], ms=3, lw=1.2, label=f"position, mean [{unit}]")
+    ax.set_yscale("log")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel(f"tool position error [{unit}]")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(True, which="major", lw=0.5, alpha=0.5)
+    handles, labels = ax.get_legend_handles_labels()
+    if np.any(deg > 0):  # a planar arm's point without heading has none
+        right = ax.twinx()
+        right.plot(epochs, deg, "^-", color=COLOURS[1], ms=4, lw=1.2, label="orientation, median [°]")
+        right.set_ylabel("tool orientation error [°]")
+        right.set_ylim(bottom=0)
+        h, lab = right.get_legend_handles_labels()
+        handles, labels = handles + h, labels + lab
+    kept = kept_epoch(report) if "rmse_train" in report else None
+    if kept is not None:
+        handles.append(ax.axvline(kept, color="#555555", ls=":", lw=1.2))
+        labels.append(f"kept: epoch {kept}")
+    fig.legend(handles, labels, loc="outside right upper", fontsize="small", frameon=False)
+    ax.set_title(title or f"Tool error of the answers to {tool.get('count', '?')} validation targets, per epoch",
                  fontsize="medium")
     return fig
 
