@@ -92,8 +92,11 @@ def test_play_on_a_failing_link_prints_the_report_and_exits_1(capsys, tmp_path, 
     d = json.loads(out)
     assert code == 1 and not d["ok"] and d["last_acknowledged"] == 39 and d["sent"] == 40 + pr.DEPTH
     assert d["state"] is None and d["last_executed"] > 39  # the acknowledgements before the OK to S count
-    assert err.count("\n") == 1 and err.startswith(f"kinematica: error: the stream stopped after point "
-                                                   f"{d['last_executed']}: garbage")
+    # one error line; a loaded machine may also delay the host's sends enough for the board's queue
+    # to run dry, which the host reports honestly as a warning line before it
+    *warned, said = err.splitlines()
+    assert all(w.startswith("kinematica: warning: the board's queue ran dry") for w in warned), warned
+    assert said.startswith(f"kinematica: error: the stream stopped after point {d['last_executed']}: garbage")
 
 
 def test_refused_commands_never_open_the_port(capsys, emulator, tmp_path):
