@@ -16,6 +16,7 @@ from app_user import one
 from nicegui.testing import User
 
 from kinematica.app import packages
+from kinematica.app.simulator import SimulatorTab
 from kinematica.errors import InputError
 
 ROBOTS = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix/share/example-robot-data/robots"
@@ -55,12 +56,10 @@ async def upload(user: User, name: str, data: bytes) -> None:
 # --- through the page ------------------------------------------------------------------------
 @pytest.mark.asyncio
 async def test_the_ur5_zip_loads_with_every_mesh_from_its_package_folder(user: User) -> None:
-    from kinematica.app.simulator import SimulatorTab
-
     await upload(user, "ur_description.zip", ur5_zip())
     await user.should_see("ur5: 6 joints")
     assert user.notify.messages == []  # every mesh found: nothing to warn about
-    tab = next(o for o in _alive(SimulatorTab) if o.page.session.robot_name.startswith("ur5"))
+    tab = shown_tab(user)
     robot = tab.session.robot
     meshes = [v for v in robot.visuals if v.kind == "mesh"]
     assert len(meshes) == 7  # one per link: base, shoulder, upper arm, forearm, wrists 1–3
@@ -96,6 +95,27 @@ async def test_the_urdf_alone_gives_one_summarised_warning(user: User) -> None:
     text = user.notify.messages[0]
     assert "14 mesh files not found under package 'example-robot-data'" in text  # 7 visual + 7 collision
     assert ".zip" in text and "collision" in text
+
+
+@pytest.mark.asyncio
+async def test_a_package_folder_on_the_server_serves_the_urdf_alone(user: User) -> None:
+    user.find(marker="open-robot-file").click()
+    one(user, "package-dir").value = str(ROBOTS.parent)  # the folder named after the package
+    await upload(user, "ur5_robot.urdf", (UR / "urdf/ur5_robot.urdf").read_bytes())
+    await user.should_see("ur5: 6 joints")
+    assert user.notify.messages == []
+    tab = shown_tab(user)
+    meshes = [v for v in tab.session.robot.visuals if v.kind == "mesh"]
+    assert len(meshes) == 7 and all(Path(v.path).resolve().is_relative_to((UR / "meshes/ur5/visual").resolve()) for v in meshes)
+
+
+@pytest.mark.asyncio
+async def test_a_package_folder_that_is_not_there_is_refused_in_words(user: User, tmp_path) -> None:
+    user.find(marker="open-robot-file").click()
+    one(user, "package-dir").value = str(tmp_path / "nowhere")
+    await upload(user, "ur5_robot.urdf", (UR / "urdf/ur5_robot.urdf").read_bytes())
+    await user.should_see("is not a folder on the server's machine")
+    assert one(user, "robot-select").value == "braccio"
 
 
 @pytest.mark.asyncio
@@ -140,7 +160,35 @@ def test_a_symbolic_link_is_refused(tmp_path) -> None:
     assert not (tmp_path / "out").exists()
 
 
-def _alive(cls):
+def shown_tab(user: User):
+    """The Simulator tab of the user's page (an earlier test's page may still be in memory)."""
     import gc
 
-    return [o for o in gc.get_objects() if isinstance(o, cls)]
+    def on_page(tab: SimulatorTab) -> bool:
+        try:
+            return tab.robot_drop.upload.client is user.client
+        except RuntimeError:  # its client was deleted
+            return False
+
+    tabs = [o for o in gc.get_objects() if isinstance(o, SimulatorTab) and on_page(o)]
+    assert len(tabs) == 1
+    return tabs[0]
+
+
+def test_package_dirs_serve_the_collision_meshes_too(tmp_path) -> None:
+    """`package_dirs` found the visual meshes only: the collision meshes of a URDF away from its
+    package fell back to capsules with one warning per link."""
+    import warnings
+
+    import kinematica as km
+
+    urdf = tmp_path / "ur5_robot.urdf"
+    urdf.write_bytes((UR / "urdf/ur5_robot.urdf").read_bytes())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", km.URDFWarning)
+        robot = km.load(str(urdf), package_dirs=[ROBOTS.parent])
+    shapes = [s for body in robot.extras["collision_shapes"].values() for s, _ in body if s["kind"] == "mesh"]
+    assert all(Path(s["path"]).is_file() for s in shapes)
+    assert {Path(s["path"]).name for s in shapes} == {p.name for p in (UR / "meshes/ur5/collision").glob("*.stl")}
+    assert packages.missing_meshes(urdf, [ROBOTS.parent]) == {}
+    assert sum(map(len, packages.missing_meshes(urdf).values())) == 14

@@ -23,7 +23,7 @@ from typing import Iterable
 from lxml import etree
 
 from kinematica.errors import InputError
-from kinematica.model.urdf_visual import find_mesh
+from kinematica.model.urdf_collision import resolve_mesh
 
 MAX_UPLOAD = 200 * 2**20  # bytes of the .zip itself
 MAX_UNPACKED = 1 * 2**30  # bytes once unpacked
@@ -104,7 +104,7 @@ def urdfs_in(folder: Path) -> list[Path]:
 
 def package_dirs(folder: Path, urdf: Path) -> tuple[Path, ...]:
     """Where `package://NAME/rest` of `urdf` is looked for in the unpacked `folder`: every
-    folder in it named NAME (`find_mesh` takes `<it>/rest`), then `folder` itself (a zip of the
+    folder in it named NAME (`resolve_mesh` takes `<it>/rest`), then `folder` itself (a zip of the
     package's contents: `folder/rest`)."""
     names = {pkg for pkg, _ in map(_package, mesh_names(urdf)) if pkg}
     found = [p for p in folder.rglob("*") if p.is_dir() and p.name in names]
@@ -133,7 +133,7 @@ def missing_meshes(urdf: Path, dirs: Iterable[Path] = ()) -> dict[str, list[str]
     out: dict[str, list[str]] = defaultdict(list)
     dirs = tuple(dirs)
     for name in dict.fromkeys(mesh_names(urdf)):
-        if find_mesh(name, urdf.parent, dirs) is None:
+        if resolve_mesh(name, urdf.parent, dirs) is None:
             out[_package(name)[0]].append(name)
     return dict(out)
 
@@ -148,7 +148,8 @@ def summary(missing: dict[str, list[str]], shown: int = 3) -> str:
         where = f"under package {pkg!r}" if pkg else "at the paths the URDF gives"
         parts.append(f"{len(names)} mesh file{'s' * (len(names) != 1)} not found {where} ({listed})")
     how = ("upload the URDF and its package folder together as one .zip (a folder named after the package, "
-           "e.g. " + next((f"{p}/" for p in missing if p), "meshes/") + "…, with the .urdf inside it)")
+           "e.g. " + next((f"{p}/" for p in missing if p), "meshes/") + "…, with the .urdf inside it), or type the "
+           "folder on the server's machine that holds the package")
     return "; ".join(parts) + ": the robot is drawn as its skeleton where a mesh is missing and capsules stand " \
         f"in for its collision meshes. To get them, {how}."
 
@@ -160,3 +161,14 @@ def one_notice(messages: list[str], missing: dict[str, list[str]]) -> str | None
     rest = [m for m in dict.fromkeys(messages) if not any(n in m for n in names)]
     lines = ([summary(missing)] if missing else []) + rest
     return "\n".join(lines) or None
+
+
+def server_dirs(text: str | None) -> tuple[Path, ...]:
+    """The package folder typed as a path on the server's machine (`~` expanded): () for none,
+    InputError for a path that is not a folder there."""
+    if not text or not text.strip():
+        return ()
+    folder = Path(text.strip()).expanduser()
+    if not folder.is_dir():
+        raise InputError(f"the package folder {text.strip()!r} is not a folder on the server's machine")
+    return (folder,)

@@ -22,7 +22,7 @@ from .handles import HANDLES, length_digits, moved, turned
 from .modelfile import ModelLoader
 from .player import Player
 from .poses import PosesCard
-from .packages import missing_meshes, one_notice
+from .packages import missing_meshes, one_notice, server_dirs
 from .robotlink import RobotLink
 from .robotzip import RobotZip
 from . import stream
@@ -52,6 +52,9 @@ class SimulatorTab:
                      "this tab.").classes("text-sm text-grey-8")
             self.robot_drop = FileDrop("robot-upload", "drop a .yaml, .urdf or .zip file here, or press +",
                                        ".yaml,.yml,.urdf,.zip", self.upload)
+            self.package_dir = tag(ui.input("package folder on the server's machine (optional)"), "package-dir") \
+                .classes("w-full").props("dense clearable").tooltip(
+                    "for a .urdf: a folder that is, or holds, the packages its package:// meshes name")
         self.chains, self.tree = ChainPicker(self.open_chain), ("", b"", None, ())
         self.zips = RobotZip(self.open_unpacked)
         self.link = RobotLink(self)  # outlives the rebuilds for another robot
@@ -191,7 +194,12 @@ class SimulatorTab:
                 self.robot_drop.refused(name, err)
                 return
         else:
-            opened = self.open_urdf_or_yaml(name, data)
+            try:
+                dirs = server_dirs(self.package_dir.value)
+            except ValueError as err:
+                self.robot_drop.refused(name, err)
+                return
+            opened = self.open_urdf_or_yaml(name, data, dirs=dirs)
         if opened:
             self.robot_drop.accepted()
             self.open_dialog.close()
