@@ -75,6 +75,23 @@ async def test_the_ur5_zip_loads_with_every_mesh_from_its_package_folder(user: U
 
 
 @pytest.mark.asyncio
+async def test_a_reload_keeps_the_meshes_until_the_last_page_goes(user: User) -> None:
+    await upload(user, "ur_description.zip", ur5_zip())
+    await user.should_see("ur5: 6 joints")
+    old = user.client
+    folder = shown_tab(user).zips.folder
+    await user.open("/")  # a reload: the new page opens, then the old one is deleted
+    old.delete()
+    await user.should_see("ur5: 6 joints")
+    robot = shown_tab(user).session.robot
+    meshes = [v for v in robot.visuals if v.kind == "mesh"]
+    assert len(meshes) == 7 and all(Path(v.path).is_file() for v in meshes)
+    assert folder is not None and folder.exists()
+    user.client.delete()
+    assert not folder.exists()
+
+
+@pytest.mark.asyncio
 async def test_a_zip_with_several_urdfs_lets_the_user_pick_one(user: User) -> None:
     await upload(user, "ur.zip", ur5_zip("ur5_robot.urdf", "ur5_joint_limited_robot.urdf"))
     await user.should_see("Choose the robot in ur.zip")

@@ -1,6 +1,7 @@
 """A robot uploaded as a .zip of its URDF and package folder(s): unpacked (safely, see
-`packages.py`) into a folder of the page's own that is deleted when the page's client goes, so
-the meshes the drawing and the collision model read stay on disk while the page shows them.
+`packages.py`) into a temporary folder of the browser session's own, so the meshes the drawing
+and the collision model read stay on disk while a page of that session shows them — a reload
+too, whose new page opens before the old one goes — and deleted when its last page closes.
 A zip with several URDFs (a package usually has one per robot variant) lets the user pick one.
 """
 
@@ -11,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from nicegui import ui
+from nicegui import app, ui
 
 from kinematica.errors import InputError
 
@@ -21,6 +22,35 @@ from .panel import tag
 # (the user's name for it, the unpacked URDF, the folders its packages resolve against)
 OnURDF = Callable[[str, Path, tuple[Path, ...]], bool]
 
+# browser session id -> (its folder of unpacked zips, the ids of its pages still open)
+_folders: dict[str, tuple[tempfile.TemporaryDirectory, set[str]]] = {}
+
+
+def _session_id() -> str:
+    """The browser session of the page being built (its own client id where the server keeps no
+    browser storage)."""
+    try:
+        return "browser-" + str(app.storage.browser["id"])
+    except (RuntimeError, KeyError, AssertionError):
+        return "client-" + ui.context.client.id
+
+
+def _hold(key: str) -> None:
+    """The page being built keeps `key`'s folder until it is deleted."""
+    client = ui.context.client
+    pages = _folders[key][1]
+    if client.id not in pages:
+        pages.add(client.id)
+        client.on_delete(lambda: _release(key, client.id))  # holds ids only, not the page
+
+
+def _release(key: str, client_id: str) -> None:
+    folder, pages = _folders.get(key, (None, set()))
+    pages.discard(client_id)
+    if folder is not None and not pages:
+        del _folders[key]
+        folder.cleanup()
+
 
 class RobotZip:
     """The page's unpacked zips and the dialog choosing a URDF among several; `on_urdf` opens
@@ -28,8 +58,9 @@ class RobotZip:
 
     def __init__(self, on_urdf: OnURDF) -> None:
         self.on_urdf = on_urdf
-        self._tmp: tempfile.TemporaryDirectory | None = None
-        self._count = 0
+        self._key = _session_id()
+        if self._key in _folders:  # a reload: the restored robots' meshes are there
+            _hold(self._key)
         self._offered: tuple[str, Path, dict[str, Path]] = ("", Path(), {})
         with ui.dialog() as self.dialog, ui.card().classes("w-[32rem]"):
             self.title = ui.label().classes("text-subtitle2")
@@ -42,16 +73,14 @@ class RobotZip:
 
     @property
     def folder(self) -> Path | None:
-        """The page's folder of unpacked zips (None before the first)."""
-        return None if self._tmp is None else Path(self._tmp.name)
+        """The session's folder of unpacked zips (None before the first)."""
+        return Path(_folders[self._key][0].name) if self._key in _folders else None
 
     def _new_folder(self) -> Path:
-        if self._tmp is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="kinematica-packages-")
-            # the bound method holds the folder only, not this page: nothing outlives the client
-            ui.context.client.on_delete(self._tmp.cleanup)
-        self._count += 1
-        return Path(self._tmp.name) / f"zip-{self._count}"
+        if self._key not in _folders:
+            _folders[self._key] = (tempfile.TemporaryDirectory(prefix="kinematica-packages-"), set())
+        _hold(self._key)
+        return Path(tempfile.mkdtemp(prefix="zip-", dir=_folders[self._key][0].name)) / "unpacked"
 
     def open(self, name: str, data: bytes) -> bool:
         """Unpack the uploaded zip `name` (its bytes) and open its URDF, or offer its URDFs; False
