@@ -11,6 +11,7 @@ the browser session's storage after every change, so a reload restores it (`rest
 
 from __future__ import annotations
 
+import json
 from collections.abc import MutableMapping
 
 from nicegui import events, ui
@@ -36,7 +37,9 @@ def restore(store: MutableMapping | None, robot: str, loaded: dict) -> Session:
     saved = store.get(STORE_KEY) if store is not None else None
     if saved:
         try:
-            s = project.from_dict(saved)
+            # as JSON text: the store hands back its own (observable) dicts, which the robot
+            # files' YAML writer refuses — every uploaded robot was lost on a reload
+            s = project.loads(json.dumps(saved))
             if store.get("served_with") == robot:
                 return s
             s.loaded.update(loaded)  # served with another robot since: open that one, keep the poses

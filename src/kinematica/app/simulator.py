@@ -22,7 +22,9 @@ from .handles import HANDLES, length_digits, moved, turned
 from .modelfile import ModelLoader
 from .player import Player
 from .poses import PosesCard
+from .packages import missing_meshes, one_notice, server_dirs
 from .robotlink import RobotLink
+from .robotzip import RobotZip
 from . import stream
 from .scene import ArmView
 from .state import PROJECTIONS, TargetSpec, robot_choices
@@ -45,11 +47,16 @@ class SimulatorTab:
             self.stage = ui.column().classes("grow gap-1 min-w-0")
         with ui.dialog() as self.open_dialog, ui.card().classes("w-96"):
             ui.label("Open a robot file").classes("text-subtitle2")
-            ui.label("A YAML robot file (see the README's Robot files) or a URDF; it joins the "
-                     "robot list for this tab.").classes("text-sm text-grey-8")
-            self.robot_drop = FileDrop("robot-upload", "drop a .yaml or .urdf file here, or press +",
-                                       ".yaml,.yml,.urdf", self.upload)
-        self.chains, self.tree = ChainPicker(self.open_chain), ("", b"")
+            ui.label("A YAML robot file (see the README's Robot files), a URDF, or a .zip of a URDF "
+                     "with its package folder (for its package:// meshes); it joins the robot list for "
+                     "this tab.").classes("text-sm text-grey-8")
+            self.robot_drop = FileDrop("robot-upload", "drop a .yaml, .urdf or .zip file here, or press +",
+                                       ".yaml,.yml,.urdf,.zip", self.upload)
+            self.package_dir = tag(ui.input("package folder on the server's machine (optional)"), "package-dir") \
+                .classes("w-full").props("dense clearable").tooltip(
+                    "for a .urdf: a folder that is, or holds, the packages its package:// meshes name")
+        self.chains, self.tree = ChainPicker(self.open_chain), ("", b"", None, ())
+        self.zips = RobotZip(self.open_unpacked)
         self.link = RobotLink(self)  # outlives the rebuilds for another robot
         self.workspace = Workspace(self)  # kept across rebuilds: the scene stays open
         self.models = ModelLoader(self, lambda: self.ik.offer_model(self.session))  # learned IK models, per robot
@@ -179,39 +186,70 @@ class SimulatorTab:
             self.page.changed("robot")
 
     async def upload(self, e: events.UploadEventArguments) -> None:
-        name, data = e.file.name, await e.file.read()  # robot files are small
+        name, data = e.file.name, await e.file.read()  # robot files are small; a zip is bounded
+        if Path(name).suffix.lower() == ".zip":
+            try:
+                opened = self.zips.open(name, data)
+            except ValueError as err:
+                self.robot_drop.refused(name, err)
+                return
+        else:
+            try:
+                dirs = server_dirs(self.package_dir.value)
+            except ValueError as err:
+                self.robot_drop.refused(name, err)
+                return
+            opened = self.open_urdf_or_yaml(name, data, dirs=dirs)
+        if opened:
+            self.robot_drop.accepted()
+            self.open_dialog.close()
+
+    def open_unpacked(self, name: str, urdf: Path, dirs: tuple[Path, ...]) -> bool:
+        """Open `urdf`, unpacked from the zip `name`, its packages found under `dirs`."""
+        shown = f"{name}/{urdf.name}"
+        if not self.open_urdf_or_yaml(shown, urdf.read_bytes(), urdf, dirs):
+            self.open_dialog.open()  # its refusal is said there
+            return False
+        return True
+
+    def open_urdf_or_yaml(self, name: str, data: bytes, path: Path | None = None, dirs: tuple = ()) -> bool:
+        """Open robot file `name` (its bytes; on disk at `path` when unpacked from a zip, its
+        packages under `dirs`), or offer a URDF tree's chains: False when it is refused."""
         tips = urdf_tips(name, data)
         if len(tips) > 1:  # a tree: the user picks the chain
-            self.tree = (name, data)
+            self.tree = (name, data, path, dirs)
             self.chains.offer(name, tips, default_tip(name, data, tips))
-        elif not self.open_file(name, data):
-            return
-        self.robot_drop.accepted()
-        self.open_dialog.close()
+            return True
+        return self.open_file(name, data, path=path, dirs=dirs)
 
     def open_chain(self, tip: str) -> None:
         """The chain to `tip` of the URDF tree last uploaded (the chain picker's choice); a chain
         that does not open is said beside the upload widget, shown again."""
-        if not self.open_file(*self.tree, tip=tip):
+        name, data, path, dirs = self.tree
+        if not self.open_file(name, data, tip=tip, path=path, dirs=dirs):
             self.open_dialog.open()
 
-    def open_file(self, name: str, data: bytes, tip: str | None = None) -> bool:
-        """Open robot file `name` (its bytes), a URDF's chain to `tip`: False when it is refused
-        (said beside the upload widget). What went wrong or was held is said with the file's own
-        name, not the server's scratch path."""
+    def open_file(self, name: str, data: bytes, tip: str | None = None, path: Path | None = None,
+                  dirs: tuple = ()) -> bool:
+        """Open robot file `name` (its bytes, or the file at `path` unpacked from a zip with its
+        packages under `dirs`), a URDF's chain to `tip`: False when it is refused (said beside the
+        upload widget). What went wrong or was held is said with the file's own name, not the
+        server's scratch path, and in one notification (`one_notice`), however many links lack a mesh."""
         with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / (Path(name).stem + Path(name).suffix.lower())
-            path.write_bytes(data)
+            if path is None:
+                path = Path(tmp) / (Path(name).stem + Path(name).suffix.lower())
+                path.write_bytes(data)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", km.URDFWarning)
                 try:
-                    self.session.add_robot_file(path, tip=tip)
+                    self.session.add_robot_file(path, tip=tip, package_dirs=dirs)
                 except (ValueError, OSError) as err:
                     self.robot_drop.refused(name, err, path)
                     return False
-        for w in caught:
-            ui.notify(str(w.message).replace(str(path), name), type="warning", multi_line=True, timeout=0,
-                      close_button=True)
+            missing = missing_meshes(path, dirs) if path.suffix.lower() == ".urdf" else {}
+        notice = one_notice([str(w.message).replace(str(path), name) for w in caught], missing)
+        if notice:
+            ui.notify(notice, type="warning", multi_line=True, timeout=0, close_button=True)
         self.build()
         self.page.changed("robot")
         return True

@@ -257,7 +257,8 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
                        for k in ("effort", "velocity")} | {"held": held}}
     first = next(j for j in path if j.type != "fixed")
     folder = Path(where).parent if Path(where).suffix.lower() == ".urdf" else None
-    shapes, shaped = collision_shapes(urdf, [first.parent] + links, chain, held, scale, folder, where)
+    shapes, shaped = collision_shapes(urdf, [first.parent] + links, chain, held, scale, folder, where,
+                                     package_dirs)
     named = {n for n, m in folded.items() if m > 0} if held_mass > 0 else set()
     if shaped - named:
         warn(OffChainBodiesWarning(held_shapes_message(where, [n for n in held if n in shaped - named], held, urdf)))

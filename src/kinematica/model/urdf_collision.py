@@ -13,22 +13,24 @@ Each shape is plain data — {"kind": "box", "size": (x, y, z)} | {"kind": "sphe
 | {"kind": "cylinder", "radius", "length"} | {"kind": "mesh", "path", "scale"} — with its 4x4
 placement, lengths in the Robot's unit. Mesh files are found as ROS does: `package://PKG/rest`
 under the nearest folder above the URDF that is (or holds) PKG; `file://` and relative
-paths from the URDF's folder. A body whose mesh cannot be found or read, or is scaled
+paths from the URDF's folder; else under `package_dirs` (`resolve_mesh`). A body whose mesh cannot be found or read, or is scaled
 unevenly, keeps no URDF shapes (a URDFWarning says so; it falls back to capsules).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from .urdf_bodies import URDFWarning, children_of, hanging, motion, warn
 
 
-def resolve_mesh(filename: str, folder: Path | None) -> Path | None:
-    """The mesh file a URDF names, or None when it is not found."""
+def resolve_mesh(filename: str, folder: Path | None, package_dirs: Sequence[str | Path] = ()) -> Path | None:
+    """The mesh file a URDF names, or None when it is not found: as ROS finds it from the URDF's
+    `folder`, else (`package://PKG/rest`) under each of `package_dirs` — a folder that is PKG
+    (`dir/rest`), holds it (`dir/PKG/rest`) or holds its contents (`dir/rest`)."""
     if filename.startswith("file://"):
         p = Path(filename[len("file://"):])
         return p if p.is_file() else None
@@ -38,13 +40,18 @@ def resolve_mesh(filename: str, folder: Path | None) -> Path | None:
             for cand in (d / rest if d.name == pkg else None, d / pkg / rest):
                 if cand is not None and cand.is_file():
                     return cand
+        for d in map(Path, package_dirs):
+            for cand in (d / rest if d.name == pkg else None, d / pkg / rest, d / rest):
+                if cand is not None and cand.is_file():
+                    return cand
         return None
     p = Path(filename)
     p = p if p.is_absolute() or folder is None else folder / p
     return p if p.is_file() else None
 
 
-def _shape(geometry: Any, folder: Path | None, scale: float, link: str, where: str) -> dict | None:
+def _shape(geometry: Any, folder: Path | None, package_dirs: Sequence, scale: float, link: str,
+           where: str) -> dict | None:
     g = geometry
     if g.box is not None:
         return {"kind": "box", "size": tuple(float(v) * scale for v in g.box.size)}
@@ -53,7 +60,7 @@ def _shape(geometry: Any, folder: Path | None, scale: float, link: str, where: s
     if g.cylinder is not None:
         return {"kind": "cylinder", "radius": float(g.cylinder.radius) * scale, "length": float(g.cylinder.length) * scale}
     if g.mesh is not None:
-        path = resolve_mesh(g.mesh.filename, folder)
+        path = resolve_mesh(g.mesh.filename, folder, package_dirs)
         s = np.atleast_1d(1.0 if g.mesh.scale is None else np.asarray(g.mesh.scale, dtype=float))
         if path is None or not np.allclose(s, s[0]):
             why = "not found" if path is None else f"scaled unevenly ({s.tolist()})"
@@ -77,7 +84,7 @@ def _root_frame(urdf: Any, link: str, held: dict[str, float]) -> tuple[str, np.n
 
 
 def collision_shapes(urdf: Any, bodies: list[str], chain: set[str], held: dict[str, float],
-                     scale: float, folder: Path | None, where: str
+                     scale: float, folder: Path | None, where: str, package_dirs: Sequence[str | Path] = ()
                      ) -> tuple[dict[int, list[tuple[dict, np.ndarray]]], set[str]]:
     """({body index: [(shape dict, placement 4x4), ...]}, the held joints whose links brought
     shapes) of the links `bodies` (body 0 first: it takes the whole tree above and beside the
@@ -91,7 +98,7 @@ def collision_shapes(urdf: Any, bodies: list[str], chain: set[str], held: dict[s
         found, ok, via_found = [], True, set()
         for name, T, via in hanging(start, children, chain, held):
             for c in urdf.link_map[name].collisions:
-                shape = _shape(c.geometry, folder, scale, name, where)
+                shape = _shape(c.geometry, folder, package_dirs, scale, name, where)
                 if shape is None:
                     ok = False
                     continue

@@ -6,9 +6,9 @@ frame; body k (the child link of movable joint k) those of its link and of every
 from it off the chain (fixed, or movable off the chain held as `from_urdf` holds them), as
 `urdf_bodies.hanging` walks them. Each keeps its `<origin>`, mesh `scale` and `<material>`
 colour (a named material defined at the top of the file is looked up). Mesh files are found as
-ROS does (`urdf_collision.resolve_mesh`), and also under each of `package_dirs` (a folder that
-is or holds the package). A mesh that cannot be found is left out — its body falls back to the
-skeleton in a drawing — and one URDFWarning for the whole file names them all.
+ROS does, and also under each of `package_dirs` (`urdf_collision.resolve_mesh`). A mesh that
+cannot be found is left out — its body falls back to the skeleton in a drawing — and one
+URDFWarning for the whole file names them all.
 """
 
 from __future__ import annotations
@@ -22,19 +22,6 @@ from .urdf_bodies import URDFWarning, children_of, hanging, warn
 from .urdf_collision import resolve_mesh
 from ..errors import InputError
 from .visual import Visual
-
-
-def find_mesh(filename: str, folder: Path | None, package_dirs: Sequence[str | Path] = ()) -> Path | None:
-    """The mesh file a URDF names: beside the URDF as ROS finds it, else under `package_dirs`."""
-    found = resolve_mesh(filename, folder)
-    if found is not None or not filename.startswith("package://"):
-        return found
-    pkg, _, rest = filename[len("package://"):].partition("/")
-    for d in map(Path, package_dirs):
-        for cand in (d / rest if d.name == pkg else None, d / pkg / rest, d / rest):
-            if cand is not None and cand.is_file():
-                return cand
-    return None
 
 
 def _colour(material: Any, named: dict[str, Any]) -> tuple[float, ...] | None:
@@ -55,7 +42,7 @@ def _shape(geometry: Any, folder: Path | None, package_dirs: Sequence, scale: fl
     if g.cylinder is not None:
         return "cylinder", (float(g.cylinder.radius) * scale, float(g.cylinder.length) * scale), None, (1.0, 1.0, 1.0)
     if g.mesh is not None:
-        path = find_mesh(g.mesh.filename, folder, package_dirs) if g.mesh.filename else None
+        path = resolve_mesh(g.mesh.filename, folder, package_dirs) if g.mesh.filename else None
         if path is None:
             missing.append(g.mesh.filename or "<mesh> without a filename")
             return None
