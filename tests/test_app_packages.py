@@ -209,3 +209,16 @@ def test_package_dirs_serve_the_collision_meshes_too(tmp_path) -> None:
     assert {Path(s["path"]).name for s in shapes} == {p.name for p in (UR / "meshes/ur5/collision").glob("*.stl")}
     assert packages.missing_meshes(urdf, [ROBOTS.parent]) == {}
     assert sum(map(len, packages.missing_meshes(urdf).values())) == 14
+
+
+def test_server_folders_are_refused_while_the_server_listens_beyond_this_machine(tmp_path):
+    """`serve --host 0.0.0.0` must not let a visitor make the server read files under any path."""
+    from kinematica.app import packages
+
+    assert packages.server_dirs(str(tmp_path)) == (tmp_path,)
+    packages.SERVER_FOLDERS["allowed"] = False
+    try:
+        with pytest.raises(InputError, match="off while it listens beyond this machine"):
+            packages.server_dirs(str(tmp_path))
+    finally:
+        packages.SERVER_FOLDERS["allowed"] = True

@@ -20,6 +20,7 @@ import kinematica as km
 from kinematica import atomic
 
 from . import stream
+from .packages import SERVER_FOLDERS
 from .page import Page, restore
 from .state import DEFAULT_ROBOT, Session
 
@@ -111,6 +112,7 @@ def run(robot: str | None = None, *, host: str = "127.0.0.1", port: int = 8080, 
         warnings.simplefilter("ignore", km.URDFWarning)  # `kinematica serve` said them already
         configure(robot, tip, hold, package_dirs)
     stream.start(stream_to)
+    SERVER_FOLDERS["allowed"] = host in ("127.0.0.1", "localhost", "::1")
     folder = state_dir()
     Storage.path = (folder / "sessions").resolve()  # not ./.nicegui in whatever folder serve ran from
     app.on_delete(give_back_memory)

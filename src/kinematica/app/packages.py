@@ -163,11 +163,21 @@ def one_notice(messages: list[str], missing: dict[str, list[str]]) -> str | None
     return "\n".join(lines) or None
 
 
+# Whether a page may name folders on the server's machine: only while the server listens on this
+# machine alone (`kinematica serve`'s default 127.0.0.1); a server reachable from elsewhere must
+# not let a visitor make it read files under any path. `app.main.run` sets it from --host.
+SERVER_FOLDERS = {"allowed": True}
+
+
 def server_dirs(text: str | None) -> tuple[Path, ...]:
     """The package folder typed as a path on the server's machine (`~` expanded): () for none,
-    InputError for a path that is not a folder there."""
+    InputError for a path that is not a folder there, or while the server is reachable from
+    other machines (`SERVER_FOLDERS`)."""
     if not text or not text.strip():
         return ()
+    if not SERVER_FOLDERS["allowed"]:
+        raise InputError("package folders on the server's machine are off while it listens beyond this "
+                         "machine (--host); upload a .zip of the URDF with its package folder instead")
     folder = Path(text.strip()).expanduser()
     if not folder.is_dir():
         raise InputError(f"the package folder {text.strip()!r} is not a folder on the server's machine")

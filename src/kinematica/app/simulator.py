@@ -22,7 +22,7 @@ from .handles import HANDLES, length_digits, moved, turned
 from .modelfile import ModelLoader
 from .player import Player
 from .poses import PosesCard
-from .packages import missing_meshes, one_notice, server_dirs
+from .packages import SERVER_FOLDERS, missing_meshes, one_notice, server_dirs
 from .robotlink import RobotLink
 from .robotzip import RobotZip
 from . import stream
@@ -55,6 +55,7 @@ class SimulatorTab:
             self.package_dir = tag(ui.input("package folder on the server's machine (optional)"), "package-dir") \
                 .classes("w-full").props("dense clearable").tooltip(
                     "for a .urdf: a folder that is, or holds, the packages its package:// meshes name")
+            self.package_dir.set_visibility(SERVER_FOLDERS["allowed"])
         self.chains, self.tree = ChainPicker(self.open_chain), ("", b"", None, ())
         self.zips = RobotZip(self.open_unpacked)
         self.link = RobotLink(self)  # outlives the rebuilds for another robot
