@@ -93,9 +93,9 @@ def test_closed_sessions_leave_nothing_behind():
         finally:
             browser.close()
         after = settled(server)
-    print(  # noqa: T201 — the numbers, with -sf"\nlive objects: {baseline['objects']} after the warm-up, {opened['objects']} with {SESSIONS} sessions, "
-          f"{after['objects']} after they closed; Robots {baseline['ours'].get('Robot', 0)}, "
-          f"{opened['ours'].get('Robot', 0)}, {after['ours'].get('Robot', 0)}")
+    robots = [m["ours"].get("Robot", 0) for m in (baseline, opened, after)]
+    print(f"\nlive objects: {baseline['objects']} after the warm-up, {opened['objects']} with {SESSIONS} "  # noqa: T201
+          f"sessions, {after['objects']} after they closed; Robots {robots[0]}, {robots[1]}, {robots[2]}")
     assert browser.blocked == [], f"pages asked for addresses outside 127.0.0.1: {browser.blocked}"
     assert all(opened["ours"].get(k, 0) >= SESSIONS for k in PER_SESSION), f"the sessions did not open: {opened}"
     assert after["clients"] == 0, f"NiceGUI still holds {after['clients']} clients of closed pages"
