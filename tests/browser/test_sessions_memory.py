@@ -27,6 +27,7 @@ from serving import fetch  # noqa: E402
 pytestmark = pytest.mark.browser
 
 SESSIONS = 4
+PATIENCE = 60_000  # ms a page waits for the server's answer (expect's own default is 5 s): 2 busy cores are slow
 PROBED = str(Path(__file__).with_name("probed_serve.py"))
 PER_SESSION = ("Session", "Page", "ArmView", "Player")  # one each per open page, none once it is deleted
 # Objects the collector tracks may differ from the warm-up's by what one page's life leaves in
@@ -59,21 +60,22 @@ def use(browser: Browser, url: str):
     new robot), an IK solve with it. Returns the context, still open."""
     context = browser.browser.new_context(viewport={"width": 1280, "height": 860})
     context.add_init_script(SLOW_PAINT)
-    context.set_default_timeout(60_000)
+    context.set_default_timeout(PATIENCE)
     page = context.new_page()
     page.route("**/*", browser._route)
     page.goto(url)
     wait_for_scene(page)
     page.get_by_test_id("joint-1-number").fill("30")
     # 30° through radians and back: 29.999999999999996 is 30
-    expect(page.get_by_test_id("joint-1-slider")).to_have_attribute("aria-valuenow", re.compile(r"^(29\.99999\d*|30(\.0*)?)$"))
+    expect(page.get_by_test_id("joint-1-slider")).to_have_attribute("aria-valuenow", re.compile(r"^(29\.99999\d*|30(\.0*)?)$"),
+                                                                   timeout=PATIENCE)
     page.get_by_test_id("tab-robot").click()
     page.get_by_test_id("robot-apply").click()
-    expect(page.get_by_test_id("robot-message")).not_to_have_text("")
+    expect(page.get_by_test_id("robot-message")).not_to_have_text("", timeout=PATIENCE)
     page.get_by_test_id("tab-simulator").click()
     page.get_by_test_id("mode").get_by_text("IK", exact=True).click()
     page.get_by_test_id("solve").click()
-    expect(page.get_by_test_id("ik-message")).to_contain_text("olved")
+    expect(page.get_by_test_id("ik-message")).to_contain_text("olved", timeout=PATIENCE)
     return context
 
 
