@@ -28,10 +28,12 @@ def free_port() -> int:
 
 
 class Server:
-    """`kinematica serve --no-browser` in a subprocess; `url` once it answers."""
+    """`kinematica serve --no-browser` in a subprocess; `url` once it answers. `script`: a Python
+    file run instead of `kinematica`'s command line, with the same arguments (a server with a
+    test's probe added, tests/browser/probed_serve.py)."""
 
     def __init__(self, robot: str | None = None, *extra: str, timeout: float = 30.0, wait: bool = True,
-                 state_dir: str | None = None, python: str = sys.executable) -> None:
+                 state_dir: str | None = None, python: str = sys.executable, script: str | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}  # NiceGUI reacts to it
@@ -39,8 +41,9 @@ class Server:
         env["KINEMATICA_STATE_DIR"] = state_dir or self._state.name
         self.log = tempfile.TemporaryFile()
         args = ["serve", "--no-browser", "--port", str(self.port), *extra] + (["--robot", robot] if robot else [])
+        command = [script] if script else ["-c", "import sys; from kinematica.cli import main; sys.exit(main())"]
         self.process = subprocess.Popen(
-            [python, "-c", "import sys; from kinematica.cli import main; sys.exit(main())", *args],
+            [python, *command, *args],
             env=env, stdout=self.log, stderr=subprocess.STDOUT)
         self.timeout = timeout
         if wait:

@@ -261,3 +261,26 @@ async def test_the_view_frames_the_whole_arm_of_every_bundled_robot(user: User) 
         pad = 0.1 * grid.reach / grid.step
         for p in grid.to_scene(arm_geometry(robot, robot.q_home).skeleton):
             assert not camera.outside(pose, size, projection, p, pad), (name, p)  # fails before the fix: arm-5dof-geo
+
+
+def test_converted_meshes_are_kept_within_a_budget(tmp_path, monkeypatch) -> None:
+    """The server converts each robot file's meshes to glTF once, but keeps at most GLB_BUDGET
+    bytes of them: a closed session's meshes must not stay for the server's lifetime. An evicted
+    mesh converts again, to the same bytes."""
+    trimesh = pytest.importorskip("trimesh")
+    from kinematica.app import looks
+
+    keys = []
+    for k in range(4):  # four different files of the same size
+        path = tmp_path / f"part{k}.stl"
+        trimesh.creation.icosphere(subdivisions=3, radius=1.0 + k).export(path)
+        keys.append(looks.mesh_key(path))
+    size = len(looks.glb_bytes(keys[0]))
+    monkeypatch.setattr(looks, "GLB_BUDGET", 2 * size)
+    monkeypatch.setattr(looks, "_glb", type(looks._glb)())
+    first = looks.glb_bytes(keys[0])
+    for key in keys[1:]:
+        looks.glb_bytes(key)
+    assert sum(map(len, looks._glb.values())) <= 2 * size
+    assert list(looks._glb) == keys[2:]  # the least recently used went first
+    assert looks.glb_bytes(keys[0]) == first

@@ -343,3 +343,17 @@ async def test_serve_with_a_tip_opens_that_chain(tmp_path) -> None:
             await u.should_see("heavy: 3 joints, lengths in m")
     finally:
         app_main.configure(None)
+
+
+async def test_a_slider_event_draws_the_arm_once(user: User, monkeypatch) -> None:
+    """The tab that moved the arm has shown it: the page's news of the new q must not make it
+    draw the same q again (twice the server's CPU per slider event, issue 32 item 13)."""
+    from kinematica.app.simulator import SimulatorTab
+
+    refreshes = []
+    original = SimulatorTab.refresh
+    monkeypatch.setattr(SimulatorTab, "refresh", lambda self: (refreshes.append(1), original(self))[1])
+    one(user, "joint-2-slider").value = -25
+    one(user, "joint-2-number").value = -35
+    assert len(refreshes) == 2
+    assert shown_q(user, km.load("braccio"))[1] == pytest.approx(np.radians(-35))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +26,11 @@ PRIMITIVE_GREY = "#9aa5b1"
 _Y_TO_Z = [[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]]  # three.js cylinders run along y; URDF's along z
 
 _files: dict[str, Path] = {}  # key -> mesh file
-_glb: dict[str, bytes] = {}  # key -> converted bytes
+# key -> converted bytes, least recently used first. Bounded: every robot file a session reads
+# brings its own mesh files, and a closed session's converted meshes must not stay for the
+# server's lifetime; one evicted is converted again if a page asks for it.
+_glb: OrderedDict[str, bytes] = OrderedDict()
+GLB_BUDGET = 64 * 2**20  # bytes of converted meshes kept (bundled robots are drawn from primitives: none)
 _lock = threading.Lock()
 
 
@@ -46,7 +51,11 @@ def glb_bytes(key: str) -> bytes:
             loaded = trimesh.load(str(_files[key]))
             scene = loaded if isinstance(loaded, trimesh.Scene) else trimesh.Scene(loaded)
             _glb[key] = scene.export(file_type="glb")
-        return _glb[key]
+        _glb.move_to_end(key)
+        data = _glb[key]
+        while len(_glb) > 1 and sum(map(len, _glb.values())) > GLB_BUDGET:
+            _glb.popitem(last=False)
+        return data
 
 
 def _convert(keys: list[str]) -> None:

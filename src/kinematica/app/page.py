@@ -77,11 +77,13 @@ class Page:
         self.save()
 
     # --- changes ------------------------------------------------------------------------------
-    def changed(self, *what: str) -> None:
-        """Something in the session changed: every tab updates, and the work is saved."""
+    def changed(self, *what: str, by: object = None) -> None:
+        """Something in the session changed: every tab updates — but `by`, the tab that made the
+        change and has shown it already — and the work is saved."""
         kinds = set(what)
         for tab in self.tabs.values():
-            tab.update(kinds)
+            if tab is not by:
+                tab.update(kinds)
         self.save()
 
     def save(self) -> None:

@@ -278,12 +278,18 @@ class SimulatorTab:
         if self.session.solutions and self._drawn != self._ghost_key():  # which solution is current changed
             self.ik.show_result(self.session, self.workspace.collisions(self.session.solutions))
             self.show_ghosts()
-        self.page.changed("q")
+        self._moved()
 
     def home(self) -> None:
         self.session.home()
         self.refresh()
-        self.page.changed("q")
+        self._moved()
+
+    def _moved(self) -> None:
+        """This tab moved the arm and has shown it: playback stops, the other tabs hear of it
+        (this one's own update would draw the same q a second time: half a slider event's CPU)."""
+        self.player.external({"q"})
+        self.page.changed("q", by=self)
 
     def target_changed(self, spec: TargetSpec) -> None:
         """A target field changed: the marker follows, and old solutions no longer apply."""

@@ -10,13 +10,13 @@ from __future__ import annotations
 from ..errors import KinematicaError
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from ..model.inertial import combined
 from ..model.robot import Robot
 from ..model.coerce import takes_robot
+from ..model.memo import per_robot
 
 G = 9.80665  # standard gravity, m/s²
 GRAVITY = np.array([0.0, 0.0, -G])
@@ -45,7 +45,7 @@ def length_scale(robot: Robot) -> float:
     return 1e-3 if robot.length_unit == "mm" else 1.0
 
 
-@lru_cache(maxsize=64)
+@per_robot
 def link_params(robot: Robot) -> LinkParams:
     """Inertial and drive parameters of every link, SI; a DynamicsError names missing links."""
     inert = robot.inertials or (None,) * robot.n

@@ -28,7 +28,6 @@ from __future__ import annotations
 from ..errors import InputError
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import sympy as sp
@@ -39,6 +38,7 @@ from ..kinematics.fk import fk
 from ..model.robot import Robot
 from .exact import angle, entry, length
 from .notation import latex
+from ..model.memo import per_robot
 
 PARAMS = ("numeric", "symbolic")
 
@@ -258,7 +258,7 @@ def agrees(ch: Chain, samples: int = 3, seed: int = 1) -> bool:
     return True
 
 
-@lru_cache(maxsize=32)
+@per_robot
 def chain(robot: Robot, params: str = "numeric") -> Chain:
     """The closed-form chain of `robot`, built from its own table; params="symbolic" keeps the
     table's non-zero lengths as symbols. A table whose reading does not reproduce the numeric
@@ -276,7 +276,7 @@ def fk_symbolic(robot: Robot, params: str = "numeric") -> sp.Matrix:
     return chain(robot, params).T
 
 
-@lru_cache(maxsize=32)
+@per_robot
 def jacobian_symbolic(robot: Robot, params: str = "numeric") -> sp.Matrix:
     """The geometric Jacobian 6 x n in closed form, rows (v, ω) in base coordinates:
     v-rows ∂p/∂q_i, ω-rows the axis z of each revolute joint (0 for a prismatic one).

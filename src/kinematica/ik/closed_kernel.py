@@ -29,7 +29,6 @@ once per robot: the closed form is written once as equations, read from the robo
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 from numba import njit, types
@@ -37,6 +36,7 @@ from numba import njit, types
 from ..model.robot import LIMIT_TOL, Robot
 from .analytic import solver_name
 from .analytic.geometry import LENGTH_TOL, ROUNDING
+from ..model.memo import per_robot
 
 _F8 = types.float64
 _RO1, _RO2, _RO3 = (types.Array(_F8, d, "A", readonly=True) for d in (1, 2, 3))
@@ -57,7 +57,7 @@ OFFSET, WRAP, MID, LO, HI = range(5)
 TWO_PI = 2.0 * math.pi
 
 
-@lru_cache(maxsize=32)
+@per_robot
 def constants(robot: Robot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """(S, F, P, joints) of the robot's closed form for `nearest`, or None when neither the
     spherical-wrist nor the UR solver fits it."""

@@ -22,12 +22,12 @@ Target forms that refer to the robot are resolved against it (`fit_target`):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from ..model.robot import Robot
 from .target import Target, TargetError, planar, pose
+from ..model.memo import per_robot
 
 LEVEL = 1e-12  # sin of the base z axis's tilt below this: the plane is parallel to the world xy plane
 ON_PLANE = 1e-9  # a 3-D point within this × the arm's size of the plane is on it
@@ -47,7 +47,7 @@ class Plane:
     sharp: bool  # the tool's x axis has a heading in the plane (see SHARP)
 
 
-@lru_cache(maxsize=64)
+@per_robot
 def plane_of(robot: Robot) -> Plane | None:
     """The plane of a planar robot (`kinematics.manipulability.is_planar`), or None."""
     from ..kinematics.fk import fk

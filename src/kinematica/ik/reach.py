@@ -14,13 +14,12 @@ outside the sphere — beyond it where R_max = 0, a tool on a joint axis that ca
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from ..kinematics.fk import fk_frames
 from ..model.robot import Robot
 from .target import Target
+from ..model.memo import per_robot
 
 
 ROUNDING = 1e-12  # relative to the chain's size: FK's rounding (~n·ε) with a wide margin
@@ -43,7 +42,7 @@ def allowance(robot: Robot, tol: float, world: Robot | None = None) -> float:
     return min(tol, TOL_SHARE * size) + ROUNDING * size
 
 
-@lru_cache(maxsize=64)
+@per_robot
 def _geometry(robot: Robot) -> tuple[np.ndarray, float, float]:
     q = robot.q_home
     F = fk_frames(robot, q)

@@ -28,8 +28,6 @@ from __future__ import annotations
 
 from ...errors import InputError
 
-from functools import lru_cache
-
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -41,6 +39,7 @@ from . import geometric5, planar, spherical_wrist, ur
 from . import wrist
 from .geometry import NotAnalytic, size
 from .planar import three_link, two_link
+from ...model.memo import per_robot
 
 TOL = 1e-9  # a branch is valid when its FK reproduces the target to this (see `reproduces`)
 
@@ -77,7 +76,7 @@ def helical_refusal(robot: Robot) -> str | None:
             "and prismatic joints only; use a numeric method")
 
 
-@lru_cache(maxsize=64)
+@per_robot
 def _fit(robot: Robot) -> tuple[str | None, tuple[str, ...]]:
     """(solver name, target kinds it takes) for the robot, or (None, ()): the first solver
     whose structure check passes. None for a robot with a helical joint: each solver's
@@ -180,7 +179,7 @@ def finite_branches(q: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndar
     return q, lost
 
 
-@lru_cache(maxsize=64)
+@per_robot
 def _limited(robot: Robot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The joints whose limits cut (−π, π] — narrow ones (range ≤ 2π) and wide ones — the
     middle of each range as `wrap_into_limits` takes it, and the wide ones' limits (with a

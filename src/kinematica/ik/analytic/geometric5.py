@@ -24,7 +24,6 @@ whose roll is then solved too. 2 yaws × 2 elbows = 4 candidates.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -35,6 +34,7 @@ from .arm import SHOULDER, ArmPlane, arm_plane, chain, times, to_plane, turn_bac
 from .geometry import ANGLE_TOL, LENGTH_TOL, NotAnalytic, frames0, in_frame, require
 from .planar import ELBOWS
 from .planar import LABELS as ELBOW_LABELS
+from ...model.memo import per_robot
 
 
 def paper003(p: ArrayLike, phi: ArrayLike, l_base: float, l2: float, l3: float, l4: float) -> np.ndarray:
@@ -68,7 +68,7 @@ class Geometric5:
     labels: tuple[str, ...]
 
 
-@lru_cache(maxsize=32)
+@per_robot
 def structure(robot: Robot) -> Geometric5:
     """Read and check the geometry; `NotAnalytic` says what does not fit."""
     require(robot.n == 5 and all(robot.revolute), robot, "the geometric 5-DOF solver needs five revolute joints")

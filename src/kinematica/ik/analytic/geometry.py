@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from ...errors import KinematicaError
 
-from functools import lru_cache
-
 import numpy as np
 
 from ...model.robot import Robot
+from ...model.memo import per_robot
 
 ANGLE_TOL = 1e-9  # rad: axes parallel / perpendicular to this
 LENGTH_TOL = 1e-9  # relative to the robot's size: axes meet, offsets vanish
@@ -25,7 +24,7 @@ class NotAnalytic(KinematicaError, ValueError):
 
 
 # --- the chain at θ = 0 ----------------------------------------------------------------------
-@lru_cache(maxsize=64)
+@per_robot
 def frames0(robot: Robot) -> np.ndarray:
     """Frames at θ = 0 (n + 1, 4, 4): index i < n the frame of joint i + 1 (its z is the joint
     axis, its origin a point on it), index n the tool frame."""
@@ -37,7 +36,7 @@ def frames0(robot: Robot) -> np.ndarray:
     return F
 
 
-@lru_cache(maxsize=64)
+@per_robot
 def size(robot: Robot) -> float:
     """A length scale of the robot: the sum of its constant offsets (never 0)."""
     return float(np.sum(np.linalg.norm(robot.C[:, :3, 3], axis=-1))) or 1.0

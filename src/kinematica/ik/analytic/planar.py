@@ -19,14 +19,13 @@ is reached by the first two links, and θ3 = φ − θ1 − θ2.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ...model.robot import Robot
 from ..target import Target
 from .geometry import NotAnalytic
+from ...model.memo import per_robot
 
 ELBOWS = np.array([-1.0, 1.0])  # signs of θ2: elbow up, elbow down
 LABELS = ["elbow up", "elbow down"]
@@ -74,7 +73,7 @@ def three_link(xy: ArrayLike, phi: ArrayLike, L1: float, L2: float, L3: float) -
 
 
 # --- on a planar robot -----------------------------------------------------------------------
-@lru_cache(maxsize=32)
+@per_robot
 def lengths(robot: Robot) -> np.ndarray:
     """The link lengths L of a planar robot (its table's "L"), after checking that its chain
     is the planar one they build (base turned about z, links along x, tool at the last L)."""

@@ -20,7 +20,6 @@ checked: axis 1 ⟂ axis 2, axes 2 ∥ 3, axes 4–6 through one point, 4 ⟂ 5 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -31,6 +30,7 @@ from .arm import SHOULDER, ArmPlane, arm_plane, chain, times, to_plane, turn_bac
 from .geometry import LENGTH_TOL, NotAnalytic, common_point, frames0, in_frame, require
 from .planar import ELBOWS
 from .planar import LABELS as ELBOW_LABELS
+from ...model.memo import per_robot
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,7 +44,7 @@ class SphericalArm:
     labels: tuple[str, ...]
 
 
-@lru_cache(maxsize=32)
+@per_robot
 def structure(robot: Robot) -> SphericalArm:
     """Read and check the geometry; `NotAnalytic` says what does not fit."""
     require(robot.n == 6 and all(robot.revolute), robot, "a spherical-wrist solver needs six revolute joints")

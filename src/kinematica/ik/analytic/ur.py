@@ -22,7 +22,6 @@ shoulder branch's side of axis 2 (P5 decides the branch, and W can sit on the ot
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -33,6 +32,7 @@ from .arm import SHOULDER, ArmPlane, arm_plane, chain, last_angle, times, to_pla
 from .geometry import LENGTH_TOL, NotAnalytic, common_point, frames0, in_frame, require
 from .planar import ELBOWS
 from .planar import LABELS as ELBOW_LABELS
+from ...model.memo import per_robot
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,7 +45,7 @@ class URArm:
     labels: tuple[str, ...]
 
 
-@lru_cache(maxsize=32)
+@per_robot
 def structure(robot: Robot) -> URArm:
     """Read and check the geometry; `NotAnalytic` says what does not fit."""
     require(robot.n == 6 and all(robot.revolute), robot, "the UR solver needs six revolute joints")
