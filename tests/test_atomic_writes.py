@@ -50,6 +50,8 @@ NOT_FILES = {("app/figures.py", "savefig"),  # into a BytesIO
              ("workspace/io.py", "np.savez_compressed"), ("workspace/run.py", "np.savez"),  # into a BytesIO
              ("learn/model.py", "np.savez"),  # into a BytesIO
              ("app/simulator.py", "write_bytes"), ("app/modelfile.py", "write_bytes"),  # an upload, to a temporary folder
+             ("app/packages.py", "open"), ("app/packages.py", "shutil.copyfileobj"),  # an uploaded .zip unpacked into
+             # a new per-session temporary folder, removed whole when unpacking fails
              ("trajectory/files.py", "write_text"), ("hardware/sketch.py", "write_text"),  # inside atomic.folder
              ("viz/style.py", "savefig"),  # inside atomic.replacing
              ("cli/export.py", "shutil.copyfile")}  # inside atomic.folder
