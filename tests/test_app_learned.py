@@ -50,14 +50,19 @@ async def upload(user: User, name: str, data: bytes) -> None:
     await one(user, "model-upload").handle_uploads([SmallFileUpload(name, "application/octet-stream", data)])
 
 
-async def on_planar(user: User, model_file) -> Session:
-    """The page on planar-3r in IK mode with the model loaded, the target a reachable pose."""
+async def planar_with_model(user: User, model_file) -> Session:
+    """The page on planar-3r in IK mode with the model loaded; its session."""
     one(user, "robot-select").value = "planar-3r"
     await user.should_see("planar-3r: 3 joints")
     one(user, "mode").value = "ik"
     await upload(user, "planar.npz", model_file[1])
     await user.should_see("Model planar.npz: branch elbow+")
-    s = PAGES[-1].session
+    return PAGES[-1].session
+
+
+async def on_planar(user: User, model_file) -> Session:
+    """The page on planar-3r in IK mode with the model loaded, the target a reachable pose."""
+    s = await planar_with_model(user, model_file)
     one(user, "target-kind").value = "pose"
     T = km.fk(s.robot, np.radians([20.0, 50.0, -40.0]))  # elbow+, away from the singular stretched arm
     for name, v in zip("xy", T[:2, 3]):
@@ -113,12 +118,7 @@ async def test_a_model_seeds_lm_on_a_position_alone(user: User, model_file) -> N
     """Issue 32 item 9: a planar-3r opens on a position target (x, y) with no heading; LM from the
     model's answer starts from it (the model picks the heading) instead of refusing the target."""
     model = model_file[0]
-    one(user, "robot-select").value = "planar-3r"
-    await user.should_see("planar-3r: 3 joints")
-    one(user, "mode").value = "ik"
-    await upload(user, "planar.npz", model_file[1])
-    await user.should_see("Model planar.npz: branch elbow+")
-    s = PAGES[-1].session
+    s = await planar_with_model(user, model_file)
     assert one(user, "target-kind").value == "position"  # the default of a 3-joint arm: nothing about φ
     T = km.fk(s.robot, np.radians([20.0, 50.0, -40.0]))
     for name, v in zip("xy", T[:2, 3]):

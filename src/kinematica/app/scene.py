@@ -76,7 +76,7 @@ class ArmView:
         self.cloud_args: tuple | None = None  # (points, size) of the workspace overlay, None: hidden
         self.cloud = None
         self.ghosts: list = []
-        self.ghost_qs: list[np.ndarray] = []  # the configurations the ghosts drawn stand at
+        self.ghost_points = np.zeros((0, 3))  # the skeletons of the ghosts drawn (scene units)
         self.mirror_q: np.ndarray | None = None  # the physical arm's commanded q (Robot link)
         self.mirror = None
         self.ghost_note = None
@@ -211,7 +211,7 @@ class ArmView:
             else:
                 self._place_skeleton(geom)
             self._skeleton_visible()
-        self._keep_in_view()
+        self._keep_in_view(to(geom.skeleton))
 
     @property
     def _looks_on(self) -> bool:
@@ -313,19 +313,19 @@ class ArmView:
         thickness, with room for the shapes of its looks (a gripper, a pedestal's rim)."""
         return 0.1 * self.grid.reach / self.grid.step
 
-    def _frame_points(self) -> np.ndarray:
-        """Everything the view must show (scene units): the arm's skeleton at its q, the ghosts
-        drawn, the IK target and its handles."""
-        to = self.grid.to_scene
-        arms = [self.q, *self.ghost_qs]
-        pts = [to(arm_geometry(self.robot, q).skeleton) for q in arms]
-        return np.vstack([*pts, self._target_points()])
+    def _frame_points(self, arm: np.ndarray | None = None) -> np.ndarray:
+        """Everything the view must show (scene units): the arm's skeleton at its q (`arm` when
+        the caller has it already), the ghosts drawn, the IK target and its handles."""
+        if arm is None:
+            arm = self.grid.to_scene(arm_geometry(self.robot, self.q).skeleton)
+        return np.vstack([arm, self.ghost_points, self._target_points()])
 
-    def _keep_in_view(self) -> None:
-        """Reframe when part of the arm, a ghost or the target has left the view."""
+    def _keep_in_view(self, arm: np.ndarray | None = None) -> None:
+        """Reframe when part of the arm (`arm`: its skeleton, when known), a ghost or the target
+        has left the view."""
         pose, size = self.camera_pose
         pad = self._pad
-        if any(camera.outside(pose, size, self.projection, p, pad) for p in self._frame_points()):
+        if any(camera.outside(pose, size, self.projection, p, pad) for p in self._frame_points(arm)):
             self.reframe()
 
     def reframe(self) -> None:
@@ -380,8 +380,8 @@ class ArmView:
         self.ghost_args = (solutions, current, outside)
         to = self.grid.to_scene
         drawn, listed = drawn_and_listed(same_drawing(self.robot, solutions, outside))
-        self.ghost_qs = [np.asarray(solutions[g[0]].q, float) for g in drawn]
-        geoms = [arm_geometry(self.robot, q) for q in self.ghost_qs]
+        geoms = [arm_geometry(self.robot, solutions[g[0]].q) for g in drawn]
+        self.ghost_points = np.vstack([np.zeros((0, 3)), *(self.grid.to_scene(g.skeleton) for g in geoms)])
         tools = np.array([to(g.tool) for g in geoms]).reshape(-1, 3)
         elbows = np.array([apex(to(g.skeleton)) for g in geoms]).reshape(-1, 3)
         spots = label_spots(tools, elbows, 3.0 * self.radius)
