@@ -253,6 +253,8 @@ nb::object mass_matrix(const kc::Dynamics& dy, nb::handle q_in) {
 
 }  // namespace
 
+void bind_ik(nb::module_& m);  // ik_module.cpp
+
 NB_MODULE(_core, m) {
     // Robot handles live in their robots' caches; a test run ends with some robots still held by
     // module-level caches and reference cycles that Python does not collect at exit, which
@@ -260,7 +262,7 @@ NB_MODULE(_core, m) {
     // 10^6 fk/jacobian/rne/mass_matrix calls), so the report is noise.
     nb::set_leak_warnings(false);
     kc::np::load();
-    m.doc() = "Kinematica's compiled core: the robot handle and FK, Jacobians, RNE and CRBA over it.";
+    m.doc() = "Kinematica's compiled core: the robot handle and FK, Jacobians, RNE, CRBA and IK over it.";
     m.attr("BASE") = static_cast<int>(kc::BASE);
     m.attr("TOOL") = static_cast<int>(kc::TOOL);
     m.attr("SPACE") = static_cast<int>(kc::SPACE);
@@ -285,4 +287,6 @@ NB_MODULE(_core, m) {
         .def("rne", &rne, "q"_a, "qd"_a, "qdd"_a, "gravity"_a, "wrench"_a.none(), "friction"_a,
              "Joint torques (..., n) by recursive Newton–Euler, SI.")
         .def("mass_matrix", &mass_matrix, "q"_a, "M(q) (..., n, n) by the composite-rigid-body algorithm, SI.");
+
+    bind_ik(m);
 }

@@ -7,7 +7,6 @@ from ..errors import InputError
 
 import numpy as np
 
-from .. import compiled
 from ..kinematics.handle import chain_handle
 from ..model.robot import Robot
 from .numeric import CONVERGED
@@ -63,20 +62,21 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
 
 
 def _one_compiled(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
-    """`analytic_solutions(rs, t, q_ref=seeds)` for one pose target, compiled: every branch
-    (`closed_kernel.candidates`, the NumPy solvers' equations in Numba) and which of them FK
-    reproduces (`analytic._fk_check`'s test, on the C++ core's FK). None when the kernels are not
-    loaded or no compiled closed form fits the arm (the NumPy solvers then answer)."""
-    if len(seeds) != 1 or t.kind != "pose" or rs.n != 6 or compiled.kernels("one") is None:
+    """`analytic_solutions(rs, t, q_ref=seeds)` for one pose target, in the compiled core: every
+    branch (`_core.ClosedForm.candidates`, the NumPy solvers' equations in C++) and which of
+    them FK reproduces (`analytic._fk_check`'s test, on the core's FK). None when no compiled
+    closed form fits the arm (the NumPy solvers then answer)."""
+    if len(seeds) != 1 or t.kind != "pose" or rs.n != 6:
         return None
     from .analytic import finite_branches, reproduces
-    from .closed_kernel import candidates, constants, labels
+    from .closed_pack import closed_form, labels
 
-    form = constants(rs)
+    form = closed_form(rs)
     if form is None:
         return None
-    Q, reach = np.empty((8, 6)), np.empty(8, bool)
-    candidates(*form, t.p[0], t.R[0], seeds[0], Q, reach)
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = t.R[0], t.p[0]
+    Q = form.candidates(T, seeds[0])[0]
     (Q,), (lost,) = finite_branches(Q[None], seeds)
     try:
         T = chain_handle(rs)[0].fk(Q)  # the compiled core's FK

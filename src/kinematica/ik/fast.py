@@ -1,14 +1,15 @@
 """`km.ik`'s shortcut for its commonest call: one full pose, a 4x4 float array, on a spatial
-arm the compiled kernels model, with default options — `km.ik(robot, T)` or
+arm, with default options — `km.ik(robot, T)` or
 `km.ik(robot, T, q0)`, the way a loop or the simulator calls it.
 
-The general path (`solve._ik` → `_ik_one`) spends ~30 µs in Python around the kernel: the
+The general path (`solve._ik` → `_ik_one`) spends ~30 µs in Python around the core: the
 target parsed into a `Target`, the frames resolved, `Options` built, a `Problem` made. Here the
 same checks run on floats, the per-robot and per-mode constants are made once
-(`_constants`, kept in the robot's cache), and `single.solve_single` runs seed, solve and verdict in one kernel call.
+(`_constants`, kept in the robot's cache: the core's solver among them), and
+`lm_core.solve_single` runs seed, solve and verdict in one call of the compiled core.
 Anything else — other arguments, a target that fails a check, a target out of reach, or one
 this path does not solve — returns None, and the general path takes the call from the start:
-it runs the same kernel with the same seeds, so its answer is this path's, and it adds the
+it runs the same core solver with the same seeds, so its answer is this path's, and it adds the
 closed-form rescue and the reason in words (a failure costs its solve twice; failures are
 rare, 0.01 % of random targets, and out-of-reach ones are refused before any solve).
 """
@@ -22,17 +23,17 @@ from ..bounds import RESTARTS
 from ..kinematics.cache import cache_of
 from ..model.robot import Robot
 from .frame import plane_of
-from .limits import LIMIT_MODES, polish_margin
+from .limits import LIMIT_MODES
 from .options import limit_mode, solver_options
 from .reach import _bound, allowance
 from .result import IKResult
-from .single import kernel_flags, kernel_settings, solve_single
+from .lm_core import solve_single, solver
 from .target import rotation_floats
 from .verdict import NEAR_WORDS
 
 
 def _constants(robot: Robot, mode: str) -> tuple | None:
-    """(settings, flags, p1, reach) of `single.solve_single` for the robot and limit mode with
+    """(solver, p1, reach) of `lm_core.solve_single` for the robot and limit mode with
     default options, p1 and reach from `reach._bound`; None for a robot this path does not
     take (a planar arm, whose solver problem is not the world problem). Made once per robot and
     mode, in the robot's own cache (`kinematics.cache`: it dies with the robot)."""
@@ -48,10 +49,8 @@ def _make_constants(robot: Robot, mode: str) -> tuple | None:
     opts = solver_options(robot, "lm", mode, {})
     p1, reach = _bound(robot)
     scale = reach if np.isfinite(reach) and reach > 0 else 1.0
-    enforce = mode != "ignore"
-    flags = kernel_flags(opts, enforce, not opts.clip_limits and opts.closed_form_seed)
-    return (kernel_settings(opts, scale, None, polish_margin(robot, 6)), flags, tuple(p1.tolist()),
-            reach + allowance(robot, opts.tol_position))
+    sv = solver(robot, opts, scale, mode != "ignore", not opts.clip_limits and opts.closed_form_seed)
+    return sv, tuple(p1.tolist()), reach + allowance(robot, opts.tol_position)
 
 
 def one_pose(robot: Robot, target, q0, limits: str, restarts, seed) -> IKResult | None:
@@ -71,14 +70,14 @@ def one_pose(robot: Robot, target, q0, limits: str, restarts, seed) -> IKResult 
         return None
     if q0 is None:
         q0 = robot.q_home
-    settings, flags, (x1, y1, z1), reach = const
+    sv, (x1, y1, z1), reach = const
     vals = target.ravel().tolist()
     if not math.isfinite(sum(vals)) or not rotation_floats(*vals[0:3], *vals[4:7], *vals[8:11]):
         return None
     x, y, z = vals[3], vals[7], vals[11]
     if not math.hypot(x - x1, y - y1, z - z1) <= reach:  # `reach.reach_check`'s test (hypot: no overflow)
         return None
-    done = solve_single(robot, target[:3, 3], target[:3, :3], q0, settings, restarts, flags, seed)
+    done = solve_single(robot, sv, target, q0, restarts, seed)
     if done is None or not done[3]:
         return None
     q, _, iters, _, pos, ori, inside, near = done

@@ -9,10 +9,10 @@ random seeds inside the limits (`restarts`); then judge every returned q by an i
 call against the tolerances and the limits.
 
 Levenberg–Marquardt (the default method) runs on `single.solve_one` for one target and on
-`batch.solve_lm` for many — the same rules, each built for its size; once `kinematica.compiled`
-has loaded the kernels, pose targets run them compiled (`ik.single_kernel`: seed, solve and
-verdict in one kernel call for a single target — the commonest call, a 4x4 pose with default
-options, through `ik.fast`'s shortcut; `lm_kernel.solve_many` for a batch); a target it leaves
+`batch.solve_lm` for many — the same rules, each built for its size; full pose targets run in
+the compiled core (`ik.lm_core`: seed, solve and verdict in one call for a single target — the
+commonest call, a 4x4 pose with default options, through `ik.fast`'s shortcut; the same code
+looped for a batch); a target it leaves
 unsolved gets the closed form where one fits (`closed.rescue`: solutions exactly on the
 joint limits, which random seeds find only now and then). The other methods run on the
 general engine `numeric.iterate`, alone. Targets and the verdict are in the world frame; the
@@ -41,7 +41,8 @@ from .options import check_option_names, default_tolerance, limit_mode, solver_o
 from .reach import _bound, allowance, out_of_reach_message, reach_check
 from .result import IKResult
 from .secondary import check_goals, improve
-from .single import Problem, kernel_flags, kernel_settings, solve_compiled, solve_one, solve_single, verdict_one
+from .lm_core import solve_batch, solve_single, solver
+from .single import Problem, solve_one, verdict_one
 from .frame import fit_target, judged, solver_problem
 from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
 from .target import Target
@@ -77,8 +78,8 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     (`kinematica.learn`): its answer for each target (a warm start; limits "auto" read as
     "wrap", as from home). With "lm", limits "wrap" and a full pose on an arm with a closed
     form (spherical wrist, UR-type), the iteration starts from the closed-form branch nearest
-    q0 inside the limits, so it needs no restarts (batched ~3x faster; one call compiled too,
-    `ik.closed_kernel`). Not with "clip", where q0 is the arm's pose and LM moves it from
+    q0 inside the limits, so it needs no restarts (batched ~3x faster; in the compiled core,
+    `ik.closed_pack`). Not with "clip", where q0 is the arm's pose and LM moves it from
     there (a few iterations to a nearby target), nor
     when `history` is asked for, whose record is the iteration from q0 itself, nor with the
     option `closed_form_seed=False` (LM from q0 itself, e.g. to measure what a seed is worth).
@@ -186,9 +187,9 @@ def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, histor
     todo = np.flatnonzero(reachable)
     if todo.size and opts.method == "lm":
         plain = opts.clip_limits or not opts.closed_form_seed
-        first = seeds[todo] if plain else closed_form_seeds(robot, t[todo], seeds[todo], enforce)
-        done = solve_compiled(robot, t[todo], first, opts, enforce, restarts, rng, _scale(robot))
-        if done is None:
+        done = solve_batch(robot, t[todo], seeds[todo], opts, enforce, restarts, rng, _scale(robot), not plain)
+        if done is None:  # not a plain pose: the NumPy batch engine
+            first = seeds[todo] if plain else closed_form_seeds(robot, t[todo], seeds[todo], enforce)
             out = solve_lm(robot, t[todo], first, opts, enforce=enforce, restarts=restarts, rng=rng,
                            scale=_scale(robot))
             done = out.q, out.status, out.iters
@@ -208,8 +209,8 @@ def _scale(robot: Robot) -> float:
 def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IKResult:
     """One target (t of shape ()): the seed, `single.solve_one` on the solver's problem (rs, t)
     and a verdict from one fresh FK + Jacobian call of `robot` against the world target, with
-    none of the batch's arrays — all three in one kernel call (`single.solve_single`) for a
-    spatial arm's pose once the kernels are loaded."""
+    none of the batch's arrays — all three in one call of the compiled core
+    (`lm_core.solve_single`) for a spatial arm's pose."""
     def rng():  # made only if a restart needs it
         return np.random.default_rng(seed)
     if q0 is None:
@@ -229,9 +230,10 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     history = [] if opts.history else None
     seeded = reachable and history is None and not opts.clip_limits and opts.closed_form_seed  # (see `ik`)
     done = None
-    if reachable and history is None and pb.fast and rs is robot:  # seed, solve and verdict compiled
-        done = solve_single(robot, pb.pd, pb.Rd, q0, kernel_settings(opts, pb.scale, None, pb.margin), restarts,
-                            kernel_flags(opts, enforce, seeded), seed)
+    if reachable and history is None and pb.fast and rs is robot:  # seed, solve and verdict in the core
+        T = np.eye(4)
+        T[:3, :3], T[:3, 3] = pb.Rd, pb.pd
+        done = solve_single(robot, solver(robot, opts, pb.scale, enforce, seeded, t.dof), T, q0, restarts, seed)
     if done is not None:
         q, status, iters, ok, pos, ori, inside, near = done
     else:

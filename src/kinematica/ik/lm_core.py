@@ -1,0 +1,128 @@
+"""Levenberg–Marquardt for pose targets in the compiled core (`kinematica._core.Solver`, C++:
+src/core/lm.cpp): seed, solve and verdict of one target in one call, and a batch as that code
+looped (over threads for a large one).
+
+The rules are `single.solve_one`'s, which stays as the reference the tests hold the core to
+(and as the solver of what the core does not take: targets other than a full unweighted pose,
+a recorded history):
+
+  pose error    e = [p_d − p; log(R_d Rᵀ)],  E = ½‖e‖²
+  damped step   Δq = (JᵀJ + λI)⁻¹ Jᵀe (or Jᵀ(JJᵀ + λI)⁻¹e), λ floored at 1e-12‖J‖²_F
+  one target    the seed (the closed form's branch nearest q0, where the call iterates freely
+                and the arm has one), then up to `restarts` random seeds uniform in the limits
+                until an attempt converges inside them; a solution just outside is polished
+  verdict       a fresh FK of q: position error ‖p_d − p‖, orientation error θ = ∠(R_d Rᵀ), the
+                limits, and σ_min/σ_max < 1e-3 cleared by tr G·‖L⁻¹‖²_F < 10⁶ (G = L Lᵀ the
+                smaller Gram matrix of J) or else decided by the SVD here
+
+One answer: the restarts draw from the core's generator (xoshiro256**), seeded per target from
+the call's `seed` (`core_seed`), so a target's q is the same bit for bit in a single call, a
+batch of one, any batch and any number of threads.
+
+>>> import kinematica as km, numpy as np
+>>> r = km.load("puma560")
+>>> T = km.fk(r, [0.1, -0.5, 0.3, 0.2, 0.4, 0.1])
+>>> bool(km.ik(r, T).success)
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kinematics.chain import end_single
+from ..kinematics.handle import chain_handle
+from ..model.memo import per_robot
+from ..model.robot import LIMIT_TOL, Robot
+from .batch import NEAR, NO_PROGRESS, RESTART_ITER
+from .closed_pack import closed_form
+from .limits import MARGIN, polish_margin
+from .numeric import Options
+from .pool import HARD, modes
+from .target import Target
+from .verdict import NEAR_SINGULAR
+
+_SEEDS: dict = {}  # seed -> the core's seed (`core_seed`)
+
+
+def kernel_settings(opts: Options, scale: float, cap: int | None = None, margin: float = MARGIN) -> np.ndarray:
+    """The solver's settings in the core's order (src/core/lm.hpp `Settings`); cap: the first
+    attempt's iteration cap (default opts.max_iter); margin: `limits.polish_margin`."""
+    o = opts
+    return np.array([o.max_iter if cap is None else cap, o.eps_step ** 2, o.lambda0, o.lambda_down, o.lambda_up,
+                     o.chan_factor, o.tol_position, o.tol_orientation, NEAR * scale, NEAR, margin, LIMIT_TOL,
+                     NO_PROGRESS, RESTART_ITER, HARD], dtype=float)
+
+
+@per_robot
+def bounds(robot: Robot) -> np.ndarray:
+    """(4, n): the limits and the range of random seeds (±π for an unlimited revolute joint, ±1
+    length unit for an unlimited prismatic one: `limits.random_seeds`)."""
+    lo, hi = robot.limits[:, 0], robot.limits[:, 1]
+    span = np.where(robot.revolute, np.pi, 1.0)
+    return np.stack([lo, hi, np.where(np.isfinite(lo), lo, -span), np.where(np.isfinite(hi), hi, span)])
+
+
+def solver(robot: Robot, opts: Options, scale: float, enforce: bool, seeded: bool, dof: int = 6):
+    """The core's solver for a spatial robot's pose targets with these options: the first
+    attempt's modes (`pool.modes`), the limits enforced or not, and whether to seed from the
+    closed form (taken only where the arm has one)."""
+    from .._core import Solver
+
+    clip, adaptive = (bool(x) for x in modes(np.array(0), opts))
+    form = closed_form(robot) if seeded and robot.n == 6 else None
+    return Solver(chain_handle(robot)[0], bounds(robot), kernel_settings(opts, scale, None, polish_margin(robot, dof)),
+                  clip, adaptive, enforce, form is not None, form)
+
+
+def core_seed(seed: int | None) -> int:
+    """The core generator's seed for a call's `seed`: the first draw of NumPy's generator from it
+    (a batch takes its first draw from the same generator, so a batch of one is a single call).
+    Remembered per seed: making NumPy's generator costs more than a solve."""
+    if seed is None:
+        return int(np.random.default_rng().integers(2 ** 62))
+    got = _SEEDS.get(seed)
+    if got is None:
+        if len(_SEEDS) > 1024:
+            _SEEDS.clear()
+        got = _SEEDS[seed] = int(np.random.default_rng(seed).integers(2 ** 62))
+    return got
+
+
+def solve_single(robot: Robot, sv, T: np.ndarray, q0: np.ndarray, restarts: int, seed: int | None):
+    """Seed, solve and verdict of one pose T (4, 4), world frame, from q0 (n,): (q, status,
+    iterations, ok, position error, orientation error, inside, near singular), or None when a
+    damped system needs NumPy's least squares (the general path then solves it)."""
+    q, status, iters, ok, pos, ori, inside, undecided = sv.solve(T, q0, restarts, core_seed(seed))
+    if status == FALLBACK:
+        return None
+    near = False
+    if undecided:
+        s = np.linalg.svd(end_single(robot, q, True)[1], compute_uv=False)
+        near = bool(s[min(6, robot.n) - 1] < NEAR_SINGULAR * s[0])
+    return q, status, iters, ok, pos, ori, inside, near
+
+
+def solve_batch(robot: Robot, t: Target, seeds: np.ndarray, opts: Options, enforce: bool, restarts: int,
+                rng: np.random.Generator, scale: float, seeded: bool):
+    """`single.solve_one` for N pose targets (t of shape (N,)) from seeds (N, n) in the core:
+    (q, status, iterations), or None for targets that are not plain poses. A target whose damped
+    system was not positive definite is solved again in NumPy (`single.solve_one`)."""
+    if t.kind != "pose" or t.weights is not None:
+        return None
+    N = len(seeds)
+    T = np.zeros((N, 4, 4))
+    T[:, :3, :3], T[:, :3, 3], T[:, 3, 3] = t.R.reshape(N, 3, 3), t.p.reshape(N, 3), 1.0
+    sv = solver(robot, opts, scale, enforce, seeded, t.dof)
+    q, status, iters = sv.solve_many(T, np.ascontiguousarray(seeds, dtype=float), restarts,
+                                     int(rng.integers(2 ** 62)))
+    status, iters = status.astype(int), iters.astype(int)
+    from .single import Problem, solve_one
+
+    for i in np.flatnonzero(status == FALLBACK):
+        q[i], status[i], iters[i] = solve_one(Problem(robot, t.reshape(N)[i], opts, enforce, scale), seeds[i],
+                                              restarts, rng)
+    return q, status, iters
+
+
+FALLBACK = -2  # src/core/lm.hpp: a damped system not positive definite in floating point
