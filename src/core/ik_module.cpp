@@ -6,12 +6,12 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "closed.hpp"
 #include "lm.hpp"
 #include "numpy_api.hpp"
+#include "parallel.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -128,17 +128,10 @@ nb::tuple solve_many(const kc::Solver& sv, nb::handle T_in, nb::handle seeds_in,
     };
     {
         nb::gil_scoped_release unlocked;
-        std::size_t workers = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
-        workers = std::min(workers, std::max<std::size_t>(1, N / 16));  // a thread is worth ≥ 16 targets
-        if (workers <= 1) {
-            run(0, N);
-        } else {
-            std::vector<std::thread> pool;
-            const std::size_t per = (N + workers - 1) / workers;
-            for (std::size_t w = 0; w < workers; ++w)
-                pool.emplace_back(run, std::min(N, w * per), std::min(N, (w + 1) * per));
-            for (auto& th : pool) th.join();
-        }
+        kc::parallel_chunks(N, kc::workers_for(N, 16, threads), [&](std::size_t from, std::size_t to) {
+            run(from, to);  // a target is worth a thread from 16 on (a solve takes ~10–50 µs)
+            return true;
+        });
     }
     return nb::make_tuple(q_out, s_out, i_out);
 }
