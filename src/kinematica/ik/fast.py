@@ -63,7 +63,7 @@ def one_pose(robot: Robot, target, q0, limits: str, restarts, seed) -> IKResult 
     when the target is a solvable (4, 4) float pose and q0 None or (n,) floats; else None."""
     if type(target) is not np.ndarray or target.shape != (4, 4) or target.dtype != np.float64:
         return None
-    if type(restarts) is not int or not 0 <= restarts <= RESTARTS.value or not (seed is None or type(seed) is int):
+    if type(restarts) is not int or not 0 <= restarts <= RESTARTS.value or not (seed is None or (type(seed) is int and seed >= 0)):
         return None
     if q0 is not None and (type(q0) is not np.ndarray or q0.dtype != np.float64 or q0.shape != (robot.n,)
                            or not math.isfinite(sum(q0.tolist()))):

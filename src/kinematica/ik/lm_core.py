@@ -28,6 +28,8 @@ True
 
 from __future__ import annotations
 
+import secrets
+
 import numpy as np
 
 from ..kinematics.chain import end_single
@@ -41,7 +43,7 @@ from .numeric import Options
 from .target import Target
 from .verdict import NEAR_SINGULAR
 
-_SEEDS: dict = {}  # seed -> the core's seed (`core_seed`)
+_MASK64 = (1 << 64) - 1
 _ALL_ROWS = np.arange(6)
 
 
@@ -103,17 +105,11 @@ def goals(t: Target) -> np.ndarray:
 
 
 def core_seed(seed: int | None) -> int:
-    """The core generator's seed for a call's `seed`: the first draw of NumPy's generator from it
-    (a batch takes its first draw from the same generator, so a batch of one is a single call).
-    Remembered per seed: making NumPy's generator costs more than a solve."""
-    if seed is None:
-        return int(np.random.default_rng().integers(2 ** 62))
-    got = _SEEDS.get(seed)
-    if got is None:
-        if len(_SEEDS) > 1024:
-            _SEEDS.clear()
-        got = _SEEDS[seed] = int(np.random.default_rng(seed).integers(2 ** 62))
-    return got
+    """The core generator's seed for a call's `seed` (≥ 0): the seed itself — the core mixes it
+    (splitmix64) into its xoshiro256** state, and a single call and a batch take the same one, so
+    a batch of one is a single call. None: a fresh random seed. No NumPy generator is made (its
+    module alone costs a fresh process ~30 ms at the first call)."""
+    return secrets.randbits(62) if seed is None else int(seed) & _MASK64
 
 
 def solve_single(robot: Robot, sv, G: np.ndarray, q0: np.ndarray, restarts: int, seed: int | None,
@@ -134,14 +130,14 @@ def solve_single(robot: Robot, sv, G: np.ndarray, q0: np.ndarray, restarts: int,
 
 
 def solve_batch(robot: Robot, t: Target, seeds: np.ndarray, opts: Options, enforce: bool, restarts: int,
-                rng: np.random.Generator, scale: float, seeded: bool):
+                rng: np.random.Generator, scale: float, seeded: bool, seed: int | None = None):
     """`single.solve_one` for N targets (t of shape (N,)) from seeds (N, n) in the core:
-    (q, status, iterations). A target whose damped system was not positive definite is solved
+    (q, status, iterations); restarts from the core's generator seeded by `seed` (`core_seed`),
+    rng only for a target the NumPy loop must take again. A target whose damped system was not positive definite is solved
     again in NumPy (`single.solve_one`)."""
     N = len(seeds)
     sv = solver_for(robot, t, opts, scale, enforce, seeded)
-    q, status, iters = sv.solve_many(goals(t), np.ascontiguousarray(seeds, dtype=float), restarts,
-                                     int(rng.integers(2 ** 62)))
+    q, status, iters = sv.solve_many(goals(t), np.ascontiguousarray(seeds, dtype=float), restarts, core_seed(seed))
     status, iters = status.astype(int), iters.astype(int)
     from .single import Problem, solve_one
 
