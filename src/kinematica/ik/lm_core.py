@@ -33,6 +33,7 @@ import secrets
 import numpy as np
 
 from ..kinematics.chain import end_single
+from ..kinematics.cache import cache_of
 from ..kinematics.handle import chain_handle
 from ..model.memo import per_robot
 from ..model.robot import LIMIT_TOL, Robot
@@ -71,16 +72,24 @@ KINDS = {"pose": 0, "position": 1, "approach": 2, "planar": 3}  # src/core/resid
 def solver(robot: Robot, opts: Options, scale: float, enforce: bool, seeded: bool, kind: str = "pose",
            phi: bool = False, weights: np.ndarray | None = None):
     """The core's solver for one kind of target on the solver's robot, with these options: the
-    first attempt's modes (`pool.modes`), the limits enforced or not, and whether to seed a pose
+    first attempt's modes (`restarts.modes`), the limits enforced or not, and whether to seed a pose
     from the closed form (taken only where the arm has one)."""
-    from .._core import Solver
-
     clip, adaptive = (bool(x) for x in modes(np.array(0), opts))
-    form = closed_form(robot) if seeded and kind == "pose" and robot.n == 6 else None
     dof = {"pose": 6, "position": 3, "approach": 5, "planar": 2 + phi}[kind]
-    return Solver(chain_handle(robot)[0], KINDS[kind], phi, weights, bounds(robot),
-                  kernel_settings(opts, scale, None, polish_margin(robot, dof)), clip, adaptive, enforce,
-                  form is not None, form)
+    settings = kernel_settings(opts, scale, None, polish_margin(robot, dof))
+    key = (settings.tobytes(), kind, phi, None if weights is None else weights.tobytes(), clip, adaptive, enforce,
+           seeded)
+    made = cache_of(robot).solvers
+    found = made.get(key)
+    if found is None:  # a solver per robot and settings, kept: a call then converts only the target and q0
+        if len(made) >= 64:
+            made.clear()
+        from .._core import Solver
+
+        form = closed_form(robot) if seeded and kind == "pose" and robot.n == 6 else None
+        found = made[key] = Solver(chain_handle(robot)[0], KINDS[kind], phi, weights, bounds(robot), settings, clip,
+                                   adaptive, enforce, form is not None, form)
+    return found
 
 
 def solver_for(robot: Robot, t: Target, opts: Options, scale: float, enforce: bool, seeded: bool):

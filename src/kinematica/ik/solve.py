@@ -121,8 +121,10 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     def solve(t, q, s):
         return _ik(robot, t, q, method, limits, restarts, s, secondary, rest, model, options)
     if scene is None:
-        if method == "lm" and secondary is None and rest is None and model is None and not options:
-            done = one_pose(robot, target, q0, limits, restarts, seed)  # the commonest call, compiled
+        if method == "lm" and secondary is None and rest is None and model is None and (
+                not options or options.keys() == {"closed_form_seed"}):
+            done = one_pose(robot, target, q0, limits, restarts, seed,  # the commonest call
+                            options.get("closed_form_seed", True))
             if done is not None:
                 return done
         return solve(target, q0, seed)
