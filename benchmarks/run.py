@@ -37,7 +37,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import kinematica as km  # noqa: E402
-from kinematica import compiled  # noqa: E402
 
 import bench_core as bc  # noqa: E402
 import bench_dynamics as bd  # noqa: E402
@@ -93,15 +92,6 @@ def dynamics(quick: bool) -> dict:
     out = {"robot": robot.name, "states": n, "ours": bd.bench_ours(robot, Q, QD, QDD, calls, repeat)}
     out["Pinocchio"] = bd.bench_pinocchio(robot, Q, QD, QDD, calls, repeat) if bd.pinocchio_model(robot) else None
     return out
-
-
-def kernels_load() -> float:
-    """Load the compiled kernels now (s): every "Kinematica" row then times them; the first
-    load on a machine compiles (~25 s), later ones read Numba's disk cache."""
-    t0 = time.perf_counter()
-    if not compiled.use_compiled("always"):
-        raise SystemExit("the compiled kernels did not load: see the warning above")
-    return time.perf_counter() - t0
 
 
 def inverse(quick: bool) -> list[dict]:
@@ -213,8 +203,7 @@ def header(started: dict) -> str:
     return (f"Measured {started['date']} on {cpu} ({cores}), load average {started['load']} at the start and "
             f"{bk.load_average()} at the end (1/5/15 min); {bk.blas_threads()}; Python {platform.python_version()}, "
             f"NumPy {np.__version__}, kinematica {km.__version__}, {bk.peer_versions()}, "
-            f"ikpy {_version('ikpy') if _has('ikpy') else 'not installed'}; Numba {_version('numba')}, its kernels "
-            f"loaded in {started['kernels']:.2f} s before timing.")
+            f"ikpy {_version('ikpy') if _has('ikpy') else 'not installed'}.")
 
 
 def _version(module: str) -> str:
@@ -273,7 +262,6 @@ def main(argv: list[str] | None = None) -> None:
     bk.TIMER = bk.TIMERS[args.timer]
     started = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "load": bk.load_average(),
                "timer": args.timer}
-    started["kernels"] = kernels_load()
     t0 = time.perf_counter()
     result = {"fresh": bc.measure("puma560", 1 if args.quick else 3), "kinematics": kinematics(args.quick), "dynamics": dynamics(args.quick), "ik": inverse(args.quick),
               "startup": startup(3 if args.quick else 7)}
