@@ -331,7 +331,7 @@ def ik_goal(side: str, row: dict, rtb: dict) -> str:
 
 
 def ik_tables(res: dict) -> str:
-    lines = [f"| fresh process, one full-pose IK call, random target and q0 (µs) | solver | first call | "
+    lines = ["| fresh process, one full-pose IK call, random target and q0 (µs) | solver | first call | "
              "first 100 calls | steady, median a call | success % | false claims | ÷ RTB, steady | goal |",
              "|---|---|---|---|---|---|---|---|---|"]
     for name, rows in res["robots"].items():
