@@ -256,15 +256,20 @@ def write_problems(robot, n: int, folder: Path) -> tuple[Path, Path]:
 def ik_process(side: str, robot, files: tuple[Path, Path], peer: str) -> dict:
     """One fresh interpreter's calls: times (µs), success judged here, false claims."""
     problems, spec = files
-    if side == "Robotics Toolbox":
+    peer_side = side == "Robotics Toolbox"
+    if peer_side and json.loads(spec.read_text(encoding="utf-8")) is None:
+        return {"missing": "no DH table to build its arm from"}
+    if peer_side:
         argv = peer_rtb.argv(peer, peer_rtb.child_code(_LOOP), str(spec), str(problems))
     else:
         argv = [sys.executable, "-c", _IK_OURS, robot.name, str(problems), json.dumps(IK_OPTIONS[side])]
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=side != "Robotics Toolbox")
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     except FileNotFoundError:
         return {"missing": f"not installed (no {peer})"}
-    if done.returncode:  # the peer only: ours raises above
+    if done.returncode and not peer_side:
+        raise SystemExit(f"{side} on {robot.name} failed:\n{done.stderr}")
+    if done.returncode:
         last = (done.stderr.strip().splitlines() or ["?"])[-1]
         return {"missing": "not installed" if "No module named" in last else f"failed: {last}"}
     got = json.loads(done.stdout.strip().splitlines()[-1])
