@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import kinematica as km
 from kinematica.kinematics import reference
 from strategies import FAST
+from kinematica.ik.tolerance import default_tolerance
 from reference_paths import numpy_only
 from test_helical import random_helical_robot
 
@@ -214,3 +215,48 @@ def test_one_answer_whatever_the_batch_and_the_threads(name):
         np.testing.assert_array_equal(q, runs[0][0])
         np.testing.assert_array_equal(iters, runs[0][2])
     np.testing.assert_array_equal(runs[0][0][:len(T)], runs[0][0][len(T):2 * len(T)])
+
+
+def kind_targets(robot: km.Robot, q: np.ndarray) -> list:
+    """Targets of every kind the robot can take, made from FK at q (so each is reachable)."""
+    from kinematica.ik import target as tg
+
+    T = km.fk(robot, q)
+    if robot.name.startswith("planar"):
+        phi = np.arctan2(T[1, 0], T[0, 0])
+        return [tg.planar(T[:2, 3]), tg.planar(T[:2, 3], phi=phi)]
+    out = [tg.position(T[:3, 3]), tg.approach(T[:3, 3], T[:3, 2]),
+           tg.position(T[:3, 3], weights=[1, 1, 0, 0, 0, 0])]
+    if robot.n >= 6:
+        out += [tg.pose(T, weights=[1, 1, 1, 0.5, 0.5, 0.5]), tg.pose(T, weights=[1, 1, 1, 1, 1, 0])]
+    return out
+
+
+@pytest.mark.parametrize("name", ["puma560", "panda", "arm-5dof", "arm-4dof", "braccio", "planar-3r"])
+def test_every_target_kind_gets_the_numpy_paths_verdicts(name):
+    """Position, approach, planar (with and without the heading) and weighted targets run in the
+    core too (src/core/residual.cpp): from near the answer with no restarts (the two paths'
+    restarts draw from different generators), the core and the NumPy loop give the same verdict
+    and, to the solver's tolerance, the same q; a claimed success holds under the reference FK."""
+    robot = km.load(name)
+    rng = np.random.default_rng(17)
+    lo, hi = np.clip(robot.limits[:, 0], -3, 3), np.clip(robot.limits[:, 1], -3, 3)
+    checked = 0
+    for q in rng.uniform(lo, hi, (6, robot.n)):
+        q0 = np.clip(q + 0.05, lo, hi)
+        for t in kind_targets(robot, q):
+            core = km.ik(robot, t, q0, restarts=0)
+            with numpy_only():
+                ref = km.ik(robot, t, q0, restarts=0)
+            assert (core.success, core.within_limits) == (ref.success, ref.within_limits), (t.kind, core.reason, ref.reason)
+            if core.success:
+                checked += 1
+                # both converged from the same seed by the same steps: the same solution, up to the
+                # last iterations' rounding amplified by the conditioning (well inside the tolerance)
+                np.testing.assert_allclose(core.q, ref.q, atol=1e-5)
+                p = reference.fk_space(robot, core.q)[:3, 3]
+                weights = t.weights if t.weights is not None else np.ones(6)
+                dims = 2 if t.kind == "planar" else 3
+                miss = (p - np.append(t.p.reshape(-1), 0.0)[:3])[:dims] * (weights[:dims] > 0)
+                assert np.linalg.norm(miss) < default_tolerance(robot)  # what success promises
+    assert checked >= 6

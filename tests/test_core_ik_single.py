@@ -127,23 +127,31 @@ def test_compiled_closed_forms_match_the_numpy_solvers_on_random_arms(robot, see
 @pytest.mark.parametrize("name", ["puma560", "ur5", "kuka-kr6-r900", "panda", "arm-5dof"])
 def test_the_shortcut_gives_the_general_paths_answer(name):
     """`ik.fast.one_pose` against `solve._ik` (the general path: Target, Options, Problem) on
-    every limit mode, from home and from seeds: the same q, bit for bit, the same verdict."""
+    every limit mode, from home and from seeds: the same q, bit for bit, the same verdict. The
+    shortcut declines by design an arm whose free iteration starts from a closed form the core
+    does not have (arm-5dof's geometric one, in NumPy): the general path seeds it."""
+    from kinematica.ik.analytic import has_analytic
+    from kinematica.ik.options import limit_mode
+
     robot = km.load(name)
     T, seeds = problems(robot, np.random.default_rng(2), 16)
-    taken = 0
+    numpy_seeded = robot.n != 6 and has_analytic(robot, "pose")
+    taken = offered = 0
     for k in range(len(T)):
         for q0, limits in ((None, "auto"), (seeds[k], "auto"), (seeds[k], "wrap"), (seeds[k], "ignore")):
+            by_design = numpy_seeded and limit_mode(limits, q0) != "clip"
+            offered += not by_design
             fast = one_pose(robot, T[k], q0, limits, 200, 0)
             slow = ik_solve._ik(robot, T[k], q0, "lm", limits, 200, 0, None, None, None, {})
             if fast is None:
-                assert not slow.success  # declined only what it does not solve
+                assert by_design or not slow.success  # declined only what it does not solve
                 continue
             taken += 1
             np.testing.assert_array_equal(fast.q, slow.q)
             for field in ("success", "reason", "iterations", "position_error", "orientation_error",
                           "within_limits", "near_singular", "reachable"):
                 assert getattr(fast, field) == getattr(slow, field), field
-    assert taken >= 0.9 * 4 * len(T)
+    assert offered > 0 and taken >= 0.9 * offered
 
 
 @pytest.mark.parametrize("name", CLOSED)

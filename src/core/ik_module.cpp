@@ -6,12 +6,12 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "closed.hpp"
 #include "lm.hpp"
 #include "numpy_api.hpp"
+#include "parallel.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -65,11 +65,16 @@ nb::tuple closed_nearest(const kc::ClosedForm& k, nb::handle T_in, nb::handle se
     return nb::make_tuple(out, found);
 }
 
-void init_solver(kc::Solver* sv, const kc::Chain& chain, nb::handle bounds_in, nb::handle settings_in,
-                 bool clip_first, bool adaptive_first, bool enforce, bool seeded, const kc::ClosedForm* closed) {
+void init_solver(kc::Solver* sv, const kc::Chain& chain, int kind, bool phi, nb::handle weights_in,
+                 nb::handle bounds_in, nb::handle settings_in, bool clip_first, bool adaptive_first, bool enforce,
+                 bool seeded, const kc::ClosedForm* closed) {
+    if (kind < kc::POSE || kind > kc::PLANAR) throw nb::value_error("kind: 0 pose, 1 position, 2 approach, 3 planar");
+    kc::np::View weights;
+    if (!weights_in.is_none()) weights = sized(weights_in, 6, "weights: (6,)");
     new (sv) kc::Solver();
     const int n = chain.n;
     sv->chain = chain;
+    sv->task = kc::task_of(kind, phi, weights.data);
     const kc::np::View b = sized(bounds_in, 4 * n, "bounds: (4, n)");
     sv->lo.assign(b.data, b.data + n);
     sv->hi.assign(b.data + n, b.data + 2 * n);
@@ -83,35 +88,30 @@ void init_solver(kc::Solver* sv, const kc::Chain& chain, nb::handle bounds_in, n
     if (closed) sv->closed = *closed;
 }
 
-void split(const double* T, double* pd, double* Rd) {
-    pd[0] = T[3], pd[1] = T[7], pd[2] = T[11];
-    for (int r = 0; r < 3; ++r) std::memcpy(Rd + 3 * r, T + 4 * r, 3 * sizeof(double));
-}
-
-// One pose T (4, 4) from q0 (n,): (q, status, iterations, ok, position error, orientation
-// error, inside, singularity undecided); status FALLBACK: the Python side solves it.
-nb::tuple solve(const kc::Solver& sv, nb::handle T_in, nb::handle q0_in, int restarts, std::uint64_t rseed) {
+// One goal G (16: a pose T (4, 4) is its own; residual.hpp) from q0 (n,): (q, status,
+// iterations, ok, position error, orientation error, inside, singularity undecided); status
+// FALLBACK: the Python side solves it.
+nb::tuple solve(const kc::Solver& sv, nb::handle G_in, nb::handle q0_in, int restarts, std::uint64_t rseed) {
     const int n = sv.chain.n;
-    const kc::np::View T = sized(T_in, 16, "T: (4, 4)"), q0 = sized(q0_in, n, "q0: (n,)");
-    double pd[3], Rd[9];
-    split(T.data, pd, Rd);
+    const kc::np::View G = sized(G_in, 16, "goal: (16,) or (4, 4)"), q0 = sized(q0_in, n, "q0: (n,)");
     double* q;
     nb::object out = new_array({n}, q);
     int iters = 0;
-    const int status = kc::solve_one(sv, pd, Rd, q0.data, restarts, rseed, q, iters);
+    const int status = kc::solve_one(sv, G.data, q0.data, restarts, rseed, q, iters);
     if (status == kc::FALLBACK) return nb::make_tuple(out, status, iters, false, 0.0, 0.0, false, false);
-    const kc::Verdict v = kc::verdict(sv, q, pd, Rd);
+    const kc::Verdict v = kc::verdict(sv, q, G.data);
     return nb::make_tuple(out, status, iters, v.ok, v.pos, v.ori, v.inside, v.undecided);
 }
 
-// N poses T (N, 4, 4) from seeds (N, n): (q (N, n), statuses (N,), iterations (N,)), floats.
+// N goals (N, 16) or poses (N, 4, 4) from seeds (N, n): (q (N, n), statuses (N,), iterations
+// (N,)), floats.
 // Each target restarts from its own generator seeded with rseed, so threads change nothing.
 nb::tuple solve_many(const kc::Solver& sv, nb::handle T_in, nb::handle seeds_in, int restarts, std::uint64_t rseed,
                      int threads) {
     const int n = sv.chain.n;
     const kc::np::View T = kc::np::view(T_in);
     const std::size_t N = T.size() / 16;
-    if (T.size() != 16 * N) throw nb::index_error("T: (N, 4, 4)");
+    if (T.size() != 16 * N) throw nb::index_error("goals: (N, 16) or (N, 4, 4)");
     const kc::np::View seeds = sized(seeds_in, N * n, "seeds: (N, n)");
     double *q, *status, *iters;
     nb::object q_out = new_array({static_cast<Py_intptr_t>(N), n}, q);
@@ -119,26 +119,17 @@ nb::tuple solve_many(const kc::Solver& sv, nb::handle T_in, nb::handle seeds_in,
     nb::object i_out = new_array({static_cast<Py_intptr_t>(N)}, iters);
     auto run = [&](std::size_t from, std::size_t to) {
         for (std::size_t t = from; t < to; ++t) {
-            double pd[3], Rd[9];
-            split(T.data + 16 * t, pd, Rd);
             int it = 0;
-            status[t] = kc::solve_one(sv, pd, Rd, seeds.data + n * t, restarts, rseed, q + n * t, it);
+            status[t] = kc::solve_one(sv, T.data + 16 * t, seeds.data + n * t, restarts, rseed, q + n * t, it);
             iters[t] = it;
         }
     };
     {
         nb::gil_scoped_release unlocked;
-        std::size_t workers = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
-        workers = std::min(workers, std::max<std::size_t>(1, N / 16));  // a thread is worth ≥ 16 targets
-        if (workers <= 1) {
-            run(0, N);
-        } else {
-            std::vector<std::thread> pool;
-            const std::size_t per = (N + workers - 1) / workers;
-            for (std::size_t w = 0; w < workers; ++w)
-                pool.emplace_back(run, std::min(N, w * per), std::min(N, (w + 1) * per));
-            for (auto& th : pool) th.join();
-        }
+        kc::parallel_chunks(N, kc::workers_for(N, 16, threads), [&](std::size_t from, std::size_t to) {
+            run(from, to);  // a target is worth a thread from 16 on (a solve takes ~10–50 µs)
+            return true;
+        });
     }
     return nb::make_tuple(q_out, s_out, i_out);
 }
@@ -147,10 +138,10 @@ nb::tuple solve_many(const kc::Solver& sv, nb::handle T_in, nb::handle seeds_in,
 nb::tuple pose_error(const kc::Chain& ch, nb::handle q_in, nb::handle T_in) {
     const int n = ch.n;
     const kc::np::View q = sized(q_in, n, "q: (n,)"), T = sized(T_in, 16, "T: (4, 4)");
-    double pd[3], Rd[9], *e, *P, *J, pos, ori;
-    split(T.data, pd, Rd);
+    double *e, *P, *J, pos, ori;
     nb::object e_out = new_array({6}, e), P_out = new_array({4, 4}, P), J_out = new_array({6, n}, J);
-    const double E = kc::pose_error(ch, q.data, pd, Rd, e, P, J, pos, ori);
+    const kc::Task pose = kc::task_of(kc::POSE, false, nullptr);
+    const double E = kc::residual(ch, pose, T.data, q.data, e, J, P, J, pos, ori);
     return nb::make_tuple(e_out, P_out, J_out, E, pos, ori);
 }
 
@@ -183,13 +174,13 @@ void bind_ik(nb::module_& m) {
              "The 8 branches of the pose T (4, 4) near ref (6,): (Q (8, 6), reach, off axis).")
         .def("nearest", &closed_nearest, "T"_a, "seed"_a, "enforce"_a,
              "The reachable branch (inside the limits if enforce) nearest seed (6,): (q, found).");
-    nb::class_<kc::Solver>(m, "Solver", "Levenberg–Marquardt for pose targets on one robot, its settings packed.")
-        .def("__init__", &init_solver, "chain"_a, "bounds"_a, "settings"_a, "clip_first"_a, "adaptive_first"_a,
-             "enforce"_a, "seeded"_a, "closed"_a.none())
-        .def("solve", &solve, "T"_a, "q0"_a, "restarts"_a, "rseed"_a,
+    nb::class_<kc::Solver>(m, "Solver", "Levenberg–Marquardt for one kind of target on one robot, its settings packed.")
+        .def("__init__", &init_solver, "chain"_a, "kind"_a, "phi"_a, "weights"_a.none(), "bounds"_a, "settings"_a,
+             "clip_first"_a, "adaptive_first"_a, "enforce"_a, "seeded"_a, "closed"_a.none())
+        .def("solve", &solve, "goal"_a, "q0"_a, "restarts"_a, "rseed"_a,
              "(q, status, iterations, ok, position error, orientation error, inside, singularity undecided).")
-        .def("solve_many", &solve_many, "T"_a, "seeds"_a, "restarts"_a, "rseed"_a, "threads"_a = 0,
-             "(q (N, n), status (N,), iterations (N,)) of N poses (N, 4, 4) from seeds (N, n).");
+        .def("solve_many", &solve_many, "goals"_a, "seeds"_a, "restarts"_a, "rseed"_a, "threads"_a = 0,
+             "(q (N, n), status (N,), iterations (N,)) of N goals (N, 16) from seeds (N, n).");
     m.def("pose_error", &pose_error, "chain"_a, "q"_a, "T"_a, "(e, pose, Jacobian, E, position, orientation).");
     m.def("damped_step", &damped_step, "Je"_a, "e"_a, "lam"_a, "Δq, or None if not positive definite.");
     m.def("singular_bound", &singular_bound, "J"_a, "tr G · ‖L⁻¹‖²_F of the smaller Gram matrix G of J.");

@@ -1,6 +1,6 @@
-// Levenberg–Marquardt IK of one pose target (lm.hpp).
+// Levenberg–Marquardt IK of one target (lm.hpp).
 //
-//   pose error    e = [p_d − p; log(R_d Rᵀ)],  E = ½‖e‖²
+//   residual      e(q) and J_e(q) of the target's kind (residual.hpp),  E = ½‖e‖²
 //   damped step   Δq = (JᵀJ + λI)⁻¹ Jᵀe  (or Jᵀ(JJᵀ + λI)⁻¹e when J has fewer rows), Cholesky
 //   one attempt   accept/reject with λ ÷ down or × up (adaptive), or Chan's λ = chan·E; joints on
 //                 a limit the descent pushes further out held still (active); steps clipped onto
@@ -26,35 +26,6 @@ constexpr double TWO_PI = 2.0 * PI;
 constexpr double SNAP = 0.5;  // share of a clipped restart's joints that start on a limit (limits.SNAP)
 constexpr int MAX_N = 64;     // joints of a chain the stack buffers take (larger: heap)
 
-// log(M) of M = R_d Rᵀ (row-major) into w (3); returns θ. Near θ = π from the column of
-// (M + Mᵀ)/2 − cos θ I with the largest diagonal, signed by the skew part.
-double rotation_log(const double* m, double* w) {
-    const double v0 = m[7] - m[5], v1 = m[2] - m[6], v2 = m[3] - m[1];
-    const double c = 0.5 * (m[0] + m[4] + m[8] - 1.0);
-    const double s2 = std::sqrt(v0 * v0 + v1 * v1 + v2 * v2);
-    const double theta = std::atan2(0.5 * s2, c);
-    if (c >= -0.99) {
-        const double k = s2 >= 1e-12 ? theta / s2 : 0.5;
-        w[0] = k * v0, w[1] = k * v1, w[2] = k * v2;
-        return theta;
-    }
-    double a0, a1, a2, pivot;
-    if (m[0] >= m[4] && m[0] >= m[8]) {
-        a0 = m[0] - c, a1 = 0.5 * (m[3] + m[1]), a2 = 0.5 * (m[6] + m[2]);
-        pivot = a0;
-    } else if (m[4] >= m[8]) {
-        a0 = 0.5 * (m[1] + m[3]), a1 = m[4] - c, a2 = 0.5 * (m[7] + m[5]);
-        pivot = a1;
-    } else {
-        a0 = 0.5 * (m[2] + m[6]), a1 = 0.5 * (m[5] + m[7]), a2 = m[8] - c;
-        pivot = a2;
-    }
-    double k = theta / std::sqrt(std::fmax(pivot * (1.0 - c), 1e-300));
-    if (a0 * v0 + a1 * v1 + a2 * v2 < 0) k = -k;
-    w[0] = k * a0, w[1] = k * a1, w[2] = k * a2;
-    return theta;
-}
-
 std::uint64_t splitmix(std::uint64_t& x) {
     std::uint64_t z = (x += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -67,10 +38,10 @@ inline std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 
 // Scratch of one solve, on the stack for chains up to MAX_N joints.
 struct Scratch {
     std::vector<double> heap;
-    double small[20 * MAX_N + 128];
+    double small[32 * MAX_N + 128];
     double* at;
     explicit Scratch(int n) {
-        const std::size_t need = 20 * static_cast<std::size_t>(n) + 128;
+        const std::size_t need = 32 * static_cast<std::size_t>(n) + 128;
         if (n > MAX_N) heap.resize(need);
         at = n > MAX_N ? heap.data() : small;
     }
@@ -81,15 +52,6 @@ struct Scratch {
     }
 };
 
-// Pose and Jacobian of q: the sines and cosines of its angles first (chain.hpp's contract).
-bool posed(const Chain& ch, const double* q, double* T, double* J) {
-    double buf[3 * MAX_N];
-    std::vector<double> big(ch.n > MAX_N ? 3 * ch.n : 0);
-    double* b = ch.n > MAX_N ? big.data() : buf;
-    angles(ch, q, 1, b, b + ch.n, b + 2 * ch.n);
-    return pose_jacobian(ch, q, b + ch.n, b + 2 * ch.n, T, J);
-}
-
 bool outside(const Solver& sv, const double* q, double* scratch) {
     wrap_into(sv, q, scratch);
     const double m = sv.set.margin;
@@ -99,13 +61,14 @@ bool outside(const Solver& sv, const double* q, double* scratch) {
 }
 
 // One attempt from q0 with at most `cap` iterations: the end configuration into q; the status.
-int attempt(const Solver& sv, const double* pd, const double* Rd, const double* q0, int cap, bool clip,
-            bool adaptive, bool active, double* q, int& it) {
+int attempt(const Solver& sv, const double* G, const double* q0, int cap, bool clip, bool adaptive, bool active,
+            double* q, int& it) {
     const Settings& st = sv.set;
-    const int n = sv.chain.n;
+    const int n = sv.chain.n, m = sv.task.m;
     Scratch sc(n);
     double *qt = sc.take(n), *dq = sc.take(n), *qw = sc.take(n);
-    double *Je = sc.take(6 * n), *J_t = sc.take(6 * n), *Jh = sc.take(6 * n);
+    double *Je = sc.take(6 * n), *J_t = sc.take(6 * n), *Jh = sc.take(6 * n), *J = sc.take(6 * n);
+    const bool direct = sv.task.kind == POSE && !sv.task.weighted;  // J_e is J itself
     double e_a[6], e_b[6], T[16];
     double *e = e_a, *e_t = e_b;
     const double *lo = sv.lo.data(), *hi = sv.hi.data();
@@ -116,7 +79,7 @@ int attempt(const Solver& sv, const double* pd, const double* Rd, const double* 
     it = 0;
     while (true) {
         double pos, ori;
-        const double E_t = pose_error(sv.chain, qt, pd, Rd, e_t, T, J_t, pos, ori);
+        const double E_t = residual(sv.chain, sv.task, G, qt, e_t, J_t, T, direct ? J_t : J, pos, ori);
         const bool fresh = E == INFINITY;
         if (!fresh) ++it;
         const bool acc = adaptive ? E_t < E : true;
@@ -133,13 +96,13 @@ int attempt(const Solver& sv, const double* pd, const double* Rd, const double* 
         if (active) {  // joints on a limit the descent direction g = J_eᵀe pushes further out
             for (int j = 0; j < n; ++j) {
                 double g = 0.0;
-                for (int r = 0; r < 6; ++r) g += Je[r * n + j] * e[r];
+                for (int r = 0; r < m; ++r) g += Je[r * n + j] * e[r];
                 const bool pin = (q[j] <= lo[j] && g < 0) || (q[j] >= hi[j] && g > 0);
                 held = held || pin;
-                for (int r = 0; r < 6; ++r) Jh[r * n + j] = pin ? 0.0 : Je[r * n + j];
+                for (int r = 0; r < m; ++r) Jh[r * n + j] = pin ? 0.0 : Je[r * n + j];
             }
         }
-        if (!damped_step(held ? Jh : Je, 6, n, e, lam, dq)) return FALLBACK;
+        if (!damped_step(held ? Jh : Je, m, n, e, lam, dq)) return FALLBACK;
         double dd = 0.0, qq = 0.0;
         for (int j = 0; j < n; ++j) {
             double x = q[j] + dq[j];
@@ -190,20 +153,6 @@ double Rng::uniform() {
     const std::uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
     s[2] ^= s[0], s[3] ^= s[1], s[1] ^= s[2], s[0] ^= s[3], s[2] ^= t, s[3] = rotl(s[3], 45);
     return static_cast<double>(out >> 11) * 0x1.0p-53;
-}
-
-double pose_error(const Chain& ch, const double* q, const double* pd, const double* Rd, double* e, double* T,
-                  double* J, double& pos, double& ori) {
-    posed(ch, q, T, J);
-    for (int r = 0; r < 3; ++r) e[r] = pd[r] - T[4 * r + 3];
-    double M[9];  // R_d Rᵀ
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            M[3 * i + j] = Rd[3 * i] * T[4 * j] + Rd[3 * i + 1] * T[4 * j + 1] + Rd[3 * i + 2] * T[4 * j + 2];
-    ori = rotation_log(M, e + 3);
-    const double pos2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
-    pos = std::sqrt(pos2);
-    return 0.5 * (pos2 + e[3] * e[3] + e[4] * e[4] + e[5] * e[5]);
 }
 
 bool damped_step(const double* Je, int m, int n, const double* e, double lam, double* dq) {
@@ -335,8 +284,8 @@ double singular_bound(const double* J, int m, int n) {
     return trace * inv2;
 }
 
-int solve_one(const Solver& sv, const double* pd, const double* Rd, const double* q0, int restarts,
-              std::uint64_t rseed, double* q_out, int& iters) {
+int solve_one(const Solver& sv, const double* G, const double* q0, int restarts, std::uint64_t rseed,
+              double* q_out, int& iters) {
     const int n = sv.chain.n;
     const Settings& st = sv.set;
     const int short_cap = std::min(st.max_iter, st.restart_iter);
@@ -344,14 +293,16 @@ int solve_one(const Solver& sv, const double* pd, const double* Rd, const double
     double *qa = sc.take(n), *told = sc.take(n), *qw = sc.take(n), *qp = sc.take(n), *seed = sc.take(n);
     double* scratch = sc.take(n);
     const double* first = q0;
-    if (sv.seeded && sv.has_closed && n == 6) {  // the closed form's branch nearest q0
+    if (sv.seeded && sv.has_closed && n == 6 && sv.task.kind == POSE) {  // the closed form's branch nearest q0
+        const double pd[3] = {G[3], G[7], G[11]};
+        const double Rd[9] = {G[0], G[1], G[2], G[4], G[5], G[6], G[8], G[9], G[10]};
         nearest(sv.closed, pd, Rd, q0, sv.enforce, seed);
         first = seed;
     }
     bool clip, adaptive;
     modes(sv, 0, clip, adaptive);
     int it = 0;
-    int status = attempt(sv, pd, Rd, first, st.max_iter, clip, adaptive, false, qa, it);
+    int status = attempt(sv, G, first, st.max_iter, clip, adaptive, false, qa, it);
     iters = it;
     if (status == FALLBACK) return FALLBACK;
     std::memcpy(told, qa, n * sizeof(double));
@@ -372,7 +323,7 @@ int solve_one(const Solver& sv, const double* pd, const double* Rd, const double
             modes(sv, k, clip_k, adaptive_k);
             if (!clip_k && !outside(sv, qa, scratch)) {  // just outside: pull it in, clipped, accept/reject
                 for (int j = 0; j < n; ++j) qw[j] = std::min(std::max(qw[j], sv.lo[j]), sv.hi[j]);
-                const int sp = attempt(sv, pd, Rd, qw, k == 0 ? st.max_iter : short_cap, true, true, true, qp, it);
+                const int sp = attempt(sv, G, qw, k == 0 ? st.max_iter : short_cap, true, true, true, qp, it);
                 if (sp == FALLBACK) return FALLBACK;
                 iters += it;
                 if (sp == CONVERGED) {
@@ -396,7 +347,7 @@ int solve_one(const Solver& sv, const double* pd, const double* Rd, const double
                     else if (u > 1 - SNAP / 2) seed[j] = sv.hi[j];
                 }
             }
-        status = attempt(sv, pd, Rd, seed, short_cap, clip, adaptive, clip, qa, it);
+        status = attempt(sv, G, seed, short_cap, clip, adaptive, clip, qa, it);
         if (status == FALLBACK) return FALLBACK;
         iters += it;
     }
@@ -405,18 +356,20 @@ int solve_one(const Solver& sv, const double* pd, const double* Rd, const double
     return told_status;
 }
 
-Verdict verdict(const Solver& sv, const double* q, const double* pd, const double* Rd) {
-    const int n = sv.chain.n;
-    std::vector<double> J(6 * n);
+Verdict verdict(const Solver& sv, const double* q, const double* G) {
+    const int n = sv.chain.n, m = sv.task.m;
+    std::vector<double> Je(6 * n), Jb(6 * n), J(6 * n);
     double e[6], T[16];
     Verdict v;
-    pose_error(sv.chain, q, pd, Rd, e, T, J.data(), v.pos, v.ori);
+    residual(sv.chain, sv.task, G, q, e, Je.data(), T, Jb.data(), v.pos, v.ori);
     const double tol = sv.set.limit_tol;
     v.inside = true;
     for (int j = 0; j < n; ++j) v.inside = v.inside && sv.lo[j] - tol <= q[j] && q[j] <= sv.hi[j] + tol;
     v.ok = v.pos < sv.set.tol_p && v.ori < sv.set.tol_o && (v.inside || !sv.enforce);
+    for (int r = 0; r < m; ++r)  // the task's rows of J, unweighted (verdict.near_singular's matrix)
+        std::memcpy(&J[r * n], &Jb[sv.task.rows[r] * n], n * sizeof(double));
     constexpr double NEAR_SINGULAR = 1e-3;  // verdict.NEAR_SINGULAR: σ_min/σ_max below it is flagged
-    v.undecided = !(singular_bound(J.data(), 6, n) < 1.0 / (NEAR_SINGULAR * NEAR_SINGULAR));
+    v.undecided = !(singular_bound(J.data(), m, n) < 1.0 / (NEAR_SINGULAR * NEAR_SINGULAR));
     return v;
 }
 

@@ -1,5 +1,5 @@
-// Levenberg–Marquardt IK of one pose target along the canonical chain (chain.hpp): the pose
-// error, the damped step, one attempt, the seed and its random restarts, and the verdict. A
+// Levenberg–Marquardt IK of one target of any kind (residual.hpp) along the canonical chain: the
+// damped step, one attempt, the seed and its random restarts, and the verdict. A
 // batch is this code looped over targets, each with its own generator seeded from the call's
 // seed, so a target's answer does not depend on the batch it came in, its place there or the
 // number of threads (the Python reference: ik/single.py, ik/damped.py, ik/limits.py).
@@ -10,6 +10,7 @@
 
 #include "chain.hpp"
 #include "closed.hpp"
+#include "residual.hpp"
 
 namespace kc {
 
@@ -35,10 +36,12 @@ struct Rng {
     double uniform();  // in [0, 1), 53 random bits
 };
 
-// One solver: the chain, the limits, the range of random seeds, settings, the first attempt's
-// modes, whether limits are enforced, and the closed form seeding the first attempt (if any).
+// One solver: the chain, the task (the kind of target, its weights), the limits, the range of
+// random seeds, settings, the first attempt's modes, whether limits are enforced, and the closed
+// form seeding the first attempt (a pose target on a 6R arm that has one).
 struct Solver {
     Chain chain;
+    Task task;
     std::vector<double> lo, hi, slo, shi;
     std::vector<char> rev;  // joints a turn of 2π leaves in place
     Settings set;
@@ -51,11 +54,6 @@ struct Verdict {
     bool ok = false, inside = false, undecided = false;  // undecided: the SVD must judge singularity
     double pos = 0.0, ori = 0.0;
 };
-
-// Pose T (16) and base-frame Jacobian J (6 × n) of q, the error e (6) towards (pd, Rd);
-// returns E = ½‖e‖², with the position and orientation errors into pos and ori.
-double pose_error(const Chain& ch, const double* q, const double* pd, const double* Rd, double* e, double* T,
-                  double* J, double& pos, double& ori);
 
 // Δq (n) = (JᵀJ + λI)⁻¹ Jᵀe, or Jᵀ(JJᵀ + λI)⁻¹e when m < n, λ floored at 1e-12‖J‖²_F; false if
 // the damped system is not positive definite in floating point. Je (m × n, row-major).
@@ -71,10 +69,11 @@ double singular_bound(const double* J, int m, int n);
 
 // The seed (the closed form's branch nearest q0 when seeded), then random restarts until an
 // attempt converges inside the limits: the answer into q; returns the status, iterations in it.
-int solve_one(const Solver& sv, const double* pd, const double* Rd, const double* q0, int restarts,
-              std::uint64_t rseed, double* q, int& iters);
+// G: the goal (16, residual.hpp's layout).
+int solve_one(const Solver& sv, const double* G, const double* q0, int restarts, std::uint64_t rseed, double* q,
+              int& iters);
 
-// A fresh FK of q against the target: errors, limits, and the singularity bound.
-Verdict verdict(const Solver& sv, const double* q, const double* pd, const double* Rd);
+// A fresh FK of q against the goal: errors, limits, and the singularity bound on the task's rows.
+Verdict verdict(const Solver& sv, const double* q, const double* G);
 
 }  // namespace kc

@@ -27,6 +27,8 @@ from .limits import LIMIT_MODES
 from .options import limit_mode, solver_options
 from .reach import _bound, allowance
 from .result import IKResult
+from .analytic import has_analytic
+from .closed_pack import closed_form
 from .lm_core import solve_single, solver
 from .target import rotation_floats
 from .verdict import NEAR_WORDS
@@ -47,9 +49,12 @@ def _make_constants(robot: Robot, mode: str) -> tuple | None:
     if plane_of(robot) is not None:
         return None
     opts = solver_options(robot, "lm", mode, {})
+    seeded = not opts.clip_limits and opts.closed_form_seed
+    if seeded and (robot.n != 6 or closed_form(robot) is None) and has_analytic(robot, "pose"):
+        return None  # a closed form the core does not have seeds this arm (`solve._first_seeds`)
     p1, reach = _bound(robot)
     scale = reach if np.isfinite(reach) and reach > 0 else 1.0
-    sv = solver(robot, opts, scale, mode != "ignore", not opts.clip_limits and opts.closed_form_seed)
+    sv = solver(robot, opts, scale, mode != "ignore", seeded)
     return sv, tuple(p1.tolist()), reach + allowance(robot, opts.tol_position)
 
 

@@ -1,12 +1,12 @@
-"""Levenberg–Marquardt for pose targets in the compiled core (`kinematica._core.Solver`, C++:
-src/core/lm.cpp): seed, solve and verdict of one target in one call, and a batch as that code
-looped (over threads for a large one).
+"""Levenberg–Marquardt in the compiled core (`kinematica._core.Solver`, C++: src/core/lm.cpp,
+residual.cpp): seed, solve and verdict of one target in one call, and a batch as that code
+looped (over threads for a large one), for every kind of target — pose, position, approach,
+planar, with weights.
 
 The rules are `single.solve_one`'s, which stays as the reference the tests hold the core to
-(and as the solver of what the core does not take: targets other than a full unweighted pose,
-a recorded history):
+(and as the loop that records a `history`):
 
-  pose error    e = [p_d − p; log(R_d Rᵀ)],  E = ½‖e‖²
+  residual      e(q), J_e(q) of the target's kind (`residual.residual`), E = ½‖e‖²
   damped step   Δq = (JᵀJ + λI)⁻¹ Jᵀe (or Jᵀ(JJᵀ + λI)⁻¹e), λ floored at 1e-12‖J‖²_F
   one target    the seed (the closed form's branch nearest q0, where the call iterates freely
                 and the arm has one), then up to `restarts` random seeds uniform in the limits
@@ -34,15 +34,15 @@ from ..kinematics.chain import end_single
 from ..kinematics.handle import chain_handle
 from ..model.memo import per_robot
 from ..model.robot import LIMIT_TOL, Robot
-from .batch import NEAR, NO_PROGRESS, RESTART_ITER
+from .restarts import HARD, NEAR, NO_PROGRESS, RESTART_ITER, modes
 from .closed_pack import closed_form
 from .limits import MARGIN, polish_margin
 from .numeric import Options
-from .pool import HARD, modes
 from .target import Target
 from .verdict import NEAR_SINGULAR
 
 _SEEDS: dict = {}  # seed -> the core's seed (`core_seed`)
+_ALL_ROWS = np.arange(6)
 
 
 def kernel_settings(opts: Options, scale: float, cap: int | None = None, margin: float = MARGIN) -> np.ndarray:
@@ -63,16 +63,43 @@ def bounds(robot: Robot) -> np.ndarray:
     return np.stack([lo, hi, np.where(np.isfinite(lo), lo, -span), np.where(np.isfinite(hi), hi, span)])
 
 
-def solver(robot: Robot, opts: Options, scale: float, enforce: bool, seeded: bool, dof: int = 6):
-    """The core's solver for a spatial robot's pose targets with these options: the first
-    attempt's modes (`pool.modes`), the limits enforced or not, and whether to seed from the
-    closed form (taken only where the arm has one)."""
+KINDS = {"pose": 0, "position": 1, "approach": 2, "planar": 3}  # src/core/residual.hpp
+
+
+def solver(robot: Robot, opts: Options, scale: float, enforce: bool, seeded: bool, kind: str = "pose",
+           phi: bool = False, weights: np.ndarray | None = None):
+    """The core's solver for one kind of target on the solver's robot, with these options: the
+    first attempt's modes (`pool.modes`), the limits enforced or not, and whether to seed a pose
+    from the closed form (taken only where the arm has one)."""
     from .._core import Solver
 
     clip, adaptive = (bool(x) for x in modes(np.array(0), opts))
-    form = closed_form(robot) if seeded and robot.n == 6 else None
-    return Solver(chain_handle(robot)[0], bounds(robot), kernel_settings(opts, scale, None, polish_margin(robot, dof)),
-                  clip, adaptive, enforce, form is not None, form)
+    form = closed_form(robot) if seeded and kind == "pose" and robot.n == 6 else None
+    dof = {"pose": 6, "position": 3, "approach": 5, "planar": 2 + phi}[kind]
+    return Solver(chain_handle(robot)[0], KINDS[kind], phi, weights, bounds(robot),
+                  kernel_settings(opts, scale, None, polish_margin(robot, dof)), clip, adaptive, enforce,
+                  form is not None, form)
+
+
+def solver_for(robot: Robot, t: Target, opts: Options, scale: float, enforce: bool, seeded: bool):
+    """`solver` for the kind, heading and weights of target t."""
+    return solver(robot, opts, scale, enforce, seeded, t.kind, t.phi is not None, t.weights)
+
+
+def goals(t: Target) -> np.ndarray:
+    """The targets t (N,) as the core's goals (N, 16): laid out as 4 × 4 poses, row-major — R_d
+    and p_d where a pose has them, a_d in 12–14, φ_d in 15 (src/core/residual.hpp)."""
+    N = int(np.prod(t.shape))
+    G = np.zeros((N, 4, 4))
+    p = t.p.reshape(N, -1)  # (a planar target's is (x, y) or (x, y, 0))
+    G[:, :p.shape[1], 3] = p
+    if t.R is not None:
+        G[:, :3, :3] = t.R.reshape(N, 3, 3)
+    if t.a is not None:
+        G[:, 3, :3] = t.a.reshape(N, 3)
+    if t.phi is not None:
+        G[:, 3, 3] = t.phi.reshape(N)
+    return G.reshape(N, 16)
 
 
 def core_seed(seed: int | None) -> int:
@@ -89,32 +116,31 @@ def core_seed(seed: int | None) -> int:
     return got
 
 
-def solve_single(robot: Robot, sv, T: np.ndarray, q0: np.ndarray, restarts: int, seed: int | None):
-    """Seed, solve and verdict of one pose T (4, 4), world frame, from q0 (n,): (q, status,
-    iterations, ok, position error, orientation error, inside, near singular), or None when a
-    damped system needs NumPy's least squares (the general path then solves it)."""
-    q, status, iters, ok, pos, ori, inside, undecided = sv.solve(T, q0, restarts, core_seed(seed))
+def solve_single(robot: Robot, sv, G: np.ndarray, q0: np.ndarray, restarts: int, seed: int | None,
+                 rows: np.ndarray = _ALL_ROWS, dof: int = 6):
+    """Seed, solve and verdict of one goal G (a pose (4, 4), or `goals`' row) on the solver's
+    robot from q0 (n,): (q, status, iterations, ok, position error, orientation error, inside,
+    near singular), or None when a damped system needs NumPy's least squares (the general path
+    then solves it). rows, dof: the task's (`Target.rows`, `Target.dof`) for the singularity
+    test the core's bound leaves to the SVD (`verdict.near_singular`'s rule)."""
+    q, status, iters, ok, pos, ori, inside, undecided = sv.solve(G, q0, restarts, core_seed(seed))
     if status == FALLBACK:
         return None
     near = False
     if undecided:
-        s = np.linalg.svd(end_single(robot, q, True)[1], compute_uv=False)
-        near = bool(s[min(6, robot.n) - 1] < NEAR_SINGULAR * s[0])
+        s = np.linalg.svd(end_single(robot, q, True)[1][rows], compute_uv=False)
+        near = bool(s[min(dof, robot.n) - 1] < NEAR_SINGULAR * s[0])
     return q, status, iters, ok, pos, ori, inside, near
 
 
 def solve_batch(robot: Robot, t: Target, seeds: np.ndarray, opts: Options, enforce: bool, restarts: int,
                 rng: np.random.Generator, scale: float, seeded: bool):
-    """`single.solve_one` for N pose targets (t of shape (N,)) from seeds (N, n) in the core:
-    (q, status, iterations), or None for targets that are not plain poses. A target whose damped
-    system was not positive definite is solved again in NumPy (`single.solve_one`)."""
-    if t.kind != "pose" or t.weights is not None:
-        return None
+    """`single.solve_one` for N targets (t of shape (N,)) from seeds (N, n) in the core:
+    (q, status, iterations). A target whose damped system was not positive definite is solved
+    again in NumPy (`single.solve_one`)."""
     N = len(seeds)
-    T = np.zeros((N, 4, 4))
-    T[:, :3, :3], T[:, :3, 3], T[:, 3, 3] = t.R.reshape(N, 3, 3), t.p.reshape(N, 3), 1.0
-    sv = solver(robot, opts, scale, enforce, seeded, t.dof)
-    q, status, iters = sv.solve_many(T, np.ascontiguousarray(seeds, dtype=float), restarts,
+    sv = solver_for(robot, t, opts, scale, enforce, seeded)
+    q, status, iters = sv.solve_many(goals(t), np.ascontiguousarray(seeds, dtype=float), restarts,
                                      int(rng.integers(2 ** 62)))
     status, iters = status.astype(int), iters.astype(int)
     from .single import Problem, solve_one

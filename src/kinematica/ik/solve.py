@@ -31,7 +31,6 @@ from numpy.typing import ArrayLike
 from ..bounds import RESTARTS, count
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
-from .batch import solve_lm
 from .closed import closed_form_seeds, rescue
 from .collide import avoid, seat_of
 from .fast import one_pose
@@ -41,7 +40,8 @@ from .options import check_option_names, default_tolerance, limit_mode, solver_o
 from .reach import _bound, allowance, out_of_reach_message, reach_check
 from .result import IKResult
 from .secondary import check_goals, improve
-from .lm_core import solve_batch, solve_single, solver
+from .closed_pack import closed_form
+from .lm_core import goals, solve_batch, solve_single, solver_for
 from .single import Problem, solve_one, verdict_one
 from .frame import fit_target, judged, solver_problem
 from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
@@ -187,17 +187,24 @@ def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, histor
     todo = np.flatnonzero(reachable)
     if todo.size and opts.method == "lm":
         plain = opts.clip_limits or not opts.closed_form_seed
-        done = solve_batch(robot, t[todo], seeds[todo], opts, enforce, restarts, rng, _scale(robot), not plain)
-        if done is None:  # not a plain pose: the NumPy batch engine
-            first = seeds[todo] if plain else closed_form_seeds(robot, t[todo], seeds[todo], enforce)
-            out = solve_lm(robot, t[todo], first, opts, enforce=enforce, restarts=restarts, rng=rng,
-                           scale=_scale(robot))
-            done = out.q, out.status, out.iters
-        q[todo], status[todo], iters[todo] = done
+        first, in_core = _first_seeds(robot, t[todo], seeds[todo], enforce, not plain)
+        q[todo], status[todo], iters[todo] = solve_batch(robot, t[todo], first, opts, enforce, restarts, rng,
+                                                         _scale(robot), in_core)
     elif todo.size:
         q[todo], status[todo], iters[todo] = _classic(robot, t[todo], seeds[todo], opts, enforce, restarts, rng,
                                                       history)
     return q, status, iters
+
+
+def _first_seeds(rs: Robot, t: Target, seeds: np.ndarray, enforce: bool, seeded: bool) -> tuple[np.ndarray, bool]:
+    """The first attempts' seeds and whether the core takes the closed form's nearest branch
+    itself (a pose on a 6R arm with a spherical wrist or UR geometry); elsewhere, where seeded,
+    the NumPy closed forms' nearest branch (`closed.closed_form_seeds`), else the seeds."""
+    if not seeded:
+        return seeds, False
+    if t.kind == "pose" and rs.n == 6 and closed_form(rs) is not None:
+        return seeds, True
+    return closed_form_seeds(rs, t, seeds, enforce), False
 
 
 def _scale(robot: Robot) -> float:
@@ -230,10 +237,12 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     history = [] if opts.history else None
     seeded = reachable and history is None and not opts.clip_limits and opts.closed_form_seed  # (see `ik`)
     done = None
-    if reachable and history is None and pb.fast and rs is robot:  # seed, solve and verdict in the core
-        T = np.eye(4)
-        T[:3, :3], T[:3, 3] = pb.Rd, pb.pd
-        done = solve_single(robot, solver(robot, opts, pb.scale, enforce, seeded, t.dof), T, q0, restarts, seed)
+    if reachable and history is None:  # seed, solve (and for a spatial arm the verdict) in the core
+        first, in_core = _first_seeds(rs, t.reshape(1), q0[None], enforce, seeded)
+        sv = solver_for(rs, t, opts, pb.scale, enforce, in_core)
+        done = solve_single(rs, sv, goals(t)[0], first[0], restarts, seed, t.rows, t.dof)
+        if done is not None and rs is not robot:  # judged on the user's robot and world target
+            done = done[:3] + verdict_one(pb, done[0], robot, world)
     if done is not None:
         q, status, iters, ok, pos, ori, inside, near = done
     else:

@@ -29,10 +29,9 @@ _KEY = "_kinematica_cache"
 class RobotCache:
     """Derived constants of one robot, each slot filled by the module that owns it."""
 
-    __slots__ = ("parts", "chain", "core", "local", "dynamics", "fast_ik")
+    __slots__ = ("chain", "core", "local", "dynamics", "fast_ik")
 
     def __init__(self) -> None:
-        self.parts: Any = None  # kinematics.chain._Parts: the NumPy passes' constants (batched IK)
         self.chain: tuple[np.ndarray, np.ndarray] | None = None  # (C, joints), see chain_arrays
         self.core: Any = None  # (the compiled core's kinematic handle, (n,)): kinematics.handle.chain_handle
         self.local: Any = None  # dynamics.local.Local: the local-frame dynamics constants
