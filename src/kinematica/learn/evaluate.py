@@ -74,11 +74,12 @@ def near_edges(model: IKModel, q: np.ndarray) -> np.ndarray:
     return ((qj - box[:, 0] < EDGE * span) | (box[:, 1] - qj < EDGE * span)).any(axis=1)
 
 
-def wrist_centre_stats(model: IKModel, targets: Target, reach: float) -> dict[str, float]:
-    """A 6R model's wrist-centre error (what its network learns): ‖c(answer) − c*‖, c = p − R·w,
-    median and p95 in the length unit and the median as % of the reach."""
-    w = wrist.wrist_offset(model.robot)
-    T = fk(model.robot, model.answer(targets))
+def wrist_centre_stats(robot, q: np.ndarray, targets: Target, reach: float) -> dict[str, float]:
+    """The wrist-centre error of a 6R arm's answers q (N, 6) to pose targets (what a 6R model's
+    network learns): ‖c(q) − c*‖, c = p − R·w, median and p95 in the length unit and the median
+    as % of the reach."""
+    w = wrist.wrist_offset(robot)
+    T = fk(robot, q)
     c = T[:, :3, 3] - np.einsum("nij,j->ni", T[:, :3, :3], w)
     c_star = targets.p - np.einsum("nij,j->ni", targets.R, w)
     e = np.linalg.norm(c - c_star, axis=1)
@@ -147,7 +148,7 @@ def ik_report(model: IKModel, q_test: np.ndarray, targets: Target, *, X_nn, seco
                                              "sigma_ratio_below": float(np.quantile(ratio, SINGULAR_SHARE))}}
     rep["alone"]["position_median_percent_of_reach"] = 100 * rep["alone"]["position_median"] / reach
     if model.task == "pose":
-        rep["wrist_centre"] = wrist_centre_stats(model, targets, reach)
+        rep["wrist_centre"] = wrist_centre_stats(robot, model.answer(targets), targets, reach)
     rep["nearest_alone"] = error_stats(robot, *errors(fit_target(robot, targets), fk(robot, nearest_answers(
         X_nn, model, targets))))
     far = unreachable_targets(model, targets[: min(len(pos), 200)], rng)

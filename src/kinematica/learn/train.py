@@ -24,19 +24,21 @@ R rules at fuzzy c-means centres.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 from ..bounds import EPOCHS, RULES, TRAINING, count
 from ..model.coerce import takes_robot
+from ..ik.target import Target
 from ..model.robot import Robot
 from . import anfis
 from .cluster import fuzzy_c_means
 from .model import IKModel
 from .closed import network_joints
-from .sampling import (ANGULAR, ARM_INPUTS, TASKS, LearnError, branch, fk_targets, front, inputs, sample_joints,
-                       split, task_of)
+from .sampling import (ANGULAR, ARM_INPUTS, TASKS, Branch, LearnError, branch, fk_targets, front, inputs,
+                       sample_joints, split, task_of)
 from .scaling import apply, fit
 
 DEFAULT_GRID = {"planar": (5, 5, 5), "pitch": (1, 8, 8), "pose": (1, 8, 8)}  # memberships per input
@@ -115,14 +117,9 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     rules = int(np.prod(DEFAULT_GRID[task])) if rules is None else rules
     samples, rules, epochs = check_counts(samples, rules, epochs, d)
     warm_start = count(warm_start, "warm_start", TRAINING, minimum=0, error=LearnError)
-    br = branch(robot, branch_spec)
-    rng = np.random.default_rng(seed)
-    q = sample_joints(br, samples, rng, robot)
-    tr, va, te = split(samples, rng)
-    edge = int(round(EDGE_SHARE * len(tr)))  # training samples drawn again near the box's edges
-    q[tr[:edge]] = sample_joints(br, edge, rng, robot, edge=1.0)
-    targets = fk_targets(robot, q)
-    X = inputs(robot, targets, front(robot, br), br)
+    data = training_data(robot, samples, branch_spec, seed)
+    br, rng, q, targets, X, (tr, va, te), edge = (data.branch, data.rng, data.q, data.targets, data.X, data.split,
+                                                   data.near_edges)
     scaling = fit(X[tr, :d], ANGULAR[task][:d])
     Xs = apply(scaling, X[:, :d])
     J = network_joints(robot, br)
@@ -148,6 +145,36 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     report.update(ik_report(model, q[te], targets[te], X_nn=(apply(every, X[tr]), q[tr], every), seconds=seconds,
                             warm_start=min(warm_start, len(te)), rng=rng))
     return IKModel(robot, br, scaling, net, report)
+
+
+@dataclass(frozen=True, eq=False)
+class TrainingData:
+    """The samples of one training run: branch, joint values q (N, n), their FK targets, the raw
+    inputs X (N, d), the split (train, validation, test indices), how many training samples were
+    drawn near the box's edges (the first of the training indices), and the generator, to go on."""
+
+    branch: Branch
+    q: np.ndarray
+    targets: Target
+    X: np.ndarray
+    split: tuple[np.ndarray, np.ndarray, np.ndarray]
+    near_edges: int
+    rng: np.random.Generator
+
+
+@takes_robot
+def training_data(robot: Robot, samples: int, branch_spec: str = "elbow+", seed: int = 0) -> TrainingData:
+    """The samples `train_ik` trains, validates and tests on, for these arguments (the same every
+    time: a benchmark compares other learners on exactly them). Validation and test samples are
+    uniform in the branch box; EDGE_SHARE of the training samples lie near its edges."""
+    br = branch(robot, branch_spec)
+    rng = np.random.default_rng(seed)
+    q = sample_joints(br, samples, rng, robot)
+    tr, va, te = split(samples, rng)
+    edge = int(round(EDGE_SHARE * len(tr)))
+    q[tr[:edge]] = sample_joints(br, edge, rng, robot, edge=1.0)
+    targets = fk_targets(robot, q)
+    return TrainingData(br, q, targets, inputs(robot, targets, front(robot, br), br), (tr, va, te), edge, rng)
 
 
 TOOL_KEYS = ("position_median", "position_mean", "orientation_median_deg")
