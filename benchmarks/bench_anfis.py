@@ -2,7 +2,8 @@
 and as LM's seed beside k-nearest-neighbour and a multilayer perceptron of the same parameter
 count, trained on the same samples and timed the same way; and the dynamics model.
 
-    python benchmarks/bench_anfis.py            # 10 000 samples per robot (~4–6 min on 2 cores)
+    python benchmarks/bench_anfis.py            # 10 000 samples per robot, 100 trajectories (~15 min loaded)
+    python benchmarks/bench_anfis.py --ik-only  # the IK part alone (~5 min)
     python benchmarks/bench_anfis.py --quick    # 3 000 samples, 30 trajectories (~1 min)
     python benchmarks/bench_anfis.py --no-mlp   # without scikit-learn (pip install kinematica[bench])
     python benchmarks/bench_anfis.py --peer     # also anfis-toolbox 0.2.2 on planar-3r, if installed
@@ -130,7 +131,8 @@ def robot_rows(name: str, samples: int, use_mlp: bool) -> tuple[list[str], list[
     val = np.asarray(r["rmse_validation"]).sum(axis=1)
     ratio = float(val.min() / val[0])
     learn = [name, f"{r['rules']} {r['memberships']}", f"{r['epochs']}", f"{ratio:.2f}",
-             f"{r['train_seconds']:.1f}", f"{r['unreachable']['claimed_solved']}/{r['unreachable']['count']}"]
+             f"{r['train_seconds']:.1f} ({r['train_cpu_seconds']:.1f})",
+             f"{r['unreachable']['claimed_solved']}/{r['unreachable']['count']}"]
     rng = np.random.default_rng(1)
     rows = []
     found = learners(model, data, use_mlp)
@@ -176,6 +178,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quick", action="store_true", help="3 000 samples, 30 trajectories")
     ap.add_argument("--no-mlp", action="store_true", help="skip the scikit-learn MLP baseline")
     ap.add_argument("--peer", action="store_true", help="also anfis-toolbox on planar-3r (if installed)")
+    ap.add_argument("--ik-only", action="store_true", help="skip the dynamics model (~10 min of a loaded 2-core machine)")
     args = ap.parse_args(argv)
     samples = 3000 if args.quick else 10_000
     use_mlp = not args.no_mlp
@@ -195,7 +198,7 @@ def main(argv: list[str] | None = None) -> None:
         rows += b
     if args.peer:
         rows.append(peer_row(samples) or ["planar-3r", "anfis-toolbox: not installed"] + [""] * 10)
-    bk.aligned_table(["robot", "rules [memberships]", "epochs", "val. RMSE kept / LS-only", "train s",
+    bk.aligned_table(["robot", "rules [memberships]", "epochs", "val. RMSE kept / LS-only", "train s (CPU s)",
                       "unreachable claimed"], learned)
     print()
     bk.aligned_table(["robot", "learner", "train s", "alone median mm", "≤1mm,1° %", "edges median mm",
@@ -204,6 +207,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"\nissue 29's goals (arm-5dof, 10 000 samples): val. RMSE ratio ≤ {GOALS['ratio']}, alone median ≤ "
           f"{GOALS['median_mm']} mm and ≥ {100 * GOALS['within']:.0f} % within 1 mm and 1°, KR6 wrist centre ≤ "
           f"{GOALS['wrist_percent']} % of reach, training ≤ {GOALS['seconds']:.0f} s, 0 unreachable claimed")
+    if args.ik_only:
+        return
     trajectories = 30 if args.quick else 100
     d = train_dynamics("arm-5dof", trajectories=trajectories)
     r = d.report

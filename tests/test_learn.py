@@ -421,6 +421,30 @@ def test_damaged_or_foreign_archives_give_clear_errors(planar, tmp_path):
     load_model(good)
 
 
+def _with_version(path, version: int, out):
+    with np.load(path, allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    meta = json.loads(str(data["meta"]))
+    meta["version"] = version
+    data["meta"] = np.array(json.dumps(meta))
+    buf = io.BytesIO()
+    np.savez(buf, **data)
+    out.write_bytes(buf.getvalue())
+    return out
+
+
+def test_version_1_files_load_where_the_inputs_are_unchanged(planar, arm5, tmp_path):
+    # a planar model reads (x, y, φ) in both versions; a pitch model read the tool point in version 1
+    # and reads the wrist point now: answering from it would be silently wrong, so it is refused
+    save_model(planar, tmp_path / "planar.npz")
+    old = load_model(_with_version(tmp_path / "planar.npz", 1, tmp_path / "planar1.npz"))
+    _, targets = fresh_test(planar, 10, np.random.default_rng(18))
+    assert np.array_equal(old.answer(targets), planar.answer(targets))
+    save_model(arm5, tmp_path / "arm5.npz")
+    with pytest.raises(ModelFileError, match="version-1 model of 'arm-5dof' reads the tool point.*learn ik"):
+        load_model(_with_version(tmp_path / "arm5.npz", 1, tmp_path / "arm5_1.npz"))
+
+
 def test_too_few_samples_for_the_rules():
     with pytest.raises(LearnError, match="too few for 125 rules"):
         train_ik("planar-3r", samples=500, rules=125)

@@ -123,13 +123,13 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     scaling = fit(X[tr, :d], ANGULAR[task][:d])
     Xs = apply(scaling, X[:, :d])
     J = network_joints(robot, br)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     net = anfis.grid(d, list(grid), shape, len(J)) if grid else initial_network(Xs[tr], rules, len(J), shape, partition, rng)
     watched = {"train": rng.choice(tr, min(TOOL_SAMPLE, len(tr)), replace=False), "validation": va[:TOOL_SAMPLE]}
     tool = {part: {k: [] for k in TOOL_KEYS} for part in watched}
     net, hist = anfis.train(net, Xs[tr], q[tr][:, J], epochs, x_val=Xs[va], y_val=q[va][:, J], patience=PATIENCE,
                             progress=progress, watch=lambda n: _watch(IKModel(robot, br, scaling, n), targets, watched, tool))
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu  # CPU: what a shared machine's load hides
     model = IKModel(robot, br, scaling, net)
     report = {"kind": "ik", "robot": robot.name, "task": task, "inputs": list(TASKS[task][:d]), "branch": br.spec,
               "joints": [robot.joint_names[j] for j in J],
@@ -137,7 +137,8 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
               "memberships": [int(net.rules[:, i].max()) + 1 for i in range(d)],
               "partition": "grid" if grid or (grid_size(d, net.n_rules) is not None and partition != "cluster") else "cluster",
               "shape": shape, "samples": samples, "train": len(tr), "train_near_edges": edge, "validation": len(va),
-              "test": len(te), "epochs": len(hist), "max_epochs": epochs, "train_seconds": seconds, "seed": seed,
+              "test": len(te), "epochs": len(hist), "max_epochs": epochs, "train_seconds": seconds,
+              "train_cpu_seconds": cpu, "seed": seed,
               "rmse_train": hist[:, 0].tolist(), "rmse_validation": hist[:, 1].tolist(),
               "length_unit": robot.length_unit, "tool_train": {"count": len(watched["train"]), **tool["train"]},
               "tool_validation": {"count": len(watched["validation"]), **tool["validation"]}}
