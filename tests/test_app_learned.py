@@ -271,6 +271,31 @@ async def test_plots_show_the_training_curve_and_the_error_histogram(user: User,
     assert lo <= float(said.group(1)) <= hi, (said.group(1), lo, hi)
 
 
+def test_the_curve_of_a_model_in_metres_reads_in_mm() -> None:
+    """Issue 29: the Plots tab's curve is in mm whatever the robot's length unit (arm-5dof: m), the
+    training targets' median beside the validation targets'; the report itself is left as it is."""
+    import base64
+
+    from kinematica.app.figures import svg_data_url
+    from kinematica.app.modelplots import curve_in_mm
+    from kinematica.viz.learned import training_curve
+
+    report = {"length_unit": "m", "rmse_train": [[0.02], [0.01]], "rmse_validation": [[0.03], [0.02]],
+              "tool_validation": {"count": 200, "position_median": [0.0025, 0.0007],
+                                  "position_mean": [0.003, 0.0009], "orientation_median_deg": [0.2, 0.1]},
+              "tool_train": {"count": 200, "position_median": [0.0024, 0.0006],
+                             "position_mean": [0.0029, 0.0008], "orientation_median_deg": [0.2, 0.1]}}
+    mm = curve_in_mm(report)
+    assert mm["length_unit"] == "mm" and report["length_unit"] == "m"
+    assert mm["tool_validation"]["position_median"] == pytest.approx([2.5, 0.7], rel=1e-12)
+    assert mm["tool_train"]["position_mean"] == pytest.approx([2.9, 0.8], rel=1e-12)
+    assert mm["tool_train"]["orientation_median_deg"] == [0.2, 0.1]  # degrees stay degrees
+    fig = training_curve(mm, size=(6, 3))
+    svg = base64.b64decode(svg_data_url(fig).split(",", 1)[1]).decode()
+    assert "tool position error [mm]" in svg and "training" in svg
+    assert [line.get_ydata()[1] for line in fig.axes[0].get_lines()[:3]] == pytest.approx([0.7, 0.9, 0.6])
+
+
 def test_a_project_saved_with_the_model_as_method_reopens_on_lm(model_file, tmp_path) -> None:
     """The model file is not part of a project: its method is saved as LM, so the project opens."""
     from kinematica.app import project

@@ -1,6 +1,6 @@
 """The Plots tab's figures of the learned IK model loaded for the robot (issue 13): its training
-curve, from the report inside the model file (the tool error of its answers to validation
-targets per epoch, in the histogram's units: issue 32), and the histogram of its answers' tool position
+curve, from the report inside the model file (the tool error of its answers to training and
+validation targets per epoch, in mm and degrees: issues 32 and 29), and the histogram of its answers' tool position
 errors on fresh targets of its branch — new joint values, their FK as targets, the model's
 answers judged by FK afresh — so the histogram is of targets the model never saw.
 """
@@ -35,10 +35,25 @@ def fresh_errors(loaded: LoadedModel, count: int = FRESH, seed: int = 0) -> tupl
     return answer_errors(loaded.model, targets)
 
 
+def curve_in_mm(report: dict) -> dict:
+    """The report with its per-epoch tool position errors (training and validation) in mm: the
+    curve reads in mm whatever the robot's length unit (issue 29)."""
+    unit = report.get("length_unit")
+    if unit not in ("m", "mm"):
+        return report
+    k = 1000.0 if unit == "m" else 1.0
+    out = dict(report, length_unit="mm")
+    for part in ("tool_train", "tool_validation"):
+        tool = report.get(part)
+        if isinstance(tool, dict):
+            out[part] = {key: ([k * v for v in val] if key.startswith("position_") else val) for key, val in tool.items()}
+    return out
+
+
 def training_words(loaded: LoadedModel) -> str:
     """The training curve's caption: how long, and the tool error at the epoch the model kept
     (the joint RMSE hybrid learning minimised, for a model file without the tool history)."""
-    r = loaded.model.report
+    r = curve_in_mm(loaded.model.report)
     train = np.asarray(r["rmse_train"], dtype=float).reshape(len(r["rmse_train"]), -1)
     words = (f"{loaded.name}: {len(train)} epochs, {r.get('train_seconds', float('nan')):.3g} s of training on "
              f"{r.get('train', '?')} samples; ")
@@ -60,7 +75,7 @@ def model_plots(loaded: LoadedModel) -> list[Plot]:
     unit = model.robot.length_unit
     pos, ori = fresh_errors(loaded)
     with _LOCK:
-        curve = svg_data_url(viz_learned.training_curve(r, unit=output_unit(loaded), size=(9.0, 4.5)))
+        curve = svg_data_url(viz_learned.training_curve(curve_in_mm(r), unit=output_unit(loaded), size=(9.0, 4.5)))
         hist = svg_data_url(viz_learned.error_histogram(
             pos, unit=unit, size=(8.0, 4.0),
             title=f"Tool position error of the model's answers alone, {len(pos)} fresh targets"))
