@@ -174,8 +174,20 @@ def now_line(chart) -> float:
     return chart.options["series"][-1]["markLine"]["data"][0]["xAxis"]
 
 
+async def sent(tab) -> None:
+    """Until the tab's time-line update has gone to the page."""
+    for _ in range(400):
+        await asyncio.sleep(0.01)
+        if not tab._busy:
+            return
+    raise AssertionError("the time-line update never finished")
+
+
 @on_the_page
-async def test_the_time_line_follows_the_player_and_a_new_q_rebuilds_nothing(user: User) -> None:
+async def test_the_time_line_follows_the_player_and_a_new_q_rebuilds_nothing(user: User, monkeypatch) -> None:
+    from kinematica.app import plots
+
+    monkeypatch.setattr(plots, "WAIT", 0.05)  # no browser answers the simulated user's chart calls
     page = PAGES[-1]
     s = page.session
     s.trajectory = plan(s.robot)
@@ -183,16 +195,20 @@ async def test_the_time_line_follows_the_player_and_a_new_q_rebuilds_nothing(use
     page.select("plots")
     q = await appears(user, "chart-q")
     tab = page.tabs["plots"]
+    await sent(tab)
     assert now_line(q) == 0.0
     s.t = 0.8
     tab._sent = (tab._sent[0] - 1.0, tab._sent[1])  # the last update a second ago
     page.played()  # what the player does every frame while it runs
+    await sent(tab)
     assert now_line(q) == 0.8
     s.t = 0.9
-    page.played()  # within the same frame (1/30 s): throttled
+    page.played()  # within 1/RATE s of the last: not sent
+    await sent(tab)
     assert now_line(q) == 0.8
     tab._sent = (tab._sent[0] - 1.0, tab._sent[1])  # a frame later and more
     page.played()
+    await sent(tab)
     assert now_line(q) == 0.9
     path = one(user, "chart-path")
     np.testing.assert_allclose(path.options["series"][-1]["data"][0],
@@ -203,8 +219,10 @@ async def test_the_time_line_follows_the_player_and_a_new_q_rebuilds_nothing(use
     page.select("simulator")
     s.t = 1.2
     page.played()  # not shown: nothing sent
+    await sent(tab)
     assert now_line(q) == 0.9
     page.select("plots")  # shown again: it catches up
+    await sent(tab)
     assert now_line(q) == 1.2
 
 

@@ -6,7 +6,8 @@ chart cannot be drawn, a sentence says why and how to get it.
 
 While the player runs, a line at the player's time moves over the charts against time and a
 point along the tool's path (`follow`): only that small part of each chart's option is sent,
-at most once per player frame, and only while this tab is shown (it catches up when shown).
+at most `RATE` times a second and one update at a time (the next waits until the page has
+drawn the last), and only while this tab is shown (it catches up when shown).
 
 The charts' data (torques by Newton–Euler, a learned model's errors on fresh targets) are
 computed in a worker thread (a spinner meanwhile) and remembered per trajectory, IK run and
@@ -15,12 +16,13 @@ model (`BackgroundTab`); a change none of them depends on (a new q) keeps the ch
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from nicegui import ui
+from nicegui import background_tasks, ui
 
 import kinematica as km
 
@@ -28,8 +30,16 @@ from . import charts, figures, modelplots
 from .background import BackgroundTab
 from .chartdata import ChartData
 from .panel import tag
-from .player import FPS
 from .playlist import q_at
+
+# Time-line updates: at most RATE a second (a third of the player's 30 frames/s), and never more
+# than the browser draws — the next waits until it has drawn the last (`_send`). Each update
+# re-renders whole charts: measured in headless Chromium on this 2-core machine under load,
+# 15–30 ms per chart of 5 joints × 121 samples (the same without the zoom slider, symbols or
+# legend: it is ECharts' update pipeline). Sent without that back-pressure, 6 charts at 30 Hz
+# left a page seconds behind the server until NiceGUI reloaded it ("outbox rewind failed").
+RATE = 10.0
+WAIT = 2.0  # s: an update the page has not confirmed by then counts as drawn (a stalled page)
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,8 @@ class PlotsTab(BackgroundTab):
         self._path: ui.echart | None = None  # the tool's path, with its point at the player's time
         self._planar = False
         self._sent = (-math.inf, math.nan)  # (time.monotonic(), t) of the last time-line update
+        self._wanted = 0.0  # the time the line should show
+        self._busy = False  # an update is on its way to the page
 
     def _trajectory_plots(self, traj, robot) -> list[figures.Plot]:
         old_traj, old_robot, shown = self._drawn
@@ -149,21 +161,42 @@ class PlotsTab(BackgroundTab):
 
     def follow(self, t: float, force: bool = False) -> None:
         """Move the time line of the charts against time, and the tool's point on its path, to
-        `t` (s): the small option patch only (`charts.time_patch`), never the series; at most once
-        per player frame (1/FPS), and only while the tab is shown."""
+        `t` (s): the small option patch only (`charts.time_patch`), never the series; only while
+        the tab is shown, at most RATE times a second, one update in flight (`_send`)."""
         if self.page.current != self.name or not (self._timed or self._path is not None):
             return
-        now = time.monotonic()
+        self._wanted = t
         last, last_t = self._sent
-        if not force and (t == last_t or now - last < 1.0 / FPS):
-            return
-        self._sent = (now, t)
+        if self._busy or (not force and (t == last_t or time.monotonic() - last < 1.0 / RATE)):
+            return  # an update in flight sends the latest t when the page has drawn its own
+        self._busy = True
+        background_tasks.create(self._send(), name="plots time line")
+
+    async def _send(self) -> None:
+        """Send the wanted time until the page has drawn the latest (each `setOption` answers
+        once the chart has re-rendered), RATE a second at most."""
+        try:
+            while not self.box.is_deleted:
+                t = self._wanted
+                self._sent = (time.monotonic(), t)
+                await asyncio.gather(*self._patch(t), return_exceptions=True)  # a slow page gets fewer
+                if self._wanted == t:
+                    return
+                await asyncio.sleep(max(0.0, self._sent[0] + 1.0 / RATE - time.monotonic()))
+        finally:
+            self._busy = False
+
+    def _patch(self, t: float) -> list:
+        """The charts' options at `t` (kept on the server too, for a redraw) and the calls that
+        merge the same patch into the charts in the page."""
+        calls = []
         patch = charts.time_patch(t)
         for chart in self._timed:
             chart.options["series"][-1]["markLine"]["data"] = patch["series"][0]["markLine"]["data"]
-            chart.run_chart_method("setOption", patch)
+            calls.append(chart.run_chart_method("setOption", patch, timeout=WAIT))
         tool = self._tool_at(t)
         if self._path is not None and tool is not None:
             patch = charts.path_patch(tool, self._planar)
             self._path.options["series"][-1]["data"] = patch["series"][0]["data"]
-            self._path.run_chart_method("setOption", patch)
+            calls.append(self._path.run_chart_method("setOption", patch, timeout=WAIT))
+        return calls
