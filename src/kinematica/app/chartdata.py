@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 import kinematica as km
-from kinematica.kinematics.manipulability import is_planar
+from kinematica.kinematics import is_planar
 from kinematica.viz import plots
 from kinematica.viz.style import VizError
 

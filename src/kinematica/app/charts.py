@@ -40,7 +40,7 @@ from .chartdata import ChartData, Mark, Series
 DIGITS = 6  # significant digits sent to the browser: more than a tooltip shows, far less than a float
 NOW = "now"  # the id of the series whose vertical line is the player's time
 NOW_COLOUR = "#fb8c00"  # the page's accent colour
-MARK_COLOURS = ("#2e7d32", "#c0143c", "#555555")
+MARK_COLOURS = ("#555555", "#c0143c", "#8c564b")  # apart from the series' palette
 PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#7f7f7f", "#000000")
 
 
@@ -205,7 +205,8 @@ def path_option(p: np.ndarray, unit: str, planar: bool, now: np.ndarray | None =
         opt["dataZoom"] = [{"type": "inside", "xAxisIndex": 0, "filterMode": "none"},
                            {"type": "inside", "yAxisIndex": 0, "filterMode": "none"}]
     else:
-        opt.update(grid3D={"viewControl": {"distance": 220}, "boxWidth": 100, "boxDepth": 100, "boxHeight": 100},
+        opt.update(grid3D={"viewControl": {"distance": 160}, "boxWidth": 100, "boxDepth": 100, "boxHeight": 100,
+                           "axisLabel": {"textStyle": {"fontSize": 11}}},
                    xAxis3D={"type": "value", "name": names[0]}, yAxis3D={"type": "value", "name": names[1]},
                    zAxis3D={"type": "value", "name": names[2]})
     return opt

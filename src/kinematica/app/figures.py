@@ -20,7 +20,7 @@ import numpy as np
 
 import kinematica as km
 from kinematica.ik import default_tolerance
-from kinematica.kinematics.manipulability import is_planar
+from kinematica.kinematics import is_planar
 from kinematica.viz import plots
 from kinematica.viz.style import VizError
 
