@@ -26,6 +26,7 @@ import numpy as np
 import kinematica as km
 from kinematica.kinematics import is_planar
 from kinematica.viz import plots
+from kinematica.viz.learned import kept_epoch
 from kinematica.viz.style import VizError
 
 # (title, symbol, unit suffix) of the joint quantities, as in the core's time plots
@@ -161,7 +162,7 @@ def training_chart(report: dict[str, Any], unit: str = "") -> ChartData:
     epoch whose parameters the model kept is marked when the report has a validation history.
     unit: the RMSE's unit (the learned outputs'), for a report without the tool history."""
     tool = report.get("tool_validation")
-    kept = _kept_epoch(report)
+    kept = kept_epoch(report) if "rmse_train" in report else None
     marks = (Mark(f"kept: epoch {kept}", float(kept), vertical=True),) if kept else ()
     if isinstance(tool, dict):
         unit = str(report.get("length_unit", ""))
@@ -202,15 +203,6 @@ def _rmse(report: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None]:
     train = train.reshape(len(train), -1) if train.ndim else train.reshape(1, 1)
     val = report.get("rmse_validation")
     return train, None if val is None else np.asarray(val, dtype=float).reshape(train.shape)
-
-
-def _kept_epoch(report: dict[str, Any]) -> int | None:
-    """The epoch (from 1) with the lowest validation RMSE summed over the outputs: the one
-    `learn.anfis.train` keeps; None without a validation history."""
-    if "rmse_train" not in report:
-        return None
-    _, val = _rmse(report)
-    return None if val is None else int(np.argmin(val.sum(axis=1))) + 1
 
 
 def histogram_chart(errors: np.ndarray, unit: str, bins: int = 40) -> ChartData:
