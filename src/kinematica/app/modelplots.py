@@ -10,8 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from kinematica.viz import learned as viz_learned
+from kinematica.viz.style import VizError
 
-from .figures import _LOCK, Plot, svg_data_url
+from .chartdata import histogram_chart, training_chart
+from .figures import Plot
 from .learned import LoadedModel
 
 FRESH = 1000  # fresh targets for the histogram: the median and p95 to a few per cent, in ~0.1 s
@@ -74,12 +76,11 @@ def model_plots(loaded: LoadedModel) -> list[Plot]:
     model, r = loaded.model, loaded.model.report
     unit = model.robot.length_unit
     pos, ori = fresh_errors(loaded)
-    with _LOCK:
-        curve = svg_data_url(viz_learned.training_curve(curve_in_mm(r), unit=output_unit(loaded), size=(9.0, 4.5)))
-        hist = svg_data_url(viz_learned.error_histogram(
-            pos, unit=unit, size=(8.0, 4.0),
-            title=f"Tool position error of the model's answers alone, {len(pos)} fresh targets"))
     words = training_words(loaded)
+    try:
+        curve = (training_chart(curve_in_mm(r), output_unit(loaded)),)
+    except VizError as e:  # a report without a usable history: the caption says why, no chart
+        curve, words = (), f"{words} No training curve: {e}."
     deg = np.degrees(ori)
     errs = (f"On {len(pos)} fresh targets of branch {model.branch.spec}: median {np.median(pos):.3g} {unit}, "
             f"95th percentile {np.percentile(pos, 95):.3g} {unit}, max {pos.max():.3g} {unit}"
@@ -89,4 +90,4 @@ def model_plots(loaded: LoadedModel) -> list[Plot]:
     if ws:  # measured at training time on held-out targets (the model's report)
         errs += (f" As the start of Levenberg–Marquardt it took {ws['anfis']['mean_iterations']:.3g} iterations on "
                  f"average, against {ws['home']['mean_iterations']:.3g} from home.")
-    return [Plot("plot-training", curve, words), Plot("plot-model-errors", hist, errs)]
+    return [Plot("plot-training", curve, words), Plot("plot-model-errors", (histogram_chart(pos, unit),), errs)]
