@@ -270,3 +270,16 @@ def test_a_cartesian_path_is_a_target():
     by_path, by_poses = km.ik(kr6, path), km.ik(kr6, path.poses)
     assert by_path.success.all()
     np.testing.assert_array_equal(by_path.q, by_poses.q)
+
+
+def test_a_robot_that_solved_ik_still_pickles():
+    """The core's objects (solvers, the closed form) live in the robot's cache, which a pickle
+    leaves behind: a robot goes to Dask workers after any call (the closed form in the robot's
+    memo made `workspace` on a cluster fail with "cannot pickle 'ClosedForm'")."""
+    cloudpickle = pytest.importorskip("cloudpickle")  # Dask's serializer (a robot's extras are a mappingproxy)
+
+    robot = km.load("puma560")
+    T = km.fk(robot, np.full(6, 0.3))
+    first = km.ik(robot, T)
+    again = cloudpickle.loads(cloudpickle.dumps(robot))
+    np.testing.assert_array_equal(km.ik(again, T).q, first.q)

@@ -83,7 +83,7 @@ def solver(robot: Robot, opts: Options, scale: float, enforce: bool, seeded: boo
     found = made.get(key)
     if found is None:  # a solver per robot and settings, kept: a call then converts only the target and q0
         if len(made) >= 64:
-            made.clear()
+            made.clear()  # (the closed form too: made again at its next use)
         from .._core import Solver
 
         form = closed_form(robot) if seeded and kind == "pose" and robot.n == 6 else None
