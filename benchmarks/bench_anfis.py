@@ -5,7 +5,7 @@ count, trained on the same samples and timed the same way; and the dynamics mode
     python benchmarks/bench_anfis.py            # 10 000 samples per robot, 100 trajectories (~15 min loaded)
     python benchmarks/bench_anfis.py --ik-only  # the IK part alone (~5 min)
     python benchmarks/bench_anfis.py --quick    # 3 000 samples, 30 trajectories (~1 min)
-    python benchmarks/bench_anfis.py --no-mlp   # without scikit-learn (pip install kinematica[bench])
+    python benchmarks/bench_anfis.py --no-mlp   # without scikit-learn (pip install -r benchmarks/requirements.txt)
     python benchmarks/bench_anfis.py --peer     # also anfis-toolbox 0.2.2 on planar-3r, if installed
 
 Per robot (planar-3r, arm-5dof, the KUKA KR6): one ANFIS model of the default branch (elbow+)
@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
         try:
             import sklearn  # noqa: F401
         except ImportError:
-            print("scikit-learn is not installed (pip install kinematica[bench]): no MLP row")
+            print("scikit-learn is not installed (pip install -r benchmarks/requirements.txt): no MLP row")
             use_mlp = False
     print(bk.machine())
     print(f"IK: {samples} FK samples per robot, default rules and branch; LM from each seed on {WARM} test targets; "
