@@ -53,6 +53,11 @@ class Bus:
                 self.port.exclusive = True  # POSIX flock: a second controller cannot open the bus
             self.port.open()
             self.port.reset_input_buffer()
+            sock = getattr(self.port, "_socket", None)  # socket://: a sync write (no answer) followed by
+            if sock is not None:                         # a read would wait out Nagle + delayed ACK (40 ms)
+                import socket
+
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except (serial.SerialException, OSError, ValueError) as e:
             raise BusError(f"cannot open {url}: {e}" + (" (another program has it open: one controller "
                                                          "a bus)" if "exclusively lock" in str(e) else "")) from None
@@ -118,19 +123,18 @@ class Bus:
                     st = ft.parse_status(raw)
                 except ft.FeetechError as e:
                     raise _Miss(f"sent a corrupted packet ({e})") from None
-                if st.id != servo or len(st.data) != n:
-                    raise _Miss(f"was answered by id {st.id} with {len(st.data)} bytes (expected id {servo}, {n} bytes)")
+                if st.id != servo:  # on a sync read, the next servo answers in a silent one's turn
+                    raise _Miss(f"did not answer in time (servo {st.id} answered in its turn)")
+                if len(st.data) != n:
+                    raise _Miss(f"sent {len(st.data)} bytes where {n} were asked for")
                 return st
             if time.monotonic() > deadline:
                 raise _Miss("did not answer in time")
-            self._buf += self._read()
+            self._buf += self._read(max(1, 6 + n - len(self._buf)))  # the packet's rest in one read
 
-    def _read(self) -> bytes:
+    def _read(self, n: int) -> bytes:
         try:
-            chunk = self.port.read(1)
-            if chunk and self.port.in_waiting:
-                chunk += self.port.read(self.port.in_waiting)
-            return chunk
+            return self.port.read(n)
         except self._serial_errors as e:
             raise self._latch(f"the port {self.url} failed while reading: {e}") from None
 

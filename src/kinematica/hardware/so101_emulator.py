@@ -7,11 +7,12 @@ checksum, or for an id not on the bus, gets no answer. The servos move in real t
 own SDK reads it on a pseudo-terminal like a real bus (tests/test_so101_emulator.py).
 
 `BusFault` makes a servo fail the way real ones do; n counts the packets that servo has
-received (its own and the sync reads and writes naming it), from 1:
+received (its own and the sync reads and writes naming it), from 1 — for `corrupt`, the answers
+it has sent:
 
     silent=(id, n)          from its n-th packet on the servo answers nothing (a loose cable)
-    corrupt=(id, n, k)      its answers to packets n … n + k − 1 have one bit flipped (k = 0: all
-                            from n on: a failing transceiver)
+    corrupt=(id, n, k)      its answers n … n + k − 1 have one bit flipped (k = 0: every answer
+                            from the n-th on: a failing transceiver)
     overload=(id, n)        at its n-th packet it flags overload (bit 5) and releases its torque
     overheat=(id, n)        at its n-th packet it flags over-temperature (bit 2)
 
@@ -63,7 +64,8 @@ class So101Emulator:
         self.received: list[bytes] = []  # every packet received and every packet sent
         self.sent: list[bytes] = []
         self.url = ""
-        self._counts = dict.fromkeys(IDS, 0)
+        self._counts = dict.fromkeys(IDS, 0)  # packets each servo received, answers it sent
+        self._answers = dict.fromkeys(IDS, 0)
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._listener: socket.socket | None = None
@@ -136,6 +138,7 @@ class So101Emulator:
                 if not ready:
                     continue
                 conn, _ = self._listener.accept()
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a bus answers at once, no Nagle
             except OSError:
                 return
             with conn:
@@ -165,9 +168,9 @@ class So101Emulator:
                     break
                 with self.lock:
                     replies = self._answer(raw)
-                for reply in replies:
+                if replies:
                     try:
-                        chan.sendall(reply)
+                        chan.sendall(b"".join(replies))  # one write: a sync read's answers leave together
                     except OSError:
                         return
 
@@ -221,7 +224,8 @@ class So101Emulator:
         return not (f.silent is not None and f.silent[0] == servo and n >= f.silent[1])
 
     def _damage(self, servo: int, packet: bytes) -> bytes:
-        c, n = self.fault.corrupt, self._counts[servo]
+        self._answers[servo] += 1
+        c, n = self.fault.corrupt, self._answers[servo]
         if c is not None and c[0] == servo and n >= c[1] and (c[2] == 0 or n < c[1] + c[2]):
             k = len(packet) - 2
             return packet[:k] + bytes([packet[k] ^ 0x10]) + packet[k + 1:]
