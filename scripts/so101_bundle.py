@@ -156,7 +156,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         data = robot_file(src, meshes, Path(scratch))
     (FOLDER / "so101.yaml").write_text(dump(data), encoding="utf-8")
-    print(f"wrote {FOLDER / 'so101.yaml'} and {sum(p.stat().st_size for p in out.iterdir()) / 1e3:.0f} kB in {out}")
+    print(f"wrote {FOLDER / 'so101.yaml'} and {sum(p.stat().st_size for p in out.iterdir()) / 1e3:.0f} kB in {out}")  # noqa: T201
 
 
 if __name__ == "__main__":

@@ -37,8 +37,8 @@ from .emulator import Emulator, Misbehaviour
 from .limits import CommandRefused
 from .link import LinkError, LinkTimeout
 from .protocol import ProtocolError
-from .feetech_bus import BusError
-from .so101 import ServoFault, So101, So101Move, So101State
+from .feetech_bus import BusError, ServoFault
+from .so101 import So101, So101Move, So101State
 from .so101_calibration import So101Calibration, load_so101_calibration, save_so101_calibration
 from .so101_emulator import BusFault, So101Emulator
 from .so101_play import TrackingReport

@@ -36,6 +36,15 @@ class ServoSilent(BusError):
         self.servo = servo
 
 
+class ServoFault(BusError):
+    """A servo stopped the arm (raised by the arm's driver): it did not answer, or it flagged a
+    fault; `servo` its id, `joint` the joint it drives."""
+
+    def __init__(self, message: str, servo: int, joint: str) -> None:
+        super().__init__(message)
+        self.servo, self.joint = servo, joint
+
+
 class Bus:
     """A Feetech bus on a serial port (pyserial is imported when a bus opens)."""
 

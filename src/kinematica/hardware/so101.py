@@ -31,7 +31,7 @@ from ..model import Robot
 from ..model.library import load as _load
 from . import feetech as ft
 from .arm import Arm
-from .feetech_bus import Bus, BusError, ServoSilent
+from .feetech_bus import Bus, BusError, ServoFault, ServoSilent
 from .limits import CommandRefused
 from .so101_calibration import NAMES, So101Calibration, load_so101_calibration
 
@@ -40,14 +40,6 @@ STATE_ADDRESS, STATE_BYTES = ft.span(STATE_FIRST, STATE_LAST)  # 56, 8: one sync
 GOAL_ADDRESS, GOAL_BYTES = ft.span("goal_position", "goal_speed")  # 42, 6: position, time, speed
 ARRIVED = 25  # ticks (2.2°): a move has arrived when every servo reads this close to its goal
 MEASURED_NOTE = "measured: read from the servos' encoders"
-
-
-class ServoFault(BusError):
-    """A servo stopped the arm: it did not answer, or it flagged a fault."""
-
-    def __init__(self, message: str, servo: int, joint: str) -> None:
-        super().__init__(message)
-        self.servo, self.joint = servo, joint
 
 
 @dataclass(frozen=True)
@@ -109,8 +101,8 @@ class So101(Arm):
         self.bus = Bus(self.url, timeout=self.timeout, retries=self.retries)
         try:
             for name, sid in zip(NAMES, self.calibration.ids):
-                self._checked(sid, lambda: self._bus().ping(sid))
-                model = self._checked(sid, lambda: self._bus().read_register(sid, "model_number"))
+                self._checked(sid, lambda s=sid: self._bus().ping(s))
+                model = self._checked(sid, lambda s=sid: self._bus().read_register(s, "model_number"))
                 if model != ft.STS3215_MODEL:
                     raise BusError(f"servo {sid} ({name}) is model {model}, not an STS3215 ({ft.STS3215_MODEL})")
             return self.state()

@@ -36,6 +36,7 @@ from .emulator import _Pty
 from .sts_servo import Imperfection, Servo
 
 IDS = (1, 2, 3, 4, 5, 6)
+PERFECT = Imperfection()
 
 
 @dataclass(frozen=True)
@@ -46,11 +47,14 @@ class BusFault:
     overheat: tuple[int, int] | None = None
 
 
+NO_FAULT = BusFault()
+
+
 class So101Emulator:
     """Six STS3215 servos on one emulated bus; `start_tcp()` or `start_pty()`, then `stop()` (or
     use it as a context manager, which starts TCP on a free port)."""
 
-    def __init__(self, imperfection: Imperfection | Sequence[Imperfection] = Imperfection(), fault: BusFault = BusFault(),
+    def __init__(self, imperfection: Imperfection | Sequence[Imperfection] = PERFECT, fault: BusFault = NO_FAULT,
                  positions: Sequence[int] = (2048,) * 6, seed: int = 0) -> None:
         per = [imperfection] * 6 if isinstance(imperfection, Imperfection) else list(imperfection)
         if len(per) != 6 or len(positions) != 6:
@@ -64,6 +68,7 @@ class So101Emulator:
         self.received: list[bytes] = []  # every packet received and every packet sent
         self.sent: list[bytes] = []
         self.url = ""
+        self.refused = 0  # TCP connections closed at once: another host was being served
         self._counts = dict.fromkeys(IDS, 0)  # packets each servo received, answers it sent
         self._answers = dict.fromkeys(IDS, 0)
         self._stopping = threading.Event()
@@ -153,6 +158,7 @@ class So101Emulator:
                 return
             with self.lock:
                 self._advance()
+            self._refuse_others()
             if not ready:
                 continue
             data = chan.recv(4096)
@@ -173,6 +179,17 @@ class So101Emulator:
                         chan.sendall(b"".join(replies))  # one write: a sync read's answers leave together
                     except OSError:
                         return
+
+    def _refuse_others(self) -> None:
+        """Close at once a TCP connection that comes while a host is served (one controller a bus)."""
+        if self._listener is None:
+            return
+        try:
+            if select.select([self._listener], [], [], 0)[0]:
+                self._listener.accept()[0].close()
+                self.refused += 1
+        except OSError:
+            pass
 
     def _advance(self) -> None:
         now = time.monotonic()

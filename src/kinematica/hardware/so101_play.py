@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..kinematics import fk
+from .feetech_bus import ServoFault
 from .limits import CommandRefused
 from .reports import sample
 from .sts_servo import TOP_SPEED
@@ -86,8 +87,6 @@ def plan(arm: Any, trajectory: Any, rate: float, gripper: float) -> tuple[np.nda
 def play(arm: Any, trajectory: Any, rate: float = 50.0, gripper: float | None = None, speed: float = 1.0) -> TrackingReport:
     """Stream `trajectory` on `arm` (a connected So101): its first point reached by a move at
     `speed` rad/s, then one goal every 1/rate s (see the module's text)."""
-    from .so101 import ServoFault
-
     g = arm.state().gripper if gripper is None else gripper
     t, q, ticks = plan(arm, trajectory, rate, g)
     report = TrackingReport(len(t), t=t, commanded=q, measured=np.full_like(q, np.nan),
