@@ -5,6 +5,8 @@ nothing sent afterwards."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -19,8 +21,9 @@ TICK = 2 * np.pi / ft.TICKS  # rad
 
 
 def ramp(robot, points: int, rate: float = 50.0):
-    """Every joint moving one way only (1, 2, 5 up; 3, 4 down), ~6 ticks a cycle at 50 Hz:
-    the backlash's side is known for every point after the first."""
+    """Every joint moving one way only (1, 2, 5 up; 3, 4 down), 0.26–0.39 tick a cycle at 50 Hz
+    (the goal steps one tick every few cycles): the backlash's side is known for every point
+    after the first."""
     t = np.arange(points) / rate
     span = np.array([0.5, 0.4, -0.4, -0.5, 0.6]) * (points / 1000)
     q = np.outer(t / t[-1], span) + np.array([-0.25, -0.2, 0.2, 0.25, -0.3]) * (points / 1000)
@@ -57,19 +60,28 @@ def test_a_command_outside_the_limits_is_refused_before_anything_is_sent():
         assert len(arm._bus().written) == sent + 1  # the state read that the check needed, nothing else
 
 
-def test_a_1000_point_trajectory_at_50_hz_tracks_within_the_emulators_known_error():
+@pytest.mark.parametrize("transport, points", [("pty", 1000), ("tcp", 300)])
+def test_a_trajectory_at_50_hz_tracks_within_the_emulators_known_error(transport, points):
     """Each reading is shaft − sag − d·backlash/2 + N(0, σ), rounded to whole ticks; with every
     joint moving one way, joint j's mean error is −(sag + d_j·backlash/2) ticks within the mean's
-    ±4σ/√N (0.13 tick) + rounding's ±0.5 tick, and its RMS √(mean² + σ² + 1/12) within 10 %."""
+    ±4σ/√N (≤ 0.23 tick) + rounding's ±0.5 tick, and its RMS √(mean² + σ² + 1/12) within 10 %.
+    The achieved rate may slip below 50 Hz only by the retries a loaded machine causes."""
+    if transport == "pty" and sys.platform == "win32":
+        pytest.skip("pseudo-terminals are POSIX")
     sag, backlash, sigma = 6.0, 4.0, 1.0
     direction = np.array([1, 1, -1, -1, 1])
-    with So101Emulator(imperfection=Imperfection(noise=sigma, backlash=backlash, sag=sag), seed=7) as emu, \
-            So101(emu.url) as arm:
-        robot = arm.robot
-        report = arm.play(ramp(robot, 1000), rate=50)
-    assert report.ok and report.sent == report.points == 1000, report.reason
+    emu = So101Emulator(imperfection=Imperfection(noise=sigma, backlash=backlash, sag=sag), seed=7)
+    url = emu.start_pty() if transport == "pty" else emu.start_tcp()
+    try:
+        with So101(url) as arm:
+            robot = arm.robot
+            report = arm.play(ramp(robot, points), rate=50)
+    finally:
+        emu.stop()
+    assert report.ok and report.sent == report.points == points, report.reason
     assert not np.isnan(report.measured).any()  # every cycle's state recorded
-    assert report.rate > 45 and report.late < 50, (report.rate, report.late)
+    np.testing.assert_allclose(np.diff(report.t), 1 / 50, rtol=1e-9)  # goals scheduled at 50 Hz
+    assert report.rate > 40, (report.rate, report.late)  # achieved, slipping only by retries under load
     e = (report.measured - report.commanded)[1:] / TICK  # ticks; the first point's side is the approach's
     expected = -(sag + direction * backlash / 2)
     np.testing.assert_allclose(e.mean(axis=0), expected, atol=0.5 + 4 * sigma / np.sqrt(len(e)))
@@ -81,7 +93,7 @@ def test_a_1000_point_trajectory_at_50_hz_tracks_within_the_emulators_known_erro
 
 
 def _play_with(fault: BusFault):
-    with So101Emulator(fault=fault) as emu, So101(emu.url, timeout=0.02) as arm:
+    with So101Emulator(fault=fault) as emu, So101(emu.url, timeout=0.05) as arm:  # short, to fail fast; not so short a busy host trips it
         report = arm.play(ramp(arm.robot, 150), rate=50)
         written = list(arm._bus().written)
         with pytest.raises(BusError, match="not sent"):
@@ -91,7 +103,7 @@ def _play_with(fault: BusFault):
 
 
 @pytest.mark.parametrize("fault, words", [
-    (BusFault(silent=(3, 60)), r"elbow_flex \(servo 3\): did not answer in time .*\(3 tries of 20 ms\)"),
+    (BusFault(silent=(3, 60)), r"elbow_flex \(servo 3\): did not answer in time .*\(3 tries of 50 ms\)"),
     (BusFault(corrupt=(2, 30, 0)), r"shoulder_lift \(servo 2\): sent a corrupted packet \(bad checksum"),
     (BusFault(overload=(4, 60)), r"wrist_flex \(servo 4\) reports overload; .*released its torque"),
     (BusFault(overheat=(5, 60)), r"wrist_roll \(servo 5\) reports over-temperature"),
@@ -111,4 +123,6 @@ def test_one_corrupted_answer_is_retried_and_the_play_goes_on():
     with So101Emulator(fault=BusFault(corrupt=(2, 30, 1))) as emu, So101(emu.url) as arm:
         report = arm.play(ramp(arm.robot, 100), rate=50)
         assert report.ok, report.reason
-        assert arm._bus().retried == 1
+        assert arm._bus().retried >= 1  # the damaged answer's (a loaded machine may add late ones)
+    damaged = [p for p in emu.log()[1] if p[2] == 2 and ft.checksum(p[2:-1]) != p[-1]]
+    assert len(damaged) == 1

@@ -39,6 +39,7 @@ STATE_FIRST, STATE_LAST = "present_position", "present_temperature"
 STATE_ADDRESS, STATE_BYTES = ft.span(STATE_FIRST, STATE_LAST)  # 56, 8: one sync read a cycle
 GOAL_ADDRESS, GOAL_BYTES = ft.span("goal_position", "goal_speed")  # 42, 6: position, time, speed
 ARRIVED = 25  # ticks (2.2°): a move has arrived when every servo reads this close to its goal
+STILL = 20  # ticks/s: a servo reading less is at rest (a real one's speed reading jitters)
 MEASURED_NOTE = "measured: read from the servos' encoders"
 
 
@@ -80,7 +81,7 @@ class So101(Arm):
     measures = True
 
     def __init__(self, url: str, robot: Robot | str = "so101", calibration: So101Calibration | str | Path | None = None,
-                 timeout: float = 0.05, retries: int = 2) -> None:
+                 timeout: float = 0.1, retries: int = 2) -> None:
         if not isinstance(url, str) or not url:
             raise InputError(f"url: expected a serial port or pyserial URL, got {url!r}")
         self.robot = _load(robot) if isinstance(robot, str) else robot
@@ -221,7 +222,7 @@ class So101(Arm):
             time.sleep(0.02)
             st = self.state()
             err = np.array(st.ticks) - goal
-            if np.all(np.abs(err) <= ARRIVED) and not any(st.speed):
+            if np.all(np.abs(err) <= ARRIVED) and max(map(abs, st.speed)) <= STILL:
                 return So101Move(tuple(int(t) for t in goal), time.monotonic() - start, True, st.q - np.asarray(q, float))
             if time.monotonic() - start > duration + timeout:
                 worst = int(np.argmax(np.abs(err)))

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..kinematics import fk
-from .feetech_bus import ServoFault
+from .feetech_bus import BusError, ServoFault
 from .limits import CommandRefused
 from .reports import sample
 from .sts_servo import TOP_SPEED
@@ -115,7 +115,10 @@ def play(arm: Any, trajectory: Any, rate: float = 50.0, gripper: float | None = 
         report.reason = str(e)
     except KeyboardInterrupt:
         report.reason = "interrupted (Ctrl+C): the arm holds where it is"
-        arm.stop()
+        try:
+            arm.stop()  # every goal set to the position read
+        except BusError:
+            report.reason = "interrupted (Ctrl+C) after the bus had stopped: the servos hold their last goals"
         raise
     finally:
         report.elapsed = time.monotonic() - start
