@@ -133,3 +133,29 @@ def test_emulate_serves_and_stops(capsys):
     assert code == 0 and "socket://127.0.0.1:" in out and "'silent': (3, 10)" in out
     code, out, err = run(capsys, "so101", "emulate", "--silent", "9:1")
     assert code == 2 and "--silent: expected ID:N" in err
+
+
+def test_play_streams_every_reading_measured_with_its_goal(capsys, emu, tmp_path):
+    import socket
+    from importlib import resources
+
+    import jsonschema
+
+    schema = json.loads((resources.files("kinematica.export") / "joint_state.schema.json").read_text())
+    rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    rx.bind(("127.0.0.1", 0))
+    rx.settimeout(2.0)
+    try:
+        url = f"udp://127.0.0.1:{rx.getsockname()[1]}"
+        d = run_json(capsys, "so101", "play", str(_trajectory(tmp_path)), "--port", emu.url, "--stream", url)
+        lines = [json.loads(rx.recv(65536)) for _ in range(d["points"] + 1)]  # one per cycle's reading
+    finally:
+        rx.close()
+    for m in lines:
+        jsonschema.validate(m, schema)
+        assert m["measured"] is True and m["source"] == "so101" and len(m["load"]) == 5
+    assert [m["seq"] for m in lines] == list(range(len(lines)))
+    goals = np.array(d["commanded"])
+    got = np.array([m["commanded"] for m in lines[1:]])  # each reading carries the goal sent before it
+    np.testing.assert_allclose(got, goals, atol=np.pi / 4096 + 1e-12)  # goals are whole ticks
+    np.testing.assert_allclose([m["q"] for m in lines[1:]], d["measured"], atol=1e-12)

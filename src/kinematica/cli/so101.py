@@ -5,7 +5,8 @@
 actions drive the arm on `--port URL` (a USB bus adapter such as /dev/ttyACM0 or COM5, or the
 emulator's socket://127.0.0.1:PORT), each on a bus of its own, locked to this process (one
 controller a bus). `--calibration FILE` maps the servos' ticks to the URDF's joint values (from
-`calibrate`). A command outside a limit or a calibrated range is refused before anything is sent
+`calibrate`). `--stream [URL]` (state, home, move, play) sends the measured joint states as JSON
+lines over UDP, each with the goal last sent. A command outside a limit or a calibrated range is refused before anything is sent
 (exit 2); a servo that stops answering or flags a fault stops the arm (exit 1) with the joint and
 the reason; `play` prints its tracking report first.
 """
@@ -18,6 +19,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from ..export.jointstate import JointStateSender, StreamError, resolve
 from ..extras import need
 from ..hardware import (BusError, BusFault, CommandRefused, Imperfection, So101, So101Emulator,
                         save_so101_calibration)
@@ -113,7 +115,14 @@ def _state_text(d: dict[str, Any]) -> str:
 
 
 def _run(args: argparse.Namespace, out: TextIO, action: Any) -> int:
+    url = getattr(args, "stream", None)
+    if url is not None:  # a bad address is refused before the bus opens
+        try:
+            resolve(url)
+        except StreamError as e:
+            raise UsageError(f"--stream: {e}") from None
     arm = _arm(args)
+    args.sender = None if url is None else JointStateSender(url, arm.robot, source="so101")
     try:
         return action(arm)
     except CommandRefused as e:
@@ -122,16 +131,27 @@ def _run(args: argparse.Namespace, out: TextIO, action: Any) -> int:
         raise Failure(str(e)) from None
     finally:
         arm.close()
+        if args.sender is not None:
+            args.sender.close()
+
+
+def _stream(args: argparse.Namespace, st: Any, t: float | None = None) -> Any:
+    """Send a measured state on --stream (with the goal, load, temperature and voltage per joint)."""
+    if args.sender is not None:
+        args.sender.send(st.q, t=t, measured=True, extra={
+            "commanded": None if st.commanded is None else st.commanded, "load": st.load[:5],
+            "temperature": st.temperature[:5], "voltage": st.voltage[:5]})
+    return st
 
 
 def cmd_state(args: argparse.Namespace, out: TextIO) -> int:
-    return _run(args, out, lambda arm: emit(args, _state_data(arm, arm.state()), _state_text, out))
+    return _run(args, out, lambda arm: emit(args, _state_data(arm, _stream(args, arm.state())), _state_text, out))
 
 
 def _moved(args: argparse.Namespace, out: TextIO, arm: So101, report: Any) -> int:
     data = {"ok": report.ok, "reason": report.reason, "ticks": list(report.ticks), "duration": report.duration,
             "error": report.error.tolist(), "error_deg": np.degrees(report.error).tolist(),
-            **_state_data(arm, arm.state())}
+            **_state_data(arm, _stream(args, arm.state()))}
     emit(args, data, lambda d: (f"{'Arrived' if d['ok'] else 'Did not arrive'} in {d['duration']:.2f} s"
                                 + (f": {d['reason']}" if d["reason"] else "") + "\n" + _state_text(d)), out)
     return 0 if report.ok else 1
@@ -153,7 +173,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     from ..trajectory import load
 
     trajectory = load(args.file)
-    return _run(args, out, lambda arm: _played(args, out, arm.play(trajectory, args.rate, args.gripper, args.speed)))
+    return _run(args, out, lambda arm: _played(args, out, arm.play(
+        trajectory, args.rate, args.gripper, args.speed, on_cycle=lambda t, st: _stream(args, st, t))))
 
 
 def _played(args: argparse.Namespace, out: TextIO, report: Any) -> int:

@@ -5,13 +5,18 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
+from ..export.jointstate import DEFAULT_URL
 from .common import JSON_HELP
 
 
-def _bus(p: argparse.ArgumentParser, speed: bool = False) -> None:
+def _bus(p: argparse.ArgumentParser, speed: bool = False, stream: bool = False) -> None:
     p.add_argument("--port", required=True, metavar="URL",
                    help="the bus adapter's port (/dev/ttyACM0, COM5) or a pyserial URL (socket://127.0.0.1:PORT)")
     p.add_argument("--calibration", metavar="FILE", help="the servo calibration from `kinematica so101 calibrate`")
+    if stream:
+        p.add_argument("--stream", metavar="URL", nargs="?", const=DEFAULT_URL, default=None,
+                       help=f"send the measured joint states as JSON lines over UDP (default {DEFAULT_URL}; "
+                            "schema in docs/joint-state-stream.md): play sends every cycle's reading")
     if speed:
         p.add_argument("--speed", type=float, default=1.0, metavar="RAD/S",
                        help="speed of the joint that moves furthest (default 1 rad/s)")
@@ -35,20 +40,21 @@ def add_actions(p: argparse.ArgumentParser, handlers: dict[str, Callable[..., in
     emu.add_argument("--overload", metavar="ID:N", help="servo ID flags overload at its N-th packet")
     emu.add_argument("--overheat", metavar="ID:N", help="servo ID flags over-temperature at its N-th packet")
     emu.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds (default: at Ctrl+C)")
-    _bus(actions.add_parser("state", help="the measured state: joints, ticks, speed, load, voltage, temperature"))
-    _bus(actions.add_parser("home", help="move to the robot file's home (every servo at its middle tick)"), True)
+    _bus(actions.add_parser("state", help="the measured state: joints, ticks, speed, load, voltage, temperature"),
+         stream=True)
+    _bus(actions.add_parser("home", help="move to the robot file's home (every servo at its middle tick)"), True, True)
     move = actions.add_parser("move", help="move to joint values (all joints arrive together)")
     move.add_argument("q", nargs="+", metavar="Q", help="joint values shoulder_pan … wrist_roll (rad; degrees with --deg)")
     move.add_argument("--deg", action="store_true", help="joint values in degrees")
     move.add_argument("--gripper", type=float, metavar="DEG", help="jaw opening in degrees (0 closed … 100 open)")
-    _bus(move, True)
+    _bus(move, True, True)
     play = actions.add_parser("play", help="stream a trajectory file with sync write + sync read and report the "
                                            "tracking error per joint and at the tool")
     play.add_argument("file", metavar="FILE", help="trajectory .csv or .json (from `kinematica traj --out`)")
     play.add_argument("--rate", type=float, default=50.0, metavar="HZ", help="cycles per second (default 50)")
     play.add_argument("--gripper", type=float, metavar="DEG", help="jaw opening during the motion (default: as it is)")
     play.add_argument("--plot", metavar="PNG", help="also plot commanded and measured joints to this image")
-    _bus(play, True)
+    _bus(play, True, True)
     cal = actions.add_parser("calibrate", help="zero the servos in the middle pose and record each joint's range "
                                                "moved by hand (torque off)")
     cal.add_argument("--out", required=True, metavar="FILE", help="the calibration file to write (.json)")

@@ -239,8 +239,9 @@ class So101(Arm):
         self.send_goals(np.array(st.ticks))
         return st
 
-    def play(self, trajectory: Any, rate: float = 50.0, gripper: float | None = None, speed: float = 1.0) -> Any:
+    def play(self, trajectory: Any, rate: float = 50.0, gripper: float | None = None, speed: float = 1.0,
+             on_cycle: Any = None) -> Any:
         """Stream a trajectory at `rate` Hz with sync write and sync read (`so101_play.play`)."""
         from .so101_play import play
 
-        return play(self, trajectory, rate, gripper, speed)
+        return play(self, trajectory, rate, gripper, speed, on_cycle)

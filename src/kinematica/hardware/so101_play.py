@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -84,9 +84,11 @@ def plan(arm: Any, trajectory: Any, rate: float, gripper: float) -> tuple[np.nda
     return t - t[0], q, ticks
 
 
-def play(arm: Any, trajectory: Any, rate: float = 50.0, gripper: float | None = None, speed: float = 1.0) -> TrackingReport:
+def play(arm: Any, trajectory: Any, rate: float = 50.0, gripper: float | None = None, speed: float = 1.0,
+         on_cycle: Callable[[float, Any], None] | None = None) -> TrackingReport:
     """Stream `trajectory` on `arm` (a connected So101): its first point reached by a move at
-    `speed` rad/s, then one goal every 1/rate s (see the module's text)."""
+    `speed` rad/s, then one goal every 1/rate s (see the module's text). `on_cycle(t, state)`
+    is called with each cycle's reading (its `commanded`, the goal sent the cycle before)."""
     g = arm.state().gripper if gripper is None else gripper
     t, q, ticks = plan(arm, trajectory, rate, g)
     report = TrackingReport(len(t), t=t, commanded=q, measured=np.full_like(q, np.nan),
@@ -107,6 +109,8 @@ def play(arm: Any, trajectory: Any, rate: float = 50.0, gripper: float | None = 
             st = arm.state()
             if k:
                 report.measured[k - 1] = st.q
+            if on_cycle is not None:
+                on_cycle(float(t[min(k, len(t) - 1)]), st)
             if k < len(t):
                 arm.send_goals(ticks[k])
                 report.sent = k + 1
