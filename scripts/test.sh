@@ -56,9 +56,5 @@ echo "test.sh: installing .[test] into $("$python" -c 'import sys; print(sys.pre
 # checker with Node.js bundled in its wheel; basic mode with the rules listed there). ~1–2 min.
 "$python" -m ruff check src
 "$(dirname "$python")/basedpyright"
-# Compile the Numba kernels once, up front (20–50 s on a 2-core machine; Numba caches them on
-# disk). Otherwise the first simulator a browser test starts compiles them in a background
-# thread, on the same cores, while the test drives its page.
-"$python" -c "from kinematica import compiled; print('test.sh: compiled kernels', 'ready' if compiled.use_compiled('always') else 'NOT loaded: the NumPy code answers')"
 # The venv's bin first: the tests run the installed `kinematica` script and start the simulator.
 PATH="$(dirname "$python"):$PATH" exec "$python" -m pytest "$@"

@@ -9,7 +9,6 @@ import os
 import sys
 import tempfile
 
-import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -26,18 +25,6 @@ if "nicegui.storage" in sys.modules:  # imported already (a plugin): move it too
 settings.register_profile("kinematica", deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "kinematica"))
-
-
-@pytest.fixture(scope="module")
-def kernels_loaded():
-    """The compiled (Numba) kernels in use for a test module, the policy before put back after
-    (compiled on a machine's first run, read from Numba's disk cache after that)."""
-    from kinematica import compiled
-
-    before = compiled.mode()
-    assert compiled.use_compiled("always"), "the Numba kernels did not load"
-    yield
-    compiled.use_compiled(before, wait=False)
 
 
 try:

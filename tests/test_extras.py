@@ -41,8 +41,7 @@ def test_extras_table_matches_pyproject():
 
 def test_core_dependencies_are_the_core():
     deps = {d.split(">")[0].split("<")[0].split("=")[0].lower() for d in _pyproject()["project"]["dependencies"]}
-    # numba is the core's own: the compiled single-call kernels (issue 12), loaded lazily
-    assert deps == {"numpy", "scipy", "pyyaml", "jsonschema", "yourdfpy", "numba"}
+    assert deps == {"numpy", "scipy", "pyyaml", "jsonschema", "yourdfpy"}  # the C++ core is built, not a dependency
 
 
 def test_missing_extra_is_one_line_naming_it():

@@ -12,6 +12,7 @@
 #include "chain.hpp"
 #include "dynamics.hpp"
 #include "numpy_api.hpp"
+#include "parallel.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -20,7 +21,8 @@ namespace {
 
 using In = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;  // tables, once per robot
 
-constexpr size_t RELEASE_GIL = 256;  // states from which a batch lets other threads run
+constexpr size_t RELEASE_GIL = 256;    // states from which a batch lets other threads run
+constexpr size_t THREAD_GRAIN = 4096;  // states a thread is worth (starting one costs ~20–50 µs)
 
 // A new array shaped like x without its last axis, then `tail`; count: the states in it.
 nb::object make(const kc::np::View& x, std::initializer_list<Py_intptr_t> tail, double*& data,
@@ -43,38 +45,59 @@ kc::np::View states(nb::handle x, size_t n, const char* what) {
 
 [[noreturn]] void not_finite() { throw nb::value_error("not finite"); }
 
-// Run body(k) for k in [0, count), without the GIL for large batches; false if any returned false.
+// Run body(k) for k in [0, count): in this thread for a small batch; for a large one without the
+// GIL, over every core (kc::parallel_chunks: each state's result depends on it alone). states:
+// the states behind the count (blocks of them for each_posed). False if any body returned false.
 template <class Body>
 bool each(size_t count, Body body, size_t states = 0) {
-    bool ok = true;
-    if ((states ? states : count) < RELEASE_GIL) {
+    states = states ? states : count;
+    if (states < RELEASE_GIL) {
+        bool ok = true;
         for (size_t k = 0; k < count; ++k) ok &= body(k);
         return ok;
     }
     nb::gil_scoped_release unlocked;
-    for (size_t k = 0; k < count; ++k) ok &= body(k);
-    return ok;
+    const size_t workers = kc::workers_for(states, THREAD_GRAIN);
+    return kc::parallel_chunks(count, std::min(workers, count), [&](size_t from, size_t to) {
+        bool ok = true;
+        for (size_t k = from; k < to; ++k) ok &= body(k);
+        return ok;
+    });
 }
 
 // body(k, s, c) for each configuration k of Q (count × n), given the sines and cosines of its
-// angles, computed a block at a time (kc::angles: the same bits for a configuration in any block).
+// angles, computed a block at a time (kc::angles: the same bits for a configuration in any block);
+// each thread has its own block buffers.
 template <class Body>
 bool each_posed(const kc::Chain& ch, const double* Q, size_t count, Body body) {
     constexpr size_t BLOCK = 64;
     const size_t n = ch.n, per = (count < BLOCK ? count : BLOCK) * n;
-    double small[3 * 128];
-    std::vector<double> big(3 * per > 3 * 128 ? 3 * per : 0);
-    double* buf = big.empty() ? small : big.data();
-    double *theta = buf, *s = buf + per, *c = buf + 2 * per;
-    size_t blocks = (count + BLOCK - 1) / BLOCK;
-    return each(blocks, [&](size_t b) {
-        const size_t k0 = b * BLOCK, m = count - k0 < BLOCK ? count - k0 : BLOCK;
-        kc::angles(ch, Q + k0 * n, m, theta, s, c);
+    const size_t blocks = (count + BLOCK - 1) / BLOCK;
+    auto run = [&](size_t from, size_t to) {
+        double small[3 * 128];
+        std::vector<double> big(3 * per > 3 * 128 ? 3 * per : 0);
+        double* buf = big.empty() ? small : big.data();
+        double *theta = buf, *s = buf + per, *c = buf + 2 * per;
         bool ok = true;
-        for (size_t j = 0; j < m; ++j) ok &= body(k0 + j, s + j * n, c + j * n);
+        for (size_t b = from; b < to; ++b) {
+            const size_t k0 = b * BLOCK, m = count - k0 < BLOCK ? count - k0 : BLOCK;
+            kc::angles(ch, Q + k0 * n, m, theta, s, c);
+            for (size_t j = 0; j < m; ++j) ok &= body(k0 + j, s + j * n, c + j * n);
+        }
         return ok;
-    }, count);
+    };
+    if (count < RELEASE_GIL) return run(0, blocks);
+    nb::gil_scoped_release unlocked;
+    return kc::parallel_chunks(blocks, std::min(kc::workers_for(count, THREAD_GRAIN), blocks), run);
 }
+
+// Scratch of 6 × n doubles for one call of a body (on the stack up to 16 joints).
+struct JScratch {
+    double small[6 * 16];
+    std::vector<double> big;
+    double* data;
+    explicit JScratch(size_t n) : big(n > 16 ? 6 * n : 0), data(n > 16 ? big.data() : small) {}
+};
 
 void copy_top(const In& A, double* out) {  // the top three rows of a 4 × 4
     if (A.ndim() != 2 || A.shape(0) != 4 || A.shape(1) != 4) throw nb::index_error("expected a 4 x 4");
@@ -135,11 +158,11 @@ nb::tuple fk_jacobian(const kc::Chain& ch, nb::handle q_in, int frame) {
     nb::object Tout = make(q, {4, 4}, T, count);
     nb::object Jout = make(q, {6, ch.n}, J, count);
     const double* Q = q.data;
-    std::vector<double> scratch(6 * n);
     bool ok = each_posed(ch, Q, count, [&](size_t k, const double* s, const double* c) {
         double* Jk = J + 6 * n * k;
+        JScratch scratch(n);
         const bool good = kc::pose_jacobian(ch, Q + k * n, s, c, T + 16 * k, Jk);
-        kc::reframe(ch.n, T + 16 * k, Jk, frame, scratch.data());
+        kc::reframe(ch.n, T + 16 * k, Jk, frame, scratch.data);
         return good;
     });
     if (!ok) not_finite();
@@ -153,14 +176,12 @@ nb::object jacobian(const kc::Chain& ch, nb::handle q_in, int frame) {
     size_t count;
     nb::object Jout = make(q, {6, ch.n}, J, count);
     const double* Q = q.data;
-    double T[16];
-    double small[6 * 16];
-    std::vector<double> big(n > 16 ? 6 * n : 0);
-    double* scratch = n > 16 ? big.data() : small;
     bool ok = each_posed(ch, Q, count, [&](size_t k, const double* s, const double* c) {
         double* Jk = J + 6 * n * k;
+        double T[16];
+        JScratch scratch(n);
         const bool good = kc::pose_jacobian(ch, Q + k * n, s, c, T, Jk);
-        kc::reframe(ch.n, T, Jk, frame, scratch);
+        kc::reframe(ch.n, T, Jk, frame, scratch.data);
         return good;
     });
     if (!ok) not_finite();
@@ -253,6 +274,8 @@ nb::object mass_matrix(const kc::Dynamics& dy, nb::handle q_in) {
 
 }  // namespace
 
+void bind_ik(nb::module_& m);  // ik_module.cpp
+
 NB_MODULE(_core, m) {
     // Robot handles live in their robots' caches; a test run ends with some robots still held by
     // module-level caches and reference cycles that Python does not collect at exit, which
@@ -260,7 +283,7 @@ NB_MODULE(_core, m) {
     // 10^6 fk/jacobian/rne/mass_matrix calls), so the report is noise.
     nb::set_leak_warnings(false);
     kc::np::load();
-    m.doc() = "Kinematica's compiled core: the robot handle and FK, Jacobians, RNE and CRBA over it.";
+    m.doc() = "Kinematica's compiled core: the robot handle and FK, Jacobians, RNE, CRBA and IK over it.";
     m.attr("BASE") = static_cast<int>(kc::BASE);
     m.attr("TOOL") = static_cast<int>(kc::TOOL);
     m.attr("SPACE") = static_cast<int>(kc::SPACE);
@@ -285,4 +308,6 @@ NB_MODULE(_core, m) {
         .def("rne", &rne, "q"_a, "qd"_a, "qdd"_a, "gravity"_a, "wrench"_a.none(), "friction"_a,
              "Joint torques (..., n) by recursive Newton–Euler, SI.")
         .def("mass_matrix", &mass_matrix, "q"_a, "M(q) (..., n, n) by the composite-rigid-body algorithm, SI.");
+
+    bind_ik(m);
 }

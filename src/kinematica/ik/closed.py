@@ -7,9 +7,9 @@ from ..errors import InputError
 
 import numpy as np
 
-from .. import compiled
 from ..kinematics.handle import chain_handle
 from ..model.robot import Robot
+from .closed_pack import closed_form
 from .numeric import CONVERGED
 from .options import LIMIT_MODES, solver_options
 from .reach import out_of_reach_message, reach_check
@@ -63,20 +63,21 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
 
 
 def _one_compiled(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
-    """`analytic_solutions(rs, t, q_ref=seeds)` for one pose target, compiled: every branch
-    (`closed_kernel.candidates`, the NumPy solvers' equations in Numba) and which of them FK
-    reproduces (`analytic._fk_check`'s test, on the C++ core's FK). None when the kernels are not
-    loaded or no compiled closed form fits the arm (the NumPy solvers then answer)."""
-    if len(seeds) != 1 or t.kind != "pose" or rs.n != 6 or compiled.kernels("one") is None:
+    """`analytic_solutions(rs, t, q_ref=seeds)` for one pose target, in the compiled core: every
+    branch (`_core.ClosedForm.candidates`, the NumPy solvers' equations in C++) and which of
+    them FK reproduces (`analytic._fk_check`'s test, on the core's FK). None when no compiled
+    closed form fits the arm (the NumPy solvers then answer)."""
+    if len(seeds) != 1 or t.kind != "pose" or rs.n != 6:
         return None
     from .analytic import finite_branches, reproduces
-    from .closed_kernel import candidates, constants, labels
+    from .closed_pack import closed_form, labels
 
-    form = constants(rs)
+    form = closed_form(rs)
     if form is None:
         return None
-    Q, reach = np.empty((8, 6)), np.empty(8, bool)
-    candidates(*form, t.p[0], t.R[0], seeds[0], Q, reach)
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = t.R[0], t.p[0]
+    Q = form.candidates(T, seeds[0])[0]
     (Q,), (lost,) = finite_branches(Q[None], seeds)
     try:
         T = chain_handle(rs)[0].fk(Q)  # the compiled core's FK
@@ -99,7 +100,8 @@ def nearest_branches(rs: Robot, t: Target, seeds: np.ndarray, enforce: bool, che
 
     if not has_analytic(rs, t):
         return None
-    Q, valid, _ = (analytic_solutions if checked else analytic_candidates)(rs, t, q_ref=seeds)
+    found = _core_solutions(rs, t, seeds) if checked else None
+    Q, valid, _ = found or (analytic_solutions if checked else analytic_candidates)(rs, t, q_ref=seeds)
     usable = valid & (rs.within_limits(Q) if enforce else True)
     d = np.linalg.norm((Q - seeds[:, None] + np.pi) % (2 * np.pi) - np.pi, axis=-1)
     best = np.argmin(np.where(usable, d, np.inf), axis=1)
@@ -107,6 +109,18 @@ def nearest_branches(rs: Robot, t: Target, seeds: np.ndarray, enforce: bool, che
     q = seeds.copy()
     q[found] = Q[np.flatnonzero(found), best[found]]
     return q, found
+
+
+def _core_solutions(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
+    """`analytic_solutions(rs, t, q_ref=seeds)` by the core's closed form, target by target, so a
+    target's branches are the same bits in any batch (NumPy's vectorised forms round by batch
+    size); None where the core has no closed form for the arm (or a branch left the numbers)."""
+    if t.kind != "pose" or rs.n != 6 or len(seeds) == 0 or closed_form(rs) is None:
+        return None
+    parts = [_one_compiled(rs, t[np.array([i])], seeds[i:i + 1]) for i in range(len(seeds))]
+    if any(p is None for p in parts):
+        return None
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), parts[0][2])
 
 
 def closed_form_seeds(rs: Robot, t: Target, seeds: np.ndarray, enforce: bool) -> np.ndarray:

@@ -8,16 +8,15 @@ floored at 1e-12·‖J_e‖²_F (= 1e-12·tr JᵀJ: the system stays solvable at
 and at the smallest normal float (a zero Jacobian with λ = 0, a zero-length arm).
 
 `damped_steps` solves a batch (the batch on the last axis, as the batch engine keeps it);
-`damped_step` one problem, for the NumPy single-target loop (a batch of one costs ~30 µs of
-array calls against ~4 µs here). The compiled form is ik/lm_kernel.py `damped_step`, tested
-equal to these.
+`damped_step` one problem, for the NumPy single-target loop, by the compiled core's Cholesky
+solve (`_core.damped_step`, the one the core's LM takes; src/core/lm.cpp), with least squares
+where the system is not positive definite in floating point.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import compiled
 from .linsolve import spd_solve_last
 
 SMALL = 64  # below this many problems LAPACK per system beats ~40 calls of the unrolled Cholesky
@@ -50,35 +49,15 @@ def damped_steps(Je: np.ndarray, e: np.ndarray, lam: np.ndarray) -> np.ndarray:
 
 
 def damped_step(Je: np.ndarray, e: np.ndarray, lam: float) -> np.ndarray:
-    """Δq (n,) for one problem, Je (k, n) and e (k,): lm_kernel.damped_step once the kernels are
-    loaded, else LAPACK's Cholesky solve called directly (1 µs against 5 for `np.linalg.solve`'s
-    checks), least squares where the system is not positive definite in floating point."""
-    kernels = compiled.kernels("ik")
-    if kernels is not None:
-        dq = np.empty(Je.shape[1])
-        if kernels.damped_step(Je, e, lam, dq):
-            return dq
+    """Δq (n,) for one problem, Je (k, n) and e (k,): the core's Cholesky solve, or least squares
+    where the damped system is not positive definite in floating point."""
+    from .._core import damped_step as solve  # (the core loads at the first solve, not at import)
+
+    dq = solve(Je, e, lam)
+    if dq is not None:
+        return dq
     k, n = Je.shape
-    if n <= k:
-        A = Je.T.dot(Je)
-        b = Je.T.dot(e)
-    else:
-        A = Je.dot(Je.T)
-        b = e
+    A, b = (Je.T.dot(Je), Je.T.dot(e)) if n <= k else (Je.dot(Je.T), e)
     A.ravel()[::A.shape[0] + 1] += max(lam, 1e-12 * float(np.vdot(Je, Je)), _TINY)  # tr A = ‖J‖²_F
-    _, x, info = _dposv()(A, b)
-    if info:  # not positive definite in floating point: the general solver
-        x = np.linalg.lstsq(A, b, rcond=None)[0]
+    x = np.linalg.lstsq(A, b, rcond=None)[0]
     return x if n <= k else Je.T.dot(x)
-
-
-def _dposv():
-    """LAPACK's Cholesky solve, imported at the first solve (not with the package: start-up)."""
-    global _DPOSV
-    if _DPOSV is None:
-        from scipy.linalg.lapack import dposv
-        _DPOSV = dposv
-    return _DPOSV
-
-
-_DPOSV = None

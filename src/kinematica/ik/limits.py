@@ -60,7 +60,7 @@ def snapped(robot: Robot, seeds: np.ndarray, u: np.ndarray) -> np.ndarray:
     joint box (all 7 Panda joints on limits) lies where the self-motion curve leaves the box,
     which the bound-constrained steps reach from a seed that already holds some of its joints
     there far more often than from one inside (202 of 202 such targets against 198, with 37 %
-    fewer iterations). lm_kernel's restarts apply the same rule to Numba's draws."""
+    fewer iterations). The core's restarts (src/core/lm.cpp) apply the same rule to its own draws."""
     lo, hi = robot.limits[:, 0], robot.limits[:, 1]
     both = np.isfinite(lo) & np.isfinite(hi)
     out = np.where(both & (u < SNAP / 2), lo, seeds)
@@ -101,7 +101,7 @@ def wrap_inside(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def wrap_floats(q, lo, hi, rev, limit_tol: float, out) -> bool:
     """`wrap_inside` for one configuration: q, lo, hi (n,) and rev (n,), whether a joint turns
     by 2π, as lists of floats (the NumPy single-target loop: ~10x cheaper than arrays of one)
-    or arrays (Numba compiles this very function for the kernels, ik/lm_kernel.py). The
+    or arrays (src/core/lm.cpp `wrap_into` is its C++ form). The
     wrapped q goes into out (n,); returns whether all joints are then inside."""
     inside = True
     for j in range(len(q)):

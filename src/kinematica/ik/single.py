@@ -6,9 +6,9 @@ the pose error on floats (`pose_error.pose_error_one`), one damped step (`damped
 a 6x6 Cholesky solve), the wrap by 2π on floats (`limits.wrap_floats`) and the bookkeeping
 on Python scalars: ~25 µs. The rules are those of `batch.solve_lm` (accept/reject, λ, stall,
 no progress, iteration caps, abandoning an attempt converging outside the limits, reseeding),
-so a batch and a loop of single solves agree. For a pose target the attempt runs compiled
-(lm_kernel.attempt) once `kinematica.compiled` has loaded the kernels, and `solve_compiled`
-runs the whole of `solve_one` compiled for a batch of them.
+so a batch and a loop of single solves agree. The compiled core runs these rules for full pose
+targets (`lm_core`, src/core/lm.cpp) and is tested against this loop; the loop itself solves what
+the core does not take (position, approach, planar and weighted targets, a recorded history).
 """
 
 from __future__ import annotations
@@ -17,14 +17,11 @@ import math
 
 import numpy as np
 
-from .. import compiled
-from ..kinematics.cache import cache_of, chain_arrays
 from ..kinematics.chain import end_single
 from ..model.robot import LIMIT_TOL, Robot
-from .batch import NEAR, NO_PROGRESS, RESTART_ITER
-from .pool import HARD, OUTSIDE, modes, restart_seeds
+from .restarts import NEAR, NO_PROGRESS, OUTSIDE, RESTART_ITER, modes, restart_seeds
 from .damped import damped_step
-from .limits import MARGIN, pinned, polish_margin, wrap_floats
+from .limits import pinned, polish_margin, wrap_floats
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
 from .pose_error import pose_error_one
 from .residual import errors, residual
@@ -45,15 +42,7 @@ class Problem:
         self.margin = polish_margin(robot, t.dof)
 
     def evaluate(self, q: np.ndarray):
-        """e, J_e, E = ½‖e‖², position and orientation errors at q (n,): compiled for a pose
-        target once `kinematica.compiled` says so (lm_kernel.pose_error), else NumPy."""
-        if self.fast:
-            k = compiled.kernels("ik")
-            if k is not None:
-                e, T, J = np.empty(6), np.empty((4, 4)), np.empty((6, len(q)))
-                C, joints, pd, Rd = self.compiled_constants()
-                E, pos, ori = k.pose_error(C, joints, q, pd, Rd, e, T, J)
-                return e, J, E, pos, ori
+        """e, J_e, E = ½‖e‖², position and orientation errors at q (n,)."""
         T, J = end_single(self.robot, q, True)
         if self.fast:
             e, E, pos, ori = pose_error_one(self.pd, self.Rd, T)
@@ -61,15 +50,6 @@ class Problem:
         e, Je = residual(self.t, T, J)
         pos, ori = errors(self.t, T)
         return e, Je, 0.5 * float(e.dot(e)), float(pos), float(ori)
-
-    def compiled_constants(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """C, joints, p_d, R_d: what lm_kernel's pose error takes besides q."""
-        C, joints = cache_of(self.robot).chain or chain_arrays(self.robot)
-        return C, joints, self.pd, self.Rd
-
-    def settings(self, cap: int) -> np.ndarray:
-        """The options of `attempt` in lm_kernel.SETTINGS order, for an iteration cap."""
-        return kernel_settings(self.opts, self.scale, cap, self.margin)
 
     def wrapped(self, q: np.ndarray) -> tuple[np.ndarray, bool]:
         """`limits.wrap_inside` for one configuration (`limits.wrap_floats`): q with each
@@ -86,15 +66,6 @@ class Problem:
         return any(x < lo - m or x > hi + m for x, lo, hi in zip(out, self.lo_l, self.hi_l))
 
 
-def kernel_settings(opts: Options, scale: float, cap: int | None = None, margin: float = MARGIN) -> np.ndarray:
-    """The solver's settings as lm_kernel takes them (its SETTINGS order); cap: the first
-    attempt's iteration cap (default opts.max_iter); margin: `Problem.margin`."""
-    o = opts
-    return np.array([o.max_iter if cap is None else cap, o.eps_step ** 2, o.lambda0, o.lambda_down, o.lambda_up,
-                     o.chan_factor, o.tol_position, o.tol_orientation, NEAR * scale, NEAR, margin, LIMIT_TOL,
-                     NO_PROGRESS, RESTART_ITER, HARD], dtype=float)
-
-
 def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
             polish: bool = False) -> tuple[np.ndarray, int, int]:
     """One attempt from q0, the caller's seed (seed_no 0) or the seed_no-th random one:
@@ -104,14 +75,6 @@ def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
     clip, adaptive = (True, True) if polish else (bool(x) for x in modes(np.array(seed_no), opts))
     active = polish or (clip and seed_no > 0)  # the caller's clipped attempt stays paper 000's plain LM
     cap = opts.max_iter if seed_no == 0 else min(opts.max_iter, RESTART_ITER)
-    if history is None and pb.fast:  # the same loop compiled, once kernels are loaded
-        k = compiled.kernels("ik")
-        if k is not None:
-            q = np.empty(len(q0))
-            status, it = k.attempt(*pb.compiled_constants(), q0, pb.lo, pb.hi, pb.settings(cap), clip, adaptive,
-                                   active, pb.enforce, q)
-            if status != k.FALLBACK:
-                return q, status, it
     eps2 = opts.eps_step ** 2
     qt, q, E, lam, it, best, since = q0, q0, math.inf, opts.lambda0, 0, math.inf, 0
     e = Je = last = None
@@ -206,103 +169,3 @@ def verdict_one(pb: Problem, q: np.ndarray, robot: Robot | None = None, t: Targe
     s = np.linalg.svd(J[pb.t.rows], compute_uv=False)
     m = min(pb.t.dof, pb.robot.n)
     return ok, pos, ori, inside, bool(s[m - 1] < NEAR_SINGULAR * s[0])
-
-
-def solve_compiled(robot: Robot, t: Target, seeds: np.ndarray, opts: Options, enforce: bool, restarts: int,
-                   rng: np.random.Generator, scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """`solve_one` for N pose targets (t of shape (N,)) from seeds (N, n), compiled whole
-    (lm_kernel.solve_many): (q, status, iterations), or None when the kernels are not loaded
-    or the targets are not plain poses. Random restarts draw from Numba's generator, seeded
-    from rng (so a seed gives the same answers). A target whose damped system was not
-    positive definite is solved again by `solve_one` in NumPy."""
-    k = compiled.kernels("ik")
-    if k is None or t.kind != "pose" or t.weights is not None:
-        return None
-    C, joints = cache_of(robot).chain or chain_arrays(robot)
-    N, n = seeds.shape
-    lo, hi = robot.limits[:, 0], robot.limits[:, 1]
-    span = np.where(robot.revolute, np.pi, 1.0)  # the range of `limits.random_seeds`
-    slo, shi = np.where(np.isfinite(lo), lo, -span), np.where(np.isfinite(hi), hi, span)
-    clip_first, adaptive_first = (bool(x) for x in modes(np.array(0), opts))
-    q, status, iters = np.empty((N, n)), np.empty(N, np.int64), np.empty(N, np.int64)
-    k.solve_many(C, joints, t.p.reshape(N, 3), t.R.reshape(N, 3, 3), seeds, lo, hi, slo, shi,
-                 kernel_settings(opts, scale, None, polish_margin(robot, t.dof)), restarts, clip_first,
-                 adaptive_first, enforce,
-                 int(rng.integers(2 ** 62)), q, status, iters)
-    for i in np.flatnonzero(status == k.FALLBACK):
-        q[i], status[i], iters[i] = solve_one(Problem(robot, t.reshape(N)[i], opts, enforce, scale), seeds[i],
-                                              restarts, rng)
-    return q, status, iters
-
-
-def single_constants(robot: Robot) -> tuple:
-    """What `single_kernel.solve` takes of a robot, made once and kept in its cache: C, joints,
-    bounds (4, n) — the limits and the range of random seeds (`limits.random_seeds`) — and the
-    closed form's constants (S, F, P, closed) with whether there is one (`closed_kernel.constants`;
-    zeros of the same shapes when there is none). Call only once the kernels are loaded."""
-    cache = cache_of(robot)
-    if cache.single_ik is None:
-        cache.single_ik = _single_constants(robot)
-    return cache.single_ik
-
-
-def _single_constants(robot: Robot) -> tuple:
-    from .closed_kernel import S_LEN, constants
-
-    C, joints = cache_of(robot).chain or chain_arrays(robot)
-    lo, hi = robot.limits[:, 0], robot.limits[:, 1]
-    span = np.where(robot.revolute, np.pi, 1.0)
-    bounds = np.stack([lo, hi, np.where(np.isfinite(lo), lo, -span), np.where(np.isfinite(hi), hi, span)])
-    closed = constants(robot) if robot.n == 6 else None
-    form = closed or (np.zeros(S_LEN), np.zeros((6, 3, 3)), np.zeros((2, 3)), np.zeros((6, 5)))
-    return C, joints, bounds, form, closed is not None
-
-
-def numba_seed(seed: int | None) -> int:
-    """The seed of Numba's generator for a call's `seed`: the first draw of NumPy's generator
-    from it, as `solve_compiled` takes it for a batch (so a batch of one is a single call).
-    Remembered per seed (making the NumPy generator costs more than the solve)."""
-    if seed is None:
-        return int(np.random.default_rng().integers(2 ** 62))
-    got = _NUMBA_SEEDS.get(seed)
-    if got is None:
-        if len(_NUMBA_SEEDS) > 1024:
-            _NUMBA_SEEDS.clear()
-        got = _NUMBA_SEEDS[seed] = int(np.random.default_rng(seed).integers(2 ** 62))
-    return got
-
-
-_NUMBA_SEEDS: dict = {}
-
-
-def solve_single(robot: Robot, pd: np.ndarray, Rd: np.ndarray, q0: np.ndarray, settings: np.ndarray,
-                 restarts: int, flags: np.ndarray, seed: int | None):
-    """`single_kernel.solve` for a spatial robot's pose target (pd (3,), Rd (3, 3), world
-    frame) from q0: (q, status, iterations, ok, position error, orientation error, inside,
-    near singular), or None when the kernels are not loaded or the damped system needs
-    NumPy's least squares (FALLBACK). flags: `single_kernel.FLAGS`, the closed form's flag
-    taken only where the robot has one. The singularity flag the kernel's bound cannot clear
-    is decided by the SVD, as `verdict_one` does."""
-    k = compiled.kernels("one")
-    if k is None:
-        return None
-    C, joints, bounds, form, closed = single_constants(robot)
-    if flags[3] and not closed:
-        flags = flags.copy()
-        flags[3] = 0
-    q = np.empty(robot.n)
-    status, iters, ok, pos, ori, inside, near = k.solve(C, joints, pd, Rd, q0, bounds, settings, restarts, flags,
-                                                        numba_seed(seed), *form, q)
-    if status == k.FALLBACK:
-        return None
-    if near:
-        s = np.linalg.svd(end_single(robot, q, True)[1], compute_uv=False)
-        near = s[min(6, robot.n) - 1] < NEAR_SINGULAR * s[0]
-    return q, int(status), int(iters), ok == 1.0, pos, ori, inside == 1.0, bool(near)
-
-
-def kernel_flags(opts: Options, enforce: bool, closed_form: bool) -> np.ndarray:
-    """`single_kernel.FLAGS` for a call: the first attempt's modes (`pool.modes`), the limits,
-    and whether to seed from the closed form."""
-    clip, adaptive = modes(np.array(0), opts)
-    return np.array([clip, adaptive, enforce, closed_form], dtype=np.int64)

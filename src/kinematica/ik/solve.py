@@ -9,10 +9,10 @@ random seeds inside the limits (`restarts`); then judge every returned q by an i
 call against the tolerances and the limits.
 
 Levenberg–Marquardt (the default method) runs on `single.solve_one` for one target and on
-`batch.solve_lm` for many — the same rules, each built for its size; once `kinematica.compiled`
-has loaded the kernels, pose targets run them compiled (`ik.single_kernel`: seed, solve and
-verdict in one kernel call for a single target — the commonest call, a 4x4 pose with default
-options, through `ik.fast`'s shortcut; `lm_kernel.solve_many` for a batch); a target it leaves
+`batch.solve_lm` for many — the same rules, each built for its size; full pose targets run in
+the compiled core (`ik.lm_core`: seed, solve and verdict in one call for a single target — the
+commonest call, a 4x4 pose with default options, through `ik.fast`'s shortcut; the same code
+looped for a batch); a target it leaves
 unsolved gets the closed form where one fits (`closed.rescue`: solutions exactly on the
 joint limits, which random seeds find only now and then). The other methods run on the
 general engine `numeric.iterate`, alone. Targets and the verdict are in the world frame; the
@@ -31,7 +31,6 @@ from numpy.typing import ArrayLike
 from ..bounds import RESTARTS, count
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
-from .batch import solve_lm
 from .closed import closed_form_seeds, rescue
 from .collide import avoid, seat_of
 from .fast import one_pose
@@ -41,7 +40,9 @@ from .options import check_option_names, default_tolerance, limit_mode, solver_o
 from .reach import _bound, allowance, out_of_reach_message, reach_check
 from .result import IKResult
 from .secondary import check_goals, improve
-from .single import Problem, kernel_flags, kernel_settings, solve_compiled, solve_one, solve_single, verdict_one
+from .closed_pack import closed_form
+from .lm_core import goals as core_goals, solve_batch, solve_single, solver_for
+from .single import Problem, solve_one, verdict_one
 from .frame import fit_target, judged, solver_problem
 from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
 from .target import Target
@@ -77,8 +78,8 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     (`kinematica.learn`): its answer for each target (a warm start; limits "auto" read as
     "wrap", as from home). With "lm", limits "wrap" and a full pose on an arm with a closed
     form (spherical wrist, UR-type), the iteration starts from the closed-form branch nearest
-    q0 inside the limits, so it needs no restarts (batched ~3x faster; one call compiled too,
-    `ik.closed_kernel`). Not with "clip", where q0 is the arm's pose and LM moves it from
+    q0 inside the limits, so it needs no restarts (batched ~3x faster; in the compiled core,
+    `ik.closed_pack`). Not with "clip", where q0 is the arm's pose and LM moves it from
     there (a few iterations to a nearby target), nor
     when `history` is asked for, whose record is the iteration from q0 itself, nor with the
     option `closed_form_seed=False` (LM from q0 itself, e.g. to measure what a seed is worth).
@@ -120,8 +121,10 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     def solve(t, q, s):
         return _ik(robot, t, q, method, limits, restarts, s, secondary, rest, model, options)
     if scene is None:
-        if method == "lm" and secondary is None and rest is None and model is None and not options:
-            done = one_pose(robot, target, q0, limits, restarts, seed)  # the commonest call, compiled
+        if method == "lm" and secondary is None and rest is None and model is None and (
+                not options or options.keys() == {"closed_form_seed"}):
+            done = one_pose(robot, target, q0, limits, restarts, seed,  # the commonest call
+                            options.get("closed_form_seed", True))
             if done is not None:
                 return done
         return solve(target, q0, seed)
@@ -164,39 +167,62 @@ def _ik(robot: Robot, target, q0, method: str, limits: str, restarts: int, seed,
     seeds = _seeds(robot, q0, N, rng)
     reachable, dist, reach = reach_check(rs, t, opts.tol_position, robot)
     history = [] if opts.history else None
-    q, status, iters = _solve_many(rs, t, seeds, reachable, opts, enforce, restarts, rng, history)
-    ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
+    q, status, iters = _solve_many(rs, t, seeds, reachable, opts, enforce, restarts, rng, history, seed)
+    # a spatial arm's LM verdicts come from the core (its target is the world target itself)
+    core = (solver_for(rs, t, opts, _scale(rs), enforce, False), core_goals(t)) if method == "lm" and rs is robot else None
+    ok, pos, ori, inside, J = _judge(robot, world, q, opts, enforce, core)
     if method == "lm" and np.any(~ok & reachable):
         rescue(rs, t, q, status, seeds, enforce, np.flatnonzero(~ok & reachable))
-        ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
+        ok, pos, ori, inside, J = _judge(robot, world, q, opts, enforce, core)
     if goals is not None and ok.any():
         # the solvers' tolerances, a little inside: the verdict below must still see the target
         q = improve(rs, t, q, np.flatnonzero(ok), *goals, 0.5 * opts.tol_position, 0.5 * opts.tol_orientation,
                     enforce)
-        ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
-    near = near_singular(rs, t, q, J if rs is robot else None)
+        ok, pos, ori, inside, J = _judge(robot, world, q, opts, enforce, core)
+    if core is None:
+        near = near_singular(rs, t, q, J if rs is robot else None)
+    else:  # J: the targets whose singularity flag the core's bound left to the SVD
+        near = np.zeros(len(q), bool)
+        near[J] = near_singular(rs, t[J], q[J])
     words = reasons(robot, status, q, ok, pos, ori, inside, near, reachable, dist, reach, enforce, opts.max_iter)
     return package(shape, method, q, ok, words, iters, pos, ori, inside, near, reachable, history)
 
 
-def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, history):
+def _judge(robot, world, q, opts, enforce, core):
+    """(ok, position error, orientation error, within limits, J) of q (N, n) against the world
+    target: `verdict.judge` (J the Jacobians), or, with core = (solver, goals), the core's
+    verdicts (J then the indices whose singularity flag the SVD must decide)."""
+    if core is None:
+        return judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
+    v = core[0].verdicts(core[1], np.ascontiguousarray(q, dtype=float))
+    return v[:, 0] == 1.0, v[:, 1], v[:, 2], v[:, 3] == 1.0, np.flatnonzero(v[:, 4])
+
+
+def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, history, seed=None):
     """(q, status, iterations) per target: the reachable ones solved, the others left at their seed."""
     N = len(seeds)
     q, status, iters = seeds.copy(), np.full(N, STALLED), np.zeros(N, int)
     todo = np.flatnonzero(reachable)
     if todo.size and opts.method == "lm":
         plain = opts.clip_limits or not opts.closed_form_seed
-        first = seeds[todo] if plain else closed_form_seeds(robot, t[todo], seeds[todo], enforce)
-        done = solve_compiled(robot, t[todo], first, opts, enforce, restarts, rng, _scale(robot))
-        if done is None:
-            out = solve_lm(robot, t[todo], first, opts, enforce=enforce, restarts=restarts, rng=rng,
-                           scale=_scale(robot))
-            done = out.q, out.status, out.iters
-        q[todo], status[todo], iters[todo] = done
+        first, in_core = _first_seeds(robot, t[todo], seeds[todo], enforce, not plain)
+        q[todo], status[todo], iters[todo] = solve_batch(robot, t[todo], first, opts, enforce, restarts, rng,
+                                                         _scale(robot), in_core, seed)
     elif todo.size:
         q[todo], status[todo], iters[todo] = _classic(robot, t[todo], seeds[todo], opts, enforce, restarts, rng,
                                                       history)
     return q, status, iters
+
+
+def _first_seeds(rs: Robot, t: Target, seeds: np.ndarray, enforce: bool, seeded: bool) -> tuple[np.ndarray, bool]:
+    """The first attempts' seeds and whether the core takes the closed form's nearest branch
+    itself (a pose on a 6R arm with a spherical wrist or UR geometry); elsewhere, where seeded,
+    the NumPy closed forms' nearest branch (`closed.closed_form_seeds`), else the seeds."""
+    if not seeded:
+        return seeds, False
+    if t.kind == "pose" and rs.n == 6 and closed_form(rs) is not None:
+        return seeds, True
+    return closed_form_seeds(rs, t, seeds, enforce), False
 
 
 def _scale(robot: Robot) -> float:
@@ -208,8 +234,8 @@ def _scale(robot: Robot) -> float:
 def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IKResult:
     """One target (t of shape ()): the seed, `single.solve_one` on the solver's problem (rs, t)
     and a verdict from one fresh FK + Jacobian call of `robot` against the world target, with
-    none of the batch's arrays — all three in one kernel call (`single.solve_single`) for a
-    spatial arm's pose once the kernels are loaded."""
+    none of the batch's arrays — all three in one call of the compiled core
+    (`lm_core.solve_single`) for a spatial arm's pose."""
     def rng():  # made only if a restart needs it
         return np.random.default_rng(seed)
     if q0 is None:
@@ -229,9 +255,12 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     history = [] if opts.history else None
     seeded = reachable and history is None and not opts.clip_limits and opts.closed_form_seed  # (see `ik`)
     done = None
-    if reachable and history is None and pb.fast and rs is robot:  # seed, solve and verdict compiled
-        done = solve_single(robot, pb.pd, pb.Rd, q0, kernel_settings(opts, pb.scale, None, pb.margin), restarts,
-                            kernel_flags(opts, enforce, seeded), seed)
+    if reachable and history is None:  # seed, solve (and for a spatial arm the verdict) in the core
+        first, in_core = _first_seeds(rs, t.reshape(1), q0[None], enforce, seeded)
+        sv = solver_for(rs, t, opts, pb.scale, enforce, in_core)
+        done = solve_single(rs, sv, core_goals(t)[0], first[0], restarts, seed, t.rows, t.dof)
+        if done is not None and rs is not robot:  # judged on the user's robot and world target
+            done = done[:3] + verdict_one(pb, done[0], robot, world)
     if done is not None:
         q, status, iters, ok, pos, ori, inside, near = done
     else:

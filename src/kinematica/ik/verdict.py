@@ -11,7 +11,7 @@ from ..model.robot import LIMIT_TOL, Robot
 from .frame import fit_target, judged, solver_problem
 from .linsolve import spd_factor_last
 from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED
-from .pool import OUTSIDE
+from .restarts import OUTSIDE
 from .reach import out_of_reach_message
 from .residual import errors
 from .result import IKResult

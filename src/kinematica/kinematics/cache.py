@@ -1,4 +1,4 @@
-"""The per-robot cache: the tables the compiled core and the kernels need, computed once per robot on first use.
+"""The per-robot cache: the tables the compiled core needs, computed once per robot on first use.
 
 A `Robot` is immutable, so anything derived from it alone can be kept for its lifetime. The
 cache object lives in the robot's own instance dictionary (the place `functools.cached_property`
@@ -29,16 +29,15 @@ _KEY = "_kinematica_cache"
 class RobotCache:
     """Derived constants of one robot, each slot filled by the module that owns it."""
 
-    __slots__ = ("parts", "chain", "core", "local", "dynamics", "fast_ik", "single_ik")
+    __slots__ = ("solvers", "chain", "core", "local", "dynamics", "fast_ik")
 
     def __init__(self) -> None:
-        self.parts: Any = None  # kinematics.chain._Parts: the NumPy passes' constants (batched IK)
         self.chain: tuple[np.ndarray, np.ndarray] | None = None  # (C, joints), see chain_arrays
         self.core: Any = None  # (the compiled core's kinematic handle, (n,)): kinematics.handle.chain_handle
         self.local: Any = None  # dynamics.local.Local: the local-frame dynamics constants
         self.dynamics: Any = None  # the core's dynamic handle and more, dynamics.packing.dynamics_handle
-        self.fast_ik: dict[str, tuple | None] = {}  # ik.fast's constants, per limit mode
-        self.single_ik: tuple | None = None  # ik.single.single_constants
+        self.fast_ik: dict[tuple, tuple | None] = {}  # ik.fast's constants, per limit mode and closed-form seeding
+        self.solvers: dict = {}  # ik.lm_core.solver: the core's IK solvers, per settings
 
     def __reduce__(self):  # copies and pickles start empty (see the module docstring)
         return (RobotCache, ())
@@ -52,7 +51,7 @@ def cache_of(robot: Robot) -> RobotCache:
     return found
 
 
-# Joint kinds in the kernels' per-joint table (a float array: one argument fewer to pass). A
+# Joint kinds in the core's per-joint table (a float array: one argument fewer to pass). A
 # helical joint is a kind of its own, not a revolute one with a pitch: it turns like a revolute
 # joint but is no more periodic than a prismatic one (IK never wraps it by 2π).
 REVOLUTE, PRISMATIC, HELICAL = 0.0, 1.0, 2.0
@@ -60,7 +59,7 @@ JOINT_COLUMNS = 3  # kind, offset, pitch (see chain_arrays); every kernel reads 
 
 
 def chain_arrays(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
-    """The canonical chain as the compiled core and the IK kernels take it: C (n + 1, 4, 4), the constant
+    """The canonical chain as the compiled core takes it: C (n + 1, 4, 4), the constant
     transforms C0 … Cn, and joints (n, 3), per joint its kind (REVOLUTE, PRISMATIC or HELICAL),
     its offset and its pitch (length unit per rad; 0 but for a helical joint). Per-joint
     columns so that a new joint parameter is one more column.

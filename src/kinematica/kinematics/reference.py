@@ -10,7 +10,7 @@ with M the tool's pose at θ = 0 and S_i = (ω_i; v_i) joint i's screw axis in t
 of pitch h_i (Modern Robotics' screw of finite pitch), (0; z_i) for a prismatic one, z_i and p_i the
 axis and origin of the frame just before joint i. These are read off the canonical chain
 C0 · J1 · C1 ⋯ Jn · Cn at θ = 0 by products of its constants alone (no code shared with the
-fast paths of chain.py and kernels.py, which these functions check). The base-frame
+fast paths of chain.py and the compiled core, which these functions check). The base-frame
 geometric Jacobian (rows v; ω, v the tool point's velocity) is J_s with v + ω × p_e.
 Loops over joints, one 4x4 matrix at a time: slow, and meant to be.
 
