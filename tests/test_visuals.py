@@ -242,22 +242,33 @@ def _box_gap(v: Visual, X: np.ndarray, pts: np.ndarray) -> float:
     (a cylinder's or a sphere's bounding box: the box holds the shape, so a point it misses
     the shape misses too)."""
     local = (np.linalg.inv(X) @ np.c_[pts, np.ones(len(pts))].T)[:3].T
-    half = v.corners().max(axis=0)
-    return float(np.min(np.linalg.norm(np.maximum(np.abs(local) - half, 0.0), axis=1)))
+    centre, half = _extent(v)
+    return float(np.min(np.linalg.norm(np.maximum(np.abs(local - centre) - half, 0.0), axis=1)))
 
 
 def _box_points(v: Visual, X: np.ndarray) -> np.ndarray:
     """A 5 x 5 x 5 grid through the box around the shape, in world coordinates."""
-    half = v.corners().max(axis=0)
+    centre, half = _extent(v)
     t = np.linspace(-1.0, 1.0, 5)
-    grid = np.array([[a, b, c] for a in t for b in t for c in t]) * half
+    grid = np.array([[a, b, c] for a in t for b in t for c in t]) * half + centre
     return (X @ np.c_[grid, np.ones(len(grid))].T)[:3].T
+
+
+def _extent(v: Visual) -> tuple[np.ndarray, np.ndarray]:
+    """(centre, half size) of the box around a shape in its own frame: a mesh's from its file."""
+    if v.kind != "mesh":
+        return np.zeros(3), v.corners().max(axis=0)
+    import trimesh
+
+    lo, hi = trimesh.load(v.path, force="mesh").bounds * np.asarray(v.scale)
+    return (lo + hi) / 2, (hi - lo) / 2
 
 
 @pytest.mark.parametrize("name", km.robot_names())
 @pytest.mark.parametrize("fraction", [0.0, 1.0])
 def test_every_bundled_robot_has_looks_and_each_shape_sits_along_its_link(name: str, fraction: float) -> None:
-    """Every bundled robot has a look of primitives on every body, and each shape lies along the
+    """Every bundled robot has a look of primitives (or licensed meshes shipped with it, the SO-101)
+    on every body, and each shape lies along the
     piece of the skeleton its body carries (the base's from the floor under its pedestal up), or
     touches a shape of the same body that does (a UR5's joint cap on its housing). Whether a
     shape sits on the right body does not depend on q (both are rigid in the body's frame), so
@@ -270,7 +281,11 @@ def test_every_bundled_robot_has_looks_and_each_shape_sits_along_its_link(name: 
 
     robot = km.load(name)
     assert robot.visuals and not missing_bodies(robot), name  # fails before: arm-4dof, arm-5dof, ...
-    assert all(v.kind != "mesh" for v in robot.visuals)  # bundled: drawn from primitives
+    for v in robot.visuals:  # bundled: primitives, or meshes shipped in the package with their license
+        if v.kind == "mesh":
+            folder = Path(v.path).parent
+            assert Path(v.path).is_file() and (folder / "LICENSE").is_file() and (folder / "NOTICE").is_file(), v.path
+            assert Path(km.__file__).parent in Path(v.path).parents, v.path
     pieces, X = body_pieces(robot, robot.q_home), placements(robot, km.fk_frames(robot, robot.q_home), fraction)
     low, r = lowest_point(robot), reach(robot)
     t = np.linspace(0.0, 1.0, 201)[:, None]

@@ -1,5 +1,5 @@
 """The `kinematica` command: robots, show, fk, jacobian, ik, dynamics, simulate, traj, plot,
-animate, workspace, learn, explain, scene, export, demo, serve, braccio, docs.
+animate, workspace, learn, explain, scene, export, demo, serve, braccio, so101, docs.
 
 Every subcommand prints readable tables by default and JSON with `--json`. JSON states its units:
 joint values as `q` (rad for revolute joints, the robot's length unit for prismatic ones) and
@@ -16,7 +16,8 @@ plot.py (plot, animate: figures; Matplotlib is imported only when they run), wor
 Dask is imported only when it runs), learn.py
 (learn ik|dynamics|explain|report: ANFIS models, and ik's --model/--seed-model), demo.py,
 serve.py (the browser simulator; NiceGUI is imported only when it runs), braccio.py (the
-physical Braccio: ports, emulator, firmware, home, move, play), docs.py (serves the built
+physical Braccio: ports, emulator, firmware, home, move, play), so101.py (the SO-101 on its
+Feetech bus: ports, emulator, state, home, move, play, calibrate, record), docs.py (serves the built
 documentation site);
 common.py holds argument parsing and JSON, text*.py the table views.
 """
@@ -46,7 +47,7 @@ __all__ = ["main", "build_parser", "UsageError", "Failure", "EXIT_USAGE", "EXIT_
 COMMANDS = {"kinematics": ("robots", "show", "fk", "jacobian"), "ik": ("ik",), "dynamics": ("dynamics", "simulate"),
             "traj": ("traj",), "plot": ("plot", "animate"), "workspace": ("workspace",), "explain": ("explain",),
             "learn": ("learn",), "scene": ("scene",), "export": ("export",), "demo": ("demo",), "serve": ("serve",),
-            "braccio": ("braccio",), "docs": ("docs",)}
+            "braccio": ("braccio",), "so101": ("so101",), "docs": ("docs",)}
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -19,6 +19,10 @@ JSON-lines file). Schema, version 1:
      "units": ["rad", …, "m"],       # per joint, the unit of its q
      "length_unit": "mm"}
 
+and, from an arm that says what its joints are (the SO-101), "measured": true/false with, where
+known, per joint "commanded" (the goal last sent), "load" (% of max torque), "temperature" (°C)
+and "voltage" (V).
+
 >>> import socket, json, kinematica as km
 >>> rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); rx.bind(("127.0.0.1", 0))
 >>> with JointStateSender(f"udp://127.0.0.1:{rx.getsockname()[1]}", km.load("planar-3r")) as tx:
@@ -83,9 +87,15 @@ def resolve(url: str) -> tuple[int, tuple]:
     return family, address
 
 
+MEASURES = ("commanded", "load", "temperature", "voltage")  # optional per-joint lists of a measured arm
+
+
 def message(robot: Robot, q: ArrayLike, seq: int, *, t: float | None = None, source: str = "kinematica",
-            stamp: float | None = None) -> dict[str, Any]:
-    """The schema-1 joint-state record of `q` (shape (n,), core units) as a dict."""
+            stamp: float | None = None, measured: bool | None = None,
+            extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The schema-1 joint-state record of `q` (shape (n,), core units) as a dict; `measured`
+    (whether q was read from the arm) and `extra`, per-joint lists named in MEASURES (n finite
+    numbers each; commanded may be None), join it when given."""
     qa = np.asarray(q, dtype=float)
     if qa.shape != (robot.n,) or not np.all(np.isfinite(qa)):
         raise StreamError(f"joint state of {robot.name}: expected {robot.n} finite joint values, got "
@@ -93,10 +103,23 @@ def message(robot: Robot, q: ArrayLike, seq: int, *, t: float | None = None, sou
     if t is not None and not math.isfinite(t):
         raise StreamError(f"joint state time must be finite, got {t}")
     units = ["rad" if r else robot.length_unit for r in robot.revolute]
-    return {"type": "joint_state", "version": VERSION, "seq": int(seq),
-            "stamp": time.time() if stamp is None else float(stamp), "t": None if t is None else float(t),
-            "source": source, "robot": robot.name, "joint_names": list(robot.joint_names),
-            "q": [float(v) for v in qa], "units": units, "length_unit": robot.length_unit}
+    record = {"type": "joint_state", "version": VERSION, "seq": int(seq),
+              "stamp": time.time() if stamp is None else float(stamp), "t": None if t is None else float(t),
+              "source": source, "robot": robot.name, "joint_names": list(robot.joint_names),
+              "q": [float(v) for v in qa], "units": units, "length_unit": robot.length_unit}
+    if measured is not None:
+        record["measured"] = bool(measured)
+    for key, values in (extra or {}).items():
+        if key not in MEASURES:
+            raise StreamError(f"joint state: unknown field {key!r} (known: {', '.join(MEASURES)})")
+        if values is None and key == "commanded":
+            record[key] = None
+            continue
+        v = np.asarray(values, dtype=float)
+        if v.shape != (robot.n,) or not np.all(np.isfinite(v)):
+            raise StreamError(f"joint state {key}: expected {robot.n} finite numbers, got shape {v.shape}")
+        record[key] = [float(x) for x in v]
+    return record
 
 
 def encode(record: dict[str, Any]) -> bytes:
@@ -123,15 +146,17 @@ class JointStateSender:
         self.seq = 0  # the next sequence number
 
     @strict
-    def send(self, q: ArrayLike, t: float | None = None, robot: Robot | None = None) -> int:
+    def send(self, q: ArrayLike, t: float | None = None, robot: Robot | None = None, *,
+             measured: bool | None = None, extra: dict[str, Any] | None = None) -> int:
         """Send one sample (see the module's schema) of this sender's robot, or of `robot` (the
-        simulator's user may switch robots); returns its sequence number."""
+        simulator's user may switch robots), with `measured` and `extra` as `message` takes
+        them; returns its sequence number."""
         robot = robot or self.robot
         if robot is None:
             raise StreamError("joint state: no robot given, to the sender or to send()")
         with self._lock:
             seq = self.seq
-            data = encode(message(robot, q, seq, t=t, source=self.source))
+            data = encode(message(robot, q, seq, t=t, source=self.source, measured=measured, extra=extra))
             try:
                 self._sock.sendto(data, self._to)
             except ConnectionRefusedError:  # nobody listened to an earlier datagram: fine

@@ -34,6 +34,7 @@ from ..model import Robot
 from ..model.library import load as _load
 from ..trajectory import Trajectory
 from . import protocol as pr
+from .arm import Arm
 from .calibration import Calibration, load_calibration
 from .limits import (CommandRefused, check_robot, check_speed, check_stream_accel, check_stream_speed,
                      check_stream_steps, gripper_degrees, quantisation_error, reached_q, servo_degrees, whole_degrees)
@@ -56,8 +57,9 @@ def _seconds(value: Any, name: str, most: float) -> float:
     return float(value)
 
 
-class Braccio:
-    """The link to a Braccio running Kinematica's firmware, on a serial port or any pyserial URL.
+class Braccio(Arm):
+    """The link to a Braccio running Kinematica's firmware, on a serial port or any pyserial URL
+    (an `Arm` whose state is commanded, not measured: `measures` is False).
     `robot` (a name or a Robot) gives the model limits and servo mapping; `calibration` (a
     Calibration or a file) the per-servo offsets. `timeout` s (at most 60) is the wait for each
     reply beyond the motion's own time; `ready_timeout` s (at most 120) the wait for the banner."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -28,6 +29,7 @@ class ArmState:
     q: np.ndarray
     gripper: int
     note: str = STATE_NOTE
+    measured: ClassVar[bool] = False  # the `Arm` interface's flag: these values were commanded
 
 
 @dataclass(frozen=True)

@@ -42,15 +42,17 @@ def _drives(joints: list[dict]) -> dict:
                        "armature": [j.get("armature", 0.0) for j in joints]}}
 
 
-def _visuals(data: dict, deg: bool, where: str) -> dict:
-    """extras["visuals"] (the shapes) and extras["visual_source"] of a file's `visuals:`."""
+def _visuals(data: dict, deg: bool, where: str, folder: Any = None) -> dict:
+    """extras["visuals"] (the shapes) and extras["visual_source"] of a file's `visuals:`; mesh
+    files are found in `folder`, else beside the file `where` names."""
     if "visuals" not in data:
         return {}
     from pathlib import Path
 
     from .visual import from_dicts
 
-    folder = Path(where).parent if Path(where).suffix.lower() in (".yaml", ".yml") and Path(where).parent != Path() else None
+    if folder is None and Path(where).suffix.lower() in (".yaml", ".yml") and Path(where).parent != Path():
+        folder = Path(where).parent
     shapes, source = from_dicts(data["visuals"], deg, where, folder)
     gone = [v.path for v in shapes if v.kind == "mesh" and not Path(v.path).is_file()]
     if gone:  # drawn as the skeleton instead, as a URDF's missing meshes are
@@ -66,8 +68,9 @@ def _visuals(data: dict, deg: bool, where: str) -> dict:
     return {"visuals": shapes, "visual_source": source}
 
 
-def robot_from_dict(data: dict[str, Any], where: str = "<robot file>") -> Robot:
-    """Build a Robot from an already-validated robot-file mapping."""
+def robot_from_dict(data: dict[str, Any], where: str = "<robot file>", folder: Any = None) -> Robot:
+    """Build a Robot from an already-validated robot-file mapping (mesh files in `folder`, else
+    beside `where`)."""
     deg = data.get("angle_unit", "rad") == "deg"
     joints = [dict(j) for j in data["joints"]]
     try:
@@ -81,7 +84,7 @@ def robot_from_dict(data: dict[str, Any], where: str = "<robot file>") -> Robot:
                 link_names=tuple(j["link"] for j in joints) if all("link" in j for j in joints) else None,
                 extras={k: data[k] for k in ("gripper", "extras", "notes", "collision") if k in data}
                 | ({"servo": [j.get("servo") for j in joints]} if any("servo" in j for j in joints) else {})
-                | _drives(joints) | _visuals(data, deg, where)),
+                | _drives(joints) | _visuals(data, deg, where, folder)),
         )
         if data["kind"] == "planar":
             missing = [i + 1 for i, j in enumerate(joints) if "length" not in j]
@@ -121,9 +124,9 @@ def _poe(data: dict, joints: list[dict], deg: bool, common: dict) -> Robot:
     return robot
 
 
-def read_text(text: str, where: str = "<robot file>") -> Robot:
-    """Robot from the text of a YAML robot file."""
-    return robot_from_dict(parse(text, where), where)
+def read_text(text: str, where: str = "<robot file>", folder: Any = None) -> Robot:
+    """Robot from the text of a YAML robot file (its mesh files in `folder`, else beside `where`)."""
+    return robot_from_dict(parse(text, where), where, folder)
 
 
 # --- writing ------------------------------------------------------------------------------

@@ -1,0 +1,114 @@
+"""The SO-101's servo calibration: each servo's homing offset, range and sense, ticks ↔ the
+URDF's joint values, and the file that keeps them (JSON).
+
+A servo reads ticks (4096 a turn) in the frame its homing offset sets (present = raw − offset).
+Calibrating as LeRobot does puts the middle of each joint's travel at tick 2048 with the arm in
+the URDF's zero pose, so for the five arm joints
+
+    q = sign · (ticks − 2048) · 2π / 4096            (rad)
+    ticks = 2048 + sign · q · 4096 / 2π
+
+and for the gripper (id 6) g = sign · (ticks − 2048) · 360 / 4096 degrees of jaw opening. `range`
+is the ticks the joint was seen to travel (moved by hand, torque off): commands outside it are
+refused. Without a file every servo has offset 0, sign +1 and the range of the model's limits.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .. import atomic
+from ..errors import InputError
+from . import feetech as ft
+
+CENTRE = ft.TICKS // 2
+PER_RAD = ft.TICKS / (2 * math.pi)
+PER_DEG = ft.TICKS / 360.0
+NAMES = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper")
+GRIPPER_RANGE = (-10.0, 100.0)  # degrees of jaw opening the robot file allows
+
+
+class So101CalibrationError(InputError):
+    """A calibration file that cannot be read or does not describe six servos."""
+
+
+@dataclass(frozen=True)
+class ServoCalibration:
+    id: int
+    homing_offset: int = 0
+    range: tuple[int, int] = (0, ft.TICKS - 1)
+    sign: int = 1
+
+
+@dataclass(frozen=True)
+class So101Calibration:
+    """Six servos' calibration, in the order of `NAMES` (ids 1–6 unless the file says otherwise)."""
+
+    servos: tuple[ServoCalibration, ...]
+
+    @staticmethod
+    def default(limits: np.ndarray) -> "So101Calibration":
+        """Offset 0, sign +1, ranges from the model's joint limits (rad) and the gripper's."""
+        rows = [ServoCalibration(i + 1, 0, (round(CENTRE + lo * PER_RAD), round(CENTRE + hi * PER_RAD)))
+                for i, (lo, hi) in enumerate(limits[:5])]
+        g = tuple(round(CENTRE + d * PER_DEG) for d in GRIPPER_RANGE)
+        return So101Calibration((*rows, ServoCalibration(6, 0, (g[0], g[1]))))
+
+    @property
+    def ids(self) -> list[int]:
+        return [s.id for s in self.servos]
+
+    def to_ticks(self, q: np.ndarray, gripper: float) -> np.ndarray:
+        """Goal ticks (6,) of joint values q (5, rad) and the gripper (degrees)."""
+        sign = np.array([s.sign for s in self.servos], float)
+        values = np.r_[np.asarray(q, float) * PER_RAD, gripper * PER_DEG]
+        return np.rint(CENTRE + sign * values).astype(int)
+
+    def to_q(self, ticks: Sequence[float]) -> tuple[np.ndarray, float]:
+        """(q (5, rad), gripper degrees) of servo readings (6 ticks)."""
+        sign = np.array([s.sign for s in self.servos], float)
+        d = sign * (np.asarray(ticks, float) - CENTRE)
+        return d[:5] / PER_RAD, float(d[5] / PER_DEG)
+
+    def outside(self, ticks: np.ndarray) -> str | None:
+        """Words for the first servo whose goal lies outside its calibrated range, else None."""
+        for name, s, t in zip(NAMES, self.servos, np.atleast_2d(ticks).max(axis=0)):
+            if t > s.range[1]:
+                return f"{name} (servo {s.id}) to tick {t}: beyond its calibrated range {s.range[0]} … {s.range[1]}"
+        for name, s, t in zip(NAMES, self.servos, np.atleast_2d(ticks).min(axis=0)):
+            if t < s.range[0]:
+                return f"{name} (servo {s.id}) to tick {t}: below its calibrated range {s.range[0]} … {s.range[1]}"
+        return None
+
+
+def save_so101_calibration(cal: So101Calibration, path: str | Path) -> Path:
+    data = {"arm": "so101", "ticks_per_turn": ft.TICKS,
+            "servos": {name: {**asdict(s), "range": list(s.range)} for name, s in zip(NAMES, cal.servos)}}
+    return atomic.write_text(Path(path), json.dumps(data, indent=2) + "\n")
+
+
+def load_so101_calibration(path: str | Path) -> So101Calibration:
+    """A calibration file written by `save_so101_calibration` (`kinematica so101 calibrate`)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rows = data["servos"]
+        servos = tuple(ServoCalibration(int(rows[n]["id"]), int(rows[n]["homing_offset"]),
+                                        (int(rows[n]["range"][0]), int(rows[n]["range"][1])), int(rows[n]["sign"]))
+                       for n in NAMES)
+    except FileNotFoundError:
+        raise So101CalibrationError(f"calibration file not found: {path}") from None
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+        raise So101CalibrationError(f"{path}: not an SO-101 calibration file ({type(e).__name__}: {e}); "
+                                    "write one with `kinematica so101 calibrate`") from None
+    for n, s in zip(NAMES, servos):
+        if s.sign not in (1, -1) or not 0 <= s.range[0] < s.range[1] <= ft.TICKS - 1 or not 0 <= s.id <= 253:
+            raise So101CalibrationError(f"{path}: {n}: expected an id 0 … 253, sign ±1 and a range within 0 … "
+                                        f"{ft.TICKS - 1}, got {s}")
+    return So101Calibration(servos)
