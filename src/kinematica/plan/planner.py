@@ -1,0 +1,85 @@
+"""`km.plan`: a collision-free joint path for one robot of a scene, found by an OMPL planner.
+
+>>> import kinematica as km, numpy as np
+>>> s = km.Scene()
+>>> _ = s.add_robot("arm", "puma560")
+>>> p = km.plan(s, np.zeros(6), np.full(6, 0.3), seed=1)
+>>> p.success, p.path[0].tolist() == [0.0] * 6, np.allclose(p.path[-1], 0.3)
+(True, True, True)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .edges import EdgeChecker
+from .problem import Problem, endpoint_fault, problem
+from .result import Plan
+from .solver import solve
+
+
+def _refused(p: Problem, reason: str, checks: int) -> Plan:
+    return Plan(False, reason, None, p.robot, p.planner, "not run", 0.0, 0.0, checks, p.resolution,
+                p.scene.length_unit, p.seed, scene=p.scene)
+
+
+def _sweep(checker: EdgeChecker, path: np.ndarray) -> float:
+    return float(sum(checker.sweep(a, b) for a, b in zip(path[:-1], path[1:])))
+
+
+def plan(scene, start: ArrayLike, goal: ArrayLike, *, robot: str | None = None, planner: str = "rrtconnect",
+         time_limit: float = 1.0, resolution: float | None = None, seed: int | None = None,
+         simplify: bool = True) -> Plan:
+    """A path from `start` to `goal` (joint values (n,): rad, or the robot's length unit) for
+    `robot` (the scene's only robot by default; the others stay at their scene q) that touches
+    nothing in `scene`, found by OMPL's `planner` ("rrtconnect", "rrtstar", "bitstar", "prm")
+    within `time_limit` s, then shortcut and smoothed by OMPL's path simplifier (`simplify`).
+
+    Every edge of the search and of the returned path is a straight joint-space line checked
+    at states so close that no point of any link moves more than `resolution` (scene length
+    unit; default half the robot's capsule radius) between two checks: c_j bounds the motion
+    of a link point per unit of joint j (the farthest point of the links after joint j from its
+    axis), and an edge is checked at ceil(Σ c_j |Δq_j| / resolution) + 1 states. The returned
+    path is re-checked that way after simplification (falling back to the unsimplified path
+    if smoothing had cut a corner). A `seed` (1 … 2³² − 1) makes the plan reproducible: the
+    planner then stops at its first solution (see `plan.solver`).
+
+    Returns a `Plan`; a start or goal outside the limits or in collision, or no path in time,
+    gives success False with the reason in words. Wrong input raises `PlanError`.
+    """
+    p = problem(scene, start, goal, robot, planner, time_limit, resolution, seed)
+    checks = 0
+    for which, q in (("start", p.start), ("goal", p.goal)):
+        fault = endpoint_fault(p, which, q)
+        checks += 1
+        if fault:
+            return _refused(p, fault, checks)
+    checker = EdgeChecker.build(p.scene, p.robot, p.lo, p.hi, p.resolution)
+    checker.checks = checks
+    got = solve(checker, p.start, p.goal, p.planner, p.time_limit, p.seed, simplify)
+    if got.path is None:
+        why = (f"no path found within {p.time_limit:g} s" if got.status in ("Timeout", "Approximate solution")
+               else f"the planner gave no path ({got.status})")
+        return Plan(False, why, None, p.robot, p.planner, got.status, got.planning_time, 0.0, checker.checks,
+                    p.resolution, scene.length_unit, p.seed, scene=scene)
+    path, note = got.path, ""
+    if checker.first_blocked(path) is not None:  # a smoothed corner the simplifier's own checks let by
+        path, note = got.raw, " (unsimplified: the smoothed path touched the scene)"
+        bad = checker.first_blocked(path)
+        if bad is not None:
+            return Plan(False, f"the planner's path touches the scene on edge {bad} when re-checked",
+                        None, p.robot, p.planner, got.status, got.planning_time, got.simplification_time,
+                        checker.checks, p.resolution, scene.length_unit, p.seed, scene=scene)
+    path[0], path[-1] = p.start, p.goal  # the exact joint values asked for, not OMPL's copies
+    sweep = _sweep(checker, path)
+    reason = (f"collision-free path of {len(path)} waypoints, links moving up to {sweep:.4g} "
+              f"{scene.length_unit}{note}")
+    return Plan(True, reason, path, p.robot, p.planner, got.status, got.planning_time, got.simplification_time,
+                checker.checks, p.resolution, scene.length_unit, p.seed, sweep if math.isfinite(sweep) else math.nan,
+                got.raw, scene)
+
+
+__all__ = ["plan"]
