@@ -66,6 +66,25 @@ def test_the_resolution_bounds_how_far_a_link_point_moves_between_checks(boxed):
     assert len(Q) - 1 == int(np.ceil(ec.sweep(START, GOAL) / 0.01))
 
 
+def test_an_edge_is_certified_between_its_samples_not_only_at_them():
+    # a pebble on the circle the planar arm's tip sweeps, and a resolution so coarse that the
+    # edge is sampled only at its two ends: both ends are clear, the motion between is not
+    from kinematica.plan.edges import EdgeChecker
+
+    s = km.Scene(length_unit="mm")
+    s.add_robot("arm", "planar-3r")
+    s.add_obstacle("pebble", "sphere", pose=km.spatial.transl([0, 55, 0]), radius=1.0)
+    r = s.robots["arm"].robot
+    ec = EdgeChecker.build(s, "arm", r.limits[:, 0], r.limits[:, 1], resolution=1000.0)
+    qa, qb = np.array([0.5, 0, 0]), np.array([2.5, 0, 0])
+    assert len(ec.samples(qa, qb)) == 2 and ec.free(np.stack([qa, qb])).all()
+    assert not ec.edge_free(qa, qb)
+    assert s.check({"arm": [np.pi / 2, 0, 0]}).colliding  # the arm does pass through it
+    # with the pebble out of reach (the arm is 60 mm long), the same edge is passed
+    s.move("pebble", km.spatial.transl([0, 80, 0]))
+    assert ec.edge_free(qa, qb)
+
+
 def test_a_goal_inside_an_obstacle_is_refused_in_words(boxed):
     inside = (START + GOAL) / 2  # the wrist in the box
     assert boxed.check({"arm": inside}).colliding

@@ -38,14 +38,16 @@ def plan(scene, start: ArrayLike, goal: ArrayLike, *, robot: str | None = None, 
     nothing in `scene`, found by OMPL's `planner` ("rrtconnect", "rrtstar", "bitstar", "prm")
     within `time_limit` s, then shortcut and smoothed by OMPL's path simplifier (`simplify`).
 
-    Every edge of the search and of the returned path is a straight joint-space line checked
-    at states so close that no point of any link moves more than `resolution` (scene length
-    unit; default half the robot's capsule radius) between two checks: c_j bounds the motion
-    of a link point per unit of joint j (the farthest point of the links after joint j from its
-    axis), and an edge is checked at ceil(Σ c_j |Δq_j| / resolution) + 1 states. The returned
-    path is re-checked that way after simplification (falling back to the unsimplified path
-    if smoothing had cut a corner). A `seed` (1 … 2³² − 1) makes the plan reproducible: the
-    planner then stops at its first solution (see `plan.solver`).
+    Every edge of the search and of the returned path is a straight joint-space line, sampled
+    so that no point of any link moves more than `resolution` (scene length unit; default half
+    the robot's capsule radius) between two checked states, and certified free between them:
+    with c_j bounding the motion of a link point per unit of joint j (the farthest point of the
+    links after joint j from its axis), a piece moving points by at most L_i = Σ c_j |Δq_j| is
+    free when the scene's distances at its ends add up to more than L_i, and bisected until
+    they do (see `plan.edges`). The returned path is re-checked that way after simplification
+    (falling back to the unsimplified path if smoothing had cut a corner). A `seed`
+    (1 … 2³² − 1) makes the plan reproducible: the planner then stops at its first solution
+    (see `plan.solver`).
 
     Returns a `Plan`; a start or goal outside the limits or in collision, or no path in time,
     gives success False with the reason in words. Wrong input raises `PlanError`.
