@@ -100,8 +100,22 @@ class EdgeChecker:
             d[a:a + CHUNK] = self.clearance(Q[a:a + CHUNK])
             if np.any(d[a:a + CHUNK] <= 0):
                 return False
-        # the pieces (from state, to state, their distances) not yet cleared are bisected
-        a, b, da, db = Q[:-1], Q[1:], d[:-1], d[1:]
+        return self._cleared(Q[:-1], Q[1:], d[:-1], d[1:])
+
+    def path_free(self, Q: np.ndarray) -> bool:
+        """Whether the polyline through the states Q (m, n) touches nothing: each of its edges
+        sampled and certified as in `edge_free`, all of them in one batch (for a long path
+        such as a timed trajectory's samples, where a planner's early exit gains nothing)."""
+        Q = np.asarray(Q, dtype=float)
+        if len(Q) == 1:
+            return bool(self.clearance(Q)[0] > 0)
+        S = np.concatenate([Q[:1]] + [self.samples(a, b)[1:] for a, b in zip(Q[:-1], Q[1:])])
+        d = np.concatenate([self.clearance(S[a:a + CHUNK]) for a in range(0, len(S), CHUNK)])
+        return bool(np.all(d > 0)) and self._cleared(S[:-1], S[1:], d[:-1], d[1:])
+
+    def _cleared(self, a: np.ndarray, b: np.ndarray, da: np.ndarray, db: np.ndarray) -> bool:
+        """Whether every piece a_i → b_i, its ends clear by da_i, db_i > 0, is free: cleared by
+        its ends' distances, else bisected, `DEPTH` levels at most (see the module text)."""
         for level in range(DEPTH + 1):
             still = da + db <= np.abs(b - a) @ self.weights
             if not still.any():

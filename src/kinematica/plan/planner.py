@@ -81,7 +81,7 @@ def plan(scene, start: ArrayLike, goal: ArrayLike, *, robot: str | None = None, 
               f"{scene.length_unit}{note}")
     return Plan(True, reason, path, p.robot, p.planner, got.status, got.planning_time, got.simplification_time,
                 checker.checks, p.resolution, scene.length_unit, p.seed, sweep if math.isfinite(sweep) else math.nan,
-                got.raw, scene)
+                got.raw, scene, checker)
 
 
 __all__ = ["plan"]

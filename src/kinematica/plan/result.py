@@ -3,10 +3,10 @@ into a `Trajectory`.
 
 Timing (`Plan.trajectory`) is TOPP-RA's time-optimal motion along the path from rest to rest
 (`km.trajectory.time_optimal`). TOPP-RA follows a C² spline through the waypoints, which rounds
-the path's corners: the timed motion is therefore checked again against the scene
-(`check_trajectory` at the plan's resolution), and where the rounding touched something the
-straight edges are first cut into pieces no longer than `resolution` of link motion, so the
-spline hugs the checked path, and the timing redone.
+the path's corners: the timed samples (straight lines between them, as a robot is sent them)
+are therefore certified again against the scene as the plan's edges were (`plan.edges`), and
+where the rounding came too close the straight edges are first cut into pieces moving no link
+point more than a few resolutions, so the spline hugs the certified path, and the timing redone.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..scene import check_trajectory
 from ..scene.sweep import motion_bounds
 from ..trajectory import Trajectory, TrajectoryError, for_robot, time_optimal
 
@@ -54,6 +53,7 @@ class Plan:
     sweep: float = math.nan
     raw_path: np.ndarray | None = field(default=None, repr=False)
     scene: Any = field(default=None, repr=False, compare=False)
+    checker: Any = field(default=None, repr=False, compare=False)  # the plan's `edges.EdgeChecker`
 
     def __bool__(self) -> bool:
         return self.success
@@ -68,8 +68,8 @@ class Plan:
 
     def trajectory(self, vmax: ArrayLike, amax: ArrayLike, *, dt: float = 0.01) -> Trajectory:
         """The time-optimal motion along the path (TOPP-RA) from rest to rest with |q̇| ≤ vmax
-        (rad/s), |q̈| ≤ amax (rad/s²), sampled every dt s, collision-free at the plan's
-        resolution (see the module text); TrajectoryError when the plan failed or no timing
+        (rad/s), |q̈| ≤ amax (rad/s²), sampled every dt s, its straight motion between samples
+        certified free (see the module text); TrajectoryError when the plan failed or no timing
         keeps clear of the scene."""
         if not self.success or self.path is None:
             raise TrajectoryError(f"no path to time: {self.reason}")
@@ -82,11 +82,10 @@ class Plan:
         for spacing in (None, *_DENSER):
             waypoints = path if spacing is None else self._denser(path, spacing * self.resolution)
             tr = time_optimal(robot, waypoints, vmax, amax, dt=dt)
-            rep = check_trajectory(self.scene, {self.robot: tr}, resolution=self.resolution)
-            if not rep.colliding:
+            if self.checker.path_free(tr.q):
                 return dataclasses.replace(tr, meta={**tr.meta, "planner": self.planner,
                                                      "resolution": self.resolution})
-        raise TrajectoryError(f"the time-optimal spline through the path touches the scene ({rep}) even with "
+        raise TrajectoryError(f"the time-optimal spline through the path comes too close to the scene even with "
                               f"waypoints {self.resolution:g} {self.length_unit} of link motion apart")
 
     def _denser(self, path: np.ndarray, step: float) -> np.ndarray:
