@@ -186,3 +186,36 @@ def test_bad_input_gets_a_clear_error(boxed, kwargs, message):
 def test_a_scene_is_required():
     with pytest.raises(km.InputTypeError, match="scene: expected a km.Scene, got str"):
         km.plan("kuka-table", np.zeros(6), np.zeros(6))
+
+
+def test_ctrl_c_stops_a_plan_cleanly_even_in_prms_second_thread(tmp_path):
+    # a Python exception crossing OMPL's C++ frames used to end the process (std::terminate) when
+    # PRM's roadmap thread was running; now KeyboardInterrupt comes out of km.plan
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(
+        "import numpy as np, kinematica as km\n"
+        "s = km.Scene(length_unit='mm')\n"
+        "s.add_robot('arm', 'planar-3r')\n"
+        "s.add_obstacle('wall', 'box', pose=km.spatial.transl([0, 13, 0]), size=(2, 10, 40))\n"
+        "km.plan(s, [0.8, 0, 0], [2.3, 0, 0], time_limit=0.05)  # OMPL loaded before the signal\n"
+        "print('planning', flush=True)\n"
+        "try:\n"
+        "    km.plan(s, [0.8, 0, 0], [2.3, 0, 0], planner='prm', time_limit=30)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n", encoding="utf-8")
+    child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert child.stdout.readline() == "planning\n"
+        time.sleep(1.0)  # inside PRM's solve: no path exists, it would run for 30 s
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=20)
+    finally:
+        child.kill()
+    assert child.returncode == 0, err
+    assert out == "interrupted\n"

@@ -19,7 +19,7 @@ import math
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -64,12 +64,43 @@ def _quiet(ou: Any) -> Iterator[None]:
         ou.setLogLevel(before)
 
 
-def _validator(ob: Any, si: Any, checker: EdgeChecker, n: int) -> Any:
+class _Guard:
+    """Python exceptions must not cross OMPL's C++ frames: PRM runs the checks in a second
+    thread too, where one ends the process (std::terminate — Ctrl+C did so). Every callback
+    runs guarded: the first exception (KeyboardInterrupt included) is kept, the callbacks then
+    answer `refuse` (a state or edge invalid), `stop` ends the planner's termination condition
+    so OMPL winds down, and `solve` raises the exception once OMPL has returned. (The
+    termination condition itself stays in C++: PRM's second thread evaluates it while the first
+    holds the GIL, so a Python one deadlocks.)"""
+
+    def __init__(self) -> None:
+        self.error: BaseException | None = None
+        self.stop: Callable[[], None] = lambda: None
+
+    def __call__(self, fn: Callable[..., bool], refuse: bool) -> Callable[..., bool]:
+        def guarded(*args: Any) -> bool:
+            if self.error is not None:
+                return refuse
+            try:
+                return fn(*args)
+            except BaseException as e:  # noqa: BLE001 — kept and raised after OMPL returns
+                self.error = e
+                self.stop()
+                return refuse
+        return guarded
+
+    def reraise(self) -> None:
+        error, self.error = self.error, None  # not kept: its traceback holds this frame's OMPL objects
+        if error is not None:
+            raise error
+
+
+def _validator(ob: Any, si: Any, free: Callable[[Any, Any], bool]) -> Any:
     class EdgeValidator(ob.MotionValidator):
-        """Every OMPL edge check goes to `checker.edge_free` (the stated resolution)."""
+        """Every OMPL edge check goes to `free` (`EdgeChecker.edge_free`, guarded)."""
 
         def checkMotion(self, a: Any, b: Any) -> bool:  # noqa: N802 (OMPL's name)
-            return checker.edge_free(np.array(a[0:n]), np.array(b[0:n]))
+            return free(a, b)
 
     return EdgeValidator(si)
 
@@ -92,25 +123,33 @@ def _simplify(ps: Any, path: Any) -> None:
     ps.smoothBSpline(path, 3)
 
 
+def _setup(ob: Any, og: Any, checker: EdgeChecker, guard: _Guard, n: int) -> tuple[Any, Any]:
+    """OMPL's SimpleSetup over the joint box with the guarded checks, and the motion validator
+    (the caller holds it: OMPL keeps only a reference)."""
+    space = ob.RealVectorStateSpace(n)
+    bounds = ob.RealVectorBounds(n)
+    for j in range(n):
+        bounds.setLow(j, float(checker.lo[j]))
+        bounds.setHigh(j, float(checker.hi[j]))
+    space.setBounds(bounds)
+    ss = og.SimpleSetup(space)
+    si = ss.getSpaceInformation()
+    ss.setStateValidityChecker(guard(lambda s: bool(checker.free(np.array([s[0:n]]))[0]), False))
+    validator = _validator(ob, si, guard(lambda a, b: checker.edge_free(np.array(a[0:n]), np.array(b[0:n])), False))
+    si.setMotionValidator(validator)
+    return ss, validator
+
+
 def solve(checker: EdgeChecker, start: np.ndarray, goal: np.ndarray, planner: str, time_limit: float,
           seed: int | None, simplify: bool = True) -> Solved:
     """Plan start → goal with OMPL's `planner` within `time_limit` s (see the module text)."""
     ob, og, ou = _ompl()
-    n = len(start)
+    n, guard = len(start), _Guard()
     with _quiet(ou):
         if seed is not None:
             ou.RNG.setSeed(int(seed))
-        space = ob.RealVectorStateSpace(n)
-        bounds = ob.RealVectorBounds(n)
-        for j in range(n):
-            bounds.setLow(j, float(checker.lo[j]))
-            bounds.setHigh(j, float(checker.hi[j]))
-        space.setBounds(bounds)
-        ss = og.SimpleSetup(space)
+        ss, validator = _setup(ob, og, checker, guard, n)
         si = ss.getSpaceInformation()
-        ss.setStateValidityChecker(lambda s: bool(checker.free(np.array([s[0:n]]))[0]))
-        validator = _validator(ob, si, checker, n)  # held here: OMPL keeps only a reference
-        si.setMotionValidator(validator)
         ss.setStartAndGoalStates(_state(si, start), _state(si, goal))
         ss.setPlanner(getattr(og, PLANNERS[planner])(si))
         if seed is not None and planner in ANYTIME:
@@ -118,20 +157,23 @@ def solve(checker: EdgeChecker, start: np.ndarray, goal: np.ndarray, planner: st
             objective = ob.PathLengthOptimizationObjective(si)
             objective.setCostThreshold(ob.Cost(math.inf))
             ss.setOptimizationObjective(objective)
-        status = ss.solve(time_limit)
+        ptc = ob.timedPlannerTerminationCondition(time_limit)
+        guard.stop = ptc.terminate
+        status = ss.solve(ptc)
+        guard.reraise()
         planning_time = ss.getLastPlanComputationTime()
-        text = status.asString()
         if not ss.haveExactSolutionPath():
-            return Solved(None, None, text, planning_time, 0.0)
+            return Solved(None, None, status.asString(), planning_time, 0.0)
         path = ss.getSolutionPath()
         raw = np.array([s[0:n] for s in path.getStates()], dtype=float)
         t0 = time.perf_counter()
         if simplify:
-            _simplify(ss.getPathSimplifier(), path)
+            _simplify(ss.getPathSimplifier(), path)  # a guarded error makes every edge invalid: it ends soon
+            guard.reraise()
         simplification_time = time.perf_counter() - t0
         Q = np.array([s[0:n] for s in path.getStates()], dtype=float)
         del validator
-    return Solved(Q, raw, text, planning_time, simplification_time)
+    return Solved(Q, raw, status.asString(), planning_time, simplification_time)
 
 
 __all__ = ["PLANNERS", "ANYTIME", "Solved", "solve"]
