@@ -62,7 +62,7 @@ class Plan:
         head = f"{self.planner}: {self.reason}"
         if not self.success:
             return head
-        return (f"{head} ({len(self.path)} waypoints; planning {1e3 * self.planning_time:.3g} ms, simplification "
+        return (f"{head} (planning {1e3 * self.planning_time:.3g} ms, simplification "
                 f"{1e3 * self.simplification_time:.3g} ms, {self.checks} checks at {self.resolution:g} "
                 f"{self.length_unit})")
 
