@@ -15,6 +15,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..keywords import strict
 from .edges import EdgeChecker
 from .problem import Problem, endpoint_fault, problem
 from .result import Plan
@@ -30,6 +31,7 @@ def _sweep(checker: EdgeChecker, path: np.ndarray) -> float:
     return float(sum(checker.sweep(a, b) for a, b in zip(path[:-1], path[1:])))
 
 
+@strict
 def plan(scene, start: ArrayLike, goal: ArrayLike, *, robot: str | None = None, planner: str = "rrtconnect",
          time_limit: float = 1.0, resolution: float | None = None, seed: int | None = None,
          simplify: bool = True) -> Plan:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..keywords import strict
 from ..scene.sweep import motion_bounds
 from ..trajectory import Trajectory, TrajectoryError, for_robot, time_optimal
 
@@ -66,6 +67,7 @@ class Plan:
                 f"{1e3 * self.simplification_time:.3g} ms, {self.checks} checks at {self.resolution:g} "
                 f"{self.length_unit})")
 
+    @strict
     def trajectory(self, vmax: ArrayLike, amax: ArrayLike, *, dt: float = 0.01) -> Trajectory:
         """The time-optimal motion along the path (TOPP-RA) from rest to rest with |q̇| ≤ vmax
         (rad/s), |q̈| ≤ amax (rad/s²), sampled every dt s, its straight motion between samples
