@@ -219,3 +219,28 @@ def test_ctrl_c_stops_a_plan_cleanly_even_in_prms_second_thread(tmp_path):
         child.kill()
     assert child.returncode == 0, err
     assert out == "interrupted\n"
+
+
+def test_a_goal_pose_is_reached_at_one_of_its_collision_free_ik_solutions(boxed):
+    r = boxed.robots["arm"].robot
+    T = km.fk(r, GOAL)
+    p = km.plan(boxed, START, km.targets.pose(T), seed=3, time_limit=1.0)
+    assert p.success, p.reason
+    assert "collision-free ones of the goal target" in p.reason
+    # the last waypoint is an IK solution itself (km.ik_all's FK check: 1e-6 m and rad at most here)
+    T_end = km.fk(r, p.path[-1])
+    assert np.abs(T_end[:3, 3] - T[:3, 3]).max() < 1e-6 and np.abs(T_end[:3, :3] - T[:3, :3]).max() < 1e-6
+    assert r.within_limits(p.path[-1]) and not boxed.check({"arm": p.path[-1]}).colliding
+    assert not check_trajectory(boxed, {"arm": _as_motion(p.path)}, resolution=p.resolution / 10).colliding
+
+
+def test_a_goal_target_without_a_usable_ik_solution_is_refused_in_words(boxed):
+    r = boxed.robots["arm"].robot
+    in_box = km.fk(r, (START + GOAL) / 2)[:3, 3]  # every arm posture with the tool there has the wrist in the box
+    p = km.plan(boxed, START, km.targets.position(in_box), time_limit=0.5)
+    assert not p.success and p.status == "not run"
+    assert p.reason.startswith("every IK solution of the goal target (") and "arm/link4 touches box" in p.reason
+    far = km.plan(boxed, START, km.targets.position([3.0, 0.0, 0.0]), time_limit=0.5)
+    assert far.reason.startswith("the goal target cannot be reached: target out of reach: |p| = 3 m")
+    with pytest.raises(km.PlanError, match=r"goal: one target, not a stack of shape \(2,\)"):
+        km.plan(boxed, START, km.targets.position([[0.5, 0, 0.3], [0.4, 0, 0.3]]))

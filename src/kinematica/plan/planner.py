@@ -15,8 +15,10 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..ik.target import Target
 from ..keywords import strict
 from .edges import EdgeChecker
+from .goals import goal_set
 from .problem import Problem, endpoint_fault, problem
 from .result import Plan
 from .solver import solve
@@ -32,10 +34,13 @@ def _sweep(checker: EdgeChecker, path: np.ndarray) -> float:
 
 
 @strict
-def plan(scene, start: ArrayLike, goal: ArrayLike, *, robot: str | None = None, planner: str = "rrtconnect",
+def plan(scene, start: ArrayLike, goal: "ArrayLike | Target", *, robot: str | None = None, planner: str = "rrtconnect",
          time_limit: float = 1.0, resolution: float | None = None, seed: int | None = None,
          simplify: bool = True) -> Plan:
-    """A path from `start` to `goal` (joint values (n,): rad, or the robot's length unit) for
+    """A path from `start` to `goal` (joint values (n,): rad, or the robot's length unit; or a
+    `km.Target` — `km.targets.pose(T)`, `km.targets.position(p)`, … in the robot's own base
+    frame and unit, as `km.ik` takes it — reached at whichever of its collision-free IK
+    solutions within the limits (`km.ik_all` with the scene) OMPL gets to first) for
     `robot` (the scene's only robot by default; the others stay at their scene q) that touches
     nothing in `scene`, found by OMPL's `planner` ("rrtconnect", "rrtstar", "bitstar", "prm")
     within `time_limit` s, then shortcut and smoothed by OMPL's path simplifier (`simplify`).
@@ -55,15 +60,13 @@ def plan(scene, start: ArrayLike, goal: ArrayLike, *, robot: str | None = None, 
     gives success False with the reason in words. Wrong input raises `PlanError`.
     """
     p = problem(scene, start, goal, robot, planner, time_limit, resolution, seed)
-    checks = 0
-    for which, q in (("start", p.start), ("goal", p.goal)):
-        fault = endpoint_fault(p, which, q)
-        checks += 1
-        if fault:
-            return _refused(p, fault, checks)
+    fault = endpoint_fault(p, "start", p.start)
+    goals, goal_fault = goal_set(p) if fault is None else (None, None)
+    if fault or goal_fault or goals is None:
+        return _refused(p, fault or goal_fault or "", 1 if fault else 2)
     checker = EdgeChecker.build(p.scene, p.robot, p.lo, p.hi, p.resolution)
-    checker.checks = checks
-    got = solve(checker, p.start, p.goal, p.planner, p.time_limit, p.seed, simplify)
+    checker.checks = 1 + len(goals)
+    got = solve(checker, p.start, goals, p.planner, p.time_limit, p.seed, simplify)
     if got.path is None:
         why = (f"no path found within {p.time_limit:g} s" if got.status in ("Timeout", "Approximate solution")
                else f"the planner gave no path ({got.status})")
@@ -77,10 +80,13 @@ def plan(scene, start: ArrayLike, goal: ArrayLike, *, robot: str | None = None, 
             return Plan(False, f"the planner's path touches the scene on edge {bad} when re-checked",
                         None, p.robot, p.planner, got.status, got.planning_time, got.simplification_time,
                         checker.checks, p.resolution, scene.length_unit, p.seed, scene=scene)
-    path[0], path[-1] = p.start, p.goal  # the exact joint values asked for, not OMPL's copies
+    reached = int(np.argmin(np.abs(goals - path[-1]).max(axis=1)))
+    path[0], path[-1] = p.start, goals[reached]  # the exact joint values, not OMPL's copies
     sweep = _sweep(checker, path)
     reason = (f"collision-free path of {len(path)} waypoints, links moving up to {sweep:.4g} "
               f"{scene.length_unit}{note}")
+    if p.target is not None:
+        reason += f", to IK solution {reached + 1} of the {len(goals)} collision-free ones of the goal target"
     return Plan(True, reason, path, p.robot, p.planner, got.status, got.planning_time, got.simplification_time,
                 checker.checks, p.resolution, scene.length_unit, p.seed, sweep if math.isfinite(sweep) else math.nan,
                 got.raw, scene, checker)

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InputError, InputTypeError
+from ..ik.target import Target
 from ..scene.linkgeom import arm_length
 from .solver import PLANNERS
 
@@ -30,19 +31,21 @@ class PlanError(InputError):
 
 @dataclass(frozen=True)
 class Problem:
-    """The checked query: `robot` (its name in `scene`), start and goal (n,), the box lo ≤ q ≤ hi,
-    `resolution` (scene length unit), planner name, time limit (s) and seed."""
+    """The checked query: `robot` (its name in `scene`), start (n,), the goal as joint values
+    (n,) or an IK `target` (then `goal` is None), the box lo ≤ q ≤ hi, `resolution` (scene
+    length unit), planner name, time limit (s) and seed."""
 
     scene: Any
     robot: str
     start: np.ndarray
-    goal: np.ndarray
+    goal: np.ndarray | None
     lo: np.ndarray
     hi: np.ndarray
     resolution: float
     planner: str
     time_limit: float
     seed: int | None
+    target: Target | None = None
 
 
 def _robot(scene: Any, robot: str | None) -> str:
@@ -100,7 +103,7 @@ def default_resolution(scene: Any, robot: str) -> float:
     return 0.5 * geom.radius * entry.scale if geom.radius else 0.01 * arm_length(entry.robot) * entry.scale
 
 
-def problem(scene: Any, start: ArrayLike, goal: ArrayLike, robot: str | None, planner: str, time_limit: float,
+def problem(scene: Any, start: ArrayLike, goal: "ArrayLike | Target", robot: str | None, planner: str, time_limit: float,
             resolution: float | None, seed: int | None) -> Problem:
     """The checked `Problem`, or PlanError naming the first wrong input."""
     if not (hasattr(scene, "robots") and hasattr(scene, "check")):
@@ -108,7 +111,10 @@ def problem(scene: Any, start: ArrayLike, goal: ArrayLike, robot: str | None, pl
     name = _robot(scene, robot)
     r = scene.robots[name].robot
     s = _joints(start, r.n, "start", r.joint_names)
-    g = _joints(goal, r.n, "goal", r.joint_names)
+    target = goal if isinstance(goal, Target) else None
+    g = None if target is not None else _joints(goal, r.n, "goal", r.joint_names)
+    if target is not None and target.shape != ():
+        raise PlanError(f"goal: one target, not a stack of shape {target.shape}")
     if not isinstance(planner, str) or planner not in PLANNERS:
         raise PlanError(f"planner: unknown planner {planner!r}; planners: {', '.join(PLANNERS)}")
     t = _positive(time_limit, "time_limit", MAX_TIME)
@@ -120,7 +126,7 @@ def problem(scene: Any, start: ArrayLike, goal: ArrayLike, robot: str | None, pl
         raise PlanError("seed: OMPL's PRM grows its roadmap in a second thread, so its plans cannot be "
                         "reproduced; give no seed, or use rrtconnect, rrtstar or bitstar")
     lo, hi = _box(r)
-    return Problem(scene, name, s, g, lo, hi, res, planner, t, None if seed is None else int(seed))
+    return Problem(scene, name, s, g, lo, hi, res, planner, t, None if seed is None else int(seed), target)
 
 
 def endpoint_fault(p: Problem, which: str, q: np.ndarray) -> str | None:

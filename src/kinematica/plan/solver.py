@@ -140,9 +140,22 @@ def _setup(ob: Any, og: Any, checker: EdgeChecker, guard: _Guard, n: int) -> tup
     return ss, validator
 
 
-def solve(checker: EdgeChecker, start: np.ndarray, goal: np.ndarray, planner: str, time_limit: float,
+def _goal(ob: Any, ss: Any, si: Any, start: np.ndarray, goals: np.ndarray) -> None:
+    """One goal state, or OMPL's GoalStates: the planner reaches whichever it can."""
+    if len(goals) == 1:
+        ss.setStartAndGoalStates(_state(si, start), _state(si, goals[0]))
+        return
+    ss.setStartState(_state(si, start))
+    region = ob.GoalStates(si)
+    for q in goals:
+        region.addState(_state(si, q))
+    ss.setGoal(region)
+
+
+def solve(checker: EdgeChecker, start: np.ndarray, goals: np.ndarray, planner: str, time_limit: float,
           seed: int | None, simplify: bool = True) -> Solved:
-    """Plan start → goal with OMPL's `planner` within `time_limit` s (see the module text)."""
+    """Plan start → any of `goals` (m, n) with OMPL's `planner` within `time_limit` s (see the
+    module text)."""
     ob, og, ou = _ompl()
     n, guard = len(start), _Guard()
     with _quiet(ou):
@@ -150,7 +163,7 @@ def solve(checker: EdgeChecker, start: np.ndarray, goal: np.ndarray, planner: st
             ou.RNG.setSeed(int(seed))
         ss, validator = _setup(ob, og, checker, guard, n)
         si = ss.getSpaceInformation()
-        ss.setStartAndGoalStates(_state(si, start), _state(si, goal))
+        _goal(ob, ss, si, start, goals)
         ss.setPlanner(getattr(og, PLANNERS[planner])(si))
         if seed is not None and planner in ANYTIME:
             # any path meets an infinite cost threshold: the planner stops at its first one
