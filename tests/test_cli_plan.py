@@ -75,3 +75,30 @@ def test_bad_input_is_one_line_and_exit_2(capsys, extra, message):
 def test_a_wrong_count_of_joint_values_names_the_option(capsys):
     code, _, err = run(capsys, "plan", "kuka-table", "--start", *START[:5], "--goal", *GOAL)
     assert code == 2 and "--start: kuka-kr6-r900 has 6 joints (A1 A2 A3 A4 A5 A6): expected 6 joint values, got 5" in err
+
+
+def test_a_goal_pose_as_position_and_rpy(capsys):
+    # the flange pose of GOAL, given as a target: reached at one of its collision-free IK solutions
+    robot = km.load("kuka-kr6-r900")
+    T = km.fk(robot, np.array(GOAL, float))
+    rpy = km.spatial.matrix_to_rpy(T[:3, :3])
+    d = run_json(capsys, "plan", "kuka-table", "--start", *START, "--position", *map(repr, T[:3, 3].tolist()),
+                 "--rpy", *map(repr, rpy.tolist()), "--seed", "3")
+    assert d["success"], d["reason"]
+    assert d["target"]["kind"] == "pose" and "of the goal target" in d["reason"]
+    T_end = km.fk(robot, np.array(d["path"][-1]))
+    assert np.abs(T_end[:3, 3] - T[:3, 3]).max() < 1e-6  # km.ik_all's FK check holds solutions to 1e-6 m
+    # a position on the box: every posture reaching it collides
+    d = run_json(capsys, "plan", "kuka-table", "--start", *START, "--position", "0.15", "0.6", "0.45")
+    assert d["success"] is False and d["reason"].startswith("every IK solution of the goal target")
+    assert "touches box" in d["reason"]
+
+
+@pytest.mark.parametrize("goal, message", [
+    ([], "give the goal: --goal joint values, or --position X Y Z (with an orientation)"),
+    (["--goal", *GOAL, "--position", "1", "1", "1"], "give the goal as --goal joint values or as a --position"),
+    (["--goal", *GOAL, "--rpy", "0", "0", "0"], "--rpy belongs to a --position goal, not to --goal"),
+])
+def test_the_goal_is_given_one_way(capsys, goal, message):
+    code, out, err = run(capsys, "plan", "kuka-table", "--start", *START, *goal)
+    assert code == 2 and out == "" and message in err

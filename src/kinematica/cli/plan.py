@@ -1,6 +1,8 @@
-"""`kinematica plan SCENE --start Q... --goal Q...`: a collision-free joint path for one robot of a
-scene (bundled name or YAML file), the others at their scene configuration, found by an OMPL
-planner (`km.plan`); with --out, timed (TOPP-RA, under --vmax and --amax) and written as a
+"""`kinematica plan SCENE --start Q... --goal Q... | --position X Y Z [--rpy R P Y ...]`: a
+collision-free joint path for one robot of a scene (bundled name or YAML file), the others at
+their scene configuration, found by an OMPL planner (`km.plan`); a --position goal (with any
+orientation form `kinematica ik` takes, in the robot's base frame) is reached at whichever of
+its collision-free IK solutions the planner gets to first; with --out, timed (TOPP-RA, under --vmax and --amax) and written as a
 trajectory file that `kinematica scene check --trajectory` and the player read.
 
 Exit codes, as `traj`: 0 when the report is printed and every file asked for was written — a
@@ -22,6 +24,7 @@ from ..plan import PLANNERS
 from ..textfmt import table, vector
 from .common import Failure, UsageError, emit, finite_numbers, joint_values, q_deg
 from .dynamics import FORMATS, _out_path
+from .targets import ORIENTATION_FLAGS, add_target_args, ik_target
 
 
 def _robot(scene: km.Scene, name: str | None) -> str:
@@ -85,7 +88,7 @@ def cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
     name = _robot(scene, args.robot)
     robot = scene.robots[name].robot
     start = joint_values(robot, args.start, args.deg, flag="--start")
-    goal = joint_values(robot, args.goal, args.deg, flag="--goal")
+    goal, target = _goal(robot, args)
     p = km.plan(scene, start, goal, robot=name, planner=args.planner, time_limit=args.time_limit,
                 resolution=_positive(args.resolution, "--resolution"), seed=args.seed)
     tr = None
@@ -93,6 +96,7 @@ def cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
         tr = p.trajectory(_positive(args.vmax, "--vmax"), _positive(args.amax, "--amax"),
                           dt=_positive(args.dt, "--dt"))
     data = plan_data(scene, p, tr)
+    data["target"] = target
     if tr is not None and path_out is not None:
         km.trajectory.save(tr, path_out, degrees=args.deg)
         data["written"] = {"path": str(path_out), "format": FORMATS[path_out.suffix.lower()],
@@ -103,6 +107,20 @@ def cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
     if data["withheld"]:
         raise Failure(f"not written ({args.out}): {data['withheld']}")
     return 0
+
+
+def _goal(robot: km.Robot, args: argparse.Namespace) -> tuple[Any, dict[str, Any] | None]:
+    """The goal: --goal joint values, or the IK target of --position (and an orientation)."""
+    if args.goal is not None and args.position is not None:
+        raise UsageError("give the goal as --goal joint values or as a --position target, not both")
+    if args.goal is not None:
+        orient = [f for f in ORIENTATION_FLAGS if getattr(args, f) is not None]
+        if orient:
+            raise UsageError(f"--{orient[0].replace('_', '-')} belongs to a --position goal, not to --goal")
+        return joint_values(robot, args.goal, args.deg, flag="--goal"), None
+    if args.position is None:
+        raise UsageError("give the goal: --goal joint values, or --position X Y Z (with an orientation)")
+    return ik_target(robot, args)
 
 
 def _seconds(text: str) -> float:
@@ -130,7 +148,8 @@ def add_parser(sub: Any) -> None:
                                    "--goal; the other robots stay at their scene configuration.")
     p.add_argument("scene", metavar="SCENE", help="bundled scene name or .yaml scene file")
     p.add_argument("--start", nargs="+", required=True, metavar="Q", help="start joint values (rad, or deg with --deg)")
-    p.add_argument("--goal", nargs="+", required=True, metavar="Q", help="goal joint values (rad, or deg with --deg)")
+    p.add_argument("--goal", nargs="+", metavar="Q", help="goal joint values (rad, or deg with --deg)")
+    add_target_args(p, note="or the goal as an IK target (every collision-free solution a goal): ")
     p.add_argument("--robot", metavar="NAME", help="the robot that moves (needed when the scene has several)")
     p.add_argument("--planner", default="rrtconnect", choices=tuple(PLANNERS), metavar="NAME",
                    help=f"OMPL planner: {', '.join(PLANNERS)} (default rrtconnect)")
