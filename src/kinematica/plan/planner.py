@@ -10,8 +10,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -21,11 +19,14 @@ from .edges import EdgeChecker
 from .goals import goal_set
 from .problem import Problem, endpoint_fault, problem
 from .result import Plan
-from .solver import solve
+from .solver import Solved, solve
 
 
-def _refused(p: Problem, reason: str, checks: int) -> Plan:
-    return Plan(False, reason, None, p.robot, p.planner, "not run", 0.0, 0.0, checks, p.resolution,
+def _failed(p: Problem, reason: str, checks: int, got: Solved | None = None) -> Plan:
+    """A Plan without a path: refused before planning (`got` None) or after OMPL's run."""
+    status, t_plan, t_simple = ("not run", 0.0, 0.0) if got is None else \
+        (got.status, got.planning_time, got.simplification_time)
+    return Plan(False, reason, None, p.robot, p.planner, status, t_plan, t_simple, checks, p.resolution,
                 p.scene.length_unit, p.seed, scene=p.scene)
 
 
@@ -63,33 +64,30 @@ def plan(scene, start: ArrayLike, goal: "ArrayLike | Target", *, robot: str | No
     fault = endpoint_fault(p, "start", p.start)
     goals, goal_fault = goal_set(p) if fault is None else (None, None)
     if fault or goal_fault or goals is None:
-        return _refused(p, fault or goal_fault or "", 1 if fault else 2)
+        return _failed(p, fault or goal_fault or "", 1 if fault else 2)
     checker = EdgeChecker.build(p.scene, p.robot, p.lo, p.hi, p.resolution)
     checker.checks = 1 + len(goals)
     got = solve(checker, p.start, goals, p.planner, p.time_limit, p.seed, simplify)
     if got.path is None:
         why = (f"no path found within {p.time_limit:g} s" if got.status in ("Timeout", "Approximate solution")
                else f"the planner gave no path ({got.status})")
-        return Plan(False, why, None, p.robot, p.planner, got.status, got.planning_time, 0.0, checker.checks,
-                    p.resolution, scene.length_unit, p.seed, scene=scene)
+        return _failed(p, why, checker.checks, got)
     path, note = got.path, ""
     if checker.first_blocked(path) is not None:  # a smoothed corner the simplifier's own checks let by
         path, note = got.raw, " (unsimplified: the smoothed path touched the scene)"
         bad = checker.first_blocked(path)
         if bad is not None:
-            return Plan(False, f"the planner's path touches the scene on edge {bad} when re-checked",
-                        None, p.robot, p.planner, got.status, got.planning_time, got.simplification_time,
-                        checker.checks, p.resolution, scene.length_unit, p.seed, scene=scene)
+            return _failed(p, f"the planner's path touches the scene on edge {bad} when re-checked",
+                           checker.checks, got)
     reached = int(np.argmin(np.abs(goals - path[-1]).max(axis=1)))
     path[0], path[-1] = p.start, goals[reached]  # the exact joint values, not OMPL's copies
     sweep = _sweep(checker, path)
     reason = (f"collision-free path of {len(path)} waypoints, links moving up to {sweep:.4g} "
-              f"{scene.length_unit}{note}")
+              f"{p.scene.length_unit}{note}")
     if p.target is not None:
         reason += f", to IK solution {reached + 1} of the {len(goals)} collision-free ones of the goal target"
     return Plan(True, reason, path, p.robot, p.planner, got.status, got.planning_time, got.simplification_time,
-                checker.checks, p.resolution, scene.length_unit, p.seed, sweep if math.isfinite(sweep) else math.nan,
-                got.raw, scene, checker)
+                checker.checks, p.resolution, p.scene.length_unit, p.seed, sweep, got.raw, p.scene, checker)
 
 
 __all__ = ["plan"]

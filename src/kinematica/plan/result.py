@@ -34,7 +34,8 @@ class Plan:
     rows, checked so that no link point moves more than `resolution` (scene `length_unit`)
     between two checked states; None when `success` is False. `reason`: the verdict in words.
     `status`: OMPL's planner status ("Exact solution", "Timeout", ...; "not run" when the
-    start or goal was refused first). Times in s; `checks`: configurations the scene checked.
+    start or goal was refused first). Times in s; `checks`: configurations the scene was asked
+    about (collision or distance; the IK of a goal target not counted).
     `raw_path`: the planner's path before simplification. `sweep`: the most any link point
     moves along the whole path (scene unit).
     """
