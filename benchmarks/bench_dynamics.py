@@ -197,7 +197,6 @@ def print_table(results: dict[str, dict[str, float] | str], batch: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    bk.load_kernels()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--robot", default="puma560", help="bundled robot with inertials (default puma560)")
     ap.add_argument("--quick", action="store_true", help="short run: 3 repeats, 200 single calls")

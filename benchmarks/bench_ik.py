@@ -46,7 +46,7 @@ import numpy as np  # noqa: E402
 from scipy.spatial.transform import Rotation  # noqa: E402
 
 import kinematica as km  # noqa: E402
-from bench_kinematics import aligned_table, load_average, load_kernels, machine, pinocchio_model  # noqa: E402
+from bench_kinematics import aligned_table, load_average, machine, pinocchio_model  # noqa: E402
 
 ROBOTS = ["puma560", "ur5", "kuka-kr6-r900", "panda"]
 TARGETS = {"success": 99.99, "batched": 10.0, "single": 300.0, "analytic batched": 5.0, "analytic single": 200.0}
@@ -383,7 +383,6 @@ def bench_robot(name: str, args) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    load_kernels()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--robot", action="append", help=f"bundled robot (repeatable; default {', '.join(ROBOTS)})")
     ap.add_argument("--quick", action="store_true", help="2 000 targets, smaller samples, one repeat")

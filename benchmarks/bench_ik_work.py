@@ -7,11 +7,11 @@ limit, turned into full poses by FK; seeds random inside the limits (limits="wra
 "attempt" is one run of LM from a seed; "first seed" is the share solved by the first attempt.
 Success is judged by `bench_ik.check` (our FK, limits on), false claims are successes it
 refuses. Two passes: the calls as users make them (time, iterations, success: the whole solve
-runs in one kernel call, `ik.single_kernel`, which does not report its attempts), then the same
-targets through single.py's own restart loop, whose attempts (`ik.single.attempt`, the same
-compiled attempt) are counted by wrapping it — that loop draws its restarts from NumPy's
-generator instead of Numba's, so attempts are counted on the same algorithm, not the same
-random seeds.
+runs in one call of the C++ core, `lm_core.solve_single`, which does not report its attempts),
+then the same targets through the NumPy reference loop the tests hold the core to
+(`single.solve_one`), whose attempts (`single.attempt`) are counted by wrapping it — that loop
+draws its restarts from NumPy's generator instead of the core's xoshiro256**, so attempts are
+counted on the same algorithm, not the same random seeds.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kinematica as km  # noqa: E402
-from kinematica import compiled  # noqa: E402
 from kinematica.ik import fast, single, solve  # noqa: E402
 
 import bench_ik as bi  # noqa: E402
@@ -52,14 +51,14 @@ def targets(robot: km.Robot, n: int):
     return S, km.fk(robot, Q)
 
 
-def _no_kernel(*args, **kw):
-    return None  # `single.solve_single` declining: km.ik runs single.py's restart loop
+def _declined(*args, **kw):
+    return None  # as `lm_core.solve_single` declining a target: km.ik runs `single.solve_one`
 
 
 def counted_attempts(robot: km.Robot, S, T) -> list[int]:
-    """Attempts per target through single.py's restart loop (see the module docstring)."""
+    """Attempts per target through the NumPy reference loop (see the module docstring)."""
     kept = fast.solve_single, solve.solve_single
-    fast.solve_single = solve.solve_single = _no_kernel
+    fast.solve_single = solve.solve_single = _declined
     single.attempt = _counted
     try:
         out = []
@@ -96,7 +95,6 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--targets", type=int, default=300)
     args = ap.parse_args(argv)
-    compiled.use_compiled("always")
     print(f"load average {load_average()} at the start")
     for name in ("puma560", "ur5", "panda"):
         print(measure(name, args.targets))

@@ -29,17 +29,6 @@ TIMER = TIMERS["wall"]
 
 
 # --- timing --------------------------------------------------------------------------------
-def load_kernels() -> None:
-    """Load the compiled kernels before timing (`kinematica.compiled`), unless the environment's
-    KINEMATICA_COMPILED says otherwise ("never": time the NumPy code): left to "auto", they would
-    load in the background part-way through a timing loop."""
-    from kinematica import compiled
-
-    setting = os.environ.get("KINEMATICA_COMPILED", "always")
-    compiled.use_compiled(setting if setting in compiled.MODES and setting != "auto" else "always")
-
-
-
 def per_call_us(fn: Callable[[], object], calls: int, repeat: int) -> float:
     """Median over `repeat` runs of the time of one call of fn, in µs; each run makes `calls` calls."""
     fn()  # warm up (caches, lazy imports, cached properties)
@@ -258,7 +247,6 @@ def aligned_table(header: list[str], lines: list[list[str]], left: Sequence[int]
 
 
 def main(argv: list[str] | None = None) -> None:
-    load_kernels()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     default = "puma560" if "puma560" in km.robot_names() else "kuka-kr6-r900"
     ap.add_argument("--robot", default=default, help=f"bundled robot name (default {default})")

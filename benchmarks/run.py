@@ -1,13 +1,18 @@
 """Every benchmark in one run: the tables the README's "Benchmarks" section shows.
 
-    python benchmarks/run.py            # under a minute; writes benchmarks/results/latest.{json,md}
+    python benchmarks/run.py            # a few minutes; writes benchmarks/results/latest.{json,md}
     python benchmarks/run.py --readme   # … and puts the Markdown into README.md between its markers
     python benchmarks/run.py --quick    # a smoke run (fewer calls and targets): numbers are rougher
 
-Five tables, ours beside the peers that are installed (Pinocchio, Robotics Toolbox, ikpy), each
+The tables, ours beside the peers that are installed (Pinocchio, Robotics Toolbox, ikpy), each
 row with the ratio the issue-12 and issue-26 targets are stated in and whether it is met:
 - fresh processes, default settings (bench_core.py): FK, Jacobian, RNE, mass matrix — the first
-  call, the first 100 and the steady state, beside Pinocchio's like-for-like call;
+  call, the first 100 and the steady state, beside Pinocchio's like-for-like call; our batched
+  calls, the KR6 R900 1 000-point line with IK among them;
+- fresh processes, one full-pose IK call (bench_core.py; Puma 560, UR5, Panda): the same three
+  times, success and false claims, beside Robotics Toolbox's C++ `ik_LM` run in its own
+  interpreter (`--peer-python`, or $BENCH_RTB_PYTHON); and a fresh script's wall time, import
+  to the 100th call;
 - single calls (Puma 560): FK, Jacobian, RNE — ours (the C++ core) ÷ Pinocchio's time;
 - batched calls: per pose / per state, ours against the peers' Python loops;
 - IK, full pose (Puma 560, UR5, Panda): success (judged by our FK, limits on), false claims and
@@ -37,7 +42,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import kinematica as km  # noqa: E402
-from kinematica import compiled  # noqa: E402
 
 import bench_core as bc  # noqa: E402
 import bench_dynamics as bd  # noqa: E402
@@ -93,15 +97,6 @@ def dynamics(quick: bool) -> dict:
     out = {"robot": robot.name, "states": n, "ours": bd.bench_ours(robot, Q, QD, QDD, calls, repeat)}
     out["Pinocchio"] = bd.bench_pinocchio(robot, Q, QD, QDD, calls, repeat) if bd.pinocchio_model(robot) else None
     return out
-
-
-def kernels_load() -> float:
-    """Load the compiled kernels now (s): every "Kinematica" row then times them; the first
-    load on a machine compiles (~25 s), later ones read Numba's disk cache."""
-    t0 = time.perf_counter()
-    if not compiled.use_compiled("always"):
-        raise SystemExit("the compiled kernels did not load: see the warning above")
-    return time.perf_counter() - t0
 
 
 def inverse(quick: bool) -> list[dict]:
@@ -207,14 +202,15 @@ def startup_table(st: dict[str, float]) -> str:
     return table(["start-up (fresh process, median wall)", "time", "target"], rows)
 
 
-def header(started: dict) -> str:
+def header(started: dict, fresh_ik: dict) -> str:
     machine = bk.machine().splitlines()[0].removeprefix("machine : ")
     cpu, cores = machine.split(", ")[:2]
     return (f"Measured {started['date']} on {cpu} ({cores}), load average {started['load']} at the start and "
             f"{bk.load_average()} at the end (1/5/15 min); {bk.blas_threads()}; Python {platform.python_version()}, "
             f"NumPy {np.__version__}, kinematica {km.__version__}, {bk.peer_versions()}, "
-            f"ikpy {_version('ikpy') if _has('ikpy') else 'not installed'}; Numba {_version('numba')}, its kernels "
-            f"loaded in {started['kernels']:.2f} s before timing.")
+            f"ikpy {_version('ikpy') if _has('ikpy') else 'not installed'}; for the fresh-process IK rows "
+            + (f"Robotics Toolbox {fresh_ik['peer_version']} in {fresh_ik['peer']}." if fresh_ik.get("peer_version")
+               else f"Robotics Toolbox not installed in {fresh_ik['peer']}."))
 
 
 def _version(module: str) -> str:
@@ -242,11 +238,23 @@ def markdown(result: dict) -> str:
                    "mass-matrix call runs. These rows and the batched ones below: median "
                    f"{'CPU' if result['timer'] == 'cpu' else 'wall'} time per call, ours and the peers' in the same "
                    "process.")
+    peer = result["fresh_ik"]
+    ik_fresh_note = (f"One full-pose IK call in fresh processes (benchmarks/bench_core.py): each (solver, robot) in its "
+                     f"own interpreter, default settings, no warm-up, {peer['targets']} random reachable targets (FK of "
+                     "joint values uniform inside the limits) with a random q0 inside them, the same for every solver; "
+                     "the first call and the first 100 wall time, the steady state the median CPU time of the calls "
+                     "after the 100th, medians of the processes; success judged by an independent FK "
+                     "(`reference.fk_space`): position < 1e-6 m, orientation < 1e-6 rad, inside the limits. Robotics "
+                     f"Toolbox {peer.get('peer_version') or ''}: `ets().ik_LM` of a `DHRobot` built fresh from our DH "
+                     f"table (its FK checked against ours), tol {bc.peer_rtb.TOL:g} on its E = ½eᵀe (its default 1e-6 stops "
+                     "near 1e-3 m), its other settings default. With q0 given, our default limits are \"clip\" (LM from "
+                     "q0), where no closed-form seed is used: `closed_form_seed=False` times the general path "
+                     "(the shortcut takes default options only).")
     fresh_note = ("Fresh processes with default settings (benchmarks/bench_core.py): each operation in its own "
                   "interpreter after its imports, median of the processes; Pinocchio's like-for-like calls: "
                   "forwardKinematics + updateFramePlacement of the tool frame (.homogeneous), computeFrameJacobian "
                   "(LOCAL_WORLD_ALIGNED), rnea, crba (upper triangle only).")
-    return "\n\n".join([result["header"], bc.tables(result["fresh"]), fresh_note,
+    return "\n\n".join([result["header"], bc.tables(result["fresh"]), fresh_note, bc.ik_tables(peer), ik_fresh_note,
                         single_table(result["kinematics"], result["dynamics"]),
                         single_note,
                         batch_table(result["kinematics"], result["dynamics"]), ik_table(result["ik"]), ik_note,
@@ -266,6 +274,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quick", action="store_true", help="a smoke run: fewer calls and targets")
     ap.add_argument("--readme", action="store_true", help="write the tables into README.md between its markers")
     ap.add_argument("--out", default=str(HERE / "results"), help="folder for latest.json and latest.md")
+    ap.add_argument("--peer-python", help="the interpreter with Robotics Toolbox for the fresh-process IK rows "
+                                          f"(default ${bc.peer_rtb.PEER_ENV}, else this one)")
     ap.add_argument("--timer", choices=bk.TIMERS, default="cpu",
                     help="clock of the FK/Jacobian/RNE rows (default cpu: this process's CPU time, which other "
                          "work on a shared machine inflates far less than wall time)")
@@ -273,11 +283,13 @@ def main(argv: list[str] | None = None) -> None:
     bk.TIMER = bk.TIMERS[args.timer]
     started = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "load": bk.load_average(),
                "timer": args.timer}
-    started["kernels"] = kernels_load()
     t0 = time.perf_counter()
-    result = {"fresh": bc.measure("puma560", 1 if args.quick else 3), "kinematics": kinematics(args.quick), "dynamics": dynamics(args.quick), "ik": inverse(args.quick),
+    runs = 1 if args.quick else 3
+    result = {"fresh": bc.measure("puma560", runs),
+              "fresh_ik": bc.measure_ik(bc.IK_ROBOTS, runs, 200 if args.quick else 500, args.peer_python),
+              "kinematics": kinematics(args.quick), "dynamics": dynamics(args.quick), "ik": inverse(args.quick),
               "startup": startup(3 if args.quick else 7)}
-    result["header"] = header(started)
+    result["header"] = header(started, result["fresh_ik"])
     result["timer"] = args.timer
     result["seconds"] = time.perf_counter() - t0
     text = markdown(result)

@@ -9,7 +9,7 @@ import contextlib
 import numpy as np
 
 
-def _numpy_batch(robot, t, seeds, opts, enforce, restarts, rng, scale, in_core):
+def _numpy_batch(robot, t, seeds, opts, enforce, restarts, rng, scale, in_core, seed=None):
     """`lm_core.solve_batch` by the NumPy loop: (q, status, iterations) of each target."""
     from kinematica.ik.closed import closed_form_seeds
     from kinematica.ik.single import Problem, solve_one

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import re
 import xml.etree.ElementTree as ET
 
@@ -17,6 +16,7 @@ from nicegui.testing import User, user_simulation
 import kinematica as km
 from kinematica.app import figures, mathdoc
 from kinematica.app.page import Page
+from kinematica.app.playlist import q_at
 from kinematica.app.state import Session
 
 MATHML = "{http://www.w3.org/1998/Math/MathML}"
@@ -98,13 +98,14 @@ def test_a_robot_without_inertials_says_why_there_are_no_torques() -> None:
     assert "no inertial parameters" in figures.torque_note(tr, r)
 
 
-def test_the_figures_are_svg_data_urls() -> None:
+def test_the_trajectory_groups_hold_charts_and_the_tool_path() -> None:
     r = km.load("planar-3r")
-    shown = figures.trajectory_plots(plan(r), r)
-    assert [p.key for p in shown] == ["plot-joints", "plot-path"]
-    for p in shown:
-        assert p.url.startswith("data:image/svg+xml;base64,")
-        assert b"<svg" in base64.b64decode(p.url.split(",", 1)[1])
+    tr = plan(r)
+    joints, path = figures.trajectory_plots(tr, r)
+    assert (joints.key, path.key) == ("plot-joints", "plot-path")
+    assert [c.key for c in joints.charts] == ["chart-q", "chart-qd", "chart-qdd"]  # no inertials: no τ
+    assert [c.key for c in path.charts] == ["chart-tool"] and path.path is not None and path.path.planar
+    np.testing.assert_allclose(path.path.points, km.fk(r, tr.q)[:, :3, 3])
 
 
 def test_convergence_notes_say_why_there_is_no_plot() -> None:
@@ -117,7 +118,7 @@ def test_convergence_notes_say_why_there_is_no_plot() -> None:
     run = km.ik(r, T[:3, 3], r.q_home, history=True)
     assert figures.convergence_note(run) is None
     plot = figures.convergence_plot(run, r)
-    assert plot.url.startswith("data:image/svg+xml") and f"({run.iterations} in all)" in plot.caption
+    assert [c.key for c in plot.charts] == ["chart-convergence"] and f"({run.iterations} in all)" in plot.caption
 
 
 @pytest.mark.parametrize("name", ["braccio", "kuka-kr6-r900"])
@@ -156,12 +157,73 @@ async def test_plots_appear_for_a_trajectory_with_its_numbers(user: User) -> Non
     s.trajectory = plan(s.robot)
     page.changed("plan")
     page.select("plots")
-    joints = await appears(user, "plot-joints")
-    assert joints.source.startswith("data:image/svg+xml;base64,")
+    await appears(user, "plot-joints")
+    q = await appears(user, "chart-q")
+    first = q.options["series"][0]
+    assert first["name"] == s.robot.joint_names[0]
+    np.testing.assert_allclose([v for _, v in first["data"]], np.degrees(s.trajectory.q[:, 0]), rtol=5e-6)
+    for key in ("chart-qd", "chart-qdd", "chart-tau", "chart-tool", "chart-path", "chart-q-csv"):
+        await appears(user, key)
     await appears(user, "plot-path")
     caption = one(user, "plot-joints-caption").text
     assert caption.startswith(f"1.5 s, {len(s.trajectory)} samples") and "peak |τ|" in caption
     await user.should_not_see(marker="plots-go-simulator")
+
+
+def now_line(chart) -> float:
+    return chart.options["series"][-1]["markLine"]["data"][0]["xAxis"]
+
+
+async def sent(tab) -> None:
+    """Until the tab's time-line update has gone to the page."""
+    for _ in range(400):
+        await asyncio.sleep(0.01)
+        if not tab._busy:
+            return
+    raise AssertionError("the time-line update never finished")
+
+
+@on_the_page
+async def test_the_time_line_follows_the_player_and_a_new_q_rebuilds_nothing(user: User, monkeypatch) -> None:
+    from kinematica.app import plots
+
+    monkeypatch.setattr(plots, "WAIT", 0.05)  # no browser answers the simulated user's chart calls
+    page = PAGES[-1]
+    s = page.session
+    s.trajectory = plan(s.robot)
+    page.changed("plan")
+    page.select("plots")
+    q = await appears(user, "chart-q")
+    tab = page.tabs["plots"]
+    await sent(tab)
+    assert now_line(q) == 0.0
+    s.t = 0.8
+    tab._sent = (tab._sent[0] - 1.0, tab._sent[1])  # the last update a second ago
+    page.played()  # what the player does every frame while it runs
+    await sent(tab)
+    assert now_line(q) == 0.8
+    s.t = 0.9
+    page.played()  # within 1/RATE s of the last: not sent
+    await sent(tab)
+    assert now_line(q) == 0.8
+    tab._sent = (tab._sent[0] - 1.0, tab._sent[1])  # a frame later and more
+    page.played()
+    await sent(tab)
+    assert now_line(q) == 0.9
+    path = one(user, "chart-path")
+    np.testing.assert_allclose(path.options["series"][-1]["data"][0],
+                               km.fk(s.robot, q_at(s.trajectory, 0.9))[:3, 3], rtol=5e-6, atol=1e-9)
+    s.q = s.q + 0.1  # the player paused there: every tab hears of the new q
+    page.changed("q", "plan")
+    assert one(user, "chart-q") is q  # the same chart, not a new one
+    page.select("simulator")
+    s.t = 1.2
+    page.played()  # not shown: nothing sent
+    await sent(tab)
+    assert now_line(q) == 0.9
+    page.select("plots")  # shown again: it catches up
+    await sent(tab)
+    assert now_line(q) == 1.2
 
 
 @on_the_page
@@ -170,8 +232,10 @@ async def test_convergence_appears_after_an_ik_solve(user: User) -> None:
     s = page.session
     await solve(user, x=150.0, y=50.0, z=100.0)
     page.select("plots")
-    image = await appears(user, "plot-convergence")
-    assert image.source.startswith("data:image/svg+xml")
+    await appears(user, "plot-convergence")
+    chart = await appears(user, "chart-convergence")
+    errors = [v for _, v in chart.options["series"][0]["data"]]
+    assert errors[0] == pytest.approx(s.ik_run.history[0]["error"], rel=5e-6)
     assert f"({s.ik_run.iterations} in all)" in one(user, "plot-convergence-caption").text
     np.testing.assert_array_equal(s.ik_start, km.load("braccio").q_home)
 

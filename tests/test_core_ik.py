@@ -260,3 +260,26 @@ def test_every_target_kind_gets_the_numpy_paths_verdicts(name):
                 miss = (p - np.append(t.p.reshape(-1), 0.0)[:3])[:dims] * (weights[:dims] > 0)
                 assert np.linalg.norm(miss) < default_tolerance(robot)  # what success promises
     assert checked >= 6
+
+
+def test_a_cartesian_path_is_a_target():
+    """km.ik takes a path from km.trajectory (its poses) as it takes the (k, 4, 4) array: it used
+    to fail inside NumPy's conversion with a message about a (0, 4, 4) path."""
+    kr6 = km.load("kuka-kr6-r900")
+    path = km.trajectory.line(km.fk(kr6, np.zeros(6)), km.fk(kr6, np.radians([-90, 0, 0, 0, -90, 0])), steps=20)
+    by_path, by_poses = km.ik(kr6, path), km.ik(kr6, path.poses)
+    assert by_path.success.all()
+    np.testing.assert_array_equal(by_path.q, by_poses.q)
+
+
+def test_a_robot_that_solved_ik_still_pickles():
+    """The core's objects (solvers, the closed form) live in the robot's cache, which a pickle
+    leaves behind: a robot goes to Dask workers after any call (the closed form in the robot's
+    memo made `workspace` on a cluster fail with "cannot pickle 'ClosedForm'")."""
+    cloudpickle = pytest.importorskip("cloudpickle")  # Dask's serializer (a robot's extras are a mappingproxy)
+
+    robot = km.load("puma560")
+    T = km.fk(robot, np.full(6, 0.3))
+    first = km.ik(robot, T)
+    again = cloudpickle.loads(cloudpickle.dumps(robot))
+    np.testing.assert_array_equal(km.ik(again, T).q, first.q)

@@ -28,7 +28,6 @@ MEMOISED = [
     ("kinematica.ik.analytic.geometry", "size", ("puma560",)),
     ("kinematica.ik.frame", "plane_of", ("planar-3r", "puma560")),
     ("kinematica.ik.closed_pack", "constants", ("puma560", "ur5")),
-    ("kinematica.ik.closed_pack", "closed_form", ("puma560", "ur5")),
     ("kinematica.ik.lm_core", "bounds", ("puma560", "panda")),
     ("kinematica.ik.reach", "_geometry", ("puma560",)),
     ("kinematica.ik.analytic.geometric5", "structure", ("arm-5dof-geo",)),

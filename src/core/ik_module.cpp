@@ -134,6 +134,28 @@ nb::tuple solve_many(const kc::Solver& sv, nb::handle T_in, nb::handle seeds_in,
     return nb::make_tuple(q_out, s_out, i_out);
 }
 
+// The verdicts of N configurations q (N, n) against goals (N, 16): (N, 5) floats — ok, position
+// error, orientation error, inside the limits, singularity undecided (the SVD must judge it).
+nb::object verdicts(const kc::Solver& sv, nb::handle G_in, nb::handle q_in) {
+    const int n = sv.chain.n;
+    const kc::np::View G = kc::np::view(G_in);
+    const std::size_t N = G.size() / 16;
+    if (G.size() != 16 * N) throw nb::index_error("goals: (N, 16) or (N, 4, 4)");
+    const kc::np::View q = sized(q_in, N * n, "q: (N, n)");
+    double* out;
+    nb::object result = new_array({static_cast<Py_intptr_t>(N), 5}, out);
+    nb::gil_scoped_release unlocked;
+    kc::parallel_chunks(N, kc::workers_for(N, 256), [&](std::size_t from, std::size_t to) {
+        for (std::size_t t = from; t < to; ++t) {
+            const kc::Verdict v = kc::verdict(sv, q.data + n * t, G.data + 16 * t);
+            double* o = out + 5 * t;
+            o[0] = v.ok, o[1] = v.pos, o[2] = v.ori, o[3] = v.inside, o[4] = v.undecided;
+        }
+        return true;
+    });
+    return result;
+}
+
 // The pose error of q towards T: (e (6,), pose (4, 4), Jacobian (6, n), E, position, orientation).
 nb::tuple pose_error(const kc::Chain& ch, nb::handle q_in, nb::handle T_in) {
     const int n = ch.n;
@@ -180,7 +202,9 @@ void bind_ik(nb::module_& m) {
         .def("solve", &solve, "goal"_a, "q0"_a, "restarts"_a, "rseed"_a,
              "(q, status, iterations, ok, position error, orientation error, inside, singularity undecided).")
         .def("solve_many", &solve_many, "goals"_a, "seeds"_a, "restarts"_a, "rseed"_a, "threads"_a = 0,
-             "(q (N, n), status (N,), iterations (N,)) of N goals (N, 16) from seeds (N, n).");
+             "(q (N, n), status (N,), iterations (N,)) of N goals (N, 16) from seeds (N, n).")
+        .def("verdicts", &verdicts, "goals"_a, "q"_a,
+             "(N, 5): ok, position error, orientation error, inside, singularity undecided.");
     m.def("pose_error", &pose_error, "chain"_a, "q"_a, "T"_a, "(e, pose, Jacobian, E, position, orientation).");
     m.def("damped_step", &damped_step, "Je"_a, "e"_a, "lam"_a, "Δq, or None if not positive definite.");
     m.def("singular_bound", &singular_bound, "J"_a, "tr G · ‖L⁻¹‖²_F of the smaller Gram matrix G of J.");

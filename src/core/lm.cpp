@@ -242,7 +242,10 @@ bool wrap_into(const Solver& sv, const double* q, double* out) {
 
 double singular_bound(const double* J, int m, int n) {
     const int k = std::min(m, n);
-    std::vector<double> G(k * k), x(k);
+    double G_small[36], x_small[6];  // k ≤ 6 for a task Jacobian; the heap only beyond
+    std::vector<double> heap(k > 6 ? k * k + k : 0);
+    double* G = k > 6 ? heap.data() : G_small;
+    double* x = k > 6 ? heap.data() + k * k : x_small;
     for (int i = 0; i < k; ++i)
         for (int j = 0; j <= i; ++j) {
             double acc = 0.0;
@@ -358,10 +361,11 @@ int solve_one(const Solver& sv, const double* G, const double* q0, int restarts,
 
 Verdict verdict(const Solver& sv, const double* q, const double* G) {
     const int n = sv.chain.n, m = sv.task.m;
-    std::vector<double> Je(6 * n), Jb(6 * n), J(6 * n);
+    Scratch sc(n);
+    double *Je = sc.take(6 * n), *Jb = sc.take(6 * n), *J = sc.take(6 * n);
     double e[6], T[16];
     Verdict v;
-    residual(sv.chain, sv.task, G, q, e, Je.data(), T, Jb.data(), v.pos, v.ori);
+    residual(sv.chain, sv.task, G, q, e, Je, T, Jb, v.pos, v.ori);
     const double tol = sv.set.limit_tol;
     v.inside = true;
     for (int j = 0; j < n; ++j) v.inside = v.inside && sv.lo[j] - tol <= q[j] && q[j] <= sv.hi[j] + tol;
@@ -369,7 +373,7 @@ Verdict verdict(const Solver& sv, const double* q, const double* G) {
     for (int r = 0; r < m; ++r)  // the task's rows of J, unweighted (verdict.near_singular's matrix)
         std::memcpy(&J[r * n], &Jb[sv.task.rows[r] * n], n * sizeof(double));
     constexpr double NEAR_SINGULAR = 1e-3;  // verdict.NEAR_SINGULAR: σ_min/σ_max below it is flagged
-    v.undecided = !(singular_bound(J.data(), m, n) < 1.0 / (NEAR_SINGULAR * NEAR_SINGULAR));
+    v.undecided = !(singular_bound(J, m, n) < 1.0 / (NEAR_SINGULAR * NEAR_SINGULAR));
     return v;
 }
 

@@ -113,6 +113,8 @@ double residual(const Chain& ch, const Task& task, const double* G, const double
     }
     const double pos2 = task.kind == PLANAR ? d[0] * d[0] + d[1] * d[1] : d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     pos = std::sqrt(pos2);
+    if (!std::isfinite(pos2))  // a far finite target (1e308): the squares overflow, hypot does not
+        pos = task.kind == PLANAR ? std::hypot(d[0], d[1]) : std::hypot(d[0], d[1], d[2]);
     if (task.masked) {  // an axis of weight 0 is free: it counts in neither error
         double p2 = 0.0, o2 = 0.0;
         for (int i = 0; i < 3; ++i) {

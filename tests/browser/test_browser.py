@@ -377,3 +377,79 @@ def test_skeleton_kept_over_a_reload_and_the_kuka_table_line_names_the_table(pag
                                                                      timeout=15_000)
     page.get_by_test_id("workspace-self-pairs").click()
     expect(page.get_by_test_id("workspace-status")).to_contain_text("kuka/base is 0.0356 m from kuka/link2")
+
+
+def chart_option(chart, path: str):
+    """A part of the live chart's option, read from its ECharts instance in the page."""
+    return chart.evaluate(f"el => getElement(el).chart.getOption(){path}")
+
+
+def hover_tooltip(page, chart, point: list[float]) -> list[str]:
+    """Move the mouse onto the chart's data point (x, y) of its first series; the tooltip's lines."""
+    px = chart.evaluate("(el, p) => getElement(el).chart.convertToPixel({seriesIndex: 0}, p)", point)
+    box = chart.bounding_box()
+    page.mouse.move(box["x"] + px[0], box["y"] + px[1])
+    page.wait_for_timeout(300)
+    return [line.strip() for line in chart.inner_text().splitlines() if line.strip()]
+
+
+def test_the_plots_are_charts_to_read_zoom_toggle_export_and_follow_the_player(page):
+    """Issue 32 item 12: hover values equal the data, a legend entry hides its series, the wheel
+    zooms, PNG and CSV download, and the time line follows the player."""
+    import csv
+
+    add_pose(page, DEMO_POSES[0])
+    add_pose(page, DEMO_POSES[1])
+    page.get_by_test_id("tab-plots").click()
+    chart = page.get_by_test_id("chart-q")
+    expect(chart.locator("canvas")).to_be_visible(timeout=20_000)
+    with page.expect_download() as download:
+        page.get_by_test_id("chart-q-csv").click()
+    assert download.value.suggested_filename == "q.csv"
+    rows = list(csv.reader(Path(download.value.path()).read_text(encoding="utf-8").splitlines()))
+    names = [n.removesuffix(" [°]") for n in rows[0][1:]]
+    table = np.array(rows[1:], dtype=float)
+    # the trajectory runs from the first pose to the second (degrees, as typed)
+    np.testing.assert_allclose(table[0, 1:], [DEMO_POSES[0][i + 1] for i in range(BRACCIO.n)], atol=1e-9)
+    np.testing.assert_allclose(table[-1, 1:], [DEMO_POSES[1][i + 1] for i in range(BRACCIO.n)], atol=1e-9)
+
+    k = len(table) // 3  # a sample where the joints move
+    lines = hover_tooltip(page, chart, chart_option(chart, ".series[0].data")[k])
+    shown = {lines[i]: float(lines[i + 1].replace(",", "")) for i in range(1, len(lines) - 1, 2)}
+    assert list(shown) == names
+    # the tooltip shows the number sent, 6 significant digits of the CSV's
+    np.testing.assert_allclose([shown[n] for n in names], table[k, 1:], rtol=5e-6, atol=1e-9)
+
+    page.mouse.click(chart.bounding_box()["x"] + 20, chart.bounding_box()["y"] + 33)  # the first legend entry
+    assert chart_option(chart, ".legend[0].selected")[names[0]] is False
+    lines = hover_tooltip(page, chart, chart_option(chart, ".series[1].data")[k])
+    assert names[0] not in lines and names[1] in lines
+
+    box = chart.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.wheel(0, -600)  # zoom in on the time axis
+    page.wait_for_timeout(300)
+    zoom = chart_option(chart, ".dataZoom[0]")
+    assert zoom["end"] - zoom["start"] < 100, zoom
+
+    tools = chart_option(chart, ".toolbox[0]")  # its last icon saves as PNG: at its top right corner
+    inset = tools["padding"] + tools["itemSize"] / 2
+    with page.expect_download() as download:
+        page.mouse.click(box["x"] + box["width"] - tools["right"] - inset, box["y"] + tools["top"] + inset)
+    assert download.value.suggested_filename == "q.png"
+    assert Path(download.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    def now() -> float:
+        return chart_option(chart, ".series.find(s => s.id === 'now').markLine.data[0].xAxis")
+
+    assert now() == 0.0
+    page.get_by_test_id("tab-simulator").click()
+    page.get_by_test_id("player-play").click()
+    page.get_by_test_id("tab-plots").click()
+    # per frame the line moves while the tab is shown (tests/test_app_plots_math.py counts the
+    # updates); here, on a machine of any speed: it left 0 and stops where the player stopped
+    seen = [now()]
+    while seen[-1] != table[-1, 0] and len(seen) < 300:
+        page.wait_for_timeout(100)
+        seen.append(now())
+    assert seen[-1] == table[-1, 0] and seen[0] > 0.0, seen

@@ -22,7 +22,10 @@ class BackgroundTab(LazyTab):
     Subclasses implement `job()` → (key, pin, work) and `show(result)`. key identifies the state
     the result depends on (ids are fine: `pin`, the objects behind them, stays referenced while
     the result is cached, so an id cannot be reused for another object meanwhile); work() is a
-    plain function run in a thread; show() builds the elements inside `self.box`.
+    plain function run in a thread; show() builds the elements inside `self.box`. A render
+    whose key is the one already shown rebuilds nothing: it calls `kept()` (a tab whose
+    elements follow something outside the key, such as the Plots tab's time line, updates them
+    there).
     """
 
     def __init__(self, page) -> None:
@@ -30,6 +33,7 @@ class BackgroundTab(LazyTab):
         self.box = ui.column().classes("w-full gap-2")
         self._cache: OrderedDict[Hashable, tuple[Any, Any]] = OrderedDict()
         self._generation = 0
+        self._shown: Hashable | None = None  # the key of the result in the box, if one is
 
     def job(self) -> tuple[Hashable, Any, Callable[[], Any]]:  # pragma: no cover — abstract
         raise NotImplementedError
@@ -37,13 +41,20 @@ class BackgroundTab(LazyTab):
     def show(self, result: Any) -> None:  # pragma: no cover — abstract
         raise NotImplementedError
 
+    def kept(self) -> None:
+        """The state changed in nothing the content depends on (its key): it stays as drawn."""
+
     def render(self) -> None:
         self._generation += 1
         key, pin, work = self.job()
         if key in self._cache:  # seen before: no spinner, no thread
             self._cache.move_to_end(key)
-            self._fill(self._cache[key][1])
+            if key == self._shown:
+                self.kept()
+            else:
+                self._fill(key, self._cache[key][1])
             return
+        self._shown = None
         self.box.clear()
         with self.box, ui.row().classes("items-center gap-2 text-grey-8"):
             ui.spinner(size="md")
@@ -61,9 +72,10 @@ class BackgroundTab(LazyTab):
             self._cache[key] = (pin, result)
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
-        self._fill(result)
+        self._fill(key, result)
 
-    def _fill(self, result: Any) -> None:
+    def _fill(self, key: Hashable, result: Any) -> None:
+        self._shown = None if isinstance(result, Exception) else key
         self.box.clear()
         with self.box:
             if isinstance(result, Exception):

@@ -1,11 +1,7 @@
-"""The Plots tab's content without NiceGUI: the core's matplotlib figures as SVG data URLs, the
-numbers under them, and the sentences shown instead of a plot that cannot be drawn.
-
-SVG rather than PNG: it was both smaller and quicker to write for these figures (≈ 50–80 KB
-and ≈ 200–280 ms against ≈ 80–130 KB and ≈ 220–350 ms for PNG at 100 dpi), stays sharp at any
-zoom, and keeps its text as text. It goes into an `<img>` as a data URL rather than inline,
-so the figures' element ids and styles cannot clash with the page or with each other, and no
-HTML sanitizer has to understand matplotlib's SVG.
+"""The Plots tab's content without NiceGUI: the charts' data (`chartdata`) grouped as the tab
+shows them, the numbers under them, and the sentences shown instead of a chart that cannot be
+drawn. The charts themselves are ECharts options built in the browser's page (`charts`); no
+image is drawn on the server.
 
 >>> import kinematica as km
 >>> r = km.load("planar-3r")
@@ -18,23 +14,17 @@ HTML sanitizer has to understand matplotlib's SVG.
 
 from __future__ import annotations
 
-import base64
-import io
-import threading
 from dataclasses import dataclass
 
-import matplotlib
 import numpy as np
-from matplotlib.figure import Figure
 
 import kinematica as km
 from kinematica.ik import default_tolerance
+from kinematica.kinematics import is_planar
 from kinematica.viz import plots
 from kinematica.viz.style import VizError
 
-# Figures are built in worker threads (so the page stays responsive); one at a time, because
-# matplotlib's font and text caches are shared module state.
-_LOCK = threading.Lock()
+from .chartdata import ChartData, convergence_chart, tool_poses, trajectory_charts
 
 HOW_TO_PLAN = ("No trajectory yet. To get one: open the Simulator tab, add two or more poses "
                "under Poses (move the arm, then Add pose), and press Play; the plots of that "
@@ -42,20 +32,24 @@ HOW_TO_PLAN = ("No trajectory yet. To get one: open the Simulator tab, add two o
 
 
 @dataclass(frozen=True)
+class ToolPath:
+    """The tool's positions along the trajectory, (T, 3) in the robot's length unit, for the
+    path chart; `planar`: drawn in the robot's plane."""
+
+    points: np.ndarray
+    unit: str
+    planar: bool
+
+
+@dataclass(frozen=True)
 class Plot:
-    """One figure of the tab: its test id, the image (an SVG data URL) and the caption."""
+    """One group of the tab: its test id, its charts (none when it cannot be drawn: the
+    caption says why), the caption, and the tool's path (the path group only)."""
 
     key: str
-    url: str
+    charts: tuple[ChartData, ...]
     caption: str
-
-
-def svg_data_url(fig: Figure) -> str:
-    """The figure as a base64 SVG data URL, its text kept as text (smaller, selectable)."""
-    buf = io.BytesIO()
-    with matplotlib.rc_context({"svg.fonttype": "none"}):
-        fig.savefig(buf, format="svg")  # constrained layout already keeps labels in
-    return "data:image/svg+xml;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    path: ToolPath | None = None
 
 
 def _rate_unit(robot: km.Robot, i: int) -> str:
@@ -87,20 +81,21 @@ def torque_note(traj: km.Trajectory, robot: km.Robot) -> str | None:
 
 def path_caption(traj: km.Trajectory, robot: km.Robot) -> str:
     """How far the tool travels and how far apart its start and end are."""
-    p = km.fk(robot, traj.q)[:, :3, 3]
+    p = tool_poses(traj, robot)[:, :3, 3]
     length = float(np.linalg.norm(np.diff(p, axis=0), axis=1).sum())
     u = robot.length_unit
     return (f"Path length {length:.4g} {u}; start to end {float(np.linalg.norm(p[-1] - p[0])):.4g} {u}.")
 
 
 def trajectory_plots(traj: km.Trajectory, robot: km.Robot) -> list[Plot]:
-    """The joint plots (q, q̇, q̈, and τ when it can be computed) and the end-effector path."""
-    with _LOCK:
-        joints = svg_data_url(plots.time_plots(traj, robot=robot, size=(9.0, 8.5)))
-        path = svg_data_url(plots.ee_path(traj, robot=robot, size=(10.0, 5.0)))
+    """The joint charts (q, q̇, q̈, and τ when it can be computed) and the tool's path: its
+    position over time and the path itself."""
+    *joints, tool = trajectory_charts(traj, robot)
     note = torque_note(traj, robot)
     caption = trajectory_caption(traj, robot) + (f" {note}" if note else "")
-    return [Plot("plot-joints", joints, caption), Plot("plot-path", path, path_caption(traj, robot))]
+    path = ToolPath(tool_poses(traj, robot)[:, :3, 3], robot.length_unit, is_planar(robot))
+    return [Plot("plot-joints", tuple(joints), caption),
+            Plot("plot-path", (tool,), path_caption(traj, robot), path)]
 
 
 def convergence_note(run: km.IKResult | None, refused: str = "") -> str | None:
@@ -125,15 +120,14 @@ def convergence_note(run: km.IKResult | None, refused: str = "") -> str | None:
 def convergence_plot(run: km.IKResult, robot: km.Robot) -> Plot:
     """The error per iteration of the last solve, with the solver's tolerance."""
     tol = default_tolerance(robot)
-    with _LOCK:
-        try:
-            url = svg_data_url(plots.convergence(run, tol=tol, unit=robot.length_unit, size=(8.0, 4.5)))
-        except VizError as e:  # a history the plot cannot use: say so rather than fail
-            return Plot("plot-convergence", "", str(e))
+    try:
+        chart = convergence_chart(run, tol, robot.length_unit)
+    except VizError as e:  # a history the chart cannot use: say so rather than fail
+        return Plot("plot-convergence", (), str(e))
     h = run.history or []
     final = float(h[-1]["error_after"]) if h else float("nan")
     caption = (f"{len(h)} iteration{'s' if len(h) != 1 else ''} shown "
                f"({int(run.iterations)} in all); start error {float(h[0]['error']):.3g}, "
                f"last {final:.3g} {robot.length_unit} (tolerance {tol:g} {robot.length_unit}); "
                f"{str(run.reason).rstrip('.')}.")
-    return Plot("plot-convergence", url, caption)
+    return Plot("plot-convergence", (chart,), caption)

@@ -1,6 +1,6 @@
 """The Plots tab's figures of the learned IK model loaded for the robot (issue 13): its training
-curve, from the report inside the model file (the tool error of its answers to validation
-targets per epoch, in the histogram's units: issue 32), and the histogram of its answers' tool position
+curve, from the report inside the model file (the tool error of its answers to training and
+validation targets per epoch, in mm and degrees: issues 32 and 29), and the histogram of its answers' tool position
 errors on fresh targets of its branch — new joint values, their FK as targets, the model's
 answers judged by FK afresh — so the histogram is of targets the model never saw.
 """
@@ -10,8 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from kinematica.viz import learned as viz_learned
+from kinematica.viz.style import VizError
 
-from .figures import _LOCK, Plot, svg_data_url
+from .chartdata import histogram_chart, training_chart
+from .figures import Plot
 from .learned import LoadedModel
 
 FRESH = 1000  # fresh targets for the histogram: the median and p95 to a few per cent, in ~0.1 s
@@ -35,10 +37,25 @@ def fresh_errors(loaded: LoadedModel, count: int = FRESH, seed: int = 0) -> tupl
     return answer_errors(loaded.model, targets)
 
 
+def curve_in_mm(report: dict) -> dict:
+    """The report with its per-epoch tool position errors (training and validation) in mm: the
+    curve reads in mm whatever the robot's length unit (issue 29)."""
+    unit = report.get("length_unit")
+    if unit not in ("m", "mm"):
+        return report
+    k = 1000.0 if unit == "m" else 1.0
+    out = dict(report, length_unit="mm")
+    for part in ("tool_train", "tool_validation"):
+        tool = report.get(part)
+        if isinstance(tool, dict):
+            out[part] = {key: ([k * v for v in val] if key.startswith("position_") else val) for key, val in tool.items()}
+    return out
+
+
 def training_words(loaded: LoadedModel) -> str:
     """The training curve's caption: how long, and the tool error at the epoch the model kept
     (the joint RMSE hybrid learning minimised, for a model file without the tool history)."""
-    r = loaded.model.report
+    r = curve_in_mm(loaded.model.report)
     train = np.asarray(r["rmse_train"], dtype=float).reshape(len(r["rmse_train"]), -1)
     words = (f"{loaded.name}: {len(train)} epochs, {r.get('train_seconds', float('nan')):.3g} s of training on "
              f"{r.get('train', '?')} samples; ")
@@ -59,12 +76,11 @@ def model_plots(loaded: LoadedModel) -> list[Plot]:
     model, r = loaded.model, loaded.model.report
     unit = model.robot.length_unit
     pos, ori = fresh_errors(loaded)
-    with _LOCK:
-        curve = svg_data_url(viz_learned.training_curve(r, unit=output_unit(loaded), size=(9.0, 4.5)))
-        hist = svg_data_url(viz_learned.error_histogram(
-            pos, unit=unit, size=(8.0, 4.0),
-            title=f"Tool position error of the model's answers alone, {len(pos)} fresh targets"))
     words = training_words(loaded)
+    try:
+        curve = (training_chart(curve_in_mm(r), output_unit(loaded)),)
+    except VizError as e:  # a report without a usable history: the caption says why, no chart
+        curve, words = (), f"{words} No training curve: {e}."
     deg = np.degrees(ori)
     errs = (f"On {len(pos)} fresh targets of branch {model.branch.spec}: median {np.median(pos):.3g} {unit}, "
             f"95th percentile {np.percentile(pos, 95):.3g} {unit}, max {pos.max():.3g} {unit}"
@@ -74,4 +90,4 @@ def model_plots(loaded: LoadedModel) -> list[Plot]:
     if ws:  # measured at training time on held-out targets (the model's report)
         errs += (f" As the start of Levenberg–Marquardt it took {ws['anfis']['mean_iterations']:.3g} iterations on "
                  f"average, against {ws['home']['mean_iterations']:.3g} from home.")
-    return [Plot("plot-training", curve, words), Plot("plot-model-errors", hist, errs)]
+    return [Plot("plot-training", curve, words), Plot("plot-model-errors", (histogram_chart(pos, unit),), errs)]

@@ -86,6 +86,13 @@ class Page:
                 tab.update(kinds)
         self.save()
 
+    def played(self) -> None:
+        """The player moved `session.t` (nothing else changed: the project is saved when it
+        stops): the Plots tab's time line follows."""
+        plots = self.tabs.get("plots")
+        if isinstance(plots, PlotsTab):
+            plots.follow(self.session.t)
+
     def save(self) -> None:
         if self.store is not None:
             self.store[STORE_KEY] = project.to_dict(self.session)

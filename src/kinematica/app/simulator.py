@@ -178,6 +178,8 @@ class SimulatorTab:
         self.view.show(s.q)
         self.workspace.show(s.q)
         stream.publish(s.robot, s.q, s.t if self.player.playing else None)
+        if self.player.playing:
+            self.page.played()
 
     # --- what the user did ------------------------------------------------------------------
     def switch_robot(self, name: str) -> None:

@@ -60,6 +60,10 @@ class PageHost(Protocol):
         """Show the tab `key` ("simulator", "plots", "math", "robot")."""
         ...
 
+    def played(self) -> None:
+        """The player moved `session.t` during playback: tabs that follow the time show it."""
+        ...
+
 
 class Tab(Protocol):
     def update(self, what: set[str]) -> None: ...

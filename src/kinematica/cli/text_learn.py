@@ -25,7 +25,9 @@ def ik_text(d: dict[str, Any], full: bool) -> str:
     parts = [fields([("model", d["model"]),
                      ("robot", f"{d['robot']}, branch {d['branch']}, joints {', '.join(d['joints'])}"),
                      ("network", f"{d['rules']} rules ({d['partition']}, {d['shape']}) on inputs "
-                                 f"({', '.join(d['inputs'])}), one network per joint"),
+                                 f"({', '.join(d['inputs'])}), one network per joint"
+                                 + (f"; {', '.join(d['closed_form_joints'])} in closed form from the orientation"
+                                    if d.get("closed_form_joints") else "")),
                      ("training", f"{d['train']} of {d['samples']} samples, {d['epochs']} of at most "
                                   f"{d['max_epochs']} epochs, {d['train_seconds']:.1f} s"),
                      ("alone", f"tool position error median {_g(a['position_median'])} {u} "
@@ -42,6 +44,8 @@ def ik_text(d: dict[str, Any], full: bool) -> str:
         return "\n".join(parts + ["", "(--report for the whole evaluation; 'kinematica learn report MODEL' later)"])
     rows = [_errors_row("held-out targets", a), _errors_row("near the limits", d["near_limits"]),
             _errors_row("near singular poses", d["near_singular"])]
+    if d.get("nearest_alone"):
+        rows.append(_errors_row("nearest neighbour alone", d["nearest_alone"]))
     parts += ["", f"The model alone (position in {u}, orientation in degrees):",
               table(["targets", "count", "pos median", "pos p95", "pos max", "ori median", "≤1 mm & 1° (%)"], rows,
                     indent="  ", align="lrrrrrr")]

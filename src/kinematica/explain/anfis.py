@@ -46,6 +46,7 @@ BELL = Math(r"\mu_{i m}(\tilde x_i) = \frac{1}{1 + \left|(\tilde x_i - c_{i m}) 
 def explain_anfis(robot: Robot, model: Any, target, *, top: int = TOP, deg: bool | None = None) -> Document:
     """The layers of `model`'s answer to one `target` (see the module docstring); `top` strongest
     rules in full per joint."""
+    from ..learn.closed import network_joints
     from ..learn.explain import explain_answer
     from ..learn.model import check_robot
 
@@ -62,8 +63,8 @@ def explain_anfis(robot: Robot, model: Any, target, *, top: int = TOP, deg: bool
                    "Its answer is approximate; FK judges it at the end.")
     _model(doc, model, r)
     _inputs(doc, model, e)
-    for k, j in enumerate(e["joints"]):
-        _joint(doc, robot, model, k, model.branch.learned[k], j, top, deg)
+    for k, (j, joint) in enumerate(zip(network_joints(robot, model.branch), e["joints"])):  # the wrist: closed form
+        _joint(doc, robot, model, k, j, joint, top, deg)
     _answer(doc, robot, model, t, deg)
     return doc
 
@@ -163,11 +164,17 @@ def _latex(x: float) -> str:
 
 
 def _answer(doc: Document, robot: Robot, model, t, deg: bool) -> None:
+    from ..learn.closed import network_joints
+
     s = doc.section("The answer, judged by FK")
     q = np.asarray(model.answer(t), dtype=float)
     held = [j for j in range(robot.n) if j not in set(model.branch.learned)]
     note = (f" ({', '.join(joint_math(robot, j).text for j in held)} held at {'their' if len(held) > 1 else 'its'} "
             "branch value: the target leaves it free)") if held else ""
+    wrist = np.setdiff1d(model.branch.learned, network_joints(robot, model.branch))
+    if wrist.size:
+        note += (f" ({', '.join(joint_math(robot, j).text for j in wrist)} in closed form from the target's orientation, "
+                 "once the network has placed the wrist point)")
     s.step(f"The joint values: {joints_text(robot, q, deg)}{note}.",
            values=[joints_quantity(robot, q, deg, Math(r"\theta", "θ"))])
     pos, ori = errors(fit_target(robot, t), fk(robot, q))

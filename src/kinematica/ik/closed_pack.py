@@ -19,6 +19,7 @@ import numpy as np
 from ..model.robot import LIMIT_TOL, Robot
 from .analytic import solver_name
 from .analytic.geometry import LENGTH_TOL, ROUNDING
+from ..kinematics.cache import cache_of
 from ..model.memo import per_robot
 
 SPHERICAL, UR = 1, 2  # the solver kinds (S[KIND])
@@ -75,12 +76,17 @@ def labels(robot: Robot) -> list[str]:
     return list((spherical_wrist if solver_name(robot) == "spherical wrist" else ur).structure(robot).labels)
 
 
-@per_robot
 def closed_form(robot: Robot):
-    """The robot's `_core.ClosedForm`, or None when no closed form fits it (made once per robot)."""
-    packed = constants(robot)
-    if packed is None:
-        return None
-    from .._core import ClosedForm
+    """The robot's `_core.ClosedForm`, or None when no closed form fits it: made once and kept in
+    the robot's cache (`kinematics.cache`, which a pickled or copied robot leaves behind — a core
+    object does not pickle, and a robot goes to Dask workers)."""
+    made = cache_of(robot).solvers
+    if "closed form" not in made:
+        packed = constants(robot)
+        if packed is None:
+            made["closed form"] = None
+        else:
+            from .._core import ClosedForm
 
-    return ClosedForm(*packed, LIMIT_TOL, LENGTH_TOL, ROUNDING)
+            made["closed form"] = ClosedForm(*packed, LIMIT_TOL, LENGTH_TOL, ROUNDING)
+    return made["closed form"]

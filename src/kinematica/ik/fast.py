@@ -34,21 +34,23 @@ from .target import rotation_floats
 from .verdict import NEAR_WORDS
 
 
-def _constants(robot: Robot, mode: str) -> tuple | None:
-    """(solver, p1, reach) of `lm_core.solve_single` for the robot and limit mode with
-    default options, p1 and reach from `reach._bound`; None for a robot this path does not
-    take (a planar arm, whose solver problem is not the world problem). Made once per robot and
-    mode, in the robot's own cache (`kinematics.cache`: it dies with the robot)."""
+def _constants(robot: Robot, mode: str, closed_form_seed: bool) -> tuple | None:
+    """(solver, p1, reach) of `lm_core.solve_single` for the robot, limit mode and
+    `closed_form_seed` with otherwise default options, p1 and reach from `reach._bound`; None for
+    a robot this path does not take (a planar arm, whose solver problem is not the world
+    problem). Made once per robot and setting, in the robot's own cache (`kinematics.cache`: it
+    dies with the robot)."""
     found = cache_of(robot).fast_ik
-    if mode not in found:
-        found[mode] = _make_constants(robot, mode)
-    return found[mode]
+    key = (mode, closed_form_seed)
+    if key not in found:
+        found[key] = _make_constants(robot, mode, closed_form_seed)
+    return found[key]
 
 
-def _make_constants(robot: Robot, mode: str) -> tuple | None:
+def _make_constants(robot: Robot, mode: str, closed_form_seed: bool) -> tuple | None:
     if plane_of(robot) is not None:
         return None
-    opts = solver_options(robot, "lm", mode, {})
+    opts = solver_options(robot, "lm", mode, {"closed_form_seed": closed_form_seed})
     seeded = not opts.clip_limits and opts.closed_form_seed
     if seeded and (robot.n != 6 or closed_form(robot) is None) and has_analytic(robot, "pose"):
         return None  # a closed form the core does not have seeds this arm (`solve._first_seeds`)
@@ -58,19 +60,20 @@ def _make_constants(robot: Robot, mode: str) -> tuple | None:
     return sv, tuple(p1.tolist()), reach + allowance(robot, opts.tol_position)
 
 
-def one_pose(robot: Robot, target, q0, limits: str, restarts, seed) -> IKResult | None:
-    """The result of `km.ik(robot, target, q0, limits=limits, restarts=restarts, seed=seed)`
-    when the target is a solvable (4, 4) float pose and q0 None or (n,) floats; else None."""
+def one_pose(robot: Robot, target, q0, limits: str, restarts, seed, closed_form_seed=True) -> IKResult | None:
+    """The result of `km.ik(robot, target, q0, limits=limits, restarts=restarts, seed=seed,
+    closed_form_seed=closed_form_seed)` when the target is a solvable (4, 4) float pose and q0
+    None or (n,) floats; else None."""
     if type(target) is not np.ndarray or target.shape != (4, 4) or target.dtype != np.float64:
         return None
-    if type(restarts) is not int or not 0 <= restarts <= RESTARTS.value or not (seed is None or type(seed) is int):
+    if type(restarts) is not int or not 0 <= restarts <= RESTARTS.value or not (seed is None or (type(seed) is int and seed >= 0)):
         return None
     if q0 is not None and (type(q0) is not np.ndarray or q0.dtype != np.float64 or q0.shape != (robot.n,)
                            or not math.isfinite(sum(q0.tolist()))):
         return None
-    if limits not in LIMIT_MODES:
+    if limits not in LIMIT_MODES or type(closed_form_seed) is not bool:
         return None
-    const = _constants(robot, limit_mode(limits, q0))
+    const = _constants(robot, limit_mode(limits, q0), closed_form_seed)
     if const is None:
         return None
     if q0 is None:

@@ -28,9 +28,12 @@ True
 
 from __future__ import annotations
 
+import secrets
+
 import numpy as np
 
 from ..kinematics.chain import end_single
+from ..kinematics.cache import cache_of
 from ..kinematics.handle import chain_handle
 from ..model.memo import per_robot
 from ..model.robot import LIMIT_TOL, Robot
@@ -41,7 +44,7 @@ from .numeric import Options
 from .target import Target
 from .verdict import NEAR_SINGULAR
 
-_SEEDS: dict = {}  # seed -> the core's seed (`core_seed`)
+_MASK64 = (1 << 64) - 1
 _ALL_ROWS = np.arange(6)
 
 
@@ -69,16 +72,24 @@ KINDS = {"pose": 0, "position": 1, "approach": 2, "planar": 3}  # src/core/resid
 def solver(robot: Robot, opts: Options, scale: float, enforce: bool, seeded: bool, kind: str = "pose",
            phi: bool = False, weights: np.ndarray | None = None):
     """The core's solver for one kind of target on the solver's robot, with these options: the
-    first attempt's modes (`pool.modes`), the limits enforced or not, and whether to seed a pose
+    first attempt's modes (`restarts.modes`), the limits enforced or not, and whether to seed a pose
     from the closed form (taken only where the arm has one)."""
-    from .._core import Solver
-
     clip, adaptive = (bool(x) for x in modes(np.array(0), opts))
-    form = closed_form(robot) if seeded and kind == "pose" and robot.n == 6 else None
     dof = {"pose": 6, "position": 3, "approach": 5, "planar": 2 + phi}[kind]
-    return Solver(chain_handle(robot)[0], KINDS[kind], phi, weights, bounds(robot),
-                  kernel_settings(opts, scale, None, polish_margin(robot, dof)), clip, adaptive, enforce,
-                  form is not None, form)
+    settings = kernel_settings(opts, scale, None, polish_margin(robot, dof))
+    key = (settings.tobytes(), kind, phi, None if weights is None else weights.tobytes(), clip, adaptive, enforce,
+           seeded)
+    made = cache_of(robot).solvers
+    found = made.get(key)
+    if found is None:  # a solver per robot and settings, kept: a call then converts only the target and q0
+        if len(made) >= 64:
+            made.clear()  # (the closed form too: made again at its next use)
+        from .._core import Solver
+
+        form = closed_form(robot) if seeded and kind == "pose" and robot.n == 6 else None
+        found = made[key] = Solver(chain_handle(robot)[0], KINDS[kind], phi, weights, bounds(robot), settings, clip,
+                                   adaptive, enforce, form is not None, form)
+    return found
 
 
 def solver_for(robot: Robot, t: Target, opts: Options, scale: float, enforce: bool, seeded: bool):
@@ -103,17 +114,11 @@ def goals(t: Target) -> np.ndarray:
 
 
 def core_seed(seed: int | None) -> int:
-    """The core generator's seed for a call's `seed`: the first draw of NumPy's generator from it
-    (a batch takes its first draw from the same generator, so a batch of one is a single call).
-    Remembered per seed: making NumPy's generator costs more than a solve."""
-    if seed is None:
-        return int(np.random.default_rng().integers(2 ** 62))
-    got = _SEEDS.get(seed)
-    if got is None:
-        if len(_SEEDS) > 1024:
-            _SEEDS.clear()
-        got = _SEEDS[seed] = int(np.random.default_rng(seed).integers(2 ** 62))
-    return got
+    """The core generator's seed for a call's `seed` (≥ 0): the seed itself — the core mixes it
+    (splitmix64) into its xoshiro256** state, and a single call and a batch take the same one, so
+    a batch of one is a single call. None: a fresh random seed. No NumPy generator is made (its
+    module alone costs a fresh process ~30 ms at the first call)."""
+    return secrets.randbits(62) if seed is None else int(seed) & _MASK64
 
 
 def solve_single(robot: Robot, sv, G: np.ndarray, q0: np.ndarray, restarts: int, seed: int | None,
@@ -134,14 +139,14 @@ def solve_single(robot: Robot, sv, G: np.ndarray, q0: np.ndarray, restarts: int,
 
 
 def solve_batch(robot: Robot, t: Target, seeds: np.ndarray, opts: Options, enforce: bool, restarts: int,
-                rng: np.random.Generator, scale: float, seeded: bool):
+                rng: np.random.Generator, scale: float, seeded: bool, seed: int | None = None):
     """`single.solve_one` for N targets (t of shape (N,)) from seeds (N, n) in the core:
-    (q, status, iterations). A target whose damped system was not positive definite is solved
+    (q, status, iterations); restarts from the core's generator seeded by `seed` (`core_seed`),
+    rng only for a target the NumPy loop must take again. A target whose damped system was not positive definite is solved
     again in NumPy (`single.solve_one`)."""
     N = len(seeds)
     sv = solver_for(robot, t, opts, scale, enforce, seeded)
-    q, status, iters = sv.solve_many(goals(t), np.ascontiguousarray(seeds, dtype=float), restarts,
-                                     int(rng.integers(2 ** 62)))
+    q, status, iters = sv.solve_many(goals(t), np.ascontiguousarray(seeds, dtype=float), restarts, core_seed(seed))
     status, iters = status.astype(int), iters.astype(int)
     from .single import Problem, solve_one
 

@@ -41,7 +41,7 @@ from .reach import _bound, allowance, out_of_reach_message, reach_check
 from .result import IKResult
 from .secondary import check_goals, improve
 from .closed_pack import closed_form
-from .lm_core import goals, solve_batch, solve_single, solver_for
+from .lm_core import goals as core_goals, solve_batch, solve_single, solver_for
 from .single import Problem, solve_one, verdict_one
 from .frame import fit_target, judged, solver_problem
 from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
@@ -121,8 +121,10 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     def solve(t, q, s):
         return _ik(robot, t, q, method, limits, restarts, s, secondary, rest, model, options)
     if scene is None:
-        if method == "lm" and secondary is None and rest is None and model is None and not options:
-            done = one_pose(robot, target, q0, limits, restarts, seed)  # the commonest call, compiled
+        if method == "lm" and secondary is None and rest is None and model is None and (
+                not options or options.keys() == {"closed_form_seed"}):
+            done = one_pose(robot, target, q0, limits, restarts, seed,  # the commonest call
+                            options.get("closed_form_seed", True))
             if done is not None:
                 return done
         return solve(target, q0, seed)
@@ -165,22 +167,38 @@ def _ik(robot: Robot, target, q0, method: str, limits: str, restarts: int, seed,
     seeds = _seeds(robot, q0, N, rng)
     reachable, dist, reach = reach_check(rs, t, opts.tol_position, robot)
     history = [] if opts.history else None
-    q, status, iters = _solve_many(rs, t, seeds, reachable, opts, enforce, restarts, rng, history)
-    ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
+    q, status, iters = _solve_many(rs, t, seeds, reachable, opts, enforce, restarts, rng, history, seed)
+    # a spatial arm's LM verdicts come from the core (its target is the world target itself)
+    core = (solver_for(rs, t, opts, _scale(rs), enforce, False), core_goals(t)) if method == "lm" and rs is robot else None
+    ok, pos, ori, inside, J = _judge(robot, world, q, opts, enforce, core)
     if method == "lm" and np.any(~ok & reachable):
         rescue(rs, t, q, status, seeds, enforce, np.flatnonzero(~ok & reachable))
-        ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
+        ok, pos, ori, inside, J = _judge(robot, world, q, opts, enforce, core)
     if goals is not None and ok.any():
         # the solvers' tolerances, a little inside: the verdict below must still see the target
         q = improve(rs, t, q, np.flatnonzero(ok), *goals, 0.5 * opts.tol_position, 0.5 * opts.tol_orientation,
                     enforce)
-        ok, pos, ori, inside, J = judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
-    near = near_singular(rs, t, q, J if rs is robot else None)
+        ok, pos, ori, inside, J = _judge(robot, world, q, opts, enforce, core)
+    if core is None:
+        near = near_singular(rs, t, q, J if rs is robot else None)
+    else:  # J: the targets whose singularity flag the core's bound left to the SVD
+        near = np.zeros(len(q), bool)
+        near[J] = near_singular(rs, t[J], q[J])
     words = reasons(robot, status, q, ok, pos, ori, inside, near, reachable, dist, reach, enforce, opts.max_iter)
     return package(shape, method, q, ok, words, iters, pos, ori, inside, near, reachable, history)
 
 
-def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, history):
+def _judge(robot, world, q, opts, enforce, core):
+    """(ok, position error, orientation error, within limits, J) of q (N, n) against the world
+    target: `verdict.judge` (J the Jacobians), or, with core = (solver, goals), the core's
+    verdicts (J then the indices whose singularity flag the SVD must decide)."""
+    if core is None:
+        return judge(robot, world, q, opts.tol_position, opts.tol_orientation, enforce)
+    v = core[0].verdicts(core[1], np.ascontiguousarray(q, dtype=float))
+    return v[:, 0] == 1.0, v[:, 1], v[:, 2], v[:, 3] == 1.0, np.flatnonzero(v[:, 4])
+
+
+def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, history, seed=None):
     """(q, status, iterations) per target: the reachable ones solved, the others left at their seed."""
     N = len(seeds)
     q, status, iters = seeds.copy(), np.full(N, STALLED), np.zeros(N, int)
@@ -189,7 +207,7 @@ def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, histor
         plain = opts.clip_limits or not opts.closed_form_seed
         first, in_core = _first_seeds(robot, t[todo], seeds[todo], enforce, not plain)
         q[todo], status[todo], iters[todo] = solve_batch(robot, t[todo], first, opts, enforce, restarts, rng,
-                                                         _scale(robot), in_core)
+                                                         _scale(robot), in_core, seed)
     elif todo.size:
         q[todo], status[todo], iters[todo] = _classic(robot, t[todo], seeds[todo], opts, enforce, restarts, rng,
                                                       history)
@@ -240,7 +258,7 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
     if reachable and history is None:  # seed, solve (and for a spatial arm the verdict) in the core
         first, in_core = _first_seeds(rs, t.reshape(1), q0[None], enforce, seeded)
         sv = solver_for(rs, t, opts, pb.scale, enforce, in_core)
-        done = solve_single(rs, sv, goals(t)[0], first[0], restarts, seed, t.rows, t.dof)
+        done = solve_single(rs, sv, core_goals(t)[0], first[0], restarts, seed, t.rows, t.dof)
         if done is not None and rs is not robot:  # judged on the user's robot and world target
             done = done[:3] + verdict_one(pb, done[0], robot, world)
     if done is not None:

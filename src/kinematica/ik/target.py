@@ -202,10 +202,12 @@ def planar(xy: ArrayLike, phi: ArrayLike | None = None, weights: ArrayLike | Non
 
 
 def as_target(target: "Target | ArrayLike") -> Target:
-    """A Target from a Target, a pose (..., 4, 4) or a position (..., 3)."""
+    """A Target from a Target, a pose (..., 4, 4), a position (..., 3), or a Cartesian path
+    (`km.trajectory.line`, `circle_through`, …: its poses)."""
     if isinstance(target, Target):
         return target
-    arr = np.asarray(target, dtype=float)
+    poses = getattr(target, "poses", None)  # a Path: its poses (not converted element by element)
+    arr = np.asarray(target if poses is None else poses, dtype=float)
     if arr.shape[-2:] == (4, 4):
         return pose(arr)
     if arr.shape[-1:] == (3,):

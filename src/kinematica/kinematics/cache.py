@@ -29,14 +29,15 @@ _KEY = "_kinematica_cache"
 class RobotCache:
     """Derived constants of one robot, each slot filled by the module that owns it."""
 
-    __slots__ = ("chain", "core", "local", "dynamics", "fast_ik")
+    __slots__ = ("solvers", "chain", "core", "local", "dynamics", "fast_ik")
 
     def __init__(self) -> None:
         self.chain: tuple[np.ndarray, np.ndarray] | None = None  # (C, joints), see chain_arrays
         self.core: Any = None  # (the compiled core's kinematic handle, (n,)): kinematics.handle.chain_handle
         self.local: Any = None  # dynamics.local.Local: the local-frame dynamics constants
         self.dynamics: Any = None  # the core's dynamic handle and more, dynamics.packing.dynamics_handle
-        self.fast_ik: dict[str, tuple | None] = {}  # ik.fast's constants, per limit mode
+        self.fast_ik: dict[tuple, tuple | None] = {}  # ik.fast's constants, per limit mode and closed-form seeding
+        self.solvers: dict = {}  # ik.lm_core.solver: the core's IK solvers, per settings
 
     def __reduce__(self):  # copies and pickles start empty (see the module docstring)
         return (RobotCache, ())

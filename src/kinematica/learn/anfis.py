@@ -10,10 +10,11 @@ One network maps inputs x (N, d) to one output y (N,) through five layers:
 
 Rules come from a grid partition (every combination of m_i memberships per input: few inputs)
 or from clusters (one rule per fuzzy c-means centre, each with its own memberships: many
-inputs). Hybrid learning alternates, every epoch, a least-squares solve for all consequents
-(one linear system; y is linear in them) and a gradient step on the premises (c, σ) with the
-consequents held, taken only when it lowers the error (the step halves until it does), so the
-training error never rises from one epoch to the next.
+inputs). Hybrid learning alternates a least-squares solve for all consequents (one linear
+system; y is linear in them) with Levenberg–Marquardt steps on the premises (c, log σ) with the
+consequents held, each taken only when it lowers the error (the damping grows until it does),
+so the training error never rises from one epoch to the next; the first epoch is the
+least-squares-only fit on the initial memberships, the yardstick of what premise training adds.
 
 Inputs are expected scaled to about [−1, 1] (see `learn.scaling`); several outputs are trained
 as independent networks on the same inputs (batched along a leading axis). `products` (pairs of
@@ -30,12 +31,13 @@ True
 
 from __future__ import annotations
 
-from ..errors import KinematicaError
-
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+
+from ..errors import KinematicaError
 
 SHAPES = ("gauss", "bell")
 BELL_B = 2.0  # the bell's slope exponent b, held fixed (its centre and width are learned)
@@ -199,21 +201,33 @@ def check_inputs(net: Anfis, x) -> np.ndarray:
     return x
 
 
-def least_squares(wbar: np.ndarray, x: np.ndarray, y: np.ndarray, products: np.ndarray | None = None) -> np.ndarray:
-    """Consequents θ (K, R, d + P + 1) minimising Σ_n (y_kn − Σ_r w̄_knr φ(x_n)·θ_kr)², φ the
-    regressors: one normal-equation solve per output (A = w̄ ⊗ φ, (N, R(d+P+1)))."""
+def consequent_systems(wbar: np.ndarray, x: np.ndarray, products: np.ndarray | None = None) -> list:
+    """Per output k: (A_k, solve_k), A_k = w̄_k ⊗ φ (N, R(d+P+1)) the consequents' design matrix
+    (∂ŷ_k/∂θ_k, φ the regressors) and solve_k(b) = (A_kᵀA_k + ridge)⁻¹ b from one Cholesky
+    factorisation — shared by the least-squares pass and the premise step's Schur complement."""
     K, N, R = wbar.shape
     X1 = regressors(x, products)
-    out = np.empty((K, R, X1.shape[1]))
+    out = []
     for k in range(K):
         A = (wbar[k][:, :, None] * X1[:, None, :]).reshape(N, -1)
         G = A.T @ A
         G[np.diag_indices_from(G)] += RIDGE * max(np.trace(G) / len(G), 1e-300)
         try:
-            out[k] = np.linalg.solve(G, A.T @ y[:, k]).reshape(R, -1)
-        except np.linalg.LinAlgError:
-            out[k] = np.linalg.lstsq(A, y[:, k], rcond=None)[0].reshape(R, -1)
+            factor = cho_factor(G)
+            out.append((A, lambda b, f=factor: cho_solve(f, b)))
+        except np.linalg.LinAlgError:  # no sample reaches some rules at all: the pseudo-inverse
+            pinv = np.linalg.pinv(G, hermitian=True)
+            out.append((A, lambda b, P=pinv: P @ b))
     return out
+
+
+def least_squares(wbar: np.ndarray, x: np.ndarray, y: np.ndarray, products: np.ndarray | None = None,
+                  systems: list | None = None) -> np.ndarray:
+    """Consequents θ (K, R, d + P + 1) minimising Σ_n (y_kn − Σ_r w̄_knr φ(x_n)·θ_kr)², φ the
+    regressors: one normal-equation solve per output (`consequent_systems`, or the given ones)."""
+    systems = consequent_systems(wbar, x, products) if systems is None else systems
+    R = wbar.shape[2]
+    return np.stack([solve(A.T @ y[:, k]).reshape(R, -1) for k, (A, solve) in enumerate(systems)])
 
 
 def mse(net: Anfis, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -221,49 +235,70 @@ def mse(net: Anfis, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.mean((forward(net, x)["y"] - y.T) ** 2, axis=1)
 
 
-def premise_gradient(net: Anfis, x: np.ndarray, y: np.ndarray, layers: dict) -> tuple[np.ndarray, np.ndarray]:
-    """∂E/∂c, ∂E/∂σ (K, d, m) of E = mean (ŷ − y)² with the consequents held.
+def premise_jacobian(net: Anfis, x: np.ndarray, layers: dict, k: int) -> np.ndarray:
+    """∂ŷ_k/∂(c, log σ) (N, 2·d·m) of output k with the consequents held: columns c (d·m, row
+    major) then log σ (log: a step in it keeps σ > 0).
 
-    ∂ŷ/∂w_r = (f_r − ŷ)/Σw, ∂w_r/∂μ_im = w_r/μ_im for the rules using membership m on input i,
-    so ∂E/∂c_im = Σ_n Σ_{r uses (i,m)} (2/N)(ŷ−y)(f_r−ŷ) w̄_r ∂log μ_im/∂c_im (same for σ)."""
-    K, N, R = layers["wbar"].shape
-    e = layers["y"] - y.T  # (K, N)
-    G = (2.0 / N) * e[:, :, None] * (layers["f"] - layers["y"][:, :, None]) * layers["wbar"]  # (K, N, R)
+    ∂ŷ/∂log w_r = w̄_r (f_r − ŷ) (layer 3's quotient rule), and log w_r = Σ_i log μ_i,rule[r,i], so
+    ∂ŷ/∂c_im = Σ_{r uses (i,m)} w̄_r (f_r − ŷ) ∂log μ_im/∂c_im, and the same for log σ_im with
+    ∂log μ/∂log σ = σ ∂log μ/∂σ (Gaussian: z², bell: 2b|z|^2b/(1 + |z|^2b))."""
     d, m = net.c.shape[1:]
-    z = (x[None, :, :, None] - net.c[:, None]) / net.sigma[:, None]  # (K, N, d, m)
+    Jr = (layers["f"][k] - layers["y"][k][:, None]) * layers["wbar"][k]  # (N, R)
+    z = (x[:, :, None] - net.c[k][None]) / net.sigma[k][None]  # (N, d, m)
     if net.shape == "gauss":
-        dlog_dc, dlog_ds = z / net.sigma[:, None], z * z / net.sigma[:, None]
+        dlog_dc, dlog_dls = z / net.sigma[k][None], z * z
     else:
         a = np.abs(z) ** (2 * BELL_B)
         g = 2 * BELL_B * a / (1 + a)
         with np.errstate(divide="ignore", invalid="ignore"):
-            dlog_dc = np.where(z != 0, g / (z * net.sigma[:, None]), 0.0)
-        dlog_ds = g / net.sigma[:, None]
-    gc, gs = np.zeros((K, d, m)), np.zeros((K, d, m))
+            dlog_dc = np.where(z != 0, g / (z * net.sigma[k][None]), 0.0)
+        dlog_dls = g
+    J = np.empty((len(x), 2, d, m))
     for i in range(d):
-        onehot = np.zeros((R, m))
-        onehot[np.arange(R), net.rules[:, i]] = 1.0
-        H = G @ onehot  # (K, N, m): the sum over the rules that use each membership
-        gc[:, i] = np.einsum("knm,knm->km", H, dlog_dc[:, :, i])
-        gs[:, i] = np.einsum("knm,knm->km", H, dlog_ds[:, :, i])
-    return gc, gs
+        onehot = np.zeros((net.n_rules, m))
+        onehot[np.arange(net.n_rules), net.rules[:, i]] = 1.0
+        H = Jr @ onehot  # (N, m): the sum over the rules that use each membership of input i
+        J[:, 0, i], J[:, 1, i] = H * dlog_dc[:, i], H * dlog_dls[:, i]
+    return J.reshape(len(x), -1)
 
 
-def train(net: Anfis, x: np.ndarray, y: np.ndarray, epochs: int = 20, *, step: float = 0.05,
-          x_val: np.ndarray | None = None, y_val: np.ndarray | None = None, patience: int | None = None,
+def premise_gradient(net: Anfis, x: np.ndarray, y: np.ndarray, layers: dict) -> tuple[np.ndarray, np.ndarray]:
+    """∂E/∂c, ∂E/∂σ (K, d, m) of E = mean (ŷ − y)² with the consequents held: (2/N) Jᵀ e with J
+    from `premise_jacobian` (∂/∂σ = ∂/∂log σ / σ)."""
+    K, N, _ = layers["wbar"].shape
+    e = layers["y"] - y.T
+    g = np.stack([(2.0 / N) * premise_jacobian(net, x, layers, k).T @ e[k] for k in range(K)])
+    g = g.reshape((K, 2) + net.c.shape[1:])
+    return g[:, 0], g[:, 1] / net.sigma
+
+
+LM_DAMPING = 1e-2  # the Marquardt λ the premise steps start from (relative to diag JᵀJ)
+LM_RANGE = (1e-9, 1e9)  # λ stays within: at a minimum every trial fails and λ would grow without end
+LM_TRIES = 6  # damping raises (×4 each) per premise step before the step is given up
+MAX_LOG_STEP = 1.0  # a premise step changes a width by at most e^±1 and a centre by at most 1
+# (scaled units, the whole input span being 2): a step the quadratic model trusts too far is cut
+
+
+def train(net: Anfis, x: np.ndarray, y: np.ndarray, epochs: int = 20, *, x_val: np.ndarray | None = None,
+          y_val: np.ndarray | None = None, patience: int | None = None,
           progress: Callable[[int, int, float], None] | None = None,
           watch: Callable[[Anfis], None] | None = None) -> tuple[Anfis, np.ndarray]:
-    """Hybrid learning for `epochs` epochs on x (N, d), y (N,) or (N, K).
+    """Hybrid learning for at most `epochs` epochs on x (N, d), y (N,) or (N, K).
 
-    Each epoch: consequents by least squares (kept only if they lower the error: they are its
-    exact minimiser up to the tiny ridge), then one premise step −κ·g/‖g‖ per output, halved up
-    to 8 times until it lowers that output's error; κ grows by 10 % after an accepted step.
-    step: the initial κ in scaled input units. With a validation set the parameters of the
-    epoch with the lowest validation error are returned, and training stops once `patience`
-    epochs in a row have not lowered it by 0.1 % (early stopping; None: run every epoch).
-    Returns the network and the history (epochs, K) of training RMSE (with validation: (epochs,
-    2, K), [train, validation]). progress(epoch, epochs, rmse) is called after every epoch, and
-    watch(net) with that epoch's network (to measure it in the caller's terms).
+    Epoch 1 solves the consequents by least squares on the initial memberships (the
+    least-squares-only fit: history row 0). Every later epoch first takes one
+    Levenberg–Marquardt step on the premises (c, log σ) per output, the consequents following
+    it linearly (`_premise_step`: the consequents eliminated by their normal equations, so the
+    step sees what the next least-squares pass will make of it), kept only if it lowers that
+    output's error (else λ ×4, up to LM_TRIES times; λ ÷3 after a kept step) — and then solves
+    the consequents again (kept only if they lower the error: they are its exact
+    minimiser up to the tiny ridge). So the training error never rises from one epoch to the next.
+    With a validation set the parameters of the epoch with the lowest validation error (summed
+    over the outputs) are returned, and training stops once `patience` epochs in a row have not
+    lowered it by 0.1 % (early stopping; None: run every epoch). Returns the network and the
+    history (epochs, K) of training RMSE (with validation: (epochs, 2, K), [train, validation]).
+    progress(epoch, epochs, rmse) is called after every epoch, and watch(net) with that epoch's
+    network (to measure it in the caller's terms).
     """
     x = check_inputs(net, x)
     y = np.asarray(y, dtype=float).reshape(len(x), -1)
@@ -275,20 +310,18 @@ def train(net: Anfis, x: np.ndarray, y: np.ndarray, epochs: int = 20, *, step: f
     if len(x) < need:
         raise AnfisError(f"{len(x)} samples are too few for {net.n_rules} rules with {net.regressor_count - 1} regressors: the "
                          f"consequents have {need} coefficients per output; give at least {need} samples or fewer rules")
-    kappa = np.full(net.outputs, float(step))
+    if x_val is not None:
+        x_val = check_inputs(net, x_val)
+        y_val = np.asarray(y_val, float).reshape(len(x_val), -1)
+    lam = np.full(net.outputs, LM_DAMPING)
     hist, best, best_err, stale = [], net, np.inf, 0
-    err = mse(net, x, y)
+    net, err, systems = _least_squares_pass(net, x, y)
     for epoch in range(epochs):
-        layers = forward(net, x)
-        cand = replace(net, theta=least_squares(layers["wbar"], x, y, net.products))
-        cand_err = mse(cand, x, y)
-        keep = cand_err <= err
-        net = replace(net, theta=np.where(keep[:, None, None], cand.theta, net.theta))
-        err = np.where(keep, cand_err, err)
-        net, err, kappa = _premise_step(net, x, y, err, kappa)
+        if epoch > 0:
+            net, err, systems, lam = _premise_step(net, x, y, err, lam, systems)
         row = np.sqrt(err)
         if x_val is not None:
-            val = np.sqrt(mse(net, check_inputs(net, x_val), np.asarray(y_val, float).reshape(len(x_val), -1)))
+            val = np.sqrt(mse(net, x_val, y_val))
             row = np.stack([row, val])
             stale = 0 if val.sum() < (1 - 1e-3) * best_err else stale + 1
             if val.sum() < best_err:
@@ -303,24 +336,48 @@ def train(net: Anfis, x: np.ndarray, y: np.ndarray, epochs: int = 20, *, step: f
     return (best if x_val is not None else net), np.array(hist)
 
 
-def _premise_step(net: Anfis, x, y, err, kappa):
-    """One backtracking gradient step on the premises of every output (see `train`)."""
-    gc, gs = premise_gradient(net, x, y, forward(net, x))
-    norm = np.sqrt((gc ** 2).sum(axis=(1, 2)) + (gs ** 2).sum(axis=(1, 2)))
-    todo = norm > 0
-    scale = np.where(todo, kappa / np.where(todo, norm, 1.0), 0.0)
-    for _ in range(8):
+def _least_squares_pass(net: Anfis, x, y):
+    """The consequents by least squares on the current memberships: (net, its error (K,), systems)."""
+    wbar = forward(net, x)["wbar"]
+    systems = consequent_systems(wbar, x, net.products)
+    net = replace(net, theta=least_squares(wbar, x, y, systems=systems))
+    return net, mse(net, x, y), systems
+
+
+def _premise_step(net: Anfis, x, y, err, lam, systems):
+    """One Levenberg–Marquardt step on the premises of every output (see `train`), for the error
+    with the consequents at their least-squares optimum (variable projection): the Gauss–Newton
+    model of ‖e + A δθ + J δp‖² with δθ = −G⁻¹Aᵀ(e + J δp) eliminated, G = AᵀA, leaves the Schur
+    complement S = JᵀJ − JᵀA G⁻¹ AᵀJ and (S + λ·diag S) δp = −(Jᵀe − JᵀA G⁻¹ Aᵀe). A trial is
+    judged after a fresh least-squares pass, and kept per output if it lowers that output's error."""
+    layers = forward(net, x)
+    e = layers["y"] - y.T
+    K, (d, m) = net.outputs, net.c.shape[1:]
+    parts = []
+    for k, (A, solve) in enumerate(systems):
+        J = premise_jacobian(net, x, layers, k)
+        B = A.T @ J
+        GB = solve(B)
+        S = J.T @ J - B.T @ GB
+        D = np.maximum(np.diag(S), 1e-12 * max(float(np.trace(S)) / len(S), 1e-300))
+        parts.append((S, J.T @ e[k] - GB.T @ (A.T @ e[k]), D))
+    todo = np.ones(K, bool)
+    for _ in range(LM_TRIES):
+        dp = np.zeros((K, 2, d, m))
+        for k in np.flatnonzero(todo):
+            S, g, D = parts[k]
+            step = np.linalg.solve(S + lam[k] * np.diag(D), -g)
+            dp[k] = np.clip(step, -MAX_LOG_STEP, MAX_LOG_STEP).reshape(2, d, m)
+        trial, trial_err, trial_systems = _least_squares_pass(
+            replace(net, c=net.c + dp[:, 0], sigma=net.sigma * np.exp(dp[:, 1])), x, y)
+        good = todo & (trial_err < err)
+        g3 = good[:, None, None]
+        net = Anfis(net.shape, np.where(g3, trial.c, net.c), np.where(g3, trial.sigma, net.sigma), net.rules,
+                    np.where(g3, trial.theta, net.theta), net.products)
+        systems = [trial_systems[k] if good[k] else systems[k] for k in range(K)]
+        err = np.where(good, trial_err, err)
+        lam = np.clip(np.where(good, lam / 3, np.where(todo, lam * 4, lam)), *LM_RANGE)
+        todo &= ~good
         if not todo.any():
             break
-        s = scale[:, None, None] * todo[:, None, None]
-        cand = replace(net, c=net.c - s * gc, sigma=np.maximum(net.sigma - s * gs, 1e-3))
-        cand_err = mse(cand, x, y)
-        good = todo & (cand_err < err)
-        g3 = good[:, None, None]
-        net = replace(net, c=np.where(g3, cand.c, net.c), sigma=np.where(g3, cand.sigma, net.sigma))
-        err = np.where(good, cand_err, err)
-        kappa = np.where(good, kappa * 1.1, kappa)
-        todo &= ~good
-        scale = scale / 2
-    kappa = np.where(todo, kappa / 2, kappa)  # no step helped: start smaller next epoch
-    return net, err, kappa
+    return net, err, systems, lam

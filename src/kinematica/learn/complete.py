@@ -31,6 +31,7 @@ from ..ik.target import Target
 from ..kinematics.fk import fk
 from ..spatial import axis_to_z
 from .anfis import predict
+from .closed import finish, network_joints
 from .sampling import fk_targets, front, inputs, sample_joints, task_of
 from .scaling import apply
 
@@ -68,12 +69,13 @@ def network_inputs(model, t: Target) -> np.ndarray:
 
 
 def joints(model, X: np.ndarray) -> np.ndarray:
-    """Joint values (N, n) for raw inputs X (N, d): learned joints from the network, clipped
-    into the branch box; held joints at their branch value."""
+    """Joint values (N, n) for raw inputs X (N, d): the network's joints from its leading inputs,
+    the wrist joints after them in closed form (`learn.closed`), clipped into the branch box;
+    held joints at their branch value."""
     box = model.branch.box
     q = np.tile(box[:, 0], (len(X), 1))
-    q[:, model.branch.learned] = predict(model.net, apply(model.scaling, X))
-    return np.clip(q, box[:, 0], box[:, 1])
+    q[:, network_joints(model.robot, model.branch)] = predict(model.net, apply(model.scaling, X[:, :model.net.inputs]))
+    return np.clip(finish(model, q, X), box[:, 0], box[:, 1])
 
 
 def _candidate_inputs(model, t: Target, psi0: float) -> np.ndarray:

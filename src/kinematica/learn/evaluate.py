@@ -3,9 +3,13 @@
 The report (a dict of plain numbers, stored in the model file):
   alone        task-space error of the model's answer, judged by FK: position median, p95, max
                (length unit), orientation median, p95, max (deg), and the share within 1 mm
-               and 1°; also on the test targets near the joint limits (a learned joint within
-               5 % of its range of a limit) and near singular poses (the 10 % of test targets
-               with the smallest σ_min/σ_max of the task Jacobian);
+               and 1°; also on the test targets near the limits (under "near_limits": a learned
+               joint within 5 % of its range of an end of the branch box — a joint limit or
+               the elbow-straight singularity) and near singular poses (the 10 % of test
+               targets with the smallest σ_min/σ_max of the task Jacobian);
+  wrist_centre a 6R model's wrist-centre error (`wrist_centre_stats`);
+  nearest_alone  the same for the nearest-neighbour baseline's answers (the joints of the
+               nearest training sample, `nearest_answers`);
   unreachable  targets 10–50 % beyond the reach bound: how many the model claims solved
                (must be 0) and how far its answers miss;
   warm_start   LM (`km.ik`, limits "wrap") on the first test targets from home, from a random
@@ -31,10 +35,10 @@ from ..ik.target import Target
 from ..kinematics.fk import fk
 from ..kinematics.jacobian import jacobian
 from .model import IKModel
-from .sampling import fk_targets, inputs, front
-from .scaling import apply
+from . import wrist
+from .sampling import EDGE, fk_targets, front, inputs
+from .scaling import Scaling, apply
 
-NEAR_LIMIT = 0.05  # share of a joint's range: within this of a limit is "near the limits"
 SINGULAR_SHARE = 0.10  # the most singular tenth of the test targets
 
 
@@ -61,12 +65,34 @@ def answer_errors(model: IKModel, targets: Target) -> tuple[np.ndarray, np.ndarr
     return errors(fit_target(model.robot, targets), fk(model.robot, q))
 
 
-def _near_limits(model: IKModel, q: np.ndarray) -> np.ndarray:
-    lim = model.robot.limits[model.branch.learned]
+def near_edges(model: IKModel, q: np.ndarray) -> np.ndarray:
+    """Which samples q (N, n) have a learned joint within EDGE of its range of an end of the
+    branch box: a joint limit, or the elbow-straight singularity the box stops at."""
+    box = model.branch.box[model.branch.learned]
     qj = q[:, model.branch.learned]
-    span = np.where(np.isfinite(lim[:, 1] - lim[:, 0]), lim[:, 1] - lim[:, 0], np.inf)
-    near = (np.abs(qj - lim[:, 0]) < NEAR_LIMIT * span) | (np.abs(qj - lim[:, 1]) < NEAR_LIMIT * span)
-    return near.any(axis=1)
+    span = box[:, 1] - box[:, 0]
+    return ((qj - box[:, 0] < EDGE * span) | (box[:, 1] - qj < EDGE * span)).any(axis=1)
+
+
+def wrist_centre_stats(robot, q: np.ndarray, targets: Target, reach: float) -> dict[str, float]:
+    """The wrist-centre error of a 6R arm's answers q (N, 6) to pose targets (what a 6R model's
+    network learns): ‖c(q) − c*‖, c = p − R·w, median and p95 in the length unit and the median
+    as % of the reach."""
+    w = wrist.wrist_offset(robot)
+    T = fk(robot, q)
+    c = T[:, :3, 3] - np.einsum("nij,j->ni", T[:, :3, :3], w)
+    c_star = targets.p - np.einsum("nij,j->ni", targets.R, w)
+    e = np.linalg.norm(c - c_star, axis=1)
+    return {"median": float(np.median(e)), "p95": float(np.percentile(e, 95)),
+            "median_percent_of_reach": float(100 * np.median(e) / reach)}
+
+
+def nearest_answers(X_nn, model: IKModel, targets: Target) -> np.ndarray:
+    """The nearest-neighbour baseline: the joints of the training sample whose inputs (all of
+    them, orientation included, scaled) lie nearest the target's."""
+    tree = cKDTree(X_nn[0])
+    X = apply(X_nn[2], inputs(model.robot, targets, front(model.robot, model.branch), model.branch))
+    return X_nn[1][tree.query(X)[1]]
 
 
 def singular_ratio(model: IKModel, targets: Target, q: np.ndarray) -> np.ndarray:
@@ -89,17 +115,13 @@ def unreachable_targets(model: IKModel, targets: Target, rng: np.random.Generato
     return Target(targets.kind, p, targets.R, targets.a, targets.phi, targets.weights)
 
 
-def seed_comparison(model: IKModel, targets: Target, X_nn: tuple[np.ndarray, np.ndarray],
-               rng: np.random.Generator) -> dict[str, Any]:
+def seed_comparison(model: IKModel, targets: Target, X_nn: tuple[np.ndarray, np.ndarray, Scaling],
+                    rng: np.random.Generator) -> dict[str, Any]:
     """LM from four seeds on the same targets (see the module docstring)."""
     robot = model.robot
-    tree = cKDTree(X_nn[0])
     out = {}
-
-    def nearest(t):
-        return X_nn[1][tree.query(apply(model.scaling, inputs(robot, t, front(robot, model.branch), model.branch)))[1]]
-
-    for name, seed in (("home", lambda t: None), ("random", lambda t: "random"), ("nearest", nearest),
+    for name, seed in (("home", lambda t: None), ("random", lambda t: "random"),
+                       ("nearest", lambda t: nearest_answers(X_nn, model, t)),
                        ("anfis", lambda t: model)):
         start = time.perf_counter()
         # LM from the seed itself: the closed-form first seed would hide what the seed is worth
@@ -118,13 +140,17 @@ def ik_report(model: IKModel, q_test: np.ndarray, targets: Target, *, X_nn, seco
     pos, ori = answer_errors(model, targets)
     ratio = singular_ratio(model, targets, q_test)
     sing = ratio <= np.quantile(ratio, SINGULAR_SHARE)
-    near = _near_limits(model, q_test)
+    near = near_edges(model, q_test)
     _, reach = _bound(robot)
     rep: dict[str, Any] = {"reach": reach, "alone": error_stats(robot, pos, ori),
                            "near_limits": error_stats(robot, pos[near], ori[near]),
                            "near_singular": {**error_stats(robot, pos[sing], ori[sing]),
                                              "sigma_ratio_below": float(np.quantile(ratio, SINGULAR_SHARE))}}
     rep["alone"]["position_median_percent_of_reach"] = 100 * rep["alone"]["position_median"] / reach
+    if model.task == "pose":
+        rep["wrist_centre"] = wrist_centre_stats(robot, model.answer(targets), targets, reach)
+    rep["nearest_alone"] = error_stats(robot, *errors(fit_target(robot, targets), fk(robot, nearest_answers(
+        X_nn, model, targets))))
     far = unreachable_targets(model, targets[: min(len(pos), 200)], rng)
     r = ik(robot, far, method="anfis", model=model)
     rep["unreachable"] = {"count": int(np.size(r.success)), "claimed_solved": int(np.sum(r.success)),

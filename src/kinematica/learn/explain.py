@@ -25,6 +25,7 @@ from typing import Any
 from ..ik.target import as_target
 from .anfis import forward, regressors
 from .model import IKModel
+from .closed import network_joints
 from .complete import needs_orientation, network_inputs
 from .sampling import TASKS
 from .scaling import apply
@@ -36,15 +37,15 @@ def explain_answer(model: IKModel, target, top: int = 5) -> dict[str, Any]:
     t = as_target(target)
     if t.shape != ():
         raise InputError(f"explain_answer takes one target, got a batch of shape {t.shape}")
-    raw = network_inputs(model, t)  # a target without the orientation read: the model's pick
-    x = apply(model.scaling, raw)
-    L = forward(model.net, x)
-    names = TASKS[model.task]
     net = model.net
+    raw = network_inputs(model, t)[:, :net.inputs]  # a target without the orientation read: the model's pick
+    x = apply(model.scaling, raw)
+    L = forward(net, x)
+    names = TASKS[model.task][:net.inputs]
     out = {"inputs": dict(zip(names, raw[0].tolist())), "scaled": dict(zip(names, x[0].tolist())),
            "picked": needs_orientation(model, t), "joints": []}
     X1 = regressors(x, net.products)[0]
-    for k, j in enumerate(model.branch.learned):
+    for k, j in enumerate(network_joints(model.robot, model.branch)):
         mu = L["mu"][k, 0]  # (d, m)
         w, wbar, f = L["w"][k, 0], L["wbar"][k, 0], L["f"][k, 0]
         rules = [{"rule": int(r), "memberships": [int(m) for m in net.rules[r]], "firing": float(w[r]),

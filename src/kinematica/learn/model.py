@@ -36,7 +36,9 @@ from .scaling import Scaling, apply
 from ..keywords import strict
 
 FORMAT = "kinematica-anfis"
-VERSION = 1
+VERSION = 2  # 2: a 4/5-joint or 6R arm's network reads the wrist point and answers joints 1–3
+# (version 1 read the tool point and orientation and answered every joint); dynamics and planar
+# models are the same in both, so version 1 files of those still load
 
 
 class ModelFileError(LearnError):
@@ -171,7 +173,7 @@ def load_model(path: "str | os.PathLike[str]") -> "IKModel | DynamicsModel":
         meta = json.loads(str(data.pop("meta")))
         if meta.get("format") != FORMAT:
             raise ModelFileError(f"{where}: not a kinematica model file (format {meta.get('format')!r})")
-        if meta.get("version") != VERSION:
+        if meta.get("version") not in (1, VERSION):
             raise ModelFileError(f"{where}: model file version {meta.get('version')!r}; this kinematica reads "
                                  f"version {VERSION}")
         robot = read_text(meta["robot"], f"{where} (its robot)")
@@ -180,10 +182,7 @@ def load_model(path: "str | os.PathLike[str]") -> "IKModel | DynamicsModel":
         _check_net(net, where)
         scaling = Scaling(data["scale_cut"], data["scale_lo"], data["scale_hi"])
         if meta["kind"] == "ik":
-            br = Branch(meta["branch"], data["branch_box"])
-            if br.box.shape != (robot.n, 2) or scaling.lo.shape != (net.inputs,):
-                raise ModelFileError(f"{where}: the branch or scaling does not fit the robot and network")
-            return IKModel(robot, br, scaling, net, meta["report"])
+            return _ik_model(robot, meta, data, net, scaling, where)
         if meta["kind"] == "dynamics":
             if scaling.lo.shape != (net.inputs,) or net.inputs != 3 * robot.n:
                 raise ModelFileError(f"{where}: the scaling does not fit the robot and network")
@@ -193,6 +192,20 @@ def load_model(path: "str | os.PathLike[str]") -> "IKModel | DynamicsModel":
         raise
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise ModelFileError(f"{where}: damaged kinematica model file ({type(e).__name__}: {e})") from None
+
+
+def _ik_model(robot: Robot, meta: dict, data: dict, net: Anfis, scaling: Scaling, where: str) -> IKModel:
+    from .closed import network_joints
+
+    if meta["version"] == 1 and task_of(robot) != "planar":
+        raise ModelFileError(f"{where}: a version-1 model of {robot.name!r} reads the tool point; this kinematica's "
+                             f"models of it read the wrist point (version {VERSION}): train it again with "
+                             f"`kinematica learn ik`")
+    br = Branch(meta["branch"], data["branch_box"])
+    if (br.box.shape != (robot.n, 2) or scaling.lo.shape != (net.inputs,)
+            or net.outputs != len(network_joints(robot, br))):
+        raise ModelFileError(f"{where}: the branch or scaling does not fit the robot and network")
+    return IKModel(robot, br, scaling, net, meta["report"])
 
 
 def _check_net(net: Anfis, where: str) -> None:

@@ -9,16 +9,21 @@ turn or more held to ±90° (the arm facing forward, not over its shoulder), and
 roll fixed at home
 (position + pitch leave it free).
 
-Network inputs per task (`task_of`):
+Inputs per task (`task_of`):
   "planar"  planar arms: (x, y, φ) in the base frame, φ the heading of the tool x axis;
-  "pitch"   4- and 5-joint spatial arms: the position in cylindrical coordinates about joint
-            1's axis and the pitch of the tool z axis above that frame's xy plane, in the
-            vertical plane through the target (paper 003's convention, as
-            `ik.frame.resolve` reads a pitch);
+  "pitch"   4- and 5-joint spatial arms: the wrist point (on joint 4's axis, `wrist_point`) in
+            cylindrical coordinates about joint 1's axis and the pitch of the tool z axis above
+            that frame's xy plane, in the vertical plane through the target (paper 003's
+            convention, as `ik.frame.resolve` reads a pitch);
   "pose"    6R arms with a spherical wrist: the wrist centre and the orientation (`learn.wrist`),
             the branch one of the closed-form solver's ("shoulder front / elbow up / wrist no
             flip"; "elbow+" / "elbow-" pick the first with the elbow up / down).
-Angles are wrapped into a window chosen from the training data (`learn.scaling`).
+For "pitch" and "pose" the network reads the wrist point's three coordinates only (ARM_INPUTS)
+and answers the first three joints; the wrist joints follow from the orientation in closed
+form (`learn.closed`). Angles are wrapped into a window chosen from the training data
+(`learn.scaling`). Training samples may be drawn densely near the edges of the branch box
+(`sample_joints`' edge share): the joint limits and the elbow-straight singularity, where a
+smooth model errs most.
 
 >>> import kinematica as km
 >>> b = branch(km.load("planar-3r"), "elbow-")
@@ -36,15 +41,17 @@ import numpy as np
 
 from ..ik.frame import fit_target, plane_of, solver_problem
 from ..ik.target import Target, TargetError, as_target
-from ..kinematics.fk import fk
+from ..kinematics.fk import fk, fk_frames
 from ..model.robot import Robot
 from . import wrist
 from ..keywords import strict
 
-TASKS = {"planar": ("x", "y", "φ"), "pitch": ("ψ", "ρ", "z", "pitch"), "pose": ("ψ", "ρ", "z", "rx", "ry", "rz")}
+TASKS = {"planar": ("x", "y", "φ"), "pitch": ("ψ", "ρw", "zw", "pitch"), "pose": ("ψ", "ρw", "zw", "rx", "ry", "rz")}
+ARM_INPUTS = {"planar": 3, "pitch": 3, "pose": 3}  # the leading inputs the network reads (the rest: closed form)
 ANGULAR = {"planar": (False, False, True), "pitch": (False, False, False, True),  # ψ stays in its half-plane
            "pose": (True,) + (False,) * 5}
 FREE = np.pi / 2  # an unlimited revolute joint is sampled within ±FREE of zero
+EDGE = 0.05  # share of a joint's box range: an edge sample has one joint within this of an end
 
 
 class LearnError(KinematicaError, ValueError):
@@ -162,23 +169,36 @@ def _interval(robot: Robot, item: str) -> tuple[int, tuple[float, float]]:
     return j, (a * scale, b * scale)
 
 
-def sample_joints(br: Branch, count: int, rng: np.random.Generator, robot: Robot | None = None) -> np.ndarray:
-    """`count` joint vectors uniform in the branch box, (count, n); for a 6R pose branch (give
-    the robot) only those on the named closed-form branch, drawn in rounds."""
-    lo, hi = br.box[:, 0], br.box[:, 1]
-    if robot is None or task_of(robot) != "pose":
-        return lo + (hi - lo) * rng.random((count, len(lo)))
+def sample_joints(br: Branch, count: int, rng: np.random.Generator, robot: Robot | None = None,
+                  edge: float = 0.0) -> np.ndarray:
+    """`count` joint vectors in the branch box, (count, n): uniform, except that a share `edge`
+    of them has one learned joint (picked at random) within EDGE of its range of one end of the
+    box; for a 6R pose branch (give the robot) only those on the named closed-form branch, drawn
+    in rounds."""
+    pose = robot is not None and task_of(robot) == "pose"
     got: list[np.ndarray] = []
     have = 0
     for _ in range(40):
-        q = lo + (hi - lo) * rng.random((max(4 * (count - have), 256), len(lo)))
-        q = q[wrist.in_branch(robot, q, br.spec)]
+        q = _draw(br, max(4 * (count - have), 256) if pose else count, rng, edge)
+        if pose:
+            q = q[wrist.in_branch(robot, q, br.spec)]
         got.append(q)
         have += len(q)
         if have >= count:
             return np.concatenate(got)[:count]
     raise LearnError(f"branch {br.spec!r}: too few samples of {robot.name!r} fall on it inside the limits "
                      f"({have} of {count}); pick another branch")
+
+
+def _draw(br: Branch, count: int, rng: np.random.Generator, edge: float) -> np.ndarray:
+    lo, hi = br.box[:, 0], br.box[:, 1]
+    q = lo + (hi - lo) * rng.random((count, len(lo)))
+    k = int(round(edge * count))
+    if k and len(br.learned):
+        j = br.learned[rng.integers(len(br.learned), size=k)]
+        u = EDGE * rng.random(k)
+        q[np.arange(k), j] = np.where(rng.random(k) < 0.5, lo[j] + u * (hi[j] - lo[j]), hi[j] - u * (hi[j] - lo[j]))
+    return q
 
 
 def fk_targets(robot: Robot, q: np.ndarray) -> Target:
@@ -209,13 +229,13 @@ def front(robot: Robot, br: Branch) -> float:
 
 
 def inputs(robot: Robot, target: "Target | np.ndarray", psi0: float = 0.0, br: Branch | None = None) -> np.ndarray:
-    """Network inputs (N, d) of world targets. Planar: (x, y, φ) in the base frame. Pitch:
-    cylindrical coordinates about joint 1's axis, (ψ, ρ, z, pitch), with the azimuth ψ taken
-    within ±90° of the branch's `psi0` and the radius ρ signed (negative past the axis), so
-    that a target crossing the axis moves smoothly instead of turning ψ by π; the pitch is the
-    tool z axis's angle above the horizontal, towards (cos ψ, sin ψ). Joint 1 follows ψ, the
-    others (ρ, z, pitch): what a first-order rule can follow. A target lacking what the task
-    needs (a heading, a pitch) is refused in words."""
+    """Inputs (N, d) of world targets. Planar: (x, y, φ) in the base frame. Pitch: the wrist
+    point's cylindrical coordinates about joint 1's axis and the pitch, (ψ, ρw, zw, pitch), with
+    the azimuth ψ taken within ±90° of the branch's `psi0` and the radius ρw signed (negative
+    past the axis), so that a target crossing the axis moves smoothly instead of turning ψ by π;
+    the pitch is the tool z axis's angle above the horizontal, towards (cos ψ, sin ψ). Joint 1
+    follows ψ, joints 2 and 3 the wrist point (ρw, zw) alone: what a first-order rule can
+    follow. A target lacking what the task needs (a heading, a pitch) is refused in words."""
     t = fit_target(robot, as_target(target))
     task = task_of(robot)
     if task == "planar":
@@ -245,7 +265,26 @@ def inputs(robot: Robot, target: "Target | np.ndarray", psi0: float = 0.0, br: B
     u = np.column_stack([np.cos(psi), np.sin(psi)])
     rho = np.einsum("ij,ij->i", p[:, :2], u)
     pitch = np.arctan2(a[:, 2], np.einsum("ij,ij->i", a[:, :2], u))
-    return np.column_stack([psi, rho, p[:, 2], pitch])
+    va, vn = wrist_offset_in_plane(robot, br)
+    ca, sa = np.cos(pitch), np.sin(pitch)
+    return np.column_stack([psi, rho - va * ca + vn * sa, p[:, 2] - va * sa - vn * ca, pitch])
+
+
+def wrist_offset_in_plane(robot: Robot, br: Branch | None = None) -> tuple[float, float]:
+    """(v_a, v_n): the tool point minus the wrist point (joint 4's axis in the arm's vertical
+    plane) along the tool z axis a and along n, a turned 90° up in that plane, read at the
+    centre of the branch box (a held joint 5 stays there); constant while joints 2–4 turn, so the
+    wrist point is p − v_a·a − v_n·n."""
+    q = (br.box if br is not None else _base_box(robot)).mean(axis=1)
+    F = fk_frames(robot, q)
+    C0 = robot.C[0]
+    o4 = ((F[3] @ robot.before[3])[:3, 3] - C0[:3, 3]) @ C0[:3, :3]
+    p, a = (F[-1][:3, 3] - C0[:3, 3]) @ C0[:3, :3], F[-1][:3, 2] @ C0[:3, :3]
+    h = np.hypot(p[0], p[1])
+    u = np.array([p[0] / h, p[1] / h, 0.0]) if h > 1e-12 else np.array([1.0, 0.0, 0.0])
+    au, az = a @ u, a[2]
+    n = -az * u + au * np.array([0.0, 0.0, 1.0])  # a = au·u + az·ẑ turned by +90° in the plane
+    return float((p - o4) @ a), float((p - o4) @ n)
 
 
 def split(count: int, rng: np.random.Generator, fractions=(0.8, 0.1)) -> tuple[np.ndarray, ...]:
@@ -258,4 +297,4 @@ def split(count: int, rng: np.random.Generator, fractions=(0.8, 0.1)) -> tuple[n
 
 
 __all__ = ["Branch", "LearnError", "TargetError", "branch", "task_of", "sample_joints", "fk_targets", "inputs",
-           "front", "split", "TASKS", "ANGULAR"]
+           "front", "split", "wrist_offset_in_plane", "TASKS", "ANGULAR", "ARM_INPUTS"]

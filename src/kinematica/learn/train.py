@@ -1,38 +1,51 @@
 """Training a learned IK model for one branch of a robot, from its own FK.
 
-`train_ik` samples joint values uniformly in the branch (`sampling.branch`), takes the targets
-their FK reaches, splits them 80/10/10 into training, validation and test targets, fits one
-ANFIS network per learned joint (all on the same inputs) by hybrid learning with early stopping
-on the validation targets, and evaluates the result on the test targets
-(`evaluate.ik_report`): the report travels inside the model. Besides the joint RMSE that hybrid
-learning minimises, the report's "tool_validation" holds, per epoch, the tool error of the
-answers to TOOL_SAMPLE validation targets (FK of the answer against the target: position median
-and mean in the length unit, orientation median in degrees) — what a user of the model reads.
+`train_ik` samples joint values uniformly in the branch (`sampling.branch`), splits them
+80/10/10 into training, validation and test samples, draws EDGE_SHARE of the training samples
+again near the edges of the branch box (joint limits and the elbow-straight singularity, where a
+smooth model errs most; validation and test stay uniform), takes the targets their FK reaches,
+fits one ANFIS network per network joint (all on the same inputs) by hybrid learning with early
+stopping on the validation targets, and evaluates the result on the test targets
+(`evaluate.ik_report`): the report travels inside the model. A planar arm's network answers
+every joint from (x, y, φ); a 4/5-joint or 6R arm's answers joints 1–3 from the wrist point
+(ψ, ρw, zw) and the wrist joints follow in closed form (`learn.closed`). Besides the joint RMSE
+that hybrid learning minimises (training and validation, rad or the length unit), the report's
+"tool_train" and "tool_validation" hold, per epoch, the tool error of the answers to
+TOOL_SAMPLE training and validation targets (FK of the answer against the target: position
+median and mean in the length unit, orientation median in degrees) — what a user of the model
+reads.
 
-Rules: an int R. With d inputs, R = m^d is a grid partition of m memberships per input (few
-inputs: 125 = 5³ for a planar arm's (x, y, φ), 81 = 3⁴ for position + pitch); any other R
-(or partition="cluster") is R rules at fuzzy c-means centres.
+Rules: by default a grid of DEFAULT_GRID memberships per input (125 = 5³ for a planar arm's
+(x, y, φ); 1 × 8 × 8 = 64 on the wrist point, ψ needing one). An int R instead: with d inputs,
+R = m^d is a grid partition of m memberships per input; any other R (or partition="cluster") is
+R rules at fuzzy c-means centres.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 from ..bounds import EPOCHS, RULES, TRAINING, count
 from ..model.coerce import takes_robot
+from ..ik.target import Target
 from ..model.robot import Robot
 from . import anfis
 from .cluster import fuzzy_c_means
 from .model import IKModel
-from .sampling import ANGULAR, TASKS, LearnError, branch, fk_targets, front, inputs, sample_joints, split, task_of
+from .closed import network_joints
+from .sampling import (ANGULAR, ARM_INPUTS, TASKS, Branch, LearnError, branch, fk_targets, front, inputs,
+                       sample_joints, split, task_of)
 from .scaling import apply, fit
 
-DEFAULT_RULES = {"planar": 125, "pitch": 81, "pose": 60}
-TOOL_SAMPLE = 200  # validation targets whose tool error is measured after every epoch (FK of the
-# answers): the median to ~10 %, for ~1 ms of the epoch's work; the curve the user reads
+DEFAULT_GRID = {"planar": (5, 5, 5), "pitch": (1, 8, 8), "pose": (1, 8, 8)}  # memberships per input
+# (ψ gets one: joint 1 follows the azimuth linearly, a rule's consequent does that exactly)
+EDGE_SHARE = 0.1  # of the training samples drawn near an edge of the branch box (`sampling.EDGE`)
+TOOL_SAMPLE = 200  # training and validation targets whose tool error is measured after every
+# epoch (FK of the answers): the median to ~10 %, for ~1 ms of the epoch's work; the curve the user reads
 PATIENCE = 3  # epochs without a 0.1 % better validation error before training stops
 PARTITIONS = ("auto", "grid", "cluster")
 CLUSTER_FUZZINESS = 1.5  # c-means with the usual m = 2 pulls most of 60 centres onto the mean of the KUKA's 6
@@ -86,7 +99,7 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     """An IK model of one branch of `robot`, trained on its FK and evaluated on held-out targets.
 
     samples: FK samples drawn (80 % train, 10 % validation, 10 % test); rules: see the module
-    docstring (default 125 planar, 81 position + pitch); epochs: at most this many (early
+    docstring (default 125 planar, 64 on the wrist point); epochs: at most this many (early
     stopping); shape: "gauss" or "bell"; warm_start: test targets the LM warm-start comparison
     solves (0: none); progress(epoch, epochs, rmse) after every epoch.
 
@@ -94,43 +107,86 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     >>> m.report["inputs"], m.report["rules"]
     (['x', 'y', 'φ'], 8)
     """
-    from .evaluate import answer_errors, ik_report
+    from .evaluate import ik_report
 
     task = task_of(robot)
-    d = len(TASKS[task])
-    samples, rules, epochs = check_counts(samples, DEFAULT_RULES[task] if rules is None else rules, epochs, d)
+    d = ARM_INPUTS[task]
+    if partition not in PARTITIONS:
+        raise LearnError(f"partition must be one of {', '.join(PARTITIONS)}, got {partition!r}")
+    grid = DEFAULT_GRID[task] if rules is None and partition != "cluster" else None
+    rules = int(np.prod(DEFAULT_GRID[task])) if rules is None else rules
+    samples, rules, epochs = check_counts(samples, rules, epochs, d)
     warm_start = count(warm_start, "warm_start", TRAINING, minimum=0, error=LearnError)
+    data = training_data(robot, samples, branch_spec, seed)
+    br, rng, q, targets, X, (tr, va, te), edge = (data.branch, data.rng, data.q, data.targets, data.X, data.split,
+                                                   data.near_edges)
+    scaling = fit(X[tr, :d], ANGULAR[task][:d])
+    Xs = apply(scaling, X[:, :d])
+    J = network_joints(robot, br)
+    start, cpu = time.perf_counter(), time.process_time()
+    net = anfis.grid(d, list(grid), shape, len(J)) if grid else initial_network(Xs[tr], rules, len(J), shape, partition, rng)
+    watched = {"train": rng.choice(tr, min(TOOL_SAMPLE, len(tr)), replace=False), "validation": va[:TOOL_SAMPLE]}
+    tool = {part: {k: [] for k in TOOL_KEYS} for part in watched}
+    net, hist = anfis.train(net, Xs[tr], q[tr][:, J], epochs, x_val=Xs[va], y_val=q[va][:, J], patience=PATIENCE,
+                            progress=progress, watch=lambda n: _watch(IKModel(robot, br, scaling, n), targets, watched, tool))
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu  # CPU: what a shared machine's load hides
+    model = IKModel(robot, br, scaling, net)
+    report = {"kind": "ik", "robot": robot.name, "task": task, "inputs": list(TASKS[task][:d]), "branch": br.spec,
+              "joints": [robot.joint_names[j] for j in J],
+              "closed_form_joints": [robot.joint_names[j] for j in np.setdiff1d(br.learned, J)], "rules": net.n_rules,
+              "memberships": [int(net.rules[:, i].max()) + 1 for i in range(d)],
+              "partition": "grid" if grid or (grid_size(d, net.n_rules) is not None and partition != "cluster") else "cluster",
+              "shape": shape, "samples": samples, "train": len(tr), "train_near_edges": edge, "validation": len(va),
+              "test": len(te), "epochs": len(hist), "max_epochs": epochs, "train_seconds": seconds,
+              "train_cpu_seconds": cpu, "seed": seed,
+              "rmse_train": hist[:, 0].tolist(), "rmse_validation": hist[:, 1].tolist(),
+              "length_unit": robot.length_unit, "tool_train": {"count": len(watched["train"]), **tool["train"]},
+              "tool_validation": {"count": len(watched["validation"]), **tool["validation"]}}
+    every = fit(X[tr], ANGULAR[task])  # the nearest-neighbour baseline reads every input, orientation included
+    report.update(ik_report(model, q[te], targets[te], X_nn=(apply(every, X[tr]), q[tr], every), seconds=seconds,
+                            warm_start=min(warm_start, len(te)), rng=rng))
+    return IKModel(robot, br, scaling, net, report)
+
+
+@dataclass(frozen=True, eq=False)
+class TrainingData:
+    """The samples of one training run: branch, joint values q (N, n), their FK targets, the raw
+    inputs X (N, d), the split (train, validation, test indices), how many training samples were
+    drawn near the box's edges (the first of the training indices), and the generator, to go on."""
+
+    branch: Branch
+    q: np.ndarray
+    targets: Target
+    X: np.ndarray
+    split: tuple[np.ndarray, np.ndarray, np.ndarray]
+    near_edges: int
+    rng: np.random.Generator
+
+
+@takes_robot
+def training_data(robot: Robot, samples: int, branch_spec: str = "elbow+", seed: int = 0) -> TrainingData:
+    """The samples `train_ik` trains, validates and tests on, for these arguments (the same every
+    time: a benchmark compares other learners on exactly them). Validation and test samples are
+    uniform in the branch box; EDGE_SHARE of the training samples lie near its edges."""
     br = branch(robot, branch_spec)
     rng = np.random.default_rng(seed)
     q = sample_joints(br, samples, rng, robot)
-    targets = fk_targets(robot, q)
-    X = inputs(robot, targets, front(robot, br), br)
     tr, va, te = split(samples, rng)
-    scaling = fit(X[tr], ANGULAR[task])
-    Xs = apply(scaling, X)
-    J = br.learned
-    start = time.perf_counter()
-    net = initial_network(Xs[tr], rules, len(J), shape, partition, rng)
-    watched = va[:TOOL_SAMPLE]  # the split is shuffled: its first ones are a random subsample
-    tool: dict[str, list[float]] = {"position_median": [], "position_mean": [], "orientation_median_deg": []}
+    edge = int(round(EDGE_SHARE * len(tr)))
+    q[tr[:edge]] = sample_joints(br, edge, rng, robot, edge=1.0)
+    targets = fk_targets(robot, q)
+    return TrainingData(br, q, targets, inputs(robot, targets, front(robot, br), br), (tr, va, te), edge, rng)
 
-    def watch(epoch_net: anfis.Anfis) -> None:
-        pos, ori = answer_errors(IKModel(robot, br, scaling, epoch_net), targets[watched])
-        tool["position_median"].append(float(np.median(pos)))
-        tool["position_mean"].append(float(np.mean(pos)))
-        tool["orientation_median_deg"].append(float(np.degrees(np.median(ori))))
 
-    net, hist = anfis.train(net, Xs[tr], q[tr][:, J], epochs, x_val=Xs[va], y_val=q[va][:, J], patience=PATIENCE,
-                            progress=progress, watch=watch)
-    seconds = time.perf_counter() - start
-    model = IKModel(robot, br, scaling, net)
-    report = {"kind": "ik", "robot": robot.name, "task": task, "inputs": list(TASKS[task]), "branch": br.spec,
-              "joints": [robot.joint_names[j] for j in J], "rules": net.n_rules,
-              "partition": "grid" if grid_size(d, net.n_rules) is not None and partition != "cluster" else "cluster",
-              "shape": shape, "samples": samples, "train": len(tr), "validation": len(va), "test": len(te),
-              "epochs": len(hist), "max_epochs": epochs, "train_seconds": seconds, "seed": seed,
-              "rmse_train": hist[:, 0].tolist(), "rmse_validation": hist[:, 1].tolist(),
-              "length_unit": robot.length_unit, "tool_validation": {"count": len(watched), **tool}}
-    report.update(ik_report(model, q[te], targets[te], X_nn=(Xs[tr], q[tr]), seconds=seconds,
-                            warm_start=min(warm_start, len(te)), rng=rng))
-    return IKModel(robot, br, scaling, net, report)
+TOOL_KEYS = ("position_median", "position_mean", "orientation_median_deg")
+
+
+def _watch(model: IKModel, targets, watched: dict, tool: dict) -> None:
+    """Append one epoch's tool error (FK of the answers) on the watched training and validation targets."""
+    from .evaluate import answer_errors
+
+    for part, idx in watched.items():
+        pos, ori = answer_errors(model, targets[idx])
+        tool[part]["position_median"].append(float(np.median(pos)))
+        tool[part]["position_mean"].append(float(np.mean(pos)))
+        tool[part]["orientation_median_deg"].append(float(np.degrees(np.median(ori))))

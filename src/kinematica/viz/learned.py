@@ -53,7 +53,8 @@ def training_curve(report: dict[str, Any], *, unit: str = "", title: str | None 
                    size: Sequence[float] | None = None, dpi: float | None = None) -> Figure:
     """Training per epoch. An IK model's report with "tool_validation" (`learn.train`): the tool
     error of its answers to validation targets, by FK — position median (solid) and mean
-    (dashed) in report["length_unit"], orientation median in degrees on the right axis — the
+    (dashed) in report["length_unit"], the training targets' median (dotted) where the report
+    has "tool_train", orientation median in degrees on the right axis — the
     quantity the histogram of its answers shows. Otherwise (a dynamics model, an older file) the
     RMSE of each output on a log scale in `unit`: training (solid) and validation (dashed).
     Either way the epoch whose parameters the model kept is marked."""
@@ -100,6 +101,10 @@ def _tool_curve(report: dict[str, Any], title: str | None, size: Sequence[float]
     ax = fig.add_subplot()
     ax.plot(epochs, med, "o-", color=COLOURS[0], ms=4, lw=1.6, label=f"position, median [{unit}]")
     ax.plot(epochs, mean, "s--", color=COLOURS[0], ms=3, lw=1.2, label=f"position, mean [{unit}]")
+    train = report.get("tool_train")  # the same on training targets (issue 29), where the report has it
+    if isinstance(train, dict) and len(train.get("position_median", [])) == len(med):
+        ax.plot(epochs, np.asarray(train["position_median"], dtype=float), "o:", color=COLOURS[2], ms=3, lw=1.2,
+                label=f"position, median, training [{unit}]")
     ax.set_yscale("log")
     ax.set_xlabel("epoch")
     ax.set_ylabel(f"tool position error [{unit}]")
@@ -118,7 +123,8 @@ def _tool_curve(report: dict[str, Any], title: str | None, size: Sequence[float]
         handles.append(ax.axvline(kept, color="#555555", ls=":", lw=1.2))
         labels.append(f"kept: epoch {kept}")
     fig.legend(handles, labels, loc="outside right upper", fontsize="small", frameon=False)
-    ax.set_title(title or f"Tool error of the answers to {tool.get('count', '?')} validation targets, per epoch",
+    ax.set_title(title or f"Tool error of the answers to {tool.get('count', '?')} validation targets"
+                 + (" (and training targets)" if isinstance(train, dict) else "") + ", per epoch",
                  fontsize="medium")
     return fig
 
