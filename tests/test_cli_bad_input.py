@@ -93,8 +93,10 @@ OUTSIDE = {  # (command, option dest) -> argv with q1 = 3 rad on the Puma
     ("traj", "to"): ["traj", "puma560", "joint", "--from", *PUMA_IN, "--to", *PUMA_OUT],
     ("traj", "poses"): ["traj", "puma560", "joint", "--poses", *PUMA_IN, "--poses", *PUMA_OUT],
     ("scene", "q"): ["scene", "check", "{tmp}/puma-scene.yaml", "--q", "arm=" + ",".join(PUMA_OUT)],
+    ("plan", "start"): ["plan", "{tmp}/puma-scene.yaml", "--start", *PUMA_OUT, "--goal", *PUMA_IN],
+    ("plan", "goal"): ["plan", "{tmp}/puma-scene.yaml", "--start", *PUMA_IN, "--goal", *PUMA_OUT],
 }
-JOINT_DESTS = {"q", "q0", "from_", "to", "poses"}
+JOINT_DESTS = {"q", "q0", "from_", "to", "poses"}  # (plan's start and goal are listed above too)
 
 
 def test_every_command_reading_joint_values_is_covered():

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 HEAVY = ("scipy", "sympy", "matplotlib", "nicegui", "jsonschema", "yourdfpy", "trimesh", "mujoco", "toppra",
-         "modern_robotics", "serial", "dask", "distributed", "numba")
+         "modern_robotics", "serial", "dask", "distributed", "numba", "ompl", "coal")
 
 
 def loaded_after(code: str) -> list[str]:
@@ -34,7 +34,7 @@ def test_import_kinematica_loads_nothing_but_its_front_door():
              "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'kinematica')))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert eval(out.stdout) == ["kinematica", "kinematica._version", "kinematica.errors", "kinematica.ik",
-                                "kinematica.lazy"]
+                                "kinematica.lazy", "kinematica.plan"]
 
 
 def test_km_ik_stays_the_function_whatever_is_imported_first():
@@ -43,6 +43,13 @@ def test_km_ik_stays_the_function_whatever_is_imported_first():
              "print(km.ik.__module__, callable(km.ik), km.ik.__name__)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["kinematica.ik.solve", "True", "ik"]
+
+
+def test_km_plan_stays_the_function_whatever_is_imported_first():
+    probe = ("import kinematica.plan.result\nimport kinematica as km\n"
+             "print(km.plan.__module__, callable(km.plan), km.plan.__name__)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["kinematica.plan.planner", "True", "plan"]
 
 
 def test_a_cli_call_imports_only_its_command():

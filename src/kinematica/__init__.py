@@ -8,14 +8,14 @@ array([0.    , 0.5615, 0.89  ])
 
 from typing import TYPE_CHECKING
 
-from . import ik
+from . import ik, plan
 from .errors import InputError, InputTypeError, KinematicaError, SetupError, WriteError
 from .lazy import attach, table
 
 # The `ik` subpackage is loaded here (it is light) and its name given back to the function, which
 # loads at first use: were the subpackage first imported later, by a module needing its parts,
-# Python would bind km.ik to the subpackage.
-del ik
+# Python would bind km.ik to the subpackage. The same for `plan`.
+del ik, plan
 
 if TYPE_CHECKING:  # what __getattr__ below loads at first use, named for type checkers and editors
     from . import dynamics as dynamics, scene as scene  # reached as km.dynamics / km.scene, not in __all__
@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # what __getattr__ below loads at first use, named for type c
                         RobotError, RobotFileError, URDFWarning, from_dh, from_link_frames, from_mdh, from_mjcf,
                         from_planar, from_poe, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
                         urdf_tips)
+    from .plan import Plan, PlanError, plan
     from .scene import Scene, SceneError, SceneFileError
     from .trajectory import Trajectory
 
@@ -52,6 +53,7 @@ __getattr__ = attach(__name__, {
                         "gravity_torques mass_matrix pd_gravity rne simulate with_payload regressor identify"),
     "Trajectory": "trajectory",
     **table("scene", "Scene SceneError SceneFileError"),
+    **table("plan", "plan Plan PlanError"),
 }, modules=("model", "kinematics", "spatial", "trajectory", "dynamics", "hardware", "scene", "workspace", "export",
             "viz"))
 
@@ -86,6 +88,8 @@ __all__ = [
     "trajectory", "Trajectory",
     # shared workspaces
     "Scene", "SceneError", "SceneFileError",
+    # motion planning in a scene (OMPL loads when a plan runs)
+    "plan", "Plan", "PlanError",
     "spatial",
     # the physical Braccio: firmware, serial bridge, emulator (pyserial loads when a link opens)
     "hardware",

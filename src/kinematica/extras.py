@@ -9,7 +9,7 @@ dynamics, trajectories, robot files); the faces and heavy helpers come with an e
   scene      coal, trimesh                            collision checks (km.Scene, IK in a scene)
   export     pygltflib, trimesh, pycollada            glTF files (`kinematica export`), DAE meshes
   workspace  Dask                                     workspace maps
-  plan       toppra                                   time-optimal retiming
+  plan       OMPL, toppra                             motion planning (km.plan), time-optimal retiming
   mjcf       MuJoCo                                   MJCF robot files
   docs       MkDocs, nbclient, ipykernel              the documentation site (`kinematica docs`)
   all        every one of them
@@ -39,7 +39,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "scene": ("coal", "trimesh"),
     "export": ("pygltflib", "trimesh", "collada"),
     "workspace": ("dask", "distributed"),
-    "plan": ("toppra",),
+    "plan": ("toppra", "ompl"),
     "mjcf": ("mujoco",),
     "docs": ("mkdocs", "material", "mkdocstrings", "mkdocs_jupyter", "nbclient", "nbformat", "ipykernel"),
 }

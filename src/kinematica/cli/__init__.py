@@ -1,5 +1,5 @@
 """The `kinematica` command: robots, show, fk, jacobian, ik, dynamics, simulate, traj, plot,
-animate, workspace, learn, explain, scene, export, demo, serve, braccio, so101, docs.
+animate, workspace, learn, explain, scene, plan, export, demo, serve, braccio, so101, docs.
 
 Every subcommand prints readable tables by default and JSON with `--json`. JSON states its units:
 joint values as `q` (rad for revolute joints, the robot's length unit for prismatic ones) and
@@ -11,7 +11,7 @@ stops any command with one line and code 130. Long work (simulate) reports its p
 
 One module per group of subcommands, each with its `add_parser(s)` and `cmd_*` functions:
 kinematics.py (robots, show, fk, jacobian), ik.py, dynamics.py (dynamics, simulate), traj.py,
-scene.py (scene check, scene show), export.py (a glTF or URDF digital twin),
+scene.py (scene check, scene show), plan.py (a collision-free path in a scene), export.py (a glTF or URDF digital twin),
 plot.py (plot, animate: figures; Matplotlib is imported only when they run), workspace.py (maps;
 Dask is imported only when it runs), learn.py
 (learn ik|dynamics|explain|report: ANFIS models, and ik's --model/--seed-model), demo.py,
@@ -46,8 +46,8 @@ __all__ = ["main", "build_parser", "UsageError", "Failure", "EXIT_USAGE", "EXIT_
 # does not need (issue 12: a CLI call ≤ 0.3 s).
 COMMANDS = {"kinematics": ("robots", "show", "fk", "jacobian"), "ik": ("ik",), "dynamics": ("dynamics", "simulate"),
             "traj": ("traj",), "plot": ("plot", "animate"), "workspace": ("workspace",), "explain": ("explain",),
-            "learn": ("learn",), "scene": ("scene",), "export": ("export",), "demo": ("demo",), "serve": ("serve",),
-            "braccio": ("braccio",), "so101": ("so101",), "docs": ("docs",)}
+            "learn": ("learn",), "scene": ("scene",), "plan": ("plan",), "export": ("export",), "demo": ("demo",),
+            "serve": ("serve",), "braccio": ("braccio",), "so101": ("so101",), "docs": ("docs",)}
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -1,0 +1,192 @@
+"""One planning query handed to OMPL (2.x, nanobind bindings): a real-vector state space over
+the joint box, the scene's checks as OMPL's state validity checker and motion validator, one of
+OMPL's planners by name, then OMPL's path simplifier (shortcutting and B-spline smoothing).
+
+Reproducibility: OMPL draws every planner's and sampler's random numbers from generators seeded,
+in turn, by one global seed generator; `ompl.util.RNG.setSeed(seed)` just before the planner
+and simplifier are made fixes them all. A run that stops on a clock is only reproducible if it
+stops at the same point: RRT-Connect stops at its first solution anyway; with a seed the
+anytime planners RRT* and BIT* are given a path-length objective whose threshold any path
+meets, so they too stop at their first solution (skipping their refinement); and the
+simplifier's steps are bounded by counts of tries, not by a clock. OMPL's PRM grows its
+roadmap in a second thread while the first looks for a path, so no seed can make it
+reproducible: `problem` refuses a seed for it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from ..extras import need
+from .edges import EdgeChecker
+
+# name → OMPL geometric planner class; anytime ones refine their path until the time is up
+PLANNERS = {"rrtconnect": "RRTConnect", "rrtstar": "RRTstar", "bitstar": "BITstar", "prm": "PRM"}
+ANYTIME = frozenset({"rrtstar", "bitstar"})
+
+
+@dataclass(frozen=True)
+class Solved:
+    """What OMPL returned: `path` (k, n) simplified and `raw` as the planner found it (None
+    without an exact solution), OMPL's `status` text, the planning and simplification times (s)."""
+
+    path: np.ndarray | None
+    raw: np.ndarray | None
+    status: str
+    planning_time: float
+    simplification_time: float
+
+
+def _ompl() -> tuple[Any, Any, Any]:
+    need("ompl", "plan", "km.plan")
+    import ompl.base as ob
+    import ompl.geometric as og
+    import ompl.util as ou
+
+    return ob, og, ou
+
+
+@contextmanager
+def _quiet(ou: Any) -> Iterator[None]:
+    """OMPL logs every planner run to the console (and an error when a seed is set twice): the
+    verdict is the Plan's, and a CLI's --json output must stay clean."""
+    before = ou.getLogLevel()
+    ou.setLogLevel(ou.LOG_NONE)
+    try:
+        yield
+    finally:
+        ou.setLogLevel(before)
+
+
+class _Guard:
+    """Python exceptions must not cross OMPL's C++ frames: PRM runs the checks in a second
+    thread too, where one ends the process (std::terminate — Ctrl+C did so). Every callback
+    runs guarded: the first exception (KeyboardInterrupt included) is kept, the callbacks then
+    answer `refuse` (a state or edge invalid), `stop` ends the planner's termination condition
+    so OMPL winds down, and `solve` raises the exception once OMPL has returned. (The
+    termination condition itself stays in C++: PRM's second thread evaluates it while the first
+    holds the GIL, so a Python one deadlocks.)"""
+
+    def __init__(self) -> None:
+        self.error: BaseException | None = None
+        self.stop: Callable[[], None] = lambda: None
+
+    def __call__(self, fn: Callable[..., bool], refuse: bool) -> Callable[..., bool]:
+        def guarded(*args: Any) -> bool:
+            if self.error is not None:
+                return refuse
+            try:
+                return fn(*args)
+            except BaseException as e:  # noqa: BLE001 — kept and raised after OMPL returns
+                self.error = e
+                self.stop()
+                return refuse
+        return guarded
+
+    def reraise(self) -> None:
+        error, self.error = self.error, None  # not kept: its traceback holds this frame's OMPL objects
+        if error is not None:
+            raise error
+
+
+def _validator(ob: Any, si: Any, free: Callable[[Any, Any], bool]) -> Any:
+    class EdgeValidator(ob.MotionValidator):
+        """Every OMPL edge check goes to `free` (`EdgeChecker.edge_free`, guarded)."""
+
+        def checkMotion(self, a: Any, b: Any) -> bool:  # noqa: N802 (OMPL's name)
+            return free(a, b)
+
+    return EdgeValidator(si)
+
+
+def _state(si: Any, q: np.ndarray) -> Any:
+    s = si.allocState()
+    s[0:len(q)] = [float(v) for v in q]
+    return s
+
+
+def _simplify(ps: Any, path: Any) -> None:
+    """OMPL's simplifier steps, each bounded by a count of tries (not a clock, so a seeded
+    plan stays reproducible): drop needless vertices, shortcut, merge close vertices, drop
+    again, then smooth the corners with B-splines. Every change is edge-checked by OMPL
+    through our motion validator."""
+    ps.reduceVertices(path)
+    ps.partialShortcutPath(path)
+    ps.collapseCloseVertices(path)
+    ps.reduceVertices(path)
+    ps.smoothBSpline(path, 3)
+
+
+def _setup(ob: Any, og: Any, checker: EdgeChecker, guard: _Guard, n: int) -> tuple[Any, Any]:
+    """OMPL's SimpleSetup over the joint box with the guarded checks, and the motion validator
+    (the caller holds it: OMPL keeps only a reference)."""
+    space = ob.RealVectorStateSpace(n)
+    bounds = ob.RealVectorBounds(n)
+    for j in range(n):
+        bounds.setLow(j, float(checker.lo[j]))
+        bounds.setHigh(j, float(checker.hi[j]))
+    space.setBounds(bounds)
+    ss = og.SimpleSetup(space)
+    si = ss.getSpaceInformation()
+    ss.setStateValidityChecker(guard(lambda s: bool(checker.free(np.array([s[0:n]]))[0]), False))
+    validator = _validator(ob, si, guard(lambda a, b: checker.edge_free(np.array(a[0:n]), np.array(b[0:n])), False))
+    si.setMotionValidator(validator)
+    return ss, validator
+
+
+def _goal(ob: Any, ss: Any, si: Any, start: np.ndarray, goals: np.ndarray) -> None:
+    """One goal state, or OMPL's GoalStates: the planner reaches whichever it can."""
+    if len(goals) == 1:
+        ss.setStartAndGoalStates(_state(si, start), _state(si, goals[0]))
+        return
+    ss.setStartState(_state(si, start))
+    region = ob.GoalStates(si)
+    for q in goals:
+        region.addState(_state(si, q))
+    ss.setGoal(region)
+
+
+def solve(checker: EdgeChecker, start: np.ndarray, goals: np.ndarray, planner: str, time_limit: float,
+          seed: int | None, simplify: bool = True) -> Solved:
+    """Plan start → any of `goals` (m, n) with OMPL's `planner` within `time_limit` s (see the
+    module text)."""
+    ob, og, ou = _ompl()
+    n, guard = len(start), _Guard()
+    with _quiet(ou):
+        if seed is not None:
+            ou.RNG.setSeed(int(seed))
+        ss, validator = _setup(ob, og, checker, guard, n)
+        si = ss.getSpaceInformation()
+        _goal(ob, ss, si, start, goals)
+        ss.setPlanner(getattr(og, PLANNERS[planner])(si))
+        if seed is not None and planner in ANYTIME:
+            # any path meets an infinite cost threshold: the planner stops at its first one
+            objective = ob.PathLengthOptimizationObjective(si)
+            objective.setCostThreshold(ob.Cost(math.inf))
+            ss.setOptimizationObjective(objective)
+        ptc = ob.timedPlannerTerminationCondition(time_limit)
+        guard.stop = ptc.terminate
+        status = ss.solve(ptc)
+        guard.reraise()
+        planning_time = ss.getLastPlanComputationTime()
+        if not ss.haveExactSolutionPath():
+            return Solved(None, None, status.asString(), planning_time, 0.0)
+        path = ss.getSolutionPath()
+        raw = np.array([s[0:n] for s in path.getStates()], dtype=float)
+        t0 = time.perf_counter()
+        if simplify:
+            _simplify(ss.getPathSimplifier(), path)  # a guarded error makes every edge invalid: it ends soon
+            guard.reraise()
+        simplification_time = time.perf_counter() - t0
+        Q = np.array([s[0:n] for s in path.getStates()], dtype=float)
+        del validator
+    return Solved(Q, raw, status.asString(), planning_time, simplification_time)
+
+
+__all__ = ["PLANNERS", "ANYTIME", "Solved", "solve"]

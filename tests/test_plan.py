@@ -1,0 +1,246 @@
+"""`km.plan` (issue 27): collision-free joint paths in a scene on OMPL, with real coal checks and
+real OMPL planners (no mocks). Time limits stay at 1 s or below."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kinematica as km
+from kinematica.plan import PLANNERS
+from kinematica.scene import check_trajectory
+
+pytest.importorskip("ompl")
+
+# a Puma 560 swinging joint 1 from START to GOAL: in a straight joint line its wrist (link4)
+# passes through BOX
+START = np.array([0.8, -0.3, 0.0, 0.0, 0.5, 0.0])
+GOAL = np.array([-0.8, -0.3, 0.0, 0.0, 0.5, 0.0])
+
+
+@pytest.fixture(scope="module")
+def boxed() -> km.Scene:
+    s = km.Scene()
+    s.add_robot("arm", "puma560")
+    s.add_obstacle("box", "box", pose=km.spatial.transl([0.6, -0.15, 0.28]), size=(0.15, 0.15, 0.15))
+    return s
+
+
+def _as_motion(path: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The path as (t, q) samples (any increasing times: check_trajectory joins them by straight lines)."""
+    return np.arange(len(path), dtype=float), path
+
+
+def test_the_straight_line_is_blocked_so_the_plan_must_go_around(boxed):
+    straight = check_trajectory(boxed, {"arm": _as_motion(np.stack([START, GOAL]))}, resolution=0.01)
+    assert straight.colliding and ("arm/link4", "box") in straight.collisions
+
+
+def test_a_plan_around_a_box_is_collision_free_at_ten_times_the_resolution(boxed):
+    p = km.plan(boxed, START, GOAL, seed=7, time_limit=1.0)
+    assert p.success, p.reason
+    assert p.status == "Exact solution" and p.robot == "arm" and p.planner == "rrtconnect"
+    np.testing.assert_array_equal(p.path[0], START)  # the very values asked for, not OMPL's copies
+    np.testing.assert_array_equal(p.path[-1], GOAL)
+    assert len(p.path) > 2  # a detour, not the blocked straight line
+    assert p.checks > 0 and p.planning_time > 0 and p.simplification_time >= 0
+    # the independent check: coal through check_trajectory's own sampling, ten times finer
+    rep = check_trajectory(boxed, {"arm": _as_motion(p.path)}, resolution=p.resolution / 10)
+    assert not rep.colliding, str(rep)
+    # the planner's own path (before simplification) holds too
+    assert not check_trajectory(boxed, {"arm": _as_motion(p.raw_path)}, resolution=p.resolution / 10).colliding
+    # the default resolution is half the Puma's capsule radius (scene metres)
+    assert p.resolution == pytest.approx(0.5 * boxed.geometry("arm").radius)
+
+
+def test_the_resolution_bounds_how_far_a_link_point_moves_between_checks(boxed):
+    from kinematica.plan.edges import EdgeChecker
+
+    r = boxed.robots["arm"].robot
+    ec = EdgeChecker.build(boxed, "arm", r.limits[:, 0], r.limits[:, 1], 0.01)
+    Q = ec.samples(START, GOAL)
+    pts = km.fk_frames(r, Q)[:, 1:, :3, 3]  # every link frame origin along the edge
+    tip = km.fk(r, Q)[:, :3, 3]
+    step = max(np.linalg.norm(np.diff(pts, axis=0), axis=-1).max(), np.linalg.norm(np.diff(tip, axis=0), axis=-1).max())
+    assert step <= 0.01  # a bound on every link point: the frame origins and the tool are such points
+    assert len(Q) - 1 == int(np.ceil(ec.sweep(START, GOAL) / 0.01))
+
+
+def test_an_edge_is_certified_between_its_samples_not_only_at_them():
+    # a pebble on the circle the planar arm's tip sweeps, and a resolution so coarse that the
+    # edge is sampled only at its two ends: both ends are clear, the motion between is not
+    from kinematica.plan.edges import EdgeChecker
+
+    s = km.Scene(length_unit="mm")
+    s.add_robot("arm", "planar-3r")
+    s.add_obstacle("pebble", "sphere", pose=km.spatial.transl([0, 55, 0]), radius=1.0)
+    r = s.robots["arm"].robot
+    ec = EdgeChecker.build(s, "arm", r.limits[:, 0], r.limits[:, 1], resolution=1000.0)
+    qa, qb = np.array([0.5, 0, 0]), np.array([2.5, 0, 0])
+    assert len(ec.samples(qa, qb)) == 2 and ec.free(np.stack([qa, qb])).all()
+    assert not ec.edge_free(qa, qb)
+    assert s.check({"arm": [np.pi / 2, 0, 0]}).colliding  # the arm does pass through it
+    # with the pebble out of reach (the arm is 60 mm long), the same edge is passed
+    s.move("pebble", km.spatial.transl([0, 80, 0]))
+    assert ec.edge_free(qa, qb)
+
+
+def test_a_goal_inside_an_obstacle_is_refused_in_words(boxed):
+    inside = (START + GOAL) / 2  # the wrist in the box
+    assert boxed.check({"arm": inside}).colliding
+    p = km.plan(boxed, START, inside, time_limit=0.5)
+    assert not p.success and p.path is None and p.status == "not run"
+    assert p.reason.startswith("the goal is in collision: ") and "touches box" in p.reason
+    assert "goal is in collision" in str(p) and not bool(p)
+    with pytest.raises(km.trajectory.TrajectoryError, match="no path to time: the goal is in collision"):
+        p.trajectory(1.0, 2.0)
+
+
+def test_a_start_outside_the_joint_limits_is_refused_naming_the_joint(boxed):
+    q = START.copy()
+    q[4] = 2.0  # q5 of the Puma stops at 100°
+    p = km.plan(boxed, q, GOAL, time_limit=0.5)
+    assert not p.success
+    assert p.reason.startswith("the start is outside the joint limits: q5 = 2 rad is not in [-1.74533, 1.74533] rad")
+
+
+def test_no_path_within_the_time_limit_says_so():
+    # a wall crosses link 1's sweep and joint 1's limits keep it from going round: no path exists
+    s = km.Scene(length_unit="mm")
+    s.add_robot("arm", "planar-3r")
+    s.add_obstacle("wall", "box", pose=km.spatial.transl([0, 13, 0]), size=(2, 10, 40))
+    p = km.plan(s, [0.8, 0, 0], [2.3, 0, 0], time_limit=0.3)
+    assert not p.success and p.path is None
+    assert p.reason == "no path found within 0.3 s" and p.status in ("Approximate solution", "Timeout")
+
+
+@pytest.mark.parametrize("planner", ["rrtconnect", "bitstar"])
+def test_the_same_seed_gives_the_same_path(boxed, planner):
+    a = km.plan(boxed, START, GOAL, planner=planner, seed=11, time_limit=1.0)
+    b = km.plan(boxed, START, GOAL, planner=planner, seed=11, time_limit=1.0)
+    c = km.plan(boxed, START, GOAL, planner=planner, seed=12, time_limit=1.0)
+    assert a.success and b.success and c.success
+    # bit-identical on purpose: the same seed runs the very same code path, sample for sample
+    np.testing.assert_array_equal(a.path, b.path)
+    assert a.checks == b.checks
+    assert a.path.shape != c.path.shape or not np.array_equal(a.path, c.path)  # the seed is used
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_every_planner_by_name_finds_a_clear_path(planner):
+    s = km.Scene()
+    s.add_robot("arm", "puma560")
+    s.add_obstacle("post", "cylinder", pose=km.spatial.transl([-0.6, 0.6, 0.0]), radius=0.05, length=1.0)
+    goal = np.full(6, 0.4)
+    # anytime planners (RRT*, BIT*) stop at their first solution when seeded; PRM takes no seed
+    p = km.plan(s, np.zeros(6), goal, planner=planner, seed=None if planner == "prm" else 3, time_limit=1.0)
+    assert p.success, p.reason
+    assert p.planner == planner
+    assert not check_trajectory(s, {"arm": _as_motion(p.path)}, resolution=p.resolution / 10).colliding
+
+
+def test_a_plan_is_timed_into_a_trajectory_the_scene_checks_clear(boxed):
+    p = km.plan(boxed, START, GOAL, seed=7, time_limit=1.0)
+    tr = p.trajectory(vmax=1.0, amax=2.0, dt=0.01)
+    assert isinstance(tr, km.Trajectory) and tr.meta["planner"] == "rrtconnect"
+    # the timed samples start and end on the plan, at rest (TOPP-RA's spline passes through its waypoints)
+    np.testing.assert_allclose(tr.q[0], START, atol=1e-9)
+    np.testing.assert_allclose(tr.q[-1], GOAL, atol=1e-9)
+    assert np.abs(tr.qd[[0, -1]]).max() < 1e-6
+    # TOPP-RA keeps its limits to its own relative tolerance (1e-6)
+    assert np.abs(tr.qd).max() <= 1.0 * (1 + 1e-6) and np.abs(tr.qdd).max() <= 2.0 * (1 + 1e-6)
+    rep = check_trajectory(boxed, {"arm": tr}, resolution=p.resolution / 10)
+    assert not rep.colliding, str(rep)
+
+
+def test_other_robots_stay_at_their_scene_configuration():
+    s = km.Scene.load("two-braccios")
+    left = s.robots["left"].robot
+    p = km.plan(s, left.q_home, left.q_home + np.radians([20, 0, 0, 0, 0]), robot="left", seed=2, time_limit=1.0)
+    assert p.success and p.robot == "left"
+    with pytest.raises(km.PlanError, match="the scene has 2 robots"):
+        km.plan(s, left.q_home, left.q_home)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"start": np.zeros(5)}, r"start: the robot has 6 joints \(q1, q2, q3, q4, q5, q6\); expected shape \(6,\), got \(5,\)"),
+    ({"goal": np.zeros((2, 6))}, r"goal: the robot has 6 joints .* got \(2, 6\)"),
+    ({"goal": [0, 0, np.nan, 0, 0, 0]}, r"goal: q3 is nan \(NaN or infinity\)"),
+    ({"start": "0 0 0 0 0 0"}, "start: expected 6 joint values, got the text"),
+    ({"start": [0, 0, "a", 0, 0, 0]}, "start: expected 6 numbers"),
+    ({"planner": "astar"}, "planner: unknown planner 'astar'; planners: rrtconnect, rrtstar, bitstar, prm"),
+    ({"robot": "right"}, "robot: unknown robot 'right': the scene has arm"),
+    ({"time_limit": 0}, "time_limit: expected a positive finite number ≤ 3600, got 0"),
+    ({"time_limit": float("nan")}, "time_limit: expected a positive finite number"),
+    ({"resolution": -1.0}, "resolution: expected a positive finite number, got -1.0"),
+    ({"seed": 0}, "seed: expected a whole number from 1 to 4294967295, got 0"),
+    ({"seed": 1.5}, "seed: expected a whole number"),
+    ({"planner": "prm", "seed": 3}, "seed: OMPL's PRM grows its roadmap in a second thread"),
+])
+def test_bad_input_gets_a_clear_error(boxed, kwargs, message):
+    args = {"start": START, "goal": GOAL, **kwargs}
+    with pytest.raises(km.PlanError, match=message):
+        km.plan(boxed, args.pop("start"), args.pop("goal"), **args)
+
+
+def test_a_scene_is_required():
+    with pytest.raises(km.InputTypeError, match="scene: expected a km.Scene, got str"):
+        km.plan("kuka-table", np.zeros(6), np.zeros(6))
+
+
+def test_ctrl_c_stops_a_plan_cleanly_even_in_prms_second_thread(tmp_path):
+    # a Python exception crossing OMPL's C++ frames used to end the process (std::terminate) when
+    # PRM's roadmap thread was running; now KeyboardInterrupt comes out of km.plan
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(
+        "import numpy as np, kinematica as km\n"
+        "s = km.Scene(length_unit='mm')\n"
+        "s.add_robot('arm', 'planar-3r')\n"
+        "s.add_obstacle('wall', 'box', pose=km.spatial.transl([0, 13, 0]), size=(2, 10, 40))\n"
+        "km.plan(s, [0.8, 0, 0], [2.3, 0, 0], time_limit=0.05)  # OMPL loaded before the signal\n"
+        "print('planning', flush=True)\n"
+        "try:\n"
+        "    km.plan(s, [0.8, 0, 0], [2.3, 0, 0], planner='prm', time_limit=30)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n", encoding="utf-8")
+    child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert child.stdout.readline() == "planning\n"
+        time.sleep(1.0)  # inside PRM's solve: no path exists, it would run for 30 s
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=20)
+    finally:
+        child.kill()
+    assert child.returncode == 0, err
+    assert out == "interrupted\n"
+
+
+def test_a_goal_pose_is_reached_at_one_of_its_collision_free_ik_solutions(boxed):
+    r = boxed.robots["arm"].robot
+    T = km.fk(r, GOAL)
+    p = km.plan(boxed, START, km.targets.pose(T), seed=3, time_limit=1.0)
+    assert p.success, p.reason
+    assert "collision-free ones of the goal target" in p.reason
+    # the last waypoint is an IK solution itself (km.ik_all's FK check: 1e-6 m and rad at most here)
+    T_end = km.fk(r, p.path[-1])
+    assert np.abs(T_end[:3, 3] - T[:3, 3]).max() < 1e-6 and np.abs(T_end[:3, :3] - T[:3, :3]).max() < 1e-6
+    assert r.within_limits(p.path[-1]) and not boxed.check({"arm": p.path[-1]}).colliding
+    assert not check_trajectory(boxed, {"arm": _as_motion(p.path)}, resolution=p.resolution / 10).colliding
+
+
+def test_a_goal_target_without_a_usable_ik_solution_is_refused_in_words(boxed):
+    r = boxed.robots["arm"].robot
+    in_box = km.fk(r, (START + GOAL) / 2)[:3, 3]  # every arm posture with the tool there has the wrist in the box
+    p = km.plan(boxed, START, km.targets.position(in_box), time_limit=0.5)
+    assert not p.success and p.status == "not run"
+    assert p.reason.startswith("every IK solution of the goal target (") and "arm/link4 touches box" in p.reason
+    far = km.plan(boxed, START, km.targets.position([3.0, 0.0, 0.0]), time_limit=0.5)
+    assert far.reason.startswith("the goal target cannot be reached: target out of reach: |p| = 3 m")
+    with pytest.raises(km.PlanError, match=r"goal: one target, not a stack of shape \(2,\)"):
+        km.plan(boxed, START, km.targets.position([[0.5, 0, 0.3], [0.4, 0, 0.3]]))
