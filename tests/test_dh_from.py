@@ -124,6 +124,26 @@ def test_nearly_parallel_axes_are_exact_not_swapped_for_parallel_ones():
     same_fk(robot, km.to_dh(robot, "mdh"), 1e-12)
 
 
+@pytest.mark.parametrize("tilt", [2e-8, 9e-10])
+def test_nearly_parallel_axes_give_frames_square_to_rounding(tilt):
+    """Found by Hypothesis at tilt 2e-8: axes 1 and 2 that far apart in angle, 1 apart (their
+    common normal ~1/tilt away), axis 3 on axis 2. u0 × u1 taken plainly has ~ε absolute error,
+    so x_1 = its unit vector was out of square with z_1 by 1.7e-11 and, 5e7 from the base, the
+    table's FK missed by 1.06e-4; from u0 × (u1 − u0) the miss is ~3e-8, a few ε·|d| (same_fk's
+    allowance). At 9e-10 the axes were taken as parallel, the FK off by 1.6e-9: they are not."""
+    half_turn = 2 * np.outer([8, 1, 4], [8, 1, 4]) / 81 - np.eye(3)  # the drawn rotation (w = 0)
+    c, s = np.cos(tilt), np.sin(tilt)
+    rows = [{"rotation": half_turn.tolist()},
+            {"xyz": (0, 1, 0), "rotation": [[-1, 0, 0], [0, -c, s], [0, s, c]]},
+            {"rotation": np.eye(3).tolist()}]
+    robot = km.from_link_frames(rows, limits=[[-3, 3]] * 3)
+    for convention in ("dh", "mdh"):
+        dh = km.to_dh(robot, convention)
+        far = max([abs(r["d"]) for r in dh.table.as_dicts()] + [np.abs(dh.base[:3, 3]).max()])
+        assert far > 0.1 / tilt  # the exact table, its normal ~1/tilt away
+        same_fk(robot, dh, 1e-12)
+
+
 def test_show_prints_the_equivalent_table(capsys):
     from cli_run import run
 
