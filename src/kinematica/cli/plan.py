@@ -85,7 +85,7 @@ def cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
     if path_out is not None and not path_out.parent.is_dir():
         raise UsageError(f"--out: the folder {path_out.parent} does not exist")
     scene = km.Scene.load(args.scene)
-    name = _robot(scene, args.robot)
+    name = _robot(scene, args.mover)  # (a robot of the scene by name: no --tip or --hold-at)
     robot = scene.robots[name].robot
     start = joint_values(robot, args.start, args.deg, flag="--start")
     goal, target = _goal(robot, args)
@@ -150,7 +150,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--start", nargs="+", required=True, metavar="Q", help="start joint values (rad, or deg with --deg)")
     p.add_argument("--goal", nargs="+", metavar="Q", help="goal joint values (rad, or deg with --deg)")
     add_target_args(p, note="or the goal as an IK target (every collision-free solution a goal): ")
-    p.add_argument("--robot", metavar="NAME", help="the robot that moves (needed when the scene has several)")
+    p.add_argument("--robot", dest="mover", metavar="NAME", help="the robot that moves (needed when the scene has several)")
     p.add_argument("--planner", default="rrtconnect", choices=tuple(PLANNERS), metavar="NAME",
                    help=f"OMPL planner: {', '.join(PLANNERS)} (default rrtconnect)")
     p.add_argument("--time-limit", type=_seconds, default=1.0, metavar="S", help="planning time limit, s (default 1)")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from typing import Any, Mapping, Sequence
 
-from ..errors import InputError
+from ..errors import InputError, KinematicaError
 from ..extras import need
 from . import feetech as ft
 from .link import LinkError
@@ -180,5 +180,6 @@ class Bus:
             pass
 
 
-class _Miss(Exception):
-    """One try failed (no answer, a corrupted or foreign packet): retried by `_transact`."""
+class _Miss(KinematicaError):
+    """One try failed (no answer, a corrupted or foreign packet): retried by `_transact`, never
+    seen outside it."""
