@@ -358,10 +358,18 @@ def _check_meaning(data: dict, root: yaml.Node, where: str) -> None:
         _fail(root, where, ["home"], f"expected {len(data['joints'])} values (one per joint), got {len(data['home'])}")
 
 
+_VALIDATORS: dict[int, Any] = {}  # id(schema) -> its validator
+
+
 def _validate(data: Any, schema: dict, root: yaml.Node, where: str, prefix: list) -> None:
     import jsonschema  # at the first file read, not at `import kinematica`
 
-    err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    validator = _VALIDATORS.get(id(schema))
+    if validator is None or validator.schema is not schema:  # made once per schema (its checks cost ~1 ms)
+        validator = _VALIDATORS[id(schema)] = jsonschema.Draft202012Validator(schema)
+    if validator.is_valid(data):  # the common case: no error objects built, no best match sought
+        return
+    err = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if err is None:
         return
     path = prefix + list(err.absolute_path)
