@@ -248,8 +248,8 @@ def markdown(result: dict) -> str:
                      f"Toolbox {peer.get('peer_version') or ''}: `ets().ik_LM` of a `DHRobot` built fresh from our DH "
                      f"table (its FK checked against ours), tol {bc.peer_rtb.TOL:g} on its E = ½eᵀe (its default 1e-6 stops "
                      "near 1e-3 m), its other settings default. With q0 given, our default limits are \"clip\" (LM from "
-                     "q0), where no closed-form seed is used: `closed_form_seed=False` times the general path "
-                     "(the shortcut takes default options only).")
+                     "q0), where no closed-form seed is used either way: the `closed_form_seed=False` row is the same "
+                     "call made with that keyword (`km.ik`'s one-call shortcut takes it).")
     fresh_note = ("Fresh processes with default settings (benchmarks/bench_core.py): each operation in its own "
                   "interpreter after its imports, median of the processes; Pinocchio's like-for-like calls: "
                   "forwardKinematics + updateFramePlacement of the tool frame (.homogeneous), computeFrameJacobian "
