@@ -32,9 +32,7 @@ True
 from __future__ import annotations
 
 import copy
-import os
 import select
-import socket
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -43,6 +41,7 @@ from typing import Any
 from ..errors import InputError
 from . import protocol as pr
 from .board import Board
+from .served import Served
 
 
 @dataclass(frozen=True)
@@ -65,37 +64,7 @@ def garbled(line: str) -> str:
     return line[:k] + chr(ord(line[k]) ^ 0x10) + line[k + 1:]
 
 
-class _Pty:
-    """The master side of a pseudo-terminal, read and written like a socket."""
-
-    def __init__(self) -> None:
-        import tty  # POSIX only: TCP serves everywhere
-
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.slave)  # no echo, no line editing: bytes pass as they are
-        self.path = os.ttyname(self.slave)
-
-    def fileno(self) -> int:
-        return self.master
-
-    def recv(self, n: int) -> bytes:
-        try:
-            return os.read(self.master, n)
-        except OSError:  # EIO: no process has the slave open (a closed port is not a closed pty)
-            return b""
-
-    def sendall(self, data: bytes) -> None:
-        os.write(self.master, data)
-
-    def close(self) -> None:
-        for fd in (self.master, self.slave):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-
-
-class Emulator:
+class Emulator(Served):
     """A virtual Braccio in a background thread; `start_tcp()` or `start_pty()`, then `stop()`
     (or use it as a context manager, which starts TCP on a free port)."""
 
@@ -108,37 +77,27 @@ class Emulator:
         self.misbehaviour, self.boot_delay, self.soft_start = misbehaviour, float(boot_delay), float(soft_start)
         self.banner = replace(banner, boot=False)
         self.reset_on_open = reset_on_open  # True: every connection resets the board (a DTR pulse)
+        super().__init__()
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._listener: socket.socket | None = None
-        self._pty: _Pty | None = None
-        self.url = ""
         self.received: list[str] = []  # every line received, every line put on the wire
         self.sent: list[str] = []
         self.connections = 0
-        self.refused = 0  # TCP connections closed at once: another host was being served
         self.boots = 0  # power-ups and resets
         self._live = False  # a host is connected
         self._power_up(time.monotonic())
 
     # --- starting and stopping -----------------------------------------------------------
-    def start_tcp(self, port: int = 0) -> str:
-        """Listen on 127.0.0.1:port (0: a free port); returns the pyserial URL."""
-        self._listener = socket.create_server(("127.0.0.1", port))
-        self.url = f"socket://127.0.0.1:{self._listener.getsockname()[1]}"
-        self._run(self._accept_loop)
-        return self.url
+    NAME = "braccio-emulator"
 
     def start_pty(self) -> str:
         """Serve on a new pseudo-terminal; returns its path (e.g. /dev/pts/3) to open as a port.
         It acts as a board that does not reset when its port opens: the banner comes on `V`,
         which the bridge sends when no banner came in half its ready_timeout."""
-        self._pty = _Pty()
-        self.url = self._pty.path
         self.reset_on_open = False  # a pseudo-terminal cannot tell when it is opened: banner on `V`
-        self._run(lambda: self._serve(self._pty, since_power_up=True))  # type: ignore[arg-type]
-        return self.url
+        return super().start_pty()
+
+    def _serve_pty(self) -> None:
+        self._serve(self._pty, since_power_up=True)  # its boot banner is not lost
 
     def _power_up(self, now: float) -> None:
         """A fresh board (servos home), deaf until its boot and soft start are over."""
@@ -151,34 +110,6 @@ class Emulator:
     def reset(self) -> None:
         """Reset the board now (a power dip, a DTR pulse): it starts again from power-up."""
         self._power_up(time.monotonic())
-
-    def _run(self, target: Any) -> None:
-        self._thread = threading.Thread(target=target, name="braccio-emulator", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stopping.set()
-        if self._listener is not None:
-            self._listener.close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        if self._pty is not None:
-            self._pty.close()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until `stop()` (True) or `timeout` s (False; None: no limit); Ctrl+C interrupts it."""
-        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                                    or not 0 <= timeout <= 86400):
-            raise InputError(f"timeout: expected None (until stop()) or seconds in [0, 86400], got {timeout!r}")
-        return self._stopping.wait(timeout)
-
-    def __enter__(self) -> "Emulator":
-        if not self.url:
-            self.start_tcp()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
     # --- what the board did ----------------------------------------------------------------
     def degrees(self) -> list[int]:
@@ -196,32 +127,6 @@ class Emulator:
             return list(self.received), list(self.sent)
 
     # --- serving -------------------------------------------------------------------------
-    def _accept_loop(self) -> None:
-        assert self._listener is not None
-        while not self._stopping.is_set():
-            try:
-                ready, _, _ = select.select([self._listener], [], [], 0.1)
-                if not ready:
-                    continue
-                conn, _ = self._listener.accept()
-            except OSError:  # the listener was closed by stop()
-                return
-            with conn:
-                self._serve(conn)
-
-    def _refuse_others(self) -> None:
-        """Close at once a connection that comes while a host is served (one controller)."""
-        if self._listener is None:
-            return
-        try:
-            ready, _, _ = select.select([self._listener], [], [], 0)
-            if ready:
-                other, _ = self._listener.accept()
-                other.close()
-                self.refused += 1
-        except OSError:
-            pass
-
     def _serve(self, chan: Any, since_power_up: bool = False) -> None:
         """One connection (a fresh board with `reset_on_open`), then bytes in and replies out
         until the peer leaves, the misbehaviour disconnects, or stop(). `since_power_up`: the

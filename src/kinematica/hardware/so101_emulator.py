@@ -24,7 +24,6 @@ True
 from __future__ import annotations
 
 import select
-import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from typing import Any, Sequence
 
 from ..errors import InputError
 from . import feetech as ft
-from .emulator import _Pty
+from .served import Served
 from .sts_servo import Imperfection, Servo
 
 IDS = (1, 2, 3, 4, 5, 6)
@@ -50,7 +49,7 @@ class BusFault:
 NO_FAULT = BusFault()
 
 
-class So101Emulator:
+class So101Emulator(Served):
     """Six STS3215 servos on one emulated bus; `start_tcp()` or `start_pty()`, then `stop()` (or
     use it as a context manager, which starts TCP on a free port)."""
 
@@ -67,55 +66,13 @@ class So101Emulator:
         self.lock = threading.Lock()
         self.received: list[bytes] = []  # every packet received and every packet sent
         self.sent: list[bytes] = []
-        self.url = ""
-        self.refused = 0  # TCP connections closed at once: another host was being served
+        super().__init__()
         self._counts = dict.fromkeys(IDS, 0)  # packets each servo received, answers it sent
         self._answers = dict.fromkeys(IDS, 0)
-        self._stopping = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._listener: socket.socket | None = None
-        self._pty: _Pty | None = None
         self._clock = time.monotonic()
 
-    # --- starting and stopping ---------------------------------------------------------------
-    def start_tcp(self, port: int = 0) -> str:
-        """Listen on 127.0.0.1:port (0: a free port); returns the pyserial URL."""
-        self._listener = socket.create_server(("127.0.0.1", port))
-        self.url = f"socket://127.0.0.1:{self._listener.getsockname()[1]}"
-        self._run(self._accept_loop)
-        return self.url
-
-    def start_pty(self) -> str:
-        """Serve on a new pseudo-terminal; returns its path (e.g. /dev/pts/3) to open as a port."""
-        self._pty = _Pty()
-        self.url = self._pty.path
-        self._run(lambda: self._serve(self._pty))
-        return self.url
-
-    def _run(self, target: Any) -> None:
-        self._thread = threading.Thread(target=target, name="so101-emulator", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stopping.set()
-        if self._listener is not None:
-            self._listener.close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        if self._pty is not None:
-            self._pty.close()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until `stop()` (True) or `timeout` s (False)."""
-        return self._stopping.wait(timeout)
-
-    def __enter__(self) -> "So101Emulator":
-        if not self.url:
-            self.start_tcp()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+    NAME = "so101-emulator"
+    NODELAY = True  # a bus answers at once: Nagle would hold a reply behind the next sync write (~40 ms)
 
     # --- what the servos did --------------------------------------------------------------------
     def positions(self) -> dict[int, float]:
@@ -135,20 +92,6 @@ class So101Emulator:
             return list(self.received), list(self.sent)
 
     # --- serving -------------------------------------------------------------------------------
-    def _accept_loop(self) -> None:
-        assert self._listener is not None
-        while not self._stopping.is_set():
-            try:
-                ready, _, _ = select.select([self._listener], [], [], 0.1)
-                if not ready:
-                    continue
-                conn, _ = self._listener.accept()
-                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a bus answers at once, no Nagle
-            except OSError:
-                return
-            with conn:
-                self._serve(conn)
-
     def _serve(self, chan: Any) -> None:
         buf = b""
         while not self._stopping.is_set():
@@ -179,17 +122,6 @@ class So101Emulator:
                         chan.sendall(b"".join(replies))  # one write: a sync read's answers leave together
                     except OSError:
                         return
-
-    def _refuse_others(self) -> None:
-        """Close at once a TCP connection that comes while a host is served (one controller a bus)."""
-        if self._listener is None:
-            return
-        try:
-            if select.select([self._listener], [], [], 0)[0]:
-                self._listener.accept()[0].close()
-                self.refused += 1
-        except OSError:
-            pass
 
     def _advance(self) -> None:
         now = time.monotonic()
