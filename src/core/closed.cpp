@@ -28,15 +28,16 @@ void turn(double c, double s, const double* v, const double* R, double* out) {
     for (int j = 0; j < 3; ++j) out[j] = x * R[j] + y * R[3 + j] + z * R[6 + j];
 }
 
-// V (3 × 3): rows the wrist point, the tool's x axis and its z axis, in the joint-1 frame.
-void tool(const ClosedForm& k, const double* pd, const double* Rd, double V[3][3]) {
+// V (3 × 3): rows the wrist point, the tool's x axis and its z axis, in the joint-1 frame, of the
+// pose T (16, row-major: R_d and p_d in their places).
+void tool(const ClosedForm& k, const double* T, double V[3][3]) {
     const double* W = k.F[cf::W];
     const double* R0 = k.F[cf::R0];
     for (int i = 0; i < 3; ++i) {
         double x[3];
         for (int r = 0; r < 3; ++r) {
-            x[r] = Rd[3 * r] * W[i] + Rd[3 * r + 1] * W[3 + i] + Rd[3 * r + 2] * W[6 + i];
-            if (i == 0) x[r] += pd[r] - k.P[cf::P0][r];
+            x[r] = T[4 * r] * W[i] + T[4 * r + 1] * W[3 + i] + T[4 * r + 2] * W[6 + i];
+            if (i == 0) x[r] += T[4 * r + 3] - k.P[cf::P0][r];
         }
         for (int j = 0; j < 3; ++j) V[i][j] = x[0] * R0[j] + x[1] * R0[3 + j] + x[2] * R0[6 + j];
     }
@@ -108,10 +109,10 @@ bool arm(const ClosedForm& k, double gx, double gy, double sign, double A_last, 
 }
 
 // The 8 candidates (θ − offset, before wrapping) into Q (8 × 6), shoulder × elbow × wrist.
-bool branches(const ClosedForm& k, const double* pd, const double* Rd, const double* ref, double* Q, bool* reach) {
+bool branches(const ClosedForm& k, const double* T, const double* ref, double* Q, bool* reach) {
     const double* S = k.S;
     double V[3][3], U[3][3], M[2][3], th1[2], r[6];
-    tool(k, pd, Rd, V);
+    tool(k, T, V);
     for (int j = 0; j < 6; ++j) r[j] = ref[j] + k.joints[j][cf::OFFSET];
     const bool ok1 = yaw(k, V[0][0], V[0][1], r[0], th1);
     const bool ur = S[cf::KIND] == cf::UR;
@@ -172,17 +173,17 @@ double wrap(double x, const double* joint) {
 
 }  // namespace
 
-bool candidates(const ClosedForm& k, const double* pd, const double* Rd, const double* ref, double* Q, bool* reach) {
-    const bool ok1 = branches(k, pd, Rd, ref, Q, reach);
+bool candidates(const ClosedForm& k, const double* T, const double* ref, double* Q, bool* reach) {
+    const bool ok1 = branches(k, T, ref, Q, reach);
     for (int b = 0; b < 8; ++b)
         for (int j = 0; j < 6; ++j) Q[6 * b + j] = wrap(Q[6 * b + j], k.joints[j]);
     return ok1;
 }
 
-bool nearest(const ClosedForm& k, const double* pd, const double* Rd, const double* seed, bool enforce, double* q) {
+bool nearest(const ClosedForm& k, const double* T, const double* seed, bool enforce, double* q) {
     double Q[48];
     bool reach[8];
-    candidates(k, pd, Rd, seed, Q, reach);
+    candidates(k, T, seed, Q, reach);
     int best = -1;
     double best_d = INFINITY;
     for (int b = 0; b < 8; ++b) {

@@ -36,15 +36,14 @@ struct ClosedForm {
     double limit_tol = 1e-9, length_tol = 1e-9, rounding = 1e-13;
 };
 
-// The 8 branches, wrapped, into Q (8 × 6) and the solver's reachability into reach (8);
-// whether the wrist point lies outside the cylinder of radius |d| about axis 1. ref (6): the
-// seed, giving θ1 on axis 1 and the wrist's θa at its singularity.
-bool candidates(const ClosedForm& cf, const double* pd, const double* Rd, const double* ref, double* Q,
-                bool* reach);
+// The 8 branches of the pose T (16, row-major 4 × 4; a goal of residual.hpp's layout), wrapped,
+// into Q (8 × 6) and the solver's reachability into reach (8); whether the wrist point lies
+// outside the cylinder of radius |d| about axis 1. ref (6): the seed, giving θ1 on axis 1 and the
+// wrist's θa at its singularity.
+bool candidates(const ClosedForm& cf, const double* T, const double* ref, double* Q, bool* reach);
 
 // The reachable branch inside the limits (when enforce) nearest the seed (6), each gap taken
 // modulo 2π, into q; false (q = the seed) when there is none.
-bool nearest(const ClosedForm& cf, const double* pd, const double* Rd, const double* seed, bool enforce,
-             double* q);
+bool nearest(const ClosedForm& cf, const double* T, const double* seed, bool enforce, double* q);
 
 }  // namespace kc

@@ -45,23 +45,19 @@ void init_closed(kc::ClosedForm* k, nb::handle S, nb::handle F, nb::handle P, nb
 // The 8 branches of one pose T (4, 4) near ref (6,): (Q (8, 6), reach (8,) as a list, off axis).
 nb::tuple closed_candidates(const kc::ClosedForm& k, nb::handle T_in, nb::handle ref_in) {
     const kc::np::View T = sized(T_in, 16, "T: (4, 4)"), ref = sized(ref_in, 6, "ref: (6,)");
-    double pd[3] = {T.data[3], T.data[7], T.data[11]}, Rd[9];
-    for (int r = 0; r < 3; ++r) std::memcpy(Rd + 3 * r, T.data + 4 * r, 3 * sizeof(double));
     double* Q;
     nb::object out = new_array({8, 6}, Q);
     bool reach[8];
-    const bool off_axis = kc::candidates(k, pd, Rd, ref.data, Q, reach);
+    const bool off_axis = kc::candidates(k, T.data, ref.data, Q, reach);
     return nb::make_tuple(out, std::vector<bool>(reach, reach + 8), off_axis);
 }
 
 // The reachable branch inside the limits (when enforce) nearest seed (6,): (q (6,), found).
 nb::tuple closed_nearest(const kc::ClosedForm& k, nb::handle T_in, nb::handle seed_in, bool enforce) {
     const kc::np::View T = sized(T_in, 16, "T: (4, 4)"), seed = sized(seed_in, 6, "seed: (6,)");
-    double pd[3] = {T.data[3], T.data[7], T.data[11]}, Rd[9];
-    for (int r = 0; r < 3; ++r) std::memcpy(Rd + 3 * r, T.data + 4 * r, 3 * sizeof(double));
     double* q;
     nb::object out = new_array({6}, q);
-    const bool found = kc::nearest(k, pd, Rd, seed.data, enforce, q);
+    const bool found = kc::nearest(k, T.data, seed.data, enforce, q);
     return nb::make_tuple(out, found);
 }
 

@@ -297,9 +297,7 @@ int solve_one(const Solver& sv, const double* G, const double* q0, int restarts,
     double* scratch = sc.take(n);
     const double* first = q0;
     if (sv.seeded && sv.has_closed && n == 6 && sv.task.kind == POSE) {  // the closed form's branch nearest q0
-        const double pd[3] = {G[3], G[7], G[11]};
-        const double Rd[9] = {G[0], G[1], G[2], G[4], G[5], G[6], G[8], G[9], G[10]};
-        nearest(sv.closed, pd, Rd, q0, sv.enforce, seed);
+        nearest(sv.closed, G, q0, sv.enforce, seed);
         first = seed;
     }
     bool clip, adaptive;
