@@ -115,7 +115,7 @@ def _core_solutions(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray
     """`analytic_solutions(rs, t, q_ref=seeds)` by the core's closed form, target by target, so a
     target's branches are the same bits in any batch (NumPy's vectorised forms round by batch
     size); None where the core has no closed form for the arm (or a branch left the numbers)."""
-    if t.kind != "pose" or rs.n != 6 or len(seeds) == 0 or closed_form(rs) is None:
+    if t.kind != "pose" or len(seeds) == 0 or closed_form(rs) is None:
         return None
     parts = [_one_compiled(rs, t[np.array([i])], seeds[i:i + 1]) for i in range(len(seeds))]
     if any(p is None for p in parts):

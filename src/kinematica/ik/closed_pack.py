@@ -77,7 +77,7 @@ def labels(robot: Robot) -> list[str]:
 
 
 def closed_form(robot: Robot):
-    """The robot's `_core.ClosedForm`, or None when no closed form fits it: made once and kept in
+    """The robot's `_core.ClosedForm` (a 6R arm's), or None when no closed form fits it: made once and kept in
     the robot's cache (`kinematics.cache`, which a pickled or copied robot leaves behind — a core
     object does not pickle, and a robot goes to Dask workers)."""
     made = cache_of(robot).solvers

@@ -52,7 +52,7 @@ def _make_constants(robot: Robot, mode: str, closed_form_seed: bool) -> tuple | 
         return None
     opts = solver_options(robot, "lm", mode, {"closed_form_seed": closed_form_seed})
     seeded = not opts.clip_limits and opts.closed_form_seed
-    if seeded and (robot.n != 6 or closed_form(robot) is None) and has_analytic(robot, "pose"):
+    if seeded and closed_form(robot) is None and has_analytic(robot, "pose"):
         return None  # a closed form the core does not have seeds this arm (`solve._first_seeds`)
     p1, reach = _bound(robot)
     scale = reach if np.isfinite(reach) and reach > 0 else 1.0

@@ -86,7 +86,7 @@ def solver(robot: Robot, opts: Options, scale: float, enforce: bool, seeded: boo
             made.clear()  # (the closed form too: made again at its next use)
         from .._core import Solver
 
-        form = closed_form(robot) if seeded and kind == "pose" and robot.n == 6 else None
+        form = closed_form(robot) if seeded and kind == "pose" else None
         found = made[key] = Solver(chain_handle(robot)[0], KINDS[kind], phi, weights, bounds(robot), settings, clip,
                                    adaptive, enforce, form is not None, form)
     return found

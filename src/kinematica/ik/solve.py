@@ -220,7 +220,7 @@ def _first_seeds(rs: Robot, t: Target, seeds: np.ndarray, enforce: bool, seeded:
     the NumPy closed forms' nearest branch (`closed.closed_form_seeds`), else the seeds."""
     if not seeded:
         return seeds, False
-    if t.kind == "pose" and rs.n == 6 and closed_form(rs) is not None:
+    if t.kind == "pose" and closed_form(rs) is not None:
         return seeds, True
     return closed_form_seeds(rs, t, seeds, enforce), False
 
