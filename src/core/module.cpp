@@ -244,11 +244,13 @@ nb::object rne(const kc::Dynamics& dy, nb::handle q_in, nb::handle qd_in, nb::ha
         else if (wrench.size() != 6) throw nb::index_error("wrench: (6,) or (..., 6)");
     }
     const double *Q = q.data, *QD = qd.data, *QDD = qdd.data, *G = g.data;
-    if (!each(count, [&](size_t k) {
-            return kc::rne(dy, Q + k * n, QD + k * n, QDD + k * n, G, W ? W + w_step * k : nullptr,
-                           friction, tau + k * n);
-        }))
-        not_finite();
+    const bool ok = count == 1 ? kc::rne(dy, Q, QD, QDD, G, W, friction, tau)
+                               : runs(count, [&](size_t from, size_t to) {
+                                     return kc::rne_many(dy, Q + n * from, QD + n * from, QDD + n * from, to - from,
+                                                         G, W ? W + w_step * from : nullptr, w_step, friction,
+                                                         tau + n * from);
+                                 });
+    if (!ok) not_finite();
     return out;
 }
 
