@@ -40,7 +40,7 @@ from .options import check_option_names, default_tolerance, limit_mode, solver_o
 from .reach import _bound, allowance, out_of_reach_message, reach_check
 from .result import IKResult
 from .secondary import check_goals, improve
-from .closed_pack import closed_form
+from .closed_pack import fits
 from .lm_core import goals as core_goals, solve_batch, solve_single, solver_for
 from .single import Problem, solve_one, verdict_one
 from .frame import fit_target, judged, solver_problem
@@ -216,11 +216,12 @@ def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, histor
 
 def _first_seeds(rs: Robot, t: Target, seeds: np.ndarray, enforce: bool, seeded: bool) -> tuple[np.ndarray, bool]:
     """The first attempts' seeds and whether the core takes the closed form's nearest branch
-    itself (a pose on a 6R arm with a spherical wrist or UR geometry); elsewhere, where seeded,
-    the NumPy closed forms' nearest branch (`closed.closed_form_seeds`), else the seeds."""
+    itself (where it has a closed form for the arm and the target's kind: `closed_pack.fits`);
+    elsewhere, where seeded, the NumPy closed forms' nearest branch (`closed.closed_form_seeds`),
+    else the seeds."""
     if not seeded:
         return seeds, False
-    if t.kind == "pose" and closed_form(rs) is not None:
+    if fits(rs, t):
         return seeds, True
     return closed_form_seeds(rs, t, seeds, enforce), False
 
