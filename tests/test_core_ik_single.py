@@ -22,7 +22,7 @@ from kinematica.ik import closed
 from kinematica.ik.closed import nearest_branches
 from kinematica.ik import target as tg
 from kinematica.ik.closed_pack import TARGET_KINDS, closed_form
-from kinematica.ik.lm_core import goals
+from kinematica.ik.goals import goals
 from kinematica.ik.fast import one_pose
 from kinematica.ik.target import TargetError, pose
 from kinematica.ik.tolerance import default_tolerance

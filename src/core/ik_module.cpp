@@ -166,6 +166,17 @@ nb::object verdicts(const kc::Solver& sv, nb::handle G_in, nb::handle q_in) {
     return result;
 }
 
+// The reach test's distances of goals G (N, 16) or one (4, 4) from p1 (3,): (N,) (residual.hpp).
+nb::object reach_distances(nb::handle G_in, nb::handle p1_in, bool planar) {
+    const kc::np::View G = kc::np::view(G_in), p1 = sized(p1_in, 3, "p1: (3,)");
+    const std::size_t N = G.size() / 16;
+    if (G.size() != 16 * N) throw nb::index_error("goals: (N, 16) or (4, 4)");
+    double* d;
+    nb::object out = new_array({static_cast<Py_intptr_t>(N)}, d);
+    for (std::size_t t = 0; t < N; ++t) d[t] = kc::reach_distance(G.data + 16 * t, p1.data, planar);
+    return out;
+}
+
 // The pose error of q towards T: (e (6,), pose (4, 4), Jacobian (6, n), E, position, orientation).
 nb::tuple pose_error(const kc::Chain& ch, nb::handle q_in, nb::handle T_in) {
     const int n = ch.n;
@@ -220,6 +231,8 @@ void bind_ik(nb::module_& m) {
              "(q (N, n), status (N,), iterations (N,)) of N goals (N, 16) from seeds (N, n).")
         .def("verdicts", &verdicts, "goals"_a, "q"_a,
              "(N, 5): ok, position error, orientation error, inside, singularity undecided.");
+    m.def("reach_distances", &reach_distances, "goals"_a, "p1"_a, "planar"_a,
+          "‖p_d − p1‖ of each goal (N, 16) or of one (4, 4), on x, y alone if planar: (N,).");
     m.def("pose_error", &pose_error, "chain"_a, "q"_a, "T"_a, "(e, pose, Jacobian, E, position, orientation).");
     m.def("damped_step", &damped_step, "Je"_a, "e"_a, "lam"_a, "Δq, or None if not positive definite.");
     m.def("singular_bound", &singular_bound, "J"_a, "tr G · ‖L⁻¹‖²_F of the smaller Gram matrix G of J.");

@@ -10,7 +10,7 @@ import numpy as np
 from ..kinematics.handle import chain_handle
 from ..model.robot import Robot
 from .closed_pack import TARGET_KINDS, closed_form, fits, labels
-from .lm_core import goals
+from .goals import goals
 from .numeric import CONVERGED
 from .options import LIMIT_MODES, solver_options
 from .reach import out_of_reach_message, reach_check

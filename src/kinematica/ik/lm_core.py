@@ -37,6 +37,7 @@ from ..kinematics.cache import cache_of
 from ..kinematics.handle import chain_handle
 from ..model.memo import per_robot
 from ..model.robot import LIMIT_TOL, Robot
+from .goals import goals
 from .restarts import HARD, NEAR, NO_PROGRESS, RESTART_ITER, modes
 from .closed_pack import TARGET_KINDS as KINDS, closed_form
 from .limits import MARGIN, polish_margin
@@ -93,22 +94,6 @@ def solver(robot: Robot, opts: Options, scale: float, enforce: bool, seeded: boo
 def solver_for(robot: Robot, t: Target, opts: Options, scale: float, enforce: bool, seeded: bool):
     """`solver` for the kind, heading and weights of target t."""
     return solver(robot, opts, scale, enforce, seeded, t.kind, t.phi is not None, t.weights)
-
-
-def goals(t: Target) -> np.ndarray:
-    """The targets t (N,) as the core's goals (N, 16): laid out as 4 × 4 poses, row-major — R_d
-    and p_d where a pose has them, a_d in 12–14, φ_d in 15 (src/core/residual.hpp)."""
-    N = int(np.prod(t.shape))
-    G = np.zeros((N, 4, 4))
-    p = t.p.reshape(N, -1)  # (a planar target's is (x, y) or (x, y, 0))
-    G[:, :p.shape[1], 3] = p
-    if t.R is not None:
-        G[:, :3, :3] = t.R.reshape(N, 3, 3)
-    if t.a is not None:
-        G[:, 3, :3] = t.a.reshape(N, 3)
-    if t.phi is not None:
-        G[:, 3, 3] = t.phi.reshape(N)
-    return G.reshape(N, 16)
 
 
 def core_seed(seed: int | None) -> int:
