@@ -282,7 +282,8 @@ nb::object mass_matrix(const kc::Dynamics& dy, nb::handle q_in) {
 
 }  // namespace
 
-void bind_ik(nb::module_& m);  // ik_module.cpp
+void bind_ik(nb::module_& m);         // ik_module.cpp
+void bind_clearance(nb::module_& m);  // clearance_module.cpp
 
 NB_MODULE(_core, m) {
     // Robot handles live in their robots' caches; a test run ends with some robots still held by
@@ -318,4 +319,5 @@ NB_MODULE(_core, m) {
         .def("mass_matrix", &mass_matrix, "q"_a, "M(q) (..., n, n) by the composite-rigid-body algorithm, SI.");
 
     bind_ik(m);
+    bind_clearance(m);
 }
