@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "trig.hpp"
 
@@ -82,6 +83,48 @@ bool clearance(const Clearance& m, const double* q, double* scratch, double* out
             best = std::min(best, to_thing(m.kind[t], &m.pose[12 * t], &m.size[3 * t], &W[3 * i]) - m.sphere[4 * i + 3]);
     }
     *out = best;
+    return true;
+}
+
+bool edge_clear(const Clearance& m, const double* qa, const double* qb, const double* w, double resolution,
+                int depth, double* scratch, long& states) {
+    const int n = m.chain.n;
+    double L = 0.0;
+    for (int j = 0; j < n; ++j) L += w[j] * std::fabs(qb[j] - qa[j]);
+    const double steps = std::ceil(L / resolution - 1e-12);
+    if (!(steps < 1e6)) return false;  // (NaN, or an edge too long to sample: the exact path says why)
+    const long k = std::max(1L, static_cast<long>(steps));
+    double* q = scratch + clearance_scratch(m);
+    auto at = [&](double s, double& d) {  // the bound at qa + s (qb − qa)
+        for (int j = 0; j < n; ++j) q[j] = qa[j] + s * (qb[j] - qa[j]);
+        ++states;
+        return clearance(m, q, scratch, &d) && d > 0.0;
+    };
+    struct Piece {
+        double sa, sb, da, db;
+        int level;
+    };
+    std::vector<Piece> todo;
+    double prev = 0.0;
+    if (!at(0.0, prev)) return false;
+    for (long i = 1; i <= k; ++i) {
+        const double s = static_cast<double>(i) / static_cast<double>(k);
+        double d;
+        if (!at(s, d)) return false;
+        todo.push_back({static_cast<double>(i - 1) / static_cast<double>(k), s, prev, d, 0});
+        prev = d;
+    }
+    while (!todo.empty()) {
+        const Piece p = todo.back();
+        todo.pop_back();
+        if (p.da + p.db > L * (p.sb - p.sa)) continue;
+        if (p.level == depth) return false;
+        const double sm = 0.5 * (p.sa + p.sb);
+        double dm;
+        if (!at(sm, dm)) return false;
+        todo.push_back({p.sa, sm, p.da, dm, p.level + 1});
+        todo.push_back({sm, p.sb, dm, p.db, p.level + 1});
+    }
     return true;
 }
 

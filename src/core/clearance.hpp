@@ -45,4 +45,13 @@ bool clearance(const Clearance& m, const double* q, double* scratch, double* out
 // Doubles of scratch `clearance` needs.
 std::size_t clearance_scratch(const Clearance& m);
 
+// Whether the bound alone proves the straight joint motion qa → qb (n each) free
+// (plan/edges.py states the argument): on it a point moves at most L = Σ_j w_j |qb_j − qa_j|; the
+// bound is taken at k + 1 evenly spaced states, k = ⌈L / resolution⌉, and a piece between
+// states i, i + 1 is clear when d_i + d_(i+1) > L_i, else bisected, `depth` levels at most.
+// False when a state's bound is not positive or a piece stays uncleared (the exact check must
+// then judge the edge); states counts the states bounded.
+bool edge_clear(const Clearance& m, const double* qa, const double* qb, const double* w, double resolution,
+                int depth, double* scratch, long& states);
+
 }  // namespace kc

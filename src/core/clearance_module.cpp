@@ -81,6 +81,18 @@ nb::object clearances(const kc::Clearance& m, nb::handle Q_in) {
     return result;
 }
 
+// Whether the bound proves the edge qa → qb (n,) free, and the states it bounded (clearance.hpp).
+nb::tuple edge_clear(const kc::Clearance& m, nb::handle qa_in, nb::handle qb_in, nb::handle w_in, double resolution,
+                     int depth) {
+    const std::size_t n = m.chain.n;
+    const kc::np::View qa = sized(qa_in, n, "qa: (n,)"), qb = sized(qb_in, n, "qb: (n,)"), w = sized(w_in, n, "w: (n,)");
+    if (!(resolution > 0.0) || depth < 0 || depth > 30) throw nb::value_error("resolution > 0, 0 <= depth <= 30");
+    std::vector<double> scratch(kc::clearance_scratch(m) + n);
+    long states = 0;
+    const bool free = kc::edge_clear(m, qa.data, qb.data, w.data, resolution, depth, scratch.data(), states);
+    return nb::make_tuple(free, states);
+}
+
 }  // namespace
 
 void bind_clearance(nb::module_& m) {
@@ -93,5 +105,7 @@ void bind_clearance(nb::module_& m) {
              "body's scaled frame, radius; kinds (T) 0 sphere 1 box 2 capsule 3 cylinder, poses (T, 4, 4), "
              "sizes (T, 3); self_pairs and thing_pairs flattened (a, b) pairs.")
         .def_ro("bodies", &kc::Clearance::bodies)
-        .def("clearances", &clearances, "q"_a, "Lower bounds (...) on the clearance of states q (..., n).");
+        .def("clearances", &clearances, "q"_a, "Lower bounds (...) on the clearance of states q (..., n).")
+        .def("edge_clear", &edge_clear, "qa"_a, "qb"_a, "weights"_a, "resolution"_a, "depth"_a,
+             "(whether the bound proves the straight motion qa → qb free, states bounded).");
 }

@@ -104,4 +104,12 @@ class ClearanceBound:
             raise SceneError(f"q[{self.robot!r}]: contains NaN or infinity") from None
 
 
+    def edge_clear(self, qa: np.ndarray, qb: np.ndarray, weights: np.ndarray, resolution: float,
+                   depth: int) -> tuple[bool, int]:
+        """(whether the bound alone proves the straight joint motion qa → qb free — sampled and
+        certified as plan/edges.py states, in one core call — and the states it bounded)."""
+        return self.core.edge_clear(np.ascontiguousarray(qa, dtype=float), np.ascontiguousarray(qb, dtype=float),
+                                    np.ascontiguousarray(weights, dtype=float), float(resolution), int(depth))
+
+
 __all__ = ["ClearanceBound"]
