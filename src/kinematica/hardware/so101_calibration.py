@@ -76,6 +76,13 @@ class So101Calibration:
         d = sign * (np.asarray(ticks, float) - CENTRE)
         return d[:5] / PER_RAD, float(d[5] / PER_DEG)
 
+    def angle_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi) (6,): each servo's calibrated range as its joint's angle, rad — the five
+        arm joints' q and the gripper servo's angle (radians of its degrees)."""
+        sign = np.array([s.sign for s in self.servos], float)
+        ends = sign[:, None] * (np.array([s.range for s in self.servos], float) - CENTRE) / PER_RAD
+        return ends.min(axis=1), ends.max(axis=1)
+
     def outside(self, ticks: np.ndarray) -> str | None:
         """Words for the first servo whose goal lies outside its calibrated range, else None."""
         for name, s, t in zip(NAMES, self.servos, np.atleast_2d(ticks).max(axis=0)):
