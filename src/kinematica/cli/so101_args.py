@@ -71,6 +71,16 @@ def add_actions(p: argparse.ArgumentParser, handlers: dict[str, Callable[..., in
                                            "step per cycle (and out of collision with --scene), and send them to "
                                            "the follower (sync write), until --seconds or Ctrl+C. A fault on either "
                                            "bus stops both, naming the arm, the joint and the reason."))
+    off = actions.add_parser("offsets", help="kinematic calibration: the joints' offsets from the tool point put on "
+                                             "known points by hand (torque off)",
+                             description="For each point of --points, put the tool point on it and press Enter; the "
+                                         "joints read there give each joint's offset by least squares "
+                                         "(km.identify_offsets), written into --out as the calibration with those "
+                                         "offsets. Nothing is written when the poses cannot tell an offset apart.")
+    off.add_argument("--points", required=True, metavar="FILE",
+                     help="the known points, one `x, y, z` line each (CSV, the robot's length unit, base frame)")
+    off.add_argument("--out", required=True, metavar="FILE", help="the calibration file to write (.json)")
+    _bus(off)
     for name, action in actions.choices.items():
         action.set_defaults(func=handlers[name])
         action.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=JSON_HELP)
