@@ -114,6 +114,11 @@ def test_goals_that_would_collide_are_not_sent(tmp_path):
     assert report.ok and report.collisions > 0 and "with block" in report.collision
     assert not seat.check(q).colliding.any()  # every goal sent is collision-free, checked again
     assert seat.check(report.leader[-1][:5]).colliding  # where the leader ended, the follower is not
+    with So101Emulator(positions=(2048, 2048 + 1200, 2048, 2048, 2048, 2048)) as le, So101Emulator() as fe, \
+            So101(le.url) as leader, So101(fe.url) as follower:  # a leader already in the block
+        report = teleop(leader, follower, seconds=1, seat=seat)
+    assert not report.ok and report.reason.startswith("refused: the leader's pose would put the follower in collision")
+    assert report.cycles == 0 and len(goals_sent(fe)) == 0  # the follower was sent nothing
 
 
 def test_a_leader_that_stops_answering_stops_both_and_the_follower_holds():
