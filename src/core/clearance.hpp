@@ -36,10 +36,15 @@ struct Clearance {
     std::vector<double> size;       // per thing: sphere (r), box (half extents), capsule/cylinder (R, l/2)
     std::vector<int> self_pairs;    // body pairs (a, b) of the robot
     std::vector<int> thing_pairs;   // (body, thing) pairs
+    std::vector<double> hull;       // per body: a sphere holding all its spheres (centre, radius), made at packing
 };
 
-// The lower bound at q (n) into *out; false if q holds NaN or infinity. scratch: (n + 2) × 16 +
-// 3 × (spheres) + 3 n doubles.
+// Fill m.hull from m.sphere and m.first (a body's sphere skips a pair that cannot lower the minimum).
+void enclose(Clearance& m);
+
+// The lower bound at q (n) into *out; false if q holds NaN or infinity. A pair whose bodies'
+// enclosing spheres are already as far apart as the smallest distance found is skipped (none of
+// its spheres can be nearer), so the result is the spheres' exact minimum.
 bool clearance(const Clearance& m, const double* q, double* scratch, double* out);
 
 // Doubles of scratch `clearance` needs.

@@ -51,6 +51,7 @@ void init_clearance(kc::Clearance* m, const kc::Chain& chain, nb::handle base, d
     m->size.assign(Z.data, Z.data + 3 * T);
     m->self_pairs = std::move(self_pairs);
     m->thing_pairs = std::move(thing_pairs);
+    kc::enclose(*m);
 }
 
 // The lower bounds (...) of states Q (..., n); ValueError("not finite") for NaN or infinity.
