@@ -165,3 +165,15 @@ def test_an_edge_the_bound_clears_is_free_under_coal_at_ten_times_the_resolution
             rep = check_trajectory(scene, {"kuka": (np.array([0.0, 1.0]), np.stack([a, b]))}, resolution=0.002)
             assert not rep.colliding, (a, b, str(rep))
     assert cleared >= 20  # the certificate is not vacuous
+
+
+def test_the_bound_of_two_robots_moving_together_never_exceeds_coal():
+    # a group planned in one joint space: both robots' states side by side, their pairs across
+    scene = km.Scene.load("two-braccios")
+    names = tuple(scene.robots)
+    rng = np.random.default_rng(9)
+    Qs = {n: random_states(scene.robots[n].robot, rng, 2000) for n in names}
+    bound = ClearanceBound.build(scene, names).bound(np.concatenate([Qs[n] for n in names], axis=1))
+    exact = np.atleast_1d(scene.distance(Qs).min_distance)
+    assert np.all(bound <= np.maximum(exact, 0.0) + EPS)
+    assert np.mean(bound > 0) >= 0.9 * np.mean(exact > 0)

@@ -65,14 +65,15 @@ void enclose(Clearance& m) {
 }
 
 std::size_t clearance_scratch(const Clearance& m) {
-    return static_cast<std::size_t>(m.chain.n + 2) * 16 + 3 * (m.sphere.size() / 4) + 3 * m.bodies +
-           3 * m.chain.n;
+    std::size_t most = 0;
+    for (const Mover& r : m.movers) most = std::max<std::size_t>(most, r.chain.n + 2);
+    return 16 * most + 3 * (m.sphere.size() / 4) + 3 * m.bodies + 3 * m.n;
 }
 
 namespace {
 
-// A point x (3, in its body's scaled frame) of body frame T (top rows) into the world, y (3).
-inline void to_world(const Clearance& m, const double* T, const double* x, double* y) {
+// A point x (3, in its body's scaled frame) of robot m's body frame T (top rows) into the world, y (3).
+inline void to_world(const Mover& m, const double* T, const double* x, double* y) {
     double z[3];
     for (int r = 0; r < 3; ++r) z[r] = T[4 * r] * x[0] + T[4 * r + 1] * x[1] + T[4 * r + 2] * x[2] + m.scale * T[4 * r + 3];
     for (int r = 0; r < 3; ++r)
@@ -86,18 +87,23 @@ inline double gap(const double* a, const double* b) {
 }  // namespace
 
 bool clearance(const Clearance& m, const double* q, double* scratch, double* out) {
-    const int n = m.chain.n;
-    double *F = scratch, *W = F + 16 * (n + 2), *H = W + 3 * (m.sphere.size() / 4), *theta = H + 3 * m.bodies;
-    double *s = theta + n, *c = s + n;
+    std::size_t most = 0;  // frames of the longest chain
+    for (const Mover& r : m.movers) most = std::max<std::size_t>(most, r.chain.n + 2);
+    double *F = scratch, *W = F + 16 * most, *H = W + 3 * (m.sphere.size() / 4), *theta = H + 3 * m.bodies;
+    double *s = theta + m.n, *c = s + m.n;
     bool ok = true;
-    for (int i = 0; i < n; ++i) ok &= std::isfinite(q[i]);
+    for (int i = 0; i < m.n; ++i) ok &= std::isfinite(q[i]);
     if (!ok) return false;
-    for (int i = 0; i < n; ++i) theta[i] = q[i] + m.chain.offset[i];
-    sincos_many(theta, n, s, c);
-    frames(m.chain, q, s, c, F);
-    for (int b = 0; b < m.bodies; ++b) {  // the spheres' and the bodies' enclosing spheres' centres in the world
-        to_world(m, F + 16 * b, &m.hull[4 * b], H + 3 * b);
-        for (int k = m.first[b]; k < m.first[b + 1]; ++k) to_world(m, F + 16 * b, &m.sphere[4 * k], W + 3 * k);
+    for (const Mover& r : m.movers) {  // its frames, then its spheres' and bodies' enclosing spheres' centres
+        const int n = r.chain.n;
+        for (int i = 0; i < n; ++i) theta[i] = q[r.q0 + i] + r.chain.offset[i];
+        sincos_many(theta, n, s, c);
+        frames(r.chain, q + r.q0, s, c, F);
+        for (int k = 0; k <= n; ++k) {
+            const int b = r.body0 + k;
+            to_world(r, F + 16 * k, &m.hull[4 * b], H + 3 * b);
+            for (int i = m.first[b]; i < m.first[b + 1]; ++i) to_world(r, F + 16 * k, &m.sphere[4 * i], W + 3 * i);
+        }
     }
     double best = INFINITY;
     for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2) {
@@ -120,7 +126,7 @@ bool clearance(const Clearance& m, const double* q, double* scratch, double* out
 
 bool edge_clear(const Clearance& m, const double* qa, const double* qb, const double* w, double resolution,
                 int depth, double* scratch, long& states) {
-    const int n = m.chain.n;
+    const int n = m.n;
     double L = 0.0;
     for (int j = 0; j < n; ++j) L += w[j] * std::fabs(qb[j] - qa[j]);
     const double steps = std::ceil(L / resolution - 1e-12);
