@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 
 from ..keywords import strict
 from ..scene.sweep import motion_bounds
+from .group import split
 from ..trajectory import Trajectory, TrajectoryError, for_robot, time_optimal
 
 _DENSER = (8.0, 1.0)  # waypoint spacing tried after the plain path, in multiples of the resolution
@@ -28,7 +29,9 @@ _DENSER = (8.0, 1.0)  # waypoint spacing tried after the plain path, in multiple
 
 @dataclass(frozen=True)
 class Plan:
-    """A planned motion of robot `robot` in `scene`.
+    """A planned motion of robot `robot` in `scene` — or of robots planned together, `robot` then
+    their names and each row of the path their joint values one after the other (`paths`
+    splits it per robot).
 
     path (k, n): the joint path (rad, or the robot's length unit), straight lines between its
     rows, checked so that no link point moves more than `resolution` (scene `length_unit`)
@@ -43,7 +46,7 @@ class Plan:
     success: bool
     reason: str
     path: np.ndarray | None
-    robot: str
+    robot: "str | tuple[str, ...]"
     planner: str
     status: str
     planning_time: float
@@ -68,6 +71,12 @@ class Plan:
                 f"{1e3 * self.simplification_time:.3g} ms, {self.checks} checks at {self.resolution:g} "
                 f"{self.length_unit})")
 
+    @property
+    def paths(self) -> dict[str, np.ndarray]:
+        """Each robot's path (k, n_r) by name (one entry for a single robot's plan); empty when
+        the plan failed."""
+        return {} if self.path is None else split(self.scene, self.robot, self.path)
+
     @strict
     def trajectory(self, vmax: ArrayLike, amax: ArrayLike, *, dt: float = 0.01) -> Trajectory:
         """The time-optimal motion along the path (TOPP-RA) from rest to rest with |q̇| ≤ vmax
@@ -76,6 +85,9 @@ class Plan:
         keeps clear of the scene."""
         if not self.success or self.path is None:
             raise TrajectoryError(f"no path to time: {self.reason}")
+        if not isinstance(self.robot, str):
+            raise TrajectoryError(f"a plan of {len(self.robot)} robots together is timed per robot: not yet; "
+                                  "its path per robot is Plan.paths (one waypoint per row, in step)")
         robot = self.scene.robots[self.robot].robot
         moves = np.concatenate([[True], np.any(np.diff(self.path, axis=0) != 0, axis=1)])
         path = self.path[moves]  # TOPP-RA's spline cannot take a repeated waypoint
@@ -93,6 +105,7 @@ class Plan:
 
     def _denser(self, path: np.ndarray, step: float) -> np.ndarray:
         """The path's edges cut into pieces moving no link point more than `step` (scene unit)."""
+        assert isinstance(self.robot, str)
         entry = self.scene.robots[self.robot]
         c = motion_bounds(entry, self.scene.geometry(self.robot), path)
         out = [path[:1]]
