@@ -303,8 +303,18 @@ def test_two_arms_plan_together_and_never_touch_each_other(two_pandas):
     rep = check_trajectory(scene, {n: (np.arange(len(q), dtype=float), q) for n, q in paths.items()},
                            resolution=p.resolution / 10)
     assert not rep.colliding, str(rep)
-    with pytest.raises(TrajectoryError, match="Plan.paths"):
+    with pytest.raises(TrajectoryError, match=r"Plan.trajectories\(vmax, amax\)"):
         p.trajectory(1.0, 2.0)
+    # timed on one clock, each robot within its limits, the timed motion clear under coal
+    tr = p.trajectories(1.0, 2.0)
+    assert set(tr) == {"left", "right"}
+    np.testing.assert_array_equal(tr["left"].t, tr["right"].t)
+    for name, motion in tr.items():
+        assert np.all(np.abs(motion.qd) <= 1.0 + 1e-6) and np.all(np.abs(motion.qdd) <= 2.0 + 1e-6)
+        np.testing.assert_allclose(motion.q[0], start[name], atol=1e-9)
+        np.testing.assert_allclose(motion.q[-1], goal[name], atol=1e-9)
+    rep = check_trajectory(scene, {n: (m.t, m.q) for n, m in tr.items()}, resolution=p.resolution / 10)
+    assert not rep.colliding, str(rep)
 
 
 def test_a_group_goal_outside_the_limits_names_the_robot_and_joint(two_pandas):
