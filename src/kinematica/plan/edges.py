@@ -43,6 +43,7 @@ from ..scene.sweep import motion_bounds
 from .group import names_of, split
 
 CHUNK = 256  # states per scene query: the first colliding chunk ends an edge's check early
+SEEN = 65536  # edges remembered (the planner's and the simplifier's retries of one edge)
 DEPTH = 12  # bisections of a piece not cleared by its ends' distances: 4096 pieces of it, then blocked
 
 
@@ -63,6 +64,7 @@ class EdgeChecker:
     fast: ClearanceBound | None = None
     checks: int = field(default=0)
     exact_checks: int = field(default=0)
+    _seen: dict = field(default_factory=dict, repr=False)  # edge (qa, qb) as bytes → free
 
     @classmethod
     def build(cls, scene: Any, robot: "str | tuple[str, ...]", lo: np.ndarray, hi: np.ndarray,
@@ -106,6 +108,18 @@ class EdgeChecker:
             ok[a:a + CHUNK][part] = ~hit
         return ok
 
+    def free_one(self, q: np.ndarray) -> bool:
+        """`free` of one state q (n,) — what OMPL asks thousands of times — with the fewest array
+        operations: the box, then the core's bound, then coal only if the bound cannot tell."""
+        if not bool(np.all((q >= self.lo) & (q <= self.hi))):
+            return False
+        if self.fast is not None:
+            self.checks += 1
+            if self.fast.core.clearances(q) > 0:
+                return True
+            self.checks -= 1  # (counted again by `free`)
+        return bool(self.free(q[None])[0])
+
     def clearance(self, Q: np.ndarray, exact: bool = False) -> np.ndarray:
         """Per state of Q (m, n): at most the smallest signed distance in the scene (scene unit;
         ≤ 0 touching, inf with nothing to check; −inf outside the box) — the core's bound where
@@ -128,8 +142,19 @@ class EdgeChecker:
     def edge_free(self, qa: np.ndarray, qb: np.ndarray) -> bool:
         """Whether the straight motion qa → qb touches nothing (see the module text): first the
         core's bound alone, the whole edge in one call; where it cannot prove the edge free, the
-        states it leaves go to coal — a contact among them blocks the edge at once."""
+        states it leaves go to coal — a contact among them blocks the edge at once. An edge asked
+        again (OMPL's simplifier retries the same vertex pairs) is answered from memory."""
         qa, qb = np.asarray(qa, dtype=float), np.asarray(qb, dtype=float)
+        key = qa.tobytes() + qb.tobytes()
+        known = self._seen.get(key)
+        if known is None:
+            known = self._edge_free(qa, qb)
+            if len(self._seen) >= SEEN:
+                self._seen.clear()
+            self._seen[key] = known
+        return known
+
+    def _edge_free(self, qa: np.ndarray, qb: np.ndarray) -> bool:
         ends_inside = bool(np.all((qa >= self.lo) & (qa <= self.hi) & (qb >= self.lo) & (qb <= self.hi)))
         if not ends_inside:  # (the box is convex: an edge between states inside it stays inside)
             return False

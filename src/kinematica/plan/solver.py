@@ -134,7 +134,7 @@ def _setup(ob: Any, og: Any, checker: EdgeChecker, guard: _Guard, n: int) -> tup
     space.setBounds(bounds)
     ss = og.SimpleSetup(space)
     si = ss.getSpaceInformation()
-    ss.setStateValidityChecker(guard(lambda s: bool(checker.free(np.array([s[0:n]]))[0]), False))
+    ss.setStateValidityChecker(guard(lambda s: checker.free_one(np.array(s[0:n], dtype=float)), False))
     validator = _validator(ob, si, guard(lambda a, b: checker.edge_free(np.array(a[0:n]), np.array(b[0:n])), False))
     si.setMotionValidator(validator)
     return ss, validator
