@@ -335,3 +335,20 @@ def test_a_group_query_with_bad_input_gets_a_clear_error(two_pandas, kwargs, mes
     args = {"start": start, "goal": goal, **kwargs}
     with pytest.raises(km.PlanError, match=message):
         km.plan(scene, args.pop("start"), args.pop("goal"), **args)
+
+
+def test_a_scene_changed_after_planning_is_seen_by_the_plans_checks():
+    # the plan's checker keeps a snapshot of the scene in the core (its bound) and remembers edges:
+    # moving the box onto the planned path must make the path fail its re-check, not pass on memory
+    s = km.Scene()
+    s.add_robot("arm", "puma560")
+    s.add_obstacle("box", "box", pose=km.spatial.transl([0.6, -0.15, 0.28]), size=(0.15, 0.15, 0.15))
+    p = km.plan(s, START, GOAL, seed=3)
+    assert p.success and p.checker.path_free(p.path)
+    mid = p.path[len(p.path) // 2]
+    wrist = km.fk_frames(km.load("puma560"), mid)[5, :3, 3]
+    s.move("box", km.spatial.transl(wrist))
+    assert s.check({"arm": mid}).colliding
+    assert not p.checker.path_free(p.path)
+    with pytest.raises(TrajectoryError):
+        p.trajectory(1.0, 2.0)

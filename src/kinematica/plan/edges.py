@@ -65,6 +65,7 @@ class EdgeChecker:
     checks: int = field(default=0)
     exact_checks: int = field(default=0)
     _seen: dict = field(default_factory=dict, repr=False)  # edge (qa, qb) as bytes → free
+    _revision: int = field(default=-1, repr=False)  # the scene's, when `fast` and `_seen` were made
 
     @classmethod
     def build(cls, scene: Any, robot: "str | tuple[str, ...]", lo: np.ndarray, hi: np.ndarray,
@@ -77,7 +78,17 @@ class EdgeChecker:
             n = entry.robot.n
             c.append(motion_bounds(entry, scene.geometry(name), np.stack([lo[k:k + n], hi[k:k + n]])))
             k += n
-        return cls(scene, robot, lo, hi, np.concatenate(c), float(resolution), ClearanceBound.build(scene, robot))
+        return cls(scene, robot, lo, hi, np.concatenate(c), float(resolution), ClearanceBound.build(scene, robot),
+                   _revision=scene.revision)
+
+    def _current(self) -> None:
+        """Remade bound and forgotten edges when the scene changed since they were made (an
+        obstacle moved between a plan and its timing, say): they describe the scene then."""
+        if self.scene.revision != self._revision:
+            self._seen.clear()
+            if self.fast is not None:
+                self.fast = ClearanceBound.build(self.scene, self.robot)
+            self._revision = self.scene.revision
 
     def _q(self, Q: np.ndarray) -> dict[str, np.ndarray]:
         return split(self.scene, self.robot, Q)
@@ -113,6 +124,7 @@ class EdgeChecker:
         operations: the box, then the core's bound, then coal only if the bound cannot tell."""
         if not bool(np.all((q >= self.lo) & (q <= self.hi))):
             return False
+        self._current()
         if self.fast is not None:
             self.checks += 1
             if self.fast.core.clearances(q) > 0:
@@ -137,6 +149,7 @@ class EdgeChecker:
         return d
 
     def _bound(self, Q: np.ndarray) -> np.ndarray:
+        self._current()
         return np.full(len(Q), -np.inf) if self.fast is None or not len(Q) else self.fast.bound(Q)
 
     def edge_free(self, qa: np.ndarray, qb: np.ndarray) -> bool:
@@ -145,6 +158,7 @@ class EdgeChecker:
         states it leaves go to coal — a contact among them blocks the edge at once. An edge asked
         again (OMPL's simplifier retries the same vertex pairs) is answered from memory."""
         qa, qb = np.asarray(qa, dtype=float), np.asarray(qb, dtype=float)
+        self._current()
         key = qa.tobytes() + qb.tobytes()
         known = self._seen.get(key)
         if known is None:

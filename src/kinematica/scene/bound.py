@@ -9,7 +9,8 @@ spheres — and the scene's body pairs that involve a moving robot (the same pai
 tests: each robot's own non-excluded pairs, the moving robots against each other and against
 every other robot and obstacle, minus the allowed ones). `bound(Q)` is then, per state, a number
 never above the scene's signed distance over those pairs (src/core/clearance.hpp): a state it
-finds positive is free without asking coal.
+finds positive is free without asking coal. It is a snapshot of the scene as it was built
+(`Scene.revision` tells when it changed): the planner's checker makes it again after a change.
 
 >>> import kinematica as km, numpy as np
 >>> scene = km.Scene.load("kuka-table")

@@ -119,6 +119,7 @@ class Scene:
         self._allowed: list[tuple[str, str]] = []
         self._geometry: dict[tuple, tuple[LinkGeometry, dict]] = {}
         self._compiled: Any = None
+        self._revision = 0  # counts the changes: what a snapshot of the scene (a planner's bound) checks
 
     # --- contents ------------------------------------------------------------------------
     @property
@@ -167,6 +168,7 @@ class Scene:
         self._geometry_of(entry)  # a bad radius or link name fails here, before the robot joins
         self._robots[name] = entry
         self._compiled = None
+        self._revision += 1
         return entry
 
     @strict
@@ -181,6 +183,7 @@ class Scene:
         ob = Obstacle(name, s, _pose(pose, f"{name}: pose"))
         self._obstacles[name] = ob
         self._compiled = None
+        self._revision += 1
         return ob
 
     @strict
@@ -189,10 +192,12 @@ class Scene:
         r = self.robot_entry(name)
         self._robots[name] = SceneRobot(name, r.robot, r.base, _joint_values(r.robot, q, name), r.source,
                                         r.collision, r.scale)  # the engine reads q from here: it stays
+        self._revision += 1
 
     @strict
     def move(self, name: str, pose: ArrayLike) -> None:
         """Move an obstacle to `pose`, or a robot's base to `pose` (4x4, scene unit)."""
+        self._revision += 1
         if name in self._obstacles:
             ob = self._obstacles[name]
             self._obstacles[name] = Obstacle(name, ob.shape, _pose(pose, f"{name}: pose"))
@@ -214,6 +219,7 @@ class Scene:
         self._obstacles.pop(name, None)
         self._allowed = [p for p in self._allowed if all(x.split("/")[0] != name for x in p)]
         self._compiled = None
+        self._revision += 1
 
     @strict
     def allow(self, a: str, b: str) -> None:
@@ -222,6 +228,13 @@ class Scene:
         self._bodies_named(b)
         self._allowed.append((a, b))
         self._compiled = None
+        self._revision += 1
+
+    @property
+    def revision(self) -> int:
+        """A number that changes with every change to the scene (robots, obstacles, poses, q,
+        allowed pairs): a snapshot taken at one revision holds while it is unchanged."""
+        return self._revision
 
     @strict
     def robot_entry(self, name: str) -> SceneRobot:
