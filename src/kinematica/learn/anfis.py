@@ -273,7 +273,8 @@ def premise_gradient(net: Anfis, x: np.ndarray, y: np.ndarray, layers: dict) -> 
 
 
 LM_DAMPING = 1e-2  # the Marquardt λ the premise steps start from (relative to diag JᵀJ)
-LM_RANGE = (1e-9, 1e9)  # λ stays within: at a minimum every trial fails and λ would grow without end
+LM_RANGE = (1e-9, 1e9)  # λ stays within: at a minimum every trial fails and λ would grow without end;
+# an output whose λ reached the top is left alone (its trials would cost every output's work for nothing)
 LM_TRIES = 6  # damping raises (×4 each) per premise step before the step is given up
 MAX_LOG_STEP = 1.0  # a premise step changes a width by at most e^±1 and a centre by at most 1
 # (scaled units, the whole input span being 2): a step the quadratic model trusts too far is cut
@@ -361,8 +362,8 @@ def _premise_step(net: Anfis, x, y, err, lam, systems):
         S = J.T @ J - B.T @ GB
         D = np.maximum(np.diag(S), 1e-12 * max(float(np.trace(S)) / len(S), 1e-300))
         parts.append((S, J.T @ e[k] - GB.T @ (A.T @ e[k]), D))
-    todo = np.ones(K, bool)
-    for _ in range(LM_TRIES):
+    todo = lam < LM_RANGE[1]  # at the ceiling, every step of that output has failed ~18 times in a row: a minimum
+    for _ in range(LM_TRIES if todo.any() else 0):
         dp = np.zeros((K, 2, d, m))
         for k in np.flatnonzero(todo):
             S, g, D = parts[k]

@@ -24,7 +24,7 @@ R rules at fuzzy c-means centres.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -33,7 +33,7 @@ from ..bounds import EPOCHS, RULES, TRAINING, count
 from ..model.coerce import takes_robot
 from ..ik.target import Target
 from ..model.robot import Robot
-from . import anfis
+from . import anfis, elbow
 from .cluster import fuzzy_c_means
 from .model import IKModel
 from .closed import network_joints
@@ -41,8 +41,11 @@ from .sampling import (ANGULAR, ARM_INPUTS, TASKS, Branch, LearnError, branch, f
                        sample_joints, split, task_of)
 from .scaling import apply, fit
 
-DEFAULT_GRID = {"planar": (5, 5, 5), "pitch": (1, 8, 8), "pose": (1, 8, 8)}  # memberships per input
-# (ψ gets one: joint 1 follows the azimuth linearly, a rule's consequent does that exactly)
+DEFAULT_GRID = {"planar": (5, 5, 5), "pitch": (1, 8, 8), "pose": (1, 8, 8), "elbow": (1, 16, 1)}  # memberships per
+# input. ψ gets one: joint 1 follows the azimuth linearly, a rule's consequent does that exactly. In the
+# elbow coordinates (ψ, s, β) (`learn.elbow`) β gets one too: joint 2 is β minus a function of s, the
+# elbow's cosine affine in s, so only s needs a partition (and where θ3 nears straight, premise training
+# moves memberships to it)
 EDGE_SHARE = 0.1  # of the training samples drawn near an edge of the branch box (`sampling.EDGE`)
 TOOL_SAMPLE = 200  # training and validation targets whose tool error is measured after every
 # epoch (FK of the answers): the median to ~10 %, for ~1 ms of the epoch's work; the curve the user reads
@@ -113,26 +116,32 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     d = ARM_INPUTS[task]
     if partition not in PARTITIONS:
         raise LearnError(f"partition must be one of {', '.join(PARTITIONS)}, got {partition!r}")
-    grid = DEFAULT_GRID[task] if rules is None and partition != "cluster" else None
-    rules = int(np.prod(DEFAULT_GRID[task])) if rules is None else rules
+    J = network_joints(robot, branch(robot, branch_spec))
+    coords = "elbow" if task != "planar" and 2 in J and elbow.fits(robot) else task
+    grid = DEFAULT_GRID[coords] if rules is None and partition != "cluster" else None
+    rules = int(np.prod(DEFAULT_GRID[coords])) if rules is None else rules
     samples, rules, epochs = check_counts(samples, rules, epochs, d)
     warm_start = count(warm_start, "warm_start", TRAINING, minimum=0, error=LearnError)
     data = training_data(robot, samples, branch_spec, seed)
     br, rng, q, targets, X, (tr, va, te), edge = (data.branch, data.rng, data.q, data.targets, data.X, data.split,
                                                    data.near_edges)
-    scaling = fit(X[tr, :d], ANGULAR[task][:d])
-    Xs = apply(scaling, X[:, :d])
-    J = network_joints(robot, br)
+    el = elbow.of_samples(robot, q[tr], X[tr]) if coords == "elbow" else None
+    Z = X[:, :d] if el is None else elbow.network_inputs(el, X)
+    # the model's coordinates need only the network's input count: the trained network replaces this one
+    model = IKModel(robot, br, fit(Z[tr], ANGULAR[task][:d] if el is None else elbow.ANGULAR), anfis.grid(d, 1), elbow=el)
+    Xs, Y = model.network_inputs(X), model.network_targets(q)
     start, cpu = time.perf_counter(), time.process_time()
     net = anfis.grid(d, list(grid), shape, len(J)) if grid else initial_network(Xs[tr], rules, len(J), shape, partition, rng)
     watched = {"train": rng.choice(tr, min(TOOL_SAMPLE, len(tr)), replace=False), "validation": va[:TOOL_SAMPLE]}
     tool = {part: {k: [] for k in TOOL_KEYS} for part in watched}
-    net, hist = anfis.train(net, Xs[tr], q[tr][:, J], epochs, x_val=Xs[va], y_val=q[va][:, J], patience=PATIENCE,
-                            progress=progress, watch=lambda n: _watch(IKModel(robot, br, scaling, n), targets, watched, tool))
+    net, hist = anfis.train(net, Xs[tr], Y[tr], epochs, x_val=Xs[va], y_val=Y[va], patience=PATIENCE, progress=progress,
+                            watch=lambda n: _watch(replace(model, net=n), targets, watched, tool))
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu  # CPU: what a shared machine's load hides
-    model = IKModel(robot, br, scaling, net)
-    report = {"kind": "ik", "robot": robot.name, "task": task, "inputs": list(TASKS[task][:d]), "branch": br.spec,
-              "joints": [robot.joint_names[j] for j in J],
+    model = replace(model, net=net)
+    names = [robot.joint_names[j] for j in J]
+    report = {"kind": "ik", "robot": robot.name, "task": task, "inputs": list(TASKS[task][:d] if el is None else elbow.NAMES),
+              "outputs": names if el is None else [f"cos({n} − {n}*)" if j == 2 else n for j, n in zip(J, names)],
+              "branch": br.spec, "joints": names,
               "closed_form_joints": [robot.joint_names[j] for j in np.setdiff1d(br.learned, J)], "rules": net.n_rules,
               "memberships": [int(net.rules[:, i].max()) + 1 for i in range(d)],
               "partition": "grid" if grid or (grid_size(d, net.n_rules) is not None and partition != "cluster") else "cluster",
@@ -145,7 +154,7 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     every = fit(X[tr], ANGULAR[task])  # the nearest-neighbour baseline reads every input, orientation included
     report.update(ik_report(model, q[te], targets[te], X_nn=(apply(every, X[tr]), q[tr], every), seconds=seconds,
                             warm_start=min(warm_start, len(te)), rng=rng))
-    return IKModel(robot, br, scaling, net, report)
+    return replace(model, report=report)
 
 
 @dataclass(frozen=True, eq=False)
