@@ -97,18 +97,32 @@ class Anfis:
         return replace(self, products=p, theta=np.zeros((K, R, self.inputs + len(p) + 1)))
 
 
-def grid(d: int, m: "int | list[int]", shape: str = "gauss", outputs: int = 1) -> Anfis:
+SPACINGS = ("even", "ends")
+
+
+def grid(d: int, m: "int | list[int]", shape: str = "gauss", outputs: int = 1, spacing: str = "even") -> Anfis:
     """A grid-partition network on [−1, 1]^d: m memberships per input (an int or one per input),
-    evenly spaced, neighbours crossing at 0.5; Π m_i rules; consequents zero."""
+    neighbours crossing at 0.5 (each width from the mean gap to its neighbours); Π m_i rules;
+    consequents zero. spacing "even": centres evenly spaced; "ends": at the Chebyshev–Lobatto
+    points c_k = −cos(πk/(m−1)), gaps ∝ sin(πk/(m−1)): ~π²/m² at the ends against π/m in the
+    middle, for a function whose slope grows without bound at the ends of its range (√ at a
+    singularity) — the same m fits it there with ~m× finer memberships."""
     ms = [m] * d if np.ndim(m) == 0 else list(m)
     if len(ms) != d or any(int(k) < 1 for k in ms):
         raise AnfisError(f"memberships per input: expected {d} counts >= 1, got {m!r}")
+    if spacing not in SPACINGS:
+        raise AnfisError(f"membership spacing must be one of {', '.join(SPACINGS)}, got {spacing!r}")
     M = max(ms)
     c = np.zeros((d, M))
     s = np.ones((d, M))
     for i, k in enumerate(ms):
-        c[i, :k] = np.linspace(-1, 1, k) if k > 1 else 0.0
-        h = 2.0 / (k - 1) if k > 1 else 2.0
+        if k == 1 or spacing == "even":
+            c[i, :k] = np.linspace(-1, 1, k) if k > 1 else 0.0
+            h = np.full(k, 2.0 / (k - 1) if k > 1 else 2.0)
+        else:
+            c[i, :k] = -np.cos(np.pi * np.arange(k) / (k - 1))
+            gap = np.diff(c[i, :k])
+            h = np.concatenate([gap[:1], (gap[:-1] + gap[1:]) / 2, gap[-1:]])
         s[i, :k] = h / (2 * np.sqrt(2 * np.log(2))) if shape == "gauss" else h / 2  # μ = 0.5 half-way
     rules = np.stack(np.meshgrid(*[np.arange(k) for k in ms], indexing="ij"), -1).reshape(-1, d)
     return _make(shape, c, s, rules, outputs)

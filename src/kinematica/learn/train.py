@@ -41,11 +41,13 @@ from .sampling import (ANGULAR, ARM_INPUTS, TASKS, Branch, LearnError, branch, f
                        sample_joints, split, task_of)
 from .scaling import apply, fit
 
-DEFAULT_GRID = {"planar": (5, 5, 5), "pitch": (1, 8, 8), "pose": (1, 8, 8), "elbow": (1, 16, 1)}  # memberships per
+DEFAULT_GRID = {"planar": (5, 5, 5), "pitch": (1, 8, 8), "pose": (1, 8, 8), "elbow": (1, 24, 1)}  # memberships per
 # input. ψ gets one: joint 1 follows the azimuth linearly, a rule's consequent does that exactly. In the
 # elbow coordinates (ψ, s, β) (`learn.elbow`) β gets one too: joint 2 is β minus a function of s, the
-# elbow's cosine affine in s, so only s needs a partition (and where θ3 nears straight, premise training
-# moves memberships to it)
+# elbow's cosine affine in s, so only s needs a partition, its memberships crowded towards its ends
+# (`anfis.grid` spacing "ends"), where that function has the √ of the straight and the folded elbow.
+# Measured (10 000 samples, 20 epochs, tool median / within 1 mm & 1°): 16 even 0.010 mm / 99.6 % on
+# arm-5dof, 0.37 mm / 65 % on the KR6; 24 "ends" 0.0035 mm / 99.9 % and 0.055 mm / 99.9 %
 EDGE_SHARE = 0.1  # of the training samples drawn near an edge of the branch box (`sampling.EDGE`)
 TOOL_SAMPLE = 200  # training and validation targets whose tool error is measured after every
 # epoch (FK of the answers): the median to ~10 %, for ~1 ms of the epoch's work; the curve the user reads
@@ -65,8 +67,9 @@ def grid_size(d: int, rules: int) -> int | None:
 
 
 def initial_network(x: np.ndarray, rules: int, outputs: int, shape: str, partition: str,
-                    rng: np.random.Generator) -> anfis.Anfis:
-    """The untrained network on scaled inputs x (N, d): a grid partition or clustered rules."""
+                    rng: np.random.Generator, spacing: str = "even") -> anfis.Anfis:
+    """The untrained network on scaled inputs x (N, d): a grid partition (memberships spaced as
+    `anfis.grid` says) or clustered rules."""
     if partition not in PARTITIONS:
         raise LearnError(f"partition must be one of {', '.join(PARTITIONS)}, got {partition!r}")
     d = x.shape[1]
@@ -75,7 +78,7 @@ def initial_network(x: np.ndarray, rules: int, outputs: int, shape: str, partiti
         raise LearnError(f"a grid partition of {d} inputs has m^{d} rules ({', '.join(str(k ** d) for k in range(2, 6))}"
                          f", …), not {rules}")
     if partition != "cluster" and m is not None:
-        return anfis.grid(d, m, shape, outputs)
+        return anfis.grid(d, m, shape, outputs, spacing)
     centres, widths = fuzzy_c_means(x, rules, fuzziness=CLUSTER_FUZZINESS, rng=rng)
     return anfis.clustered(centres, widths, shape, outputs)
 
@@ -131,7 +134,9 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     model = IKModel(robot, br, fit(Z[tr], ANGULAR[task][:d] if el is None else elbow.ANGULAR), anfis.grid(d, 1), elbow=el)
     Xs, Y = model.network_inputs(X), model.network_targets(q)
     start, cpu = time.perf_counter(), time.process_time()
-    net = anfis.grid(d, list(grid), shape, len(J)) if grid else initial_network(Xs[tr], rules, len(J), shape, partition, rng)
+    spacing = "ends" if el is not None else "even"  # s's ends: the straight and the folded elbow
+    net = (anfis.grid(d, list(grid), shape, len(J), spacing) if grid
+           else initial_network(Xs[tr], rules, len(J), shape, partition, rng, spacing))
     watched = {"train": rng.choice(tr, min(TOOL_SAMPLE, len(tr)), replace=False), "validation": va[:TOOL_SAMPLE]}
     tool = {part: {k: [] for k in TOOL_KEYS} for part in watched}
     net, hist = anfis.train(net, Xs[tr], Y[tr], epochs, x_val=Xs[va], y_val=Y[va], patience=PATIENCE, progress=progress,
@@ -145,6 +150,7 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
               "closed_form_joints": [robot.joint_names[j] for j in np.setdiff1d(br.learned, J)], "rules": net.n_rules,
               "memberships": [int(net.rules[:, i].max()) + 1 for i in range(d)],
               "partition": "grid" if grid or (grid_size(d, net.n_rules) is not None and partition != "cluster") else "cluster",
+              "spacing": spacing,
               "shape": shape, "samples": samples, "train": len(tr), "train_near_edges": edge, "validation": len(va),
               "test": len(te), "epochs": len(hist), "max_epochs": epochs, "train_seconds": seconds,
               "train_cpu_seconds": cpu, "seed": seed,
