@@ -33,11 +33,14 @@ import numpy as np
 
 from ..kinematics.fk import fk_frames
 from ..model.robot import Robot
+from .sampling import Branch, fk_targets, front, inputs, sample_joints
 
 NAMES = ("ψ", "s", "β")  # the network's inputs (s in the length unit squared, angles in rad)
 ANGULAR = (True, False, True)  # β may wrap round too: `scaling` cuts it where the data is thinnest
 PARALLEL = 1e-9  # |a2 × a3| below this: joints 2 and 3 are parallel
 FIT_SAMPLES = 64  # samples the shoulder and the straight angle are read from
+LAW = 1e-6  # largest residual of the cosine's affine law (rounding leaves ~1e-12; a wrist point 1 mm off
+# the plane of a 200 mm arm ~1e-5)
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,6 +71,29 @@ def _axis_directions(robot: Robot, F: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return tuple(np.einsum("nij,j,ik->nk", F[:, j, :3, :3], robot.before[j][:3, 2], C0) for j in (1, 2))
 
 
+def of_branch(robot: Robot, br: Branch) -> Elbow | None:
+    """The elbow coordinates of a branch of a 4/5-joint or 6R arm (`of_samples` on FIT_SAMPLES
+    of its samples, a fixed draw), or None where they would not be exact: joint 3 held, joints 2
+    and 3 not parallel (`fits`), or the law r² = A + B cos(θ3 − θ3*) not holding in the inputs'
+    coordinates to LAW (the wrist point the inputs read lying off the arm's plane, as the
+    SO-101's does by up to 26 mm) — there the network reads the wrist point as it is."""
+    if 2 not in br.learned or not fits(robot):
+        return None
+    q = sample_joints(br, FIT_SAMPLES, np.random.default_rng(0), robot)
+    X = inputs(robot, fk_targets(robot, q), front(robot, br), br)
+    el = of_samples(robot, q, X)
+    return el if law_residual(el, q, X) <= LAW else None
+
+
+def law_residual(el: Elbow, q: np.ndarray, X: np.ndarray) -> float:
+    """The largest residual of cos(θ3 − θ3*) fitted as an affine function of s over samples q
+    (N, n) with raw inputs X (N, ≥ 3): rounding where the coordinates are exact."""
+    A = np.column_stack([network_inputs(el, X)[:, 1], np.ones(len(q))])
+    c = np.cos(q[:, 2] - el.straight)
+    coef, *_ = np.linalg.lstsq(A, c, rcond=None)
+    return float(np.abs(A @ coef - c).max())
+
+
 def of_samples(robot: Robot, q: np.ndarray, X: np.ndarray) -> Elbow:
     """The elbow coordinates of a branch of an arm that `fits`, from its samples: joint values
     q (N, n) and their raw inputs X (N, ≥ 3) = (ψ, ρw, zw, …).
@@ -75,7 +101,6 @@ def of_samples(robot: Robot, q: np.ndarray, X: np.ndarray) -> Elbow:
     S is the foot of W on joint 2's axis, read in the inputs' coordinates (ρs = S·(cos ψ, sin ψ),
     zs), the median over the samples; θ3* from r² = A + B cos θ3 + C sin θ3 fitted by least
     squares to the samples' squared distances from joint 2's axis: θ3* = atan2(C, B)."""
-    q, X = q[:FIT_SAMPLES], X[:FIT_SAMPLES]
     C0 = robot.C[0]
     F = fk_frames(robot, q)
     d2 = _axis_directions(robot, F)[0]

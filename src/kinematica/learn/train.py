@@ -119,8 +119,8 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     d = ARM_INPUTS[task]
     if partition not in PARTITIONS:
         raise LearnError(f"partition must be one of {', '.join(PARTITIONS)}, got {partition!r}")
-    J = network_joints(robot, branch(robot, branch_spec))
-    coords = "elbow" if task != "planar" and 2 in J and elbow.fits(robot) else task
+    el = None if task == "planar" else elbow.of_branch(robot, branch(robot, branch_spec))
+    coords = "elbow" if el is not None else task
     grid = DEFAULT_GRID[coords] if rules is None and partition != "cluster" else None
     rules = int(np.prod(DEFAULT_GRID[coords])) if rules is None else rules
     samples, rules, epochs = check_counts(samples, rules, epochs, d)
@@ -128,7 +128,7 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     data = training_data(robot, samples, branch_spec, seed)
     br, rng, q, targets, X, (tr, va, te), edge = (data.branch, data.rng, data.q, data.targets, data.X, data.split,
                                                    data.near_edges)
-    el = elbow.of_samples(robot, q[tr], X[tr]) if coords == "elbow" else None
+    J = network_joints(robot, br)
     Z = X[:, :d] if el is None else elbow.network_inputs(el, X)
     # the model's coordinates need only the network's input count: the trained network replaces this one
     model = IKModel(robot, br, fit(Z[tr], ANGULAR[task][:d] if el is None else elbow.ANGULAR), anfis.grid(d, 1), elbow=el)
