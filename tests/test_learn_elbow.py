@@ -69,3 +69,29 @@ def test_end_spacing_fits_a_square_root_end_better_than_even_spacing():
     assert rmse[1] < 0.75 * rmse[0]
     with pytest.raises(anfis.AnfisError, match="spacing must be one of even, ends"):
         anfis.grid(1, 8, spacing="chebyshev")
+
+
+def test_the_explanation_turns_the_cosine_back_into_the_joint():
+    # the Math tab and `learn explain` show the network's own numbers: for the elbow joint the sum
+    # is the cosine, and the joint value is θ3* + side·arccos of it — the model's own answer
+    from kinematica.cli.text_learn import explain_text
+    from kinematica.explain import explain, render
+    from kinematica.learn import train_ik
+    from kinematica.learn.explain import explain_answer
+
+    m = train_ik("arm-5dof", samples=600, rules=8, epochs=2, warm_start=0)
+    q = np.radians([20.0, 30.0, 50.0, -20.0, 0.0])  # inside the branch box: no clipping
+    T = km.fk(m.robot, q)
+    t = km.targets.approach(T[:3, 3], T[:3, 2])
+    e = explain_answer(m, t)
+    assert list(e["inputs"]) == ["ψ", "s", "β"] and list(e["wrist_point"]) == ["ψ", "ρw", "zw"]
+    j3 = e["joints"][2]
+    assert j3["output"] == "cos(q3 − q3*)" and j3["sum"] == pytest.approx(np.cos(j3["value"] - m.elbow.straight), abs=1e-12)
+    assert j3["value"] == pytest.approx(m.answer(t)[2], abs=1e-12)
+    assert all(j["value"] == j["sum"] for j in e["joints"][:2])
+    doc = explain(m.robot, "anfis", model=m, target=t)
+    steps = {s.title: " ".join(st.text for st in s.steps) for s in doc.sections}
+    assert "from the shoulder" in steps["Layer 0: the inputs, scaled"]
+    assert "θ3 = θ3* + arccos(c) = 50.000°" in steps["Joint θ3"]  # measured 50.000° (600 samples): bound 0.001°
+    assert "arccos" not in steps["Joint θ2"] and "The answer misses by" in render(doc, "text")
+    assert "so q3 =" in explain_text({**e, "model": "m.npz", "robot": "arm-5dof", "branch": "elbow+"})

@@ -82,11 +82,15 @@ def explain_text(d: dict[str, Any]) -> str:
     """The layers of one answer: inputs, then per joint the memberships and the strongest rules."""
     names = list(d["inputs"])
     parts = [fields([("model", f"{d['model']} ({d['robot']}, branch {d['branch']})"),
+                     *([("wrist point", ", ".join(f"{n} = {v:.4g}" for n, v in d["wrist_point"].items()))]
+                       if "wrist_point" in d else []),
                      ("inputs", ", ".join(f"{n} = {v:.4g}" for n, v in d["inputs"].items())),
                      ("scaled", ", ".join(f"{n} = {v:.4g}" for n, v in d["scaled"].items()))])]
     for j in d["joints"]:
-        parts += ["", f"Joint {j['joint']} = Σ w̄_r f_r = {j['sum']:.6g} rad = {j['sum'] * 57.29577951308232:.4f}° "
-                      "(before clipping into the branch)",
+        v = j.get("value", j["sum"])
+        head = (f"Joint {j['joint']} = Σ w̄_r f_r" if "elbow" not in j else
+                f"Joint {j['joint']}: {j['output']} = Σ w̄_r f_r = {j['sum']:.6g}, so {j['joint']}")
+        parts += ["", f"{head} = {v:.6g} rad = {v * 57.29577951308232:.4f}° (before clipping into the branch)",
                   "  layer 1, membership degrees μ (centre, width in scaled units):"]
         for i, n in enumerate(names):  # clustered rules have one membership each: show the strongest rules' only
             mfs = j["memberships"][n]

@@ -36,7 +36,7 @@ from ..model.robot import Robot
 from .sampling import Branch, fk_targets, front, inputs, sample_joints
 
 NAMES = ("ψ", "s", "β")  # the network's inputs (s in the length unit squared, angles in rad)
-ANGULAR = (True, False, True)  # β may wrap round too: `scaling` cuts it where the data is thinnest
+ANGULAR = (False, True)  # s, β (ψ as the task has it): β may wrap round, `scaling` cuts it where the data is thinnest
 PARALLEL = 1e-9  # |a2 × a3| below this: joints 2 and 3 are parallel
 FIT_SAMPLES = 64  # samples the shoulder and the straight angle are read from
 LAW = 1e-6  # largest residual of the cosine's affine law (rounding leaves ~1e-12; a wrist point 1 mm off
@@ -121,6 +121,11 @@ def network_inputs(el: Elbow, X: np.ndarray) -> np.ndarray:
     """(ψ, s, β) (N, 3) from raw inputs X (N, ≥ 3) = (ψ, ρw, zw, …): see the module docstring."""
     u, v = X[:, 1] - el.shoulder[0], X[:, 2] - el.shoulder[1]
     return np.column_stack([X[:, 0], u * u + v * v, np.arctan2(v, u)])
+
+
+def output_name(joint: str) -> str:
+    """What the network answers for the elbow joint named `joint`."""
+    return f"cos({joint} − {joint}*)"
 
 
 def to_outputs(el: Elbow, y: np.ndarray, k: int) -> np.ndarray:

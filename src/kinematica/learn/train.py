@@ -131,7 +131,7 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     J = network_joints(robot, br)
     Z = X[:, :d] if el is None else elbow.network_inputs(el, X)
     # the model's coordinates need only the network's input count: the trained network replaces this one
-    model = IKModel(robot, br, fit(Z[tr], ANGULAR[task][:d] if el is None else elbow.ANGULAR), anfis.grid(d, 1), elbow=el)
+    model = IKModel(robot, br, fit(Z[tr], ANGULAR[task][:d] if el is None else ANGULAR[task][:1] + elbow.ANGULAR), anfis.grid(d, 1), elbow=el)
     Xs, Y = model.network_inputs(X), model.network_targets(q)
     start, cpu = time.perf_counter(), time.process_time()
     spacing = "ends" if el is not None else "even"  # s's ends: the straight and the folded elbow
@@ -145,7 +145,7 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     model = replace(model, net=net)
     names = [robot.joint_names[j] for j in J]
     report = {"kind": "ik", "robot": robot.name, "task": task, "inputs": list(TASKS[task][:d] if el is None else elbow.NAMES),
-              "outputs": names if el is None else [f"cos({n} − {n}*)" if j == 2 else n for j, n in zip(J, names)],
+              "outputs": names if el is None else [elbow.output_name(n) if j == 2 else n for j, n in zip(J, names)],
               "branch": br.spec, "joints": names,
               "closed_form_joints": [robot.joint_names[j] for j in np.setdiff1d(br.learned, J)], "rules": net.n_rules,
               "memberships": [int(net.rules[:, i].max()) + 1 for i in range(d)],
