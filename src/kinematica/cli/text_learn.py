@@ -26,6 +26,8 @@ def ik_text(d: dict[str, Any], full: bool) -> str:
                      ("robot", f"{d['robot']}, branch {d['branch']}, joints {', '.join(d['joints'])}"),
                      ("network", f"{d['rules']} rules ({d['partition']}, {d['shape']}) on inputs "
                                  f"({', '.join(d['inputs'])}), one network per joint"
+                                 + (f" answering {', '.join(d['outputs'])}" if d.get("outputs", d["joints"]) != d["joints"]
+                                    else "")
                                  + (f"; {', '.join(d['closed_form_joints'])} in closed form from the orientation"
                                     if d.get("closed_form_joints") else "")),
                      ("training", f"{d['train']} of {d['samples']} samples, {d['epochs']} of at most "

@@ -8,15 +8,19 @@ fits one ANFIS network per network joint (all on the same inputs) by hybrid lear
 stopping on the validation targets, and evaluates the result on the test targets
 (`evaluate.ik_report`): the report travels inside the model. A planar arm's network answers
 every joint from (x, y, φ); a 4/5-joint or 6R arm's answers joints 1–3 from the wrist point
-(ψ, ρw, zw) and the wrist joints follow in closed form (`learn.closed`). Besides the joint RMSE
-that hybrid learning minimises (training and validation, rad or the length unit), the report's
+(ψ, ρw, zw) and the wrist joints follow in closed form (`learn.closed`). Where the law of
+cosines holds for its elbow (`learn.elbow`: every such arm in the library but the SO-101) it reads
+that point from the shoulder, (ψ, s, β), and answers cos(θ3 − θ3*) for joint 3. Besides the RMSE
+that hybrid learning minimises (training and validation, of the network's outputs: rad, the
+length unit, or the elbow's cosine, unitless), the report's
 "tool_train" and "tool_validation" hold, per epoch, the tool error of the answers to
 TOOL_SAMPLE training and validation targets (FK of the answer against the target: position
 median and mean in the length unit, orientation median in degrees) — what a user of the model
 reads.
 
 Rules: by default a grid of DEFAULT_GRID memberships per input (125 = 5³ for a planar arm's
-(x, y, φ); 1 × 8 × 8 = 64 on the wrist point, ψ needing one). An int R instead: with d inputs,
+(x, y, φ); 1 × 24 × 1 = 24 in the elbow coordinates, crowded towards both ends of s; 1 × 8 × 8 = 64
+on the raw wrist point, ψ needing one). An int R instead: with d inputs,
 R = m^d is a grid partition of m memberships per input; any other R (or partition="cluster") is
 R rules at fuzzy c-means centres.
 """
@@ -105,7 +109,7 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     """An IK model of one branch of `robot`, trained on its FK and evaluated on held-out targets.
 
     samples: FK samples drawn (80 % train, 10 % validation, 10 % test); rules: see the module
-    docstring (default 125 planar, 64 on the wrist point); epochs: at most this many (early
+    docstring (default 125 planar, 24 in the elbow coordinates, else 64); epochs: at most this many (early
     stopping); shape: "gauss" or "bell"; warm_start: test targets the LM warm-start comparison
     solves (0: none); progress(epoch, epochs, rmse) after every epoch.
 
