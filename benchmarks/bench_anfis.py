@@ -82,12 +82,12 @@ def learners(model, data, use_mlp: bool):
         h = mlp_hidden(anfis_params(model.net), d, len(J))
         start = time.perf_counter()
         mlp = MLPRegressor(hidden_layer_sizes=(h, h), activation="tanh", solver="lbfgs", max_iter=3000, tol=1e-10, random_state=0)
-        mlp.fit(model.network_inputs(data.X[tr]), model.network_targets(data.q[tr]))
+        mlp.fit(model.scaled_inputs(data.X[tr]), model.network_outputs(data.q[tr]))
         seconds = time.perf_counter() - start
 
         def answer(X):
             q = np.tile(br.box[:, 0], (len(X), 1))
-            q[:, J] = model.network_joints(mlp.predict(model.network_inputs(X)).reshape(len(X), -1))
+            q[:, J] = model.joints_from(mlp.predict(model.scaled_inputs(X)).reshape(len(X), -1))
             return np.clip(closed.finish(model, q, X), br.box[:, 0], br.box[:, 1])
 
         out["mlp"] = (answer, seconds)

@@ -8,6 +8,7 @@ import pytest
 
 import kinematica as km
 from kinematica.learn import anfis, elbow
+from kinematica.learn import sampling as S
 from kinematica.learn.sampling import branch, fk_targets, front, inputs, sample_joints
 
 
@@ -18,7 +19,7 @@ def test_the_elbows_cosine_is_affine_in_the_shoulder_distance(name):
     q = sample_joints(br, 400, np.random.default_rng(3), robot)  # not the draw the coordinates came from
     X = inputs(robot, fk_targets(robot, q), front(robot, br), br)
     el = elbow.of_branch(robot, br)
-    s = elbow.network_inputs(el, X)[:, 1]
+    s = elbow.coordinates(el, X)[:, 1]
     c = np.cos(q[:, 2] - el.straight)
     A = np.column_stack([s, np.ones_like(s)])
     coef, *_ = np.linalg.lstsq(A, c, rcond=None)
@@ -43,7 +44,11 @@ def test_where_the_law_does_not_hold_the_model_reads_the_wrist_point_as_it_is():
     # joints 2 and 3 are parallel, but the cosine is not affine in s there (residual ~0.8)
     robot = km.load("so101")
     assert elbow.fits(robot) and elbow.of_branch(robot, branch(robot, "elbow+")) is None
-    assert elbow.of_branch(km.load("arm-5dof"), branch(km.load("arm-5dof"), "elbow+,q3=30..30")) is None  # θ3 held
+    arm = km.load("arm-5dof")
+    assert elbow.of_branch(arm, branch(arm, "elbow+,q3=30..30")) is None  # θ3 held
+    # a box across the straight elbow: cos(θ3 − θ3*) is the same for θ3 = ±10°, so no coordinates
+    assert elbow.of_branch(arm, S.Branch("across", np.where(np.arange(5)[:, None] == 2, np.radians([-30.0, 60.0]),
+                                                            branch(arm, "elbow+").box))) is None
 
 
 def test_arms_whose_joints_2_and_3_cross_do_not_fit():

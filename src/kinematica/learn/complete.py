@@ -69,12 +69,12 @@ def network_inputs(model, t: Target) -> np.ndarray:
 
 def joints(model, X: np.ndarray) -> np.ndarray:
     """Joint values (N, n) for raw inputs X (N, d): the network's joints from its leading inputs
-    (read in the model's coordinates, `IKModel.network_inputs` and `network_joints`), the wrist
+    (read in the model's coordinates, `IKModel.scaled_inputs` and `joints_from`), the wrist
     joints after them in closed form (`learn.closed`), clipped into the branch box; held joints
     at their branch value."""
     box = model.branch.box
     q = np.tile(box[:, 0], (len(X), 1))
-    q[:, network_joints(model.robot, model.branch)] = model.network_joints(predict(model.net, model.network_inputs(X)))
+    q[:, network_joints(model.robot, model.branch)] = model.joints_from(predict(model.net, model.scaled_inputs(X)))
     return np.clip(finish(model, q, X), box[:, 0], box[:, 1])
 
 

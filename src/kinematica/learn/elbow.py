@@ -39,6 +39,7 @@ NAMES = ("ψ", "s", "β")  # the network's inputs (s in the length unit squared,
 ANGULAR = (False, True)  # s, β (ψ as the task has it): β may wrap round, `scaling` cuts it where the data is thinnest
 PARALLEL = 1e-9  # |a2 × a3| below this: joints 2 and 3 are parallel
 FIT_SAMPLES = 64  # samples the shoulder and the straight angle are read from
+SAME_SIDE = 1e-9  # rad: a sample this near straight counts on either side (a box may end there)
 LAW = 1e-6  # largest residual of the cosine's affine law (rounding leaves ~1e-12; a wrist point 1 mm off
 # the plane of a 200 mm arm ~1e-5)
 
@@ -74,7 +75,7 @@ def _axis_directions(robot: Robot, F: np.ndarray) -> tuple[np.ndarray, np.ndarra
 def of_branch(robot: Robot, br: Branch) -> Elbow | None:
     """The elbow coordinates of a branch of a 4/5-joint or 6R arm (`of_samples` on FIT_SAMPLES
     of its samples, a fixed draw), or None where they would not be exact: joint 3 held, joints 2
-    and 3 not parallel (`fits`), or the law r² = A + B cos(θ3 − θ3*) not holding in the inputs'
+    and 3 not parallel (`fits`), the branch reaching both sides of straight, or the law r² = A + B cos(θ3 − θ3*) not holding in the inputs'
     coordinates to LAW (the wrist point the inputs read lying off the arm's plane, as the
     SO-101's does by up to 26 mm) — there the network reads the wrist point as it is."""
     if 2 not in br.learned or not fits(robot):
@@ -82,13 +83,14 @@ def of_branch(robot: Robot, br: Branch) -> Elbow | None:
     q = sample_joints(br, FIT_SAMPLES, np.random.default_rng(0), robot)
     X = inputs(robot, fk_targets(robot, q), front(robot, br), br)
     el = of_samples(robot, q, X)
-    return el if law_residual(el, q, X) <= LAW else None
+    one_side = np.all(el.side * np.sin(q[:, 2] - el.straight) > -SAME_SIDE)  # a cosine cannot tell ±(θ3 − θ3*) apart
+    return el if one_side and law_residual(el, q, X) <= LAW else None
 
 
 def law_residual(el: Elbow, q: np.ndarray, X: np.ndarray) -> float:
     """The largest residual of cos(θ3 − θ3*) fitted as an affine function of s over samples q
     (N, n) with raw inputs X (N, ≥ 3): rounding where the coordinates are exact."""
-    A = np.column_stack([network_inputs(el, X)[:, 1], np.ones(len(q))])
+    A = np.column_stack([coordinates(el, X)[:, 1], np.ones(len(q))])
     c = np.cos(q[:, 2] - el.straight)
     coef, *_ = np.linalg.lstsq(A, c, rcond=None)
     return float(np.abs(A @ coef - c).max())
@@ -117,7 +119,7 @@ def of_samples(robot: Robot, q: np.ndarray, X: np.ndarray) -> Elbow:
     return Elbow(shoulder, straight, side)
 
 
-def network_inputs(el: Elbow, X: np.ndarray) -> np.ndarray:
+def coordinates(el: Elbow, X: np.ndarray) -> np.ndarray:
     """(ψ, s, β) (N, 3) from raw inputs X (N, ≥ 3) = (ψ, ρw, zw, …): see the module docstring."""
     u, v = X[:, 1] - el.shoulder[0], X[:, 2] - el.shoulder[1]
     return np.column_stack([X[:, 0], u * u + v * v, np.arctan2(v, u)])

@@ -43,8 +43,8 @@ def explain_answer(model: IKModel, target, top: int = 5) -> dict[str, Any]:
         raise InputError(f"explain_answer takes one target, got a batch of shape {t.shape}")
     net, el = model.net, model.elbow
     X = network_inputs(model, t)  # a target without the orientation read: the model's pick
-    raw = X[:, :net.inputs] if el is None else elbow.network_inputs(el, X)
-    x = model.network_inputs(X)
+    raw = X[:, :net.inputs] if el is None else elbow.coordinates(el, X)
+    x = model.scaled_inputs(X)
     L = forward(net, x)
     names = TASKS[model.task][:net.inputs] if el is None else elbow.NAMES
     out = {"inputs": dict(zip(names, raw[0].tolist())), "scaled": dict(zip(names, x[0].tolist())),
@@ -53,7 +53,7 @@ def explain_answer(model: IKModel, target, top: int = 5) -> dict[str, Any]:
         out["wrist_point"] = dict(zip(TASKS[model.task][:net.inputs], X[0, :net.inputs].tolist()))
         out["elbow"] = {"shoulder": el.shoulder.tolist(), "straight": el.straight, "side": el.side}
     X1 = regressors(x, net.products)[0]
-    values = model.network_joints(L["y"][:, :1].T)[0]
+    values = model.joints_from(L["y"][:, :1].T)[0]
     for k, j in enumerate(network_joints(model.robot, model.branch)):
         mu = L["mu"][k, 0]  # (d, m)
         w, wbar, f = L["w"][k, 0], L["wbar"][k, 0], L["f"][k, 0]

@@ -32,7 +32,6 @@ from ..model.robot import Robot
 from ..model.robotfile import read_text, write_text
 from . import elbow as elbow_coords
 from .anfis import Anfis, predict
-from .elbow import Elbow
 from .sampling import Branch, LearnError, task_of
 from .scaling import Scaling, apply
 from ..keywords import strict
@@ -83,7 +82,7 @@ class IKModel:
     scaling: Scaling
     net: Anfis
     report: dict[str, Any] = field(default_factory=dict)
-    elbow: Elbow | None = None  # the network's coordinates (`learn.elbow`); None: the raw inputs and joints
+    elbow: elbow_coords.Elbow | None = None  # the network's coordinates (`learn.elbow`); None: the raw inputs and joints
     kind = "ik"
 
     @property
@@ -102,13 +101,13 @@ class IKModel:
         t = as_target(target)
         return joints(self, network_inputs(self, t)).reshape(t.shape + (self.robot.n,))
 
-    def network_inputs(self, X: np.ndarray) -> np.ndarray:
+    def scaled_inputs(self, X: np.ndarray) -> np.ndarray:
         """The network's scaled inputs (N, d) for raw inputs X (N, ≥ d) (`sampling.inputs`): the
         elbow coordinates (ψ, s, β) where the model has them, then the scaling."""
-        Z = X[:, :self.net.inputs] if self.elbow is None else elbow_coords.network_inputs(self.elbow, X)
+        Z = X[:, :self.net.inputs] if self.elbow is None else elbow_coords.coordinates(self.elbow, X)
         return apply(self.scaling, Z)
 
-    def network_targets(self, q: np.ndarray) -> np.ndarray:
+    def network_outputs(self, q: np.ndarray) -> np.ndarray:
         """What the network is trained to answer for joint values q (N, n): the network joints'
         values (N, K), joint 3 as the elbow's cosine where the model answers it (`learn.elbow`)."""
         from .closed import network_joints
@@ -116,7 +115,7 @@ class IKModel:
         J = network_joints(self.robot, self.branch)
         return q[:, J] if self.elbow is None else elbow_coords.to_outputs(self.elbow, q[:, J], int(np.flatnonzero(J == 2)[0]))
 
-    def network_joints(self, y: np.ndarray) -> np.ndarray:
+    def joints_from(self, y: np.ndarray) -> np.ndarray:
         """The network joints' values (N, K) from the network's outputs y (N, K): the elbow's
         cosine turned back into joint 3 where the model answers it (`learn.elbow`), unclipped."""
         if self.elbow is None:
@@ -236,7 +235,7 @@ def _ik_model(robot: Robot, meta: dict, data: dict, net: Anfis, scaling: Scaling
     el = None
     if "elbow_shoulder" in data:
         a = data["elbow_angles"]
-        el = Elbow(data["elbow_shoulder"], float(a[0]), float(a[1]))
+        el = elbow_coords.Elbow(data["elbow_shoulder"], float(a[0]), float(a[1]))
         if (el.shoulder.shape != (2,) or a.shape != (2,) or not np.all(np.isfinite(el.shoulder))
                 or not np.all(np.isfinite(a)) or abs(el.side) != 1 or 2 not in network_joints(robot, br)):
             raise ModelFileError(f"{where}: the elbow coordinates are inconsistent (damaged file)")

@@ -133,10 +133,10 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     br, rng, q, targets, X, (tr, va, te), edge = (data.branch, data.rng, data.q, data.targets, data.X, data.split,
                                                    data.near_edges)
     J = network_joints(robot, br)
-    Z = X[:, :d] if el is None else elbow.network_inputs(el, X)
+    Z = X[:, :d] if el is None else elbow.coordinates(el, X)
     # the model's coordinates need only the network's input count: the trained network replaces this one
     model = IKModel(robot, br, fit(Z[tr], ANGULAR[task][:d] if el is None else ANGULAR[task][:1] + elbow.ANGULAR), anfis.grid(d, 1), elbow=el)
-    Xs, Y = model.network_inputs(X), model.network_targets(q)
+    Xs, Y = model.scaled_inputs(X), model.network_outputs(q)
     start, cpu = time.perf_counter(), time.process_time()
     spacing = "ends" if el is not None else "even"  # s's ends: the straight and the folded elbow
     net = (anfis.grid(d, list(grid), shape, len(J), spacing) if grid
