@@ -365,34 +365,39 @@ def _premise_step(net: Anfis, x, y, err, lam, systems):
     model of ‖e + A δθ + J δp‖² with δθ = −G⁻¹Aᵀ(e + J δp) eliminated, G = AᵀA, leaves the Schur
     complement S = JᵀJ − JᵀA G⁻¹ AᵀJ and (S + λ·diag S) δp = −(Jᵀe − JᵀA G⁻¹ Aᵀe). A trial is
     judged after a fresh least-squares pass, and kept per output if it lowers that output's error."""
+    todo = lam < LM_RANGE[1]  # at the ceiling, every step of that output has failed ~18 times in a row: a minimum
+    if not todo.any():
+        return net, err, systems, lam
     layers = forward(net, x)
     e = layers["y"] - y.T
-    K, (d, m) = net.outputs, net.c.shape[1:]
-    parts = []
-    for k, (A, solve) in enumerate(systems):
+    d, m = net.c.shape[1:]
+    parts = {}
+    for k in np.flatnonzero(todo):
+        A, solve = systems[k]
         J = premise_jacobian(net, x, layers, k)
         B = A.T @ J
         GB = solve(B)
         S = J.T @ J - B.T @ GB
         D = np.maximum(np.diag(S), 1e-12 * max(float(np.trace(S)) / len(S), 1e-300))
-        parts.append((S, J.T @ e[k] - GB.T @ (A.T @ e[k]), D))
-    todo = lam < LM_RANGE[1]  # at the ceiling, every step of that output has failed ~18 times in a row: a minimum
-    for _ in range(LM_TRIES if todo.any() else 0):
-        dp = np.zeros((K, 2, d, m))
-        for k in np.flatnonzero(todo):
-            S, g, D = parts[k]
-            step = np.linalg.solve(S + lam[k] * np.diag(D), -g)
-            dp[k] = np.clip(step, -MAX_LOG_STEP, MAX_LOG_STEP).reshape(2, d, m)
-        trial, trial_err, trial_systems = _least_squares_pass(
-            replace(net, c=net.c + dp[:, 0], sigma=net.sigma * np.exp(dp[:, 1])), x, y)
-        good = todo & (trial_err < err)
-        g3 = good[:, None, None]
-        net = Anfis(net.shape, np.where(g3, trial.c, net.c), np.where(g3, trial.sigma, net.sigma), net.rules,
-                    np.where(g3, trial.theta, net.theta), net.products)
-        systems = [trial_systems[k] if good[k] else systems[k] for k in range(K)]
-        err = np.where(good, trial_err, err)
-        lam = np.clip(np.where(good, lam / 3, np.where(todo, lam * 4, lam)), *LM_RANGE)
-        todo &= ~good
+        parts[k] = (S, J.T @ e[k] - GB.T @ (A.T @ e[k]), D)
+    systems, err, lam = list(systems), err.copy(), lam.copy()
+    for _ in range(LM_TRIES):
+        idx = np.flatnonzero(todo)  # only these outputs' trials are computed: the others' would be wasted work
+        dp = np.stack([np.clip(np.linalg.solve(parts[k][0] + lam[k] * np.diag(parts[k][2]), -parts[k][1]),
+                               -MAX_LOG_STEP, MAX_LOG_STEP).reshape(2, d, m) for k in idx])
+        sub = Anfis(net.shape, net.c[idx] + dp[:, 0], net.sigma[idx] * np.exp(dp[:, 1]), net.rules, net.theta[idx],
+                    net.products)
+        trial, trial_err, trial_systems = _least_squares_pass(sub, x, y[:, idx])
+        good = trial_err < err[idx]
+        keep = idx[good]
+        c, sigma, theta = net.c.copy(), net.sigma.copy(), net.theta.copy()
+        c[keep], sigma[keep], theta[keep] = trial.c[good], trial.sigma[good], trial.theta[good]
+        net = Anfis(net.shape, c, sigma, net.rules, theta, net.products)
+        for i in np.flatnonzero(good):
+            systems[idx[i]] = trial_systems[i]
+        err[keep] = trial_err[good]
+        lam[idx] = np.clip(np.where(good, lam[idx] / 3, lam[idx] * 4), *LM_RANGE)
+        todo[keep] = False
         if not todo.any():
             break
     return net, err, systems, lam
