@@ -42,8 +42,9 @@ def test_a_cosine_beyond_one_straightens_the_elbow():
 def test_where_the_law_does_not_hold_the_model_reads_the_wrist_point_as_it_is():
     # the SO-101's wrist point, as the inputs read it, lies up to 26 mm off the arm's plane: its
     # joints 2 and 3 are parallel, but the cosine is not affine in s there (residual ~0.8)
-    robot = km.load("so101")
-    assert elbow.fits(robot) and elbow.of_branch(robot, branch(robot, "elbow+")) is None
+    for name in ("so101", "puma560"):  # the Puma's wrist centre sits beside joint 1's axis: residual 0.1
+        robot = km.load(name)
+        assert elbow.fits(robot) and elbow.of_branch(robot, branch(robot, "elbow+")) is None
     arm = km.load("arm-5dof")
     assert elbow.of_branch(arm, branch(arm, "elbow+,q3=30..30")) is None  # θ3 held
     # a box across the straight elbow: cos(θ3 − θ3*) is the same for θ3 = ±10°, so no coordinates

@@ -77,7 +77,8 @@ def of_branch(robot: Robot, br: Branch) -> Elbow | None:
     of its samples, a fixed draw), or None where they would not be exact: joint 3 held, joints 2
     and 3 not parallel (`fits`), the branch reaching both sides of straight, or the law r² = A + B cos(θ3 − θ3*) not holding in the inputs'
     coordinates to LAW (the wrist point the inputs read lying off the arm's plane, as the
-    SO-101's does by up to 26 mm) — there the network reads the wrist point as it is."""
+    SO-101's does by up to 26 mm; the Puma 560's wrist centre beside joint 1's axis, residual
+    0.1) — there the network reads the wrist point as it is."""
     if 2 not in br.learned or not fits(robot):
         return None
     q = sample_joints(br, FIT_SAMPLES, np.random.default_rng(0), robot)

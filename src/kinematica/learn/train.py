@@ -9,7 +9,7 @@ stopping on the validation targets, and evaluates the result on the test targets
 (`evaluate.ik_report`): the report travels inside the model. A planar arm's network answers
 every joint from (x, y, φ); a 4/5-joint or 6R arm's answers joints 1–3 from the wrist point
 (ψ, ρw, zw) and the wrist joints follow in closed form (`learn.closed`). Where the law of
-cosines holds for its elbow (`learn.elbow`: every such arm in the library but the SO-101) it reads
+cosines holds for its elbow (`learn.elbow`: the library's arms but the SO-101 and Puma 560) it reads
 that point from the shoulder, (ψ, s, β), and answers cos(θ3 − θ3*) for joint 3. Besides the RMSE
 that hybrid learning minimises (training and validation, of the network's outputs: rad, the
 length unit, or the elbow's cosine, unitless), the report's
