@@ -3,7 +3,7 @@ and as LM's seed beside k-nearest-neighbour and a multilayer perceptron of the s
 count, trained on the same samples and timed the same way; and the dynamics model.
 
     python benchmarks/bench_anfis.py            # 10 000 samples per robot, 100 trajectories (~15 min loaded)
-    python benchmarks/bench_anfis.py --ik-only  # the IK part alone (~11 min at load 5–8)
+    python benchmarks/bench_anfis.py --ik-only  # the IK part alone (~9–11 min at load 5–11)
     python benchmarks/bench_anfis.py --quick    # 3 000 samples, 30 trajectories (~1 min)
     python benchmarks/bench_anfis.py --no-mlp   # without scikit-learn (pip install -r benchmarks/requirements.txt)
     python benchmarks/bench_anfis.py --peer     # also anfis-toolbox 0.2.2 on planar-3r, if installed
