@@ -3,7 +3,7 @@ and as LM's seed beside k-nearest-neighbour and a multilayer perceptron of the s
 count, trained on the same samples and timed the same way; and the dynamics model.
 
     python benchmarks/bench_anfis.py            # 10 000 samples per robot, 100 trajectories (~15 min loaded)
-    python benchmarks/bench_anfis.py --ik-only  # the IK part alone (~5 min)
+    python benchmarks/bench_anfis.py --ik-only  # the IK part alone (~9–11 min at load 5–11)
     python benchmarks/bench_anfis.py --quick    # 3 000 samples, 30 trajectories (~1 min)
     python benchmarks/bench_anfis.py --no-mlp   # without scikit-learn (pip install -r benchmarks/requirements.txt)
     python benchmarks/bench_anfis.py --peer     # also anfis-toolbox 0.2.2 on planar-3r, if installed
@@ -16,7 +16,9 @@ same test targets, three learners fitted to the same training samples (`training
   anfis  the model: network + closed-form wrist;
   knn    the nearest training sample's joints (a cKDTree on all inputs, orientation included);
   mlp    scikit-learn's MLPRegressor (tanh, L-BFGS, two hidden layers sized to ANFIS's parameter
-         count) on the network's inputs and outputs, finished by the same closed-form wrist.
+         count) on the network's inputs and outputs (the elbow coordinates where the model has
+         them: the wrist point from the shoulder in, the elbow's cosine out), finished by the same
+         closed-form wrist.
 Each alone (tool position median in mm, share within 1 mm and 1°, near the box edges and near
 singular poses, 6R: the wrist-centre median as % of the reach) and as the seed of LM (`km.ik`,
 limits "wrap", no closed-form first seed) on WARM test targets: mean iterations, success, time
@@ -80,12 +82,12 @@ def learners(model, data, use_mlp: bool):
         h = mlp_hidden(anfis_params(model.net), d, len(J))
         start = time.perf_counter()
         mlp = MLPRegressor(hidden_layer_sizes=(h, h), activation="tanh", solver="lbfgs", max_iter=3000, tol=1e-10, random_state=0)
-        mlp.fit(apply(model.scaling, data.X[tr, :d]), data.q[tr][:, J])
+        mlp.fit(model.scaled_inputs(data.X[tr]), model.network_outputs(data.q[tr]))
         seconds = time.perf_counter() - start
 
         def answer(X):
             q = np.tile(br.box[:, 0], (len(X), 1))
-            q[:, J] = mlp.predict(apply(model.scaling, X[:, :d])).reshape(len(X), -1)
+            q[:, J] = model.joints_from(mlp.predict(model.scaled_inputs(X)).reshape(len(X), -1))
             return np.clip(closed.finish(model, q, X), br.box[:, 0], br.box[:, 1])
 
         out["mlp"] = (answer, seconds)
@@ -130,7 +132,7 @@ def robot_rows(name: str, samples: int, use_mlp: bool) -> tuple[list[str], list[
     r = model.report
     val = np.asarray(r["rmse_validation"]).sum(axis=1)
     ratio = float(val.min() / val[0])
-    learn = [name, f"{r['rules']} {r['memberships']}", f"{r['epochs']}", f"{ratio:.2f}",
+    learn = [name, f"{r['rules']} {r['memberships']}", ", ".join(r["inputs"]), f"{r['epochs']}", f"{ratio:.2f}",
              f"{r['train_seconds']:.1f} ({r['train_cpu_seconds']:.1f})",
              f"{r['unreachable']['claimed_solved']}/{r['unreachable']['count']}"]
     rng = np.random.default_rng(1)
@@ -198,7 +200,7 @@ def main(argv: list[str] | None = None) -> None:
         rows += b
     if args.peer:
         rows.append(peer_row(samples) or ["planar-3r", "anfis-toolbox: not installed"] + [""] * 10)
-    bk.aligned_table(["robot", "rules [memberships]", "epochs", "val. RMSE kept / LS-only", "train s (CPU s)",
+    bk.aligned_table(["robot", "rules [memberships]", "inputs", "epochs", "val. RMSE kept / LS-only", "train s (CPU s)",
                       "unreachable claimed"], learned)
     print()
     bk.aligned_table(["robot", "learner", "train s", "alone median mm", "≤1mm,1° %", "edges median mm",

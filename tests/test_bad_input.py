@@ -476,6 +476,9 @@ SIZE_GUARDS = {
     "IKModel.answer": "chunked: test_a_learned_model_answers_any_batch_in_bounded_memory",
     "IKModel.seeds_for": "chunked: test_a_learned_model_answers_any_batch_in_bounded_memory",
     "DynamicsModel.torques": "chunked: test_a_learned_model_answers_any_batch_in_bounded_memory",
+    # row by row, out as large as in (a few arrays of the caller's N rows): the coordinates `answer` uses
+    "IKModel.scaled_inputs": "batch: element-wise", "IKModel.network_outputs": "batch: element-wise",
+    "IKModel.joints_from": "batch: element-wise",
     "kinematica.export.to_glb": "trajectory within bounds.SAMPLES: test_a_glb_animation_is_bounded_like_a_trajectory",
     "JointStateSender": "single", "JointStateSender.send": "single", "JointStateSender.close": "single",
     "Scene": "single", "Scene.add_robot": "single", "Scene.add_obstacle": "single", "Scene.set_q": "single",

@@ -26,6 +26,8 @@ def ik_text(d: dict[str, Any], full: bool) -> str:
                      ("robot", f"{d['robot']}, branch {d['branch']}, joints {', '.join(d['joints'])}"),
                      ("network", f"{d['rules']} rules ({d['partition']}, {d['shape']}) on inputs "
                                  f"({', '.join(d['inputs'])}), one network per joint"
+                                 + (f" answering {', '.join(d['outputs'])}" if d.get("outputs", d["joints"]) != d["joints"]
+                                    else "")
                                  + (f"; {', '.join(d['closed_form_joints'])} in closed form from the orientation"
                                     if d.get("closed_form_joints") else "")),
                      ("training", f"{d['train']} of {d['samples']} samples, {d['epochs']} of at most "
@@ -82,11 +84,15 @@ def explain_text(d: dict[str, Any]) -> str:
     """The layers of one answer: inputs, then per joint the memberships and the strongest rules."""
     names = list(d["inputs"])
     parts = [fields([("model", f"{d['model']} ({d['robot']}, branch {d['branch']})"),
+                     *([("wrist point", ", ".join(f"{n} = {v:.4g}" for n, v in d["wrist_point"].items()))]
+                       if "wrist_point" in d else []),
                      ("inputs", ", ".join(f"{n} = {v:.4g}" for n, v in d["inputs"].items())),
                      ("scaled", ", ".join(f"{n} = {v:.4g}" for n, v in d["scaled"].items()))])]
     for j in d["joints"]:
-        parts += ["", f"Joint {j['joint']} = Σ w̄_r f_r = {j['sum']:.6g} rad = {j['sum'] * 57.29577951308232:.4f}° "
-                      "(before clipping into the branch)",
+        v = j.get("value", j["sum"])
+        head = (f"Joint {j['joint']} = Σ w̄_r f_r" if "elbow" not in j else
+                f"Joint {j['joint']}: {j['output']} = Σ w̄_r f_r = {j['sum']:.6g}, so {j['joint']}")
+        parts += ["", f"{head} = {v:.6g} rad = {v * 57.29577951308232:.4f}° (before clipping into the branch)",
                   "  layer 1, membership degrees μ (centre, width in scaled units):"]
         for i, n in enumerate(names):  # clustered rules have one membership each: show the strongest rules' only
             mfs = j["memberships"][n]

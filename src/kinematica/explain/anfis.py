@@ -91,6 +91,8 @@ def _model(doc: Document, model, r: dict) -> None:
 
 def _inputs(doc: Document, model, e: dict) -> None:
     s = doc.section("Layer 0: the inputs, scaled")
+    if "elbow" in e:
+        _from_the_shoulder(s, model, e)
     sc = model.scaling
     rows = []
     for i, (name, raw) in enumerate(e["inputs"].items()):
@@ -109,8 +111,24 @@ def _inputs(doc: Document, model, e: dict) -> None:
                "extrapolates there, and its answer is less trustworthy.")
 
 
+def _from_the_shoulder(s, model, e: dict) -> None:
+    """The step from the wrist point to the elbow coordinates (`learn.elbow`)."""
+    u = model.robot.length_unit
+    (rs, zs), wp = e["elbow"]["shoulder"], e["wrist_point"]
+    rows = [[n, _unit(model, n), v] for n, v in wp.items()]
+    s.step(f"The wrist point the target puts the arm's wrist at, in cylindrical coordinates about joint 1's axis; "
+           f"the network reads it from the shoulder, where joint 2's axis crosses the arm's plane (ρs, zs) = "
+           f"({number_text(rs, None)}, {number_text(zs, None)}) {u}: the squared distance s, on which the elbow's "
+           "cosine depends alone, and the elevation β.",
+           formulas=[Math(r"s = (\rho_w - \rho_s)^2 + (z_w - z_s)^2,\quad \beta = \operatorname{atan2}(z_w - z_s,\ "
+                          r"\rho_w - \rho_s)", "s = (ρw − ρs)² + (zw − zs)², β = atan2(zw − zs, ρw − ρs)")],
+           table=Table(["wrist point", "unit", "value"], rows, None))
+
+
 def _unit(model, name: str) -> str:
-    return "rad" if name in ("φ", "ψ", "pitch", "rx", "ry", "rz") else model.robot.length_unit
+    if name == "s":
+        return f"{model.robot.length_unit}²"
+    return "rad" if name in ("φ", "ψ", "pitch", "rx", "ry", "rz", "β") else model.robot.length_unit
 
 
 def _joint(doc: Document, robot: Robot, model, k: int, j: int, e: dict, top: int, deg: bool) -> None:
@@ -145,18 +163,29 @@ def _joint(doc: Document, robot: Robot, model, k: int, j: int, e: dict, top: int
                    vector(r"(\tilde x, 1)", "(x̃, 1)", e["regressors"], decimals=None)])
     rest = sum(r["contribution"] for r in e["all_rules"]) - sum(r["contribution"] for r in strongest)
     weight_rest = 1.0 - sum(r["weight"] for r in strongest)
-    y = e["sum"]
-    value = joint_value(robot, j, y, deg)
+    y, q = e["sum"], e["value"]
+    value = joint_value(robot, j, q, deg)
+    name = joint_math(robot, j).text
+    elbowed = "elbow" in e  # the network answers this joint's cosine (`learn.elbow`)
+    what = f"cos({name} − {name}*)" if elbowed else name
     words = (f"Layer 5, the sum: the rules above give {number_text(y - rest, None)}, the other "
              f"{net.n_rules - len(strongest)} (weight {number_text(weight_rest, None)} together) give "
-             f"{number_text(rest, None)}: {joint_math(robot, j).text} = {value}.")
+             f"{number_text(rest, None)}: {what} = {number_text(y, None) if elbowed else value}.")
+    if elbowed:
+        el = e["elbow"]
+        words += (f" The network answers the elbow's cosine, which the wrist point's distance fixes without the square "
+                  f"root θ itself has near the straight elbow; back to the joint, with the straight angle {name}* = "
+                  f"{joint_value(robot, j, el['straight'], deg)} and this branch on the "
+                  f"{'+' if el['side'] > 0 else '−'} side of it: {name} = {name}* {'+' if el['side'] > 0 else '−'} "
+                  f"arccos(c) = {value}.")
     lo, hi = model.branch.box[j]
-    clipped = float(np.clip(y, lo, hi))
-    if clipped != y:
+    clipped = float(np.clip(q, lo, hi))
+    if clipped != q:
         words += (f" The branch spans {joint_value(robot, j, lo, deg)} … {joint_value(robot, j, hi, deg)}: the "
                   f"answer is clipped to {joint_value(robot, j, clipped, deg)}.")
-    s.step(words, formulas=[Math(rf"{joint_math(robot, j).latex} = \sum_r \bar w_r f_r = {_latex(y)}",
-                                 f"{joint_math(robot, j).text} = Σ_r w̄_r f_r = {number_text(y, None)}")])
+    latex = joint_math(robot, j).latex if not elbowed else rf"\cos({joint_math(robot, j).latex} - {joint_math(robot, j).latex}^*)"
+    s.step(words, formulas=[Math(rf"{latex} = \sum_r \bar w_r f_r = {_latex(y)}",
+                                 f"{what} = Σ_r w̄_r f_r = {number_text(y, None)}")])
 
 
 def _latex(x: float) -> str:

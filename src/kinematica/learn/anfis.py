@@ -97,18 +97,32 @@ class Anfis:
         return replace(self, products=p, theta=np.zeros((K, R, self.inputs + len(p) + 1)))
 
 
-def grid(d: int, m: "int | list[int]", shape: str = "gauss", outputs: int = 1) -> Anfis:
+SPACINGS = ("even", "ends")
+
+
+def grid(d: int, m: "int | list[int]", shape: str = "gauss", outputs: int = 1, spacing: str = "even") -> Anfis:
     """A grid-partition network on [−1, 1]^d: m memberships per input (an int or one per input),
-    evenly spaced, neighbours crossing at 0.5; Π m_i rules; consequents zero."""
+    neighbours crossing at 0.5 (each width from the mean gap to its neighbours); Π m_i rules;
+    consequents zero. spacing "even": centres evenly spaced; "ends": at the Chebyshev–Lobatto
+    points c_k = −cos(πk/(m−1)), gaps ∝ sin(πk/(m−1)): ~π²/m² at the ends against π/m in the
+    middle, for a function whose slope grows without bound at the ends of its range (√ at a
+    singularity) — the same m fits it there with ~m× finer memberships."""
     ms = [m] * d if np.ndim(m) == 0 else list(m)
     if len(ms) != d or any(int(k) < 1 for k in ms):
         raise AnfisError(f"memberships per input: expected {d} counts >= 1, got {m!r}")
+    if spacing not in SPACINGS:
+        raise AnfisError(f"membership spacing must be one of {', '.join(SPACINGS)}, got {spacing!r}")
     M = max(ms)
     c = np.zeros((d, M))
     s = np.ones((d, M))
     for i, k in enumerate(ms):
-        c[i, :k] = np.linspace(-1, 1, k) if k > 1 else 0.0
-        h = 2.0 / (k - 1) if k > 1 else 2.0
+        if k == 1 or spacing == "even":
+            c[i, :k] = np.linspace(-1, 1, k) if k > 1 else 0.0
+            h = np.full(k, 2.0 / (k - 1) if k > 1 else 2.0)
+        else:
+            c[i, :k] = -np.cos(np.pi * np.arange(k) / (k - 1))
+            gap = np.diff(c[i, :k])
+            h = np.concatenate([gap[:1], (gap[:-1] + gap[1:]) / 2, gap[-1:]])
         s[i, :k] = h / (2 * np.sqrt(2 * np.log(2))) if shape == "gauss" else h / 2  # μ = 0.5 half-way
     rules = np.stack(np.meshgrid(*[np.arange(k) for k in ms], indexing="ij"), -1).reshape(-1, d)
     return _make(shape, c, s, rules, outputs)
@@ -273,7 +287,8 @@ def premise_gradient(net: Anfis, x: np.ndarray, y: np.ndarray, layers: dict) -> 
 
 
 LM_DAMPING = 1e-2  # the Marquardt λ the premise steps start from (relative to diag JᵀJ)
-LM_RANGE = (1e-9, 1e9)  # λ stays within: at a minimum every trial fails and λ would grow without end
+LM_RANGE = (1e-9, 1e9)  # λ stays within: at a minimum every trial fails and λ would grow without end;
+# an output whose λ reached the top is left alone (its trials would cost every output's work for nothing)
 LM_TRIES = 6  # damping raises (×4 each) per premise step before the step is given up
 MAX_LOG_STEP = 1.0  # a premise step changes a width by at most e^±1 and a centre by at most 1
 # (scaled units, the whole input span being 2): a step the quadratic model trusts too far is cut
@@ -350,34 +365,39 @@ def _premise_step(net: Anfis, x, y, err, lam, systems):
     model of ‖e + A δθ + J δp‖² with δθ = −G⁻¹Aᵀ(e + J δp) eliminated, G = AᵀA, leaves the Schur
     complement S = JᵀJ − JᵀA G⁻¹ AᵀJ and (S + λ·diag S) δp = −(Jᵀe − JᵀA G⁻¹ Aᵀe). A trial is
     judged after a fresh least-squares pass, and kept per output if it lowers that output's error."""
+    todo = lam < LM_RANGE[1]  # at the ceiling, every step of that output has failed ~18 times in a row: a minimum
+    if not todo.any():
+        return net, err, systems, lam
     layers = forward(net, x)
     e = layers["y"] - y.T
-    K, (d, m) = net.outputs, net.c.shape[1:]
-    parts = []
-    for k, (A, solve) in enumerate(systems):
+    d, m = net.c.shape[1:]
+    parts = {}
+    for k in np.flatnonzero(todo):
+        A, solve = systems[k]
         J = premise_jacobian(net, x, layers, k)
         B = A.T @ J
         GB = solve(B)
         S = J.T @ J - B.T @ GB
         D = np.maximum(np.diag(S), 1e-12 * max(float(np.trace(S)) / len(S), 1e-300))
-        parts.append((S, J.T @ e[k] - GB.T @ (A.T @ e[k]), D))
-    todo = np.ones(K, bool)
+        parts[k] = (S, J.T @ e[k] - GB.T @ (A.T @ e[k]), D)
+    systems, err, lam = list(systems), err.copy(), lam.copy()
     for _ in range(LM_TRIES):
-        dp = np.zeros((K, 2, d, m))
-        for k in np.flatnonzero(todo):
-            S, g, D = parts[k]
-            step = np.linalg.solve(S + lam[k] * np.diag(D), -g)
-            dp[k] = np.clip(step, -MAX_LOG_STEP, MAX_LOG_STEP).reshape(2, d, m)
-        trial, trial_err, trial_systems = _least_squares_pass(
-            replace(net, c=net.c + dp[:, 0], sigma=net.sigma * np.exp(dp[:, 1])), x, y)
-        good = todo & (trial_err < err)
-        g3 = good[:, None, None]
-        net = Anfis(net.shape, np.where(g3, trial.c, net.c), np.where(g3, trial.sigma, net.sigma), net.rules,
-                    np.where(g3, trial.theta, net.theta), net.products)
-        systems = [trial_systems[k] if good[k] else systems[k] for k in range(K)]
-        err = np.where(good, trial_err, err)
-        lam = np.clip(np.where(good, lam / 3, np.where(todo, lam * 4, lam)), *LM_RANGE)
-        todo &= ~good
+        idx = np.flatnonzero(todo)  # only these outputs' trials are computed: the others' would be wasted work
+        dp = np.stack([np.clip(np.linalg.solve(parts[k][0] + lam[k] * np.diag(parts[k][2]), -parts[k][1]),
+                               -MAX_LOG_STEP, MAX_LOG_STEP).reshape(2, d, m) for k in idx])
+        sub = Anfis(net.shape, net.c[idx] + dp[:, 0], net.sigma[idx] * np.exp(dp[:, 1]), net.rules, net.theta[idx],
+                    net.products)
+        trial, trial_err, trial_systems = _least_squares_pass(sub, x, y[:, idx])
+        good = trial_err < err[idx]
+        keep = idx[good]
+        c, sigma, theta = net.c.copy(), net.sigma.copy(), net.theta.copy()
+        c[keep], sigma[keep], theta[keep] = trial.c[good], trial.sigma[good], trial.theta[good]
+        net = Anfis(net.shape, c, sigma, net.rules, theta, net.products)
+        for i in np.flatnonzero(good):
+            systems[idx[i]] = trial_systems[i]
+        err[keep] = trial_err[good]
+        lam[idx] = np.clip(np.where(good, lam[idx] / 3, lam[idx] * 4), *LM_RANGE)
+        todo[keep] = False
         if not todo.any():
             break
     return net, err, systems, lam

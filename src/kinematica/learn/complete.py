@@ -33,7 +33,6 @@ from ..spatial import axis_to_z
 from .anfis import predict
 from .closed import finish, network_joints
 from .sampling import fk_targets, front, inputs, sample_joints, task_of
-from .scaling import apply
 
 HEADINGS = np.radians(np.arange(-180.0, 180.0, 10.0))  # planar φ and pitch candidates
 ROLLS = np.radians(np.arange(-180.0, 180.0, 15.0))  # about a given approach (6R pose models)
@@ -69,12 +68,13 @@ def network_inputs(model, t: Target) -> np.ndarray:
 
 
 def joints(model, X: np.ndarray) -> np.ndarray:
-    """Joint values (N, n) for raw inputs X (N, d): the network's joints from its leading inputs,
-    the wrist joints after them in closed form (`learn.closed`), clipped into the branch box;
-    held joints at their branch value."""
+    """Joint values (N, n) for raw inputs X (N, d): the network's joints from its leading inputs
+    (read in the model's coordinates, `IKModel.scaled_inputs` and `joints_from`), the wrist
+    joints after them in closed form (`learn.closed`), clipped into the branch box; held joints
+    at their branch value."""
     box = model.branch.box
     q = np.tile(box[:, 0], (len(X), 1))
-    q[:, network_joints(model.robot, model.branch)] = predict(model.net, apply(model.scaling, X[:, :model.net.inputs]))
+    q[:, network_joints(model.robot, model.branch)] = model.joints_from(predict(model.net, model.scaled_inputs(X)))
     return np.clip(finish(model, q, X), box[:, 0], box[:, 1])
 
 

@@ -6,6 +6,10 @@ degree μ_im, the firing strength w_r = Π_i μ_i,rule(r, i) of the strongest ru
 weights w̄_r = w_r / Σ w, their outputs f_r = p_r · x + r_r and contributions w̄_r f_r, and the
 sum — the joint value before it is clipped into the branch. "picked" says whether the target left
 free the orientation the network reads, so that the inputs hold the model's own pick (`complete`).
+A model in the elbow coordinates (`learn.elbow`) also gives the wrist point its inputs come from
+and the shoulder; its elbow joint's "sum" is the cosine cos(θ3 − θ3*), "value" the joint value
+it turns back into (with the shoulder and straight angle under "elbow"); every other joint's
+"value" is its "sum".
 
 >>> from kinematica.learn import train_ik
 >>> import kinematica as km
@@ -28,7 +32,7 @@ from .model import IKModel
 from .closed import network_joints
 from .complete import needs_orientation, network_inputs
 from .sampling import TASKS
-from .scaling import apply
+from . import elbow
 
 
 def explain_answer(model: IKModel, target, top: int = 5) -> dict[str, Any]:
@@ -37,14 +41,19 @@ def explain_answer(model: IKModel, target, top: int = 5) -> dict[str, Any]:
     t = as_target(target)
     if t.shape != ():
         raise InputError(f"explain_answer takes one target, got a batch of shape {t.shape}")
-    net = model.net
-    raw = network_inputs(model, t)[:, :net.inputs]  # a target without the orientation read: the model's pick
-    x = apply(model.scaling, raw)
+    net, el = model.net, model.elbow
+    X = network_inputs(model, t)  # a target without the orientation read: the model's pick
+    raw = X[:, :net.inputs] if el is None else elbow.coordinates(el, X)
+    x = model.scaled_inputs(X)
     L = forward(net, x)
-    names = TASKS[model.task][:net.inputs]
+    names = TASKS[model.task][:net.inputs] if el is None else elbow.NAMES
     out = {"inputs": dict(zip(names, raw[0].tolist())), "scaled": dict(zip(names, x[0].tolist())),
            "picked": needs_orientation(model, t), "joints": []}
+    if el is not None:
+        out["wrist_point"] = dict(zip(TASKS[model.task][:net.inputs], X[0, :net.inputs].tolist()))
+        out["elbow"] = {"shoulder": el.shoulder.tolist(), "straight": el.straight, "side": el.side}
     X1 = regressors(x, net.products)[0]
+    values = model.joints_from(L["y"][:, :1].T)[0]
     for k, j in enumerate(network_joints(model.robot, model.branch)):
         mu = L["mu"][k, 0]  # (d, m)
         w, wbar, f = L["w"][k, 0], L["wbar"][k, 0], L["f"][k, 0]
@@ -57,5 +66,8 @@ def explain_answer(model: IKModel, target, top: int = 5) -> dict[str, Any]:
             "memberships": {n: [{"centre": float(net.c[k, i, m]), "width": float(net.sigma[k, i, m]),
                                  "degree": float(mu[i, m])} for m in range(net.c.shape[2]) if m <= net.rules[:, i].max()]
                             for i, n in enumerate(names)},
-            "strongest": strongest, "all_rules": rules, "sum": float(L["y"][k, 0])})
+            "strongest": strongest, "all_rules": rules, "sum": float(L["y"][k, 0]),
+            "output": model.robot.joint_names[j], "value": float(values[k])})
+        if el is not None and j == 2:
+            out["joints"][-1].update(output=elbow.output_name(model.robot.joint_names[j]), elbow=out["elbow"])
     return out

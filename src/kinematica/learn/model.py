@@ -30,15 +30,17 @@ from .. import atomic
 from ..errors import InputTypeError
 from ..model.robot import Robot
 from ..model.robotfile import read_text, write_text
+from . import elbow as elbow_coords
 from .anfis import Anfis, predict
 from .sampling import Branch, LearnError, task_of
 from .scaling import Scaling, apply
 from ..keywords import strict
 
 FORMAT = "kinematica-anfis"
-VERSION = 2  # 2: a 4/5-joint or 6R arm's network reads the wrist point and answers joints 1–3
-# (version 1 read the tool point and orientation and answered every joint); dynamics and planar
-# models are the same in both, so version 1 files of those still load
+VERSION = 3  # 3: a 4/5-joint or 6R arm's network reads the wrist point from the shoulder and
+# answers the elbow's cosine (`learn.elbow`, its arrays in the file); 2: it read the wrist point and
+# answered joints 1–3; 1: the tool point and orientation, every joint. Dynamics and planar models
+# are the same in all three, so older files of those still load
 
 
 class ModelFileError(LearnError):
@@ -80,6 +82,7 @@ class IKModel:
     scaling: Scaling
     net: Anfis
     report: dict[str, Any] = field(default_factory=dict)
+    elbow: elbow_coords.Elbow | None = None  # the network's coordinates (`learn.elbow`); None: the raw inputs and joints
     kind = "ik"
 
     @property
@@ -97,6 +100,30 @@ class IKModel:
 
         t = as_target(target)
         return joints(self, network_inputs(self, t)).reshape(t.shape + (self.robot.n,))
+
+    def scaled_inputs(self, X: np.ndarray) -> np.ndarray:
+        """The network's scaled inputs (N, d) for raw inputs X (N, ≥ d) (`sampling.inputs`): the
+        elbow coordinates (ψ, s, β) where the model has them, then the scaling."""
+        Z = X[:, :self.net.inputs] if self.elbow is None else elbow_coords.coordinates(self.elbow, X)
+        return apply(self.scaling, Z)
+
+    def network_outputs(self, q: np.ndarray) -> np.ndarray:
+        """What the network is trained to answer for joint values q (N, n): the network joints'
+        values (N, K), joint 3 as the elbow's cosine where the model answers it (`learn.elbow`)."""
+        from .closed import network_joints
+
+        J = network_joints(self.robot, self.branch)
+        return q[:, J] if self.elbow is None else elbow_coords.to_outputs(self.elbow, q[:, J], int(np.flatnonzero(J == 2)[0]))
+
+    def joints_from(self, y: np.ndarray) -> np.ndarray:
+        """The network joints' values (N, K) from the network's outputs y (N, K): the elbow's
+        cosine turned back into joint 3 where the model answers it (`learn.elbow`), unclipped."""
+        if self.elbow is None:
+            return y
+        from .closed import network_joints
+
+        k = int(np.flatnonzero(network_joints(self.robot, self.branch) == 2)[0])
+        return elbow_coords.from_outputs(self.elbow, y, k, self.branch.box[2])
 
     def seeds_for(self, robot: Robot, target) -> np.ndarray:
         """The seed protocol of `km.ik` (q0=model): the answer, after checking the robot."""
@@ -153,6 +180,8 @@ def save_model(model: "IKModel | DynamicsModel", path: "str | os.PathLike[str]")
     arrays.update({f"scale_{k}": v for k, v in model.scaling.arrays().items()})
     if isinstance(model, IKModel):
         arrays["branch_box"] = model.branch.box
+        if model.elbow is not None:
+            arrays.update({f"elbow_{k}": v for k, v in model.elbow.arrays().items()})
     buf = io.BytesIO()
     np.savez(buf, meta=np.array(json.dumps(meta, ensure_ascii=False, allow_nan=True)), **arrays)
     atomic.write_bytes(path, buf.getvalue())
@@ -173,7 +202,7 @@ def load_model(path: "str | os.PathLike[str]") -> "IKModel | DynamicsModel":
         meta = json.loads(str(data.pop("meta")))
         if meta.get("format") != FORMAT:
             raise ModelFileError(f"{where}: not a kinematica model file (format {meta.get('format')!r})")
-        if meta.get("version") not in (1, VERSION):
+        if meta.get("version") not in (1, 2, VERSION):
             raise ModelFileError(f"{where}: model file version {meta.get('version')!r}; this kinematica reads "
                                  f"version {VERSION}")
         robot = read_text(meta["robot"], f"{where} (its robot)")
@@ -197,15 +226,23 @@ def load_model(path: "str | os.PathLike[str]") -> "IKModel | DynamicsModel":
 def _ik_model(robot: Robot, meta: dict, data: dict, net: Anfis, scaling: Scaling, where: str) -> IKModel:
     from .closed import network_joints
 
-    if meta["version"] == 1 and task_of(robot) != "planar":
-        raise ModelFileError(f"{where}: a version-1 model of {robot.name!r} reads the tool point; this kinematica's "
-                             f"models of it read the wrist point (version {VERSION}): train it again with "
-                             f"`kinematica learn ik`")
+    if meta["version"] < VERSION and task_of(robot) != "planar":
+        what = "reads the tool point" if meta["version"] == 1 else "answers joint 3 itself"
+        raise ModelFileError(f"{where}: a version-{meta['version']} model of {robot.name!r} {what}; this kinematica's "
+                             f"models of it read the wrist point from the shoulder and answer the elbow's cosine "
+                             f"(version {VERSION}): train it again with `kinematica learn ik`")
     br = Branch(meta["branch"], data["branch_box"])
+    el = None
+    if "elbow_shoulder" in data:
+        a = data["elbow_angles"]
+        el = elbow_coords.Elbow(data["elbow_shoulder"], float(a[0]), float(a[1]))
+        if (el.shoulder.shape != (2,) or a.shape != (2,) or not np.all(np.isfinite(el.shoulder))
+                or not np.all(np.isfinite(a)) or abs(el.side) != 1 or 2 not in network_joints(robot, br)):
+            raise ModelFileError(f"{where}: the elbow coordinates are inconsistent (damaged file)")
     if (br.box.shape != (robot.n, 2) or scaling.lo.shape != (net.inputs,)
             or net.outputs != len(network_joints(robot, br))):
         raise ModelFileError(f"{where}: the branch or scaling does not fit the robot and network")
-    return IKModel(robot, br, scaling, net, meta["report"])
+    return IKModel(robot, br, scaling, net, meta["report"], el)
 
 
 def _check_net(net: Anfis, where: str) -> None:
