@@ -63,6 +63,13 @@ def test_no_joints():
         km.from_link_frames([])
 
 
+def test_dh_rows_given_as_plain_lists_are_refused_in_words():
+    # (NumPy-style rows used to fail inside the builder: 'list' object has no attribute 'get')
+    for build in (km.from_dh, km.from_mdh):
+        with pytest.raises(km.InputTypeError, match=r"row 1: expected a mapping of named parameters.*list \[0, 0, 1, 0\]"):
+            build([[0, 0, 1, 0], [0, 0, 1, 0]])
+
+
 @pytest.mark.parametrize("field", ["before", "after", "base", "tool", "offsets", "home"])
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_nan_and_inf_in_arrays(field, bad):

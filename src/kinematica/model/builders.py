@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike
 
 from .. import spatial
 from .inertial import Inertial
+from ..errors import InputTypeError
 from ..keywords import strict
 from .robot import PRISMATIC, REVOLUTE, ParameterTable, Robot, RobotError
 
@@ -139,6 +140,10 @@ def _robot(rows, types, before, after, offsets, table, *, name, length_unit, lim
 def _dh(rows: Sequence[Row], modified: bool, deg: bool, **kw: Any) -> Robot:  # kw: _robot's
     if len(rows) == 0:
         raise RobotError("a DH table needs at least one row")
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise InputTypeError(f"row {i + 1}: expected a mapping of named parameters "
+                                 f"({{'theta': …, 'd': …, 'a': …, 'alpha': …}}), got {type(row).__name__} {row!r}")
     conv = np.radians if deg else (lambda x: x)
     n = len(rows)
     types, offsets = [], np.zeros(n)
