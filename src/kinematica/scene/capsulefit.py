@@ -15,8 +15,9 @@ The fit, for points p_i (m, 3):
   t_1 = max_i (t_i − s_i) (a sphere when t_1 < t_0); r is the one of least volume
   V = π r² (t_1 − t_0) + 4/3 π r³, searched on a grid between r_0 and r_0 + (max t − min t)/2
   (a sphere holds every point there) and refined once between the best one's neighbours.
-Every point is inside the capsule (to rounding). A long box of sides a ≤ b ≪ c gets radius
-√(a² + b²)/2 along c (its corners on the surface); a cube, a sphere of radius √3/2 its side.
+Every point is inside the capsule (to rounding). A long box of sides a ≤ b < c gets its axis
+along c and a radius a little over √(a² + b²)/2, its corners' distance from the axis (a larger
+radius lets the round ends reach the corners from a shorter segment); a cube, a sphere.
 `fit_capsules` covers flat or wide points (a base plate, a turntable) by several capsules.
 """
 
