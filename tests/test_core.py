@@ -286,6 +286,25 @@ def test_a_state_gets_the_same_bits_in_any_batch(name):
         assert np.array_equal(grid.reshape(whole.shape), whole), what
 
 
+def test_a_state_gets_its_bits_in_any_lane_thread_and_wrench_layout():
+    # batches run 8 (FK, J) or 4 (RNE) states side by side in vector lanes, split over threads
+    # past 4 096 states; a state's answer must not depend on its lane, its block being the short
+    # last one, or the thread it ran on, nor on the wrench being one for all or one per state
+    robot = km.load("kuka-kr6-r900")
+    rng = np.random.default_rng(11)
+    N = 9003  # two threads' worth, and a short last block of 3
+    Q = random_q(robot, rng, (N,))
+    QD, QDD = rng.normal(size=(2, N, robot.n))
+    wrenches = rng.normal(size=(N, 6))
+    T, J = km.fk(robot, Q), km.jacobian(robot, Q, "body")
+    per_state, shared = km.rne(robot, Q, QD, QDD, wrench=wrenches), km.rne(robot, Q, QD, QDD, wrench=wrenches[0])
+    for k in (0, 1, 3, 4, 7, 4500, 4501, 9000, 9002):
+        assert np.array_equal(T[k], km.fk(robot, Q[k])), k
+        assert np.array_equal(J[k], km.jacobian(robot, Q[k], "body")), k
+        assert np.array_equal(per_state[k], km.rne(robot, Q[k], QD[k], QDD[k], wrench=wrenches[k])), k
+        assert np.array_equal(shared[k], km.rne(robot, Q[k], QD[k], QDD[k], wrench=wrenches[0])), k
+
+
 def test_any_float_layout_gives_the_contiguous_answer():
     robot = km.load("puma560")
     Q = random_q(robot, np.random.default_rng(0), (50,))

@@ -283,3 +283,24 @@ def test_a_robot_that_solved_ik_still_pickles():
     first = km.ik(robot, T)
     again = cloudpickle.loads(cloudpickle.dumps(robot))
     np.testing.assert_array_equal(km.ik(again, T).q, first.q)
+
+
+# --- the reach test's distance ------------------------------------------------------------------
+@FAST
+@given(st.lists(st.floats(-1e308, 1e308, allow_nan=False), min_size=6, max_size=6), st.booleans())
+def test_the_cores_reach_distance_is_the_numpy_references(xs, planar):
+    # the core's hypot and the reference's scaled norm both round once or twice: a few ulp apart;
+    # beyond the largest float both say inf (a far finite target is out of reach, not an overflow)
+    from kinematica._core import reach_distances
+    from kinematica.ik.reach import distance
+
+    G = np.eye(4)
+    G[:3, 3] = xs[:3]
+    p1 = np.array(xs[3:])
+    got = reach_distances(G, p1, planar)[0]
+    d = G[:3, 3] - p1
+    want = distance((d[:2] if planar else d)[None])[0]
+    if np.isinf(want):
+        assert np.isinf(got)
+    else:
+        assert got == pytest.approx(want, rel=4 * np.finfo(float).eps)

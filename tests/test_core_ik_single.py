@@ -20,7 +20,9 @@ from kinematica.ik import solve as ik_solve
 from kinematica.ik.analytic import analytic_candidates, solver_name
 from kinematica.ik import closed
 from kinematica.ik.closed import nearest_branches
-from kinematica.ik.closed_pack import closed_form
+from kinematica.ik import target as tg
+from kinematica.ik.closed_pack import TARGET_KINDS, closed_form
+from kinematica.ik.goals import goals
 from kinematica.ik.fast import one_pose
 from kinematica.ik.target import TargetError, pose
 from kinematica.ik.tolerance import default_tolerance
@@ -30,7 +32,7 @@ from kinematica.model.library import robot_names
 from strategies import FAST, robot_and_q
 from reference_paths import numpy_only
 
-CLOSED = [name for name in robot_names() if solver_name(km.load(name)) in ("spherical wrist", "ur")]
+CLOSED = [name for name in robot_names() if closed_form(km.load(name)) is not None]
 GAP = 1e-9  # rad: compiled and NumPy branches agree to rounding, modulo 2π
 
 
@@ -45,36 +47,63 @@ def problems(robot, rng, count=40):
     wrist straight (θ5 = 0: a wrist singularity) — and seeds inside the limits."""
     lo, hi = box(robot)
     Q = rng.uniform(lo, hi, (count, robot.n))
-    Q[::4, 1], Q[1::5, 2], Q[2::6, 0] = lo[1], hi[2], hi[0]
-    Q[3::7, 4] = 0.0
+    last = robot.n - 1  # (a planar 2R arm has no joint 3)
+    Q[::4, 1], Q[1::5, min(2, last)], Q[2::6, 0] = lo[1], hi[min(2, last)], hi[0]
+    if robot.n > 4:
+        Q[3::7, 4] = 0.0
     return km.fk(robot, Q), rng.uniform(lo, hi, (count, robot.n))
+
+
+def targets(robot, T):
+    """Targets of every kind the robot's core closed form takes, from the poses T (N, 4, 4)."""
+    form, out = closed_form(robot), []
+    if form.fits(TARGET_KINDS["pose"], False):
+        out.append(pose(T))
+    if form.fits(TARGET_KINDS["approach"], False):
+        out.append(tg.approach(T[:, :3, 3], T[:, :3, 2]))
+    for phi in (True, False):
+        if form.fits(TARGET_KINDS["planar"], phi):
+            out.append(tg.planar(T[:, :2, 3], np.arctan2(T[:, 1, 0], T[:, 0, 0]) if phi else None))
+    assert out
+    return out
+
+
+def candidates(form, t, k, seed):
+    """The core's branches of target k of t (N,) near seed."""
+    return form.candidates(goals(t[np.array([k])])[0], TARGET_KINDS[t.kind], t.phi is not None, seed)
 
 
 def gaps(a, b):
     return np.abs((a - b + np.pi) % (2 * np.pi) - np.pi)
 
 
-def singular(robot, Q):
-    """σ_min/σ_max of the Jacobian below 1e-3 at each configuration of Q (k, n)."""
-    s = np.linalg.svd(km.jacobian(robot, Q), compute_uv=False)
+def singular(robot, Q, t=None):
+    """σ_min/σ_max of the Jacobian below 1e-3 at each configuration of Q (k, n): the rows target t
+    constrains (a planar one: v_x, v_y and, with its heading, ω_z), else all six."""
+    J = km.jacobian(robot, Q)
+    if t is not None and t.kind == "planar":
+        J = J[:, [0, 1, 5] if t.phi is not None else [0, 1]]
+    s = np.linalg.svd(J, compute_uv=False)
     return s[:, -1] < NEAR_SINGULAR * s[:, 0]
 
 
 def assert_candidates_agree(robot, T, seeds):
-    """Every branch of the core's ClosedForm.candidates equals analytic_candidates' (modulo 2π), with
-    the same reachability — except at a singular pose (a straight wrist fixes only θ4 ± θ6, a
-    straight elbow puts a square root at 0, amplifying rounding), where two reachable branches
-    must still give the same pose (an unreachable one only points the arm towards the target)."""
+    """For every kind of target the core's closed form takes: each branch of ClosedForm.candidates
+    equals analytic_candidates' (modulo 2π), with the same reachability — except at a singular
+    pose (a straight wrist fixes only θ4 ± θ6, a straight elbow puts a square root at 0,
+    amplifying rounding), where two reachable branches must still give the same pose (an
+    unreachable one only points the arm towards the target)."""
     form = closed_form(robot)
-    Qn, reach_n, _ = analytic_candidates(robot, pose(T), q_ref=seeds)
-    for k in range(len(T)):
-        Q, reach, _ = form.candidates(T[k], seeds[k])
-        reach = np.array(reach)
-        off = (gaps(Q, Qn[k]).max(axis=1) > GAP) | (reach != reach_n[k])  # (a reach test on its boundary too)
-        if off.any():
-            assert singular(robot, Qn[k][off]).all(), (k, np.flatnonzero(off))
-            off &= reach & reach_n[k]
-            np.testing.assert_allclose(km.fk(robot, Q[off]), km.fk(robot, Qn[k][off]), atol=1e-9)
+    for t in targets(robot, T):
+        Qn, reach_n, _ = analytic_candidates(robot, t, q_ref=seeds)
+        for k in range(len(T)):
+            Q, reach, _ = candidates(form, t, k, seeds[k])
+            reach = np.array(reach)
+            off = (gaps(Q, Qn[k]).max(axis=1) > GAP) | (reach != reach_n[k])  # (a reach test on its boundary too)
+            if off.any():
+                assert singular(robot, Qn[k][off], t).all(), (t.kind, k, np.flatnonzero(off))
+                off &= reach & reach_n[k]
+                np.testing.assert_allclose(km.fk(robot, Q[off]), km.fk(robot, Qn[k][off]), atol=1e-9)
 
 
 @pytest.mark.parametrize("name", CLOSED)
@@ -86,11 +115,21 @@ def test_compiled_closed_forms_match_the_numpy_solvers_on_every_bundled_arm(name
 
 @st.composite
 def closed_form_arms(draw):
-    """A random DH arm of either closed-form kind, with random joint zeros, limits (some
-    narrower than a turn, some wider) and base and tool."""
+    """A random arm of each closed-form kind: a DH 6R arm with a spherical wrist or of UR type
+    (random joint zeros, limits — some narrower than a turn, some wider — base and tool), a 5-DOF
+    arm of papers 002/003 with a random base and tool, or a planar 2R/3R arm with random lengths
+    and a base turned about z."""
+    kind = draw(st.sampled_from(["6R", "6R", "5-DOF", "planar"]))
+    th = draw(st.lists(st.floats(-np.pi, np.pi), min_size=6, max_size=6))
+    if kind == "5-DOF":
+        base = spatial.transl(np.array(th[:3]) * 0.02) @ spatial.rotz(th[3])
+        tool = spatial.transl([0.0, 0.0, 0.02 * abs(th[4])])  # along the roll axis: approach targets fit
+        return km.load(draw(st.sampled_from(["arm-5dof", "arm-5dof-geo"]))).replace(base=base, tool=tool)
+    if kind == "planar":
+        L = draw(st.lists(st.floats(0.05, 2.0), min_size=2, max_size=3))
+        return km.from_planar(L, name="random-planar").replace(base=spatial.transl([th[0], th[1], 0.0]) @ spatial.rotz(th[2]))
     a2, a3, d3, d4, d6 = draw(st.lists(st.floats(0.05, 0.8), min_size=5, max_size=5))
     s = draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=3, max_size=3))
-    th = draw(st.lists(st.floats(-np.pi, np.pi), min_size=6, max_size=6))
     if draw(st.booleans()):  # spherical wrist (test_analytic's construction)
         rows = [{"alpha": s[0] * np.pi / 2, "a": 0.1 * a2, "d": 0.3}, {"a": a2},
                 {"a": 0.2 * a3, "d": s[1] * d3 * 0.3, "alpha": -np.pi / 2}, {"d": d4, "alpha": s[2] * np.pi / 2},
@@ -110,32 +149,33 @@ def closed_form_arms(draw):
 @settings(max_examples=30, deadline=None)
 @given(closed_form_arms(), st.integers(0, 2 ** 31))
 def test_compiled_closed_forms_match_the_numpy_solvers_on_random_arms(robot, seed):
-    assert solver_name(robot) in ("spherical wrist", "ur")
+    assert closed_form(robot) is not None
     T, seeds = problems(robot, np.random.default_rng(seed), 12)
     assert_candidates_agree(robot, T, seeds)
-    qn, found = nearest_branches(robot, pose(T), seeds, True, checked=False)
     form = closed_form(robot)
-    for k in range(len(T)):
-        q, got = form.nearest(T[k], seeds[k], True)
-        assert robot.within_limits(q) or not got
-        d, dn = np.linalg.norm(gaps(q, seeds[k])), np.linalg.norm(gaps(qn[k], seeds[k]))
-        if got != found[k] or (got and abs(d - dn) > 1e-7):  # not the same branch or one as near:
-            picked = [x for x, f in ((q, got), (qn[k], found[k])) if f]  # only at a singular pose
-            assert singular(robot, np.array(picked)).any()
+    for t in targets(robot, T):
+        qn, found = nearest_branches(robot, t, seeds, True, checked=False)
+        for k in range(len(T)):
+            q, got = form.nearest(goals(t[np.array([k])])[0], TARGET_KINDS[t.kind], t.phi is not None, seeds[k], True)
+            assert robot.within_limits(q) or not got
+            d, dn = np.linalg.norm(gaps(q, seeds[k])), np.linalg.norm(gaps(qn[k], seeds[k]))
+            if got != found[k] or (got and abs(d - dn) > 1e-7):  # not the same branch or one as near:
+                picked = [x for x, f in ((q, got), (qn[k], found[k])) if f]  # only at a singular pose
+                assert singular(robot, np.array(picked), t).any()
 
 
 @pytest.mark.parametrize("name", ["puma560", "ur5", "kuka-kr6-r900", "panda", "arm-5dof"])
 def test_the_shortcut_gives_the_general_paths_answer(name):
     """`ik.fast.one_pose` against `solve._ik` (the general path: Target, Options, Problem) on
-    every limit mode, from home and from seeds: the same q, bit for bit, the same verdict. The
-    shortcut declines by design an arm whose free iteration starts from a closed form the core
-    does not have (arm-5dof's geometric one, in NumPy): the general path seeds it."""
+    every limit mode, from home and from seeds: the same q, bit for bit, the same verdict
+    (arm-5dof: its geometric closed form seeds both in the core). The shortcut would decline by
+    design an arm whose free iteration starts from a closed form the core does not have."""
     from kinematica.ik.analytic import has_analytic
     from kinematica.ik.options import limit_mode
 
     robot = km.load(name)
     T, seeds = problems(robot, np.random.default_rng(2), 16)
-    numpy_seeded = robot.n != 6 and has_analytic(robot, "pose")
+    numpy_seeded = closed_form(robot) is None and has_analytic(robot, "pose")
     taken = offered = 0
     for k in range(len(T)):
         for q0, limits in ((None, "auto"), (seeds[k], "auto"), (seeds[k], "wrap"), (seeds[k], "ignore")):
@@ -162,8 +202,9 @@ def test_one_analytic_call_compiled_gives_the_numpy_paths_answer(name):
     the same verdict and an equally good answer."""
     robot = km.load(name)
     T, seeds = problems(robot, np.random.default_rng(5), 24)
-    T[-1, :3, 3] += 10 * robot_size(robot)  # out of reach: refused alike
-    assert closed._one_compiled(robot, pose(T[0]).reshape(1), seeds[:1]) is not None  # the compiled path runs
+    T[-1, :2, 3] += 10 * robot_size(robot)  # out of reach (in a planar arm's plane too): refused alike
+    t = targets(robot, T[:1])[0]  # (a planar arm's km.ik solves a pose as (x, y, φ))
+    assert closed._one_compiled(robot, t, seeds[:1]) is not None  # the compiled path runs
     for k in range(len(T)):
         for q0, limits in ((seeds[k], "auto"), (seeds[k], "ignore"), (None, "wrap")):
             fast = km.ik(robot, T[k], q0, method="analytic", limits=limits)

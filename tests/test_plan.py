@@ -3,6 +3,8 @@ real OMPL planners (no mocks). Time limits stay at 1 s or below."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -245,3 +247,24 @@ def test_a_goal_target_without_a_usable_ik_solution_is_refused_in_words(boxed):
     assert far.reason.startswith("the goal target cannot be reached: target out of reach: |p| = 3 m")
     with pytest.raises(km.PlanError, match=r"goal: one target, not a stack of shape \(2,\)"):
         km.plan(boxed, START, km.targets.position([[0.5, 0, 0.3], [0.4, 0, 0.3]]))
+
+
+def test_the_cores_bound_spares_coal_most_checks_and_changes_no_plan(boxed):
+    # the same seeded plan with the bound and with coal alone: the same path (the bound only
+    # proves free what coal would find free), coal asked for a small share of the states
+    from kinematica.plan import edges
+
+    p = km.plan(boxed, START, GOAL, seed=11, time_limit=1.0)
+    assert p.success and p.checker.exact_checks < p.checks / 3, (p.checker.exact_checks, p.checks)
+    build = edges.EdgeChecker.build
+
+    def coal_only(*args):
+        return dataclasses.replace(build(*args), fast=None)
+
+    edges.EdgeChecker.build = coal_only
+    try:
+        q = km.plan(boxed, START, GOAL, seed=11, time_limit=1.0)
+    finally:
+        edges.EdgeChecker.build = build
+    assert q.checker.exact_checks > 3 * p.checker.exact_checks
+    np.testing.assert_array_equal(p.path, q.path)

@@ -31,12 +31,13 @@ struct Chain {
 // and cosines into s and c (trig.hpp's, vectorised over the block): what the functions below take.
 void angles(const Chain& ch, const double* Q, std::size_t count, double* theta, double* s, double* c);
 
-// The end pose of q (n) into T (16), given s, c of its angles; false if q holds NaN or infinity.
-bool pose(const Chain& ch, const double* q, const double* s, const double* c, double* T);
+// The end pose into T (16) of the angles θ (n) and their sines s and cosines c (angles());
+// false if θ holds NaN or infinity.
+bool pose(const Chain& ch, const double* theta, const double* s, const double* c, double* T);
 
 // The end pose into T (16) and the base-frame geometric Jacobian (rows v; ω) into J (6 × n,
-// row-major); false if q holds NaN or infinity.
-bool pose_jacobian(const Chain& ch, const double* q, const double* s, const double* c, double* T, double* J);
+// row-major) of the angles θ (n), s, c; false if θ holds NaN or infinity.
+bool pose_jacobian(const Chain& ch, const double* theta, const double* s, const double* c, double* T, double* J);
 
 // J (6 × n) re-expressed in `frame` (TOOL, SPACE, BODY) from the base-frame J and the pose T;
 // scratch holds 6 × n doubles.

@@ -1,5 +1,7 @@
-// Closed forms of 6R arms (closed.hpp): the 8 branches of one pose target and the nearest.
+// Closed forms (closed.hpp): the branches of one target and the nearest.
 #include "closed.hpp"
+
+#include "residual.hpp"
 
 #include <cmath>
 #include <complex>
@@ -44,8 +46,9 @@ void tool(const ClosedForm& k, const double* T, double V[3][3]) {
 }
 
 // θ1 of both shoulders into th for the point (vx, vy) of the joint-1 frame; whether the point is
-// outside the cylinder of radius |d| about axis 1. On axis 1 (θ1 free): ref and ref + π.
-bool yaw(const ClosedForm& k, double vx, double vy, double ref, double th[2]) {
+// outside the cylinder of radius |d| about axis 1. On axis 1 (θ1 free): ref and ref + π, or, given
+// a direction `hint` of the arm plane (a 5-DOF arm's roll axis) that is not vertical, its own.
+bool yaw(const ClosedForm& k, double vx, double vy, double ref, double th[2], const double* hint = nullptr) {
     const double r2 = vx * vx + vy * vy, d = k.S[cf::D];
     for (int s = 0; s < 2; ++s) {
         const double sh = 1.0 - 2.0 * s;
@@ -55,7 +58,12 @@ bool yaw(const ClosedForm& k, double vx, double vy, double ref, double th[2]) {
             th[s] = (std::atan2(vy, vx) - k.S[cf::H_ANGLE]) - std::atan2(std::sqrt(std::fmax(r2 - d * d, 0.0)) * sh, d);
     }
     const double tiny = k.rounding * k.S[cf::SCALE];
-    if (r2 <= tiny * tiny) th[0] = ref, th[1] = ref + PI;
+    if (r2 <= tiny * tiny) {
+        th[0] = ref, th[1] = ref + PI;
+        if (hint && std::hypot(hint[0], hint[1]) > k.rounding)
+            for (int s = 0; s < 2; ++s)
+                th[s] = (std::atan2(hint[1], hint[0]) - k.S[cf::H_ANGLE]) - (1.0 - 2.0 * s) * PI / 2;
+    }
     const double slack = k.length_tol * k.S[cf::SCALE];
     return r2 >= d * d - slack * slack;
 }
@@ -90,11 +98,11 @@ void wrist(const ClosedForm& k, const double* m, const double* m1, double ref_a,
     out[0] = ta, out[1] = tb, out[2] = tc;
 }
 
-// The parallel joints' θ into out[1..2] (spherical) or out[1..3] (UR, the pitch A_last given);
+// The parallel joints' θ into out[1..2] (spherical) or out[1..3] (UR, 5-DOF: the pitch A_last given);
 // A_2 into A2; whether the point is reached.
 bool arm(const ClosedForm& k, double gx, double gy, double sign, double A_last, double* out, double& A2) {
     const double* S = k.S;
-    const bool ur = S[cf::KIND] == cf::UR;
+    const bool ur = S[cf::KIND] == cf::UR || S[cf::KIND] == cf::GEOMETRIC5;  // three parallel joints
     if (ur) {
         const double a = A_last + S[cf::SENSE2] * S[cf::BETA2];
         gx = gx - S[cf::L2] * std::cos(a), gy = gy - S[cf::L2] * std::sin(a);
@@ -108,8 +116,8 @@ bool arm(const ClosedForm& k, double gx, double gy, double sign, double A_last, 
     return ok;
 }
 
-// The 8 candidates (θ − offset, before wrapping) into Q (8 × 6), shoulder × elbow × wrist.
-bool branches(const ClosedForm& k, const double* T, const double* ref, double* Q, bool* reach) {
+// The 8 candidates of a 6R arm (θ − offset, before wrapping) into Q (8 × 6), shoulder × elbow × wrist.
+bool branches6(const ClosedForm& k, const double* T, const double* ref, double* Q, bool* reach) {
     const double* S = k.S;
     double V[3][3], U[3][3], M[2][3], th1[2], r[6];
     tool(k, T, V);
@@ -150,8 +158,75 @@ bool branches(const ClosedForm& k, const double* T, const double* ref, double* Q
             }
         }
     }
-    for (int b = 0; b < 8; ++b)
-        for (int j = 0; j < 6; ++j) Q[6 * b + j] -= k.joints[j][cf::OFFSET];
+    return ok1;
+}
+
+// The 4 candidates of a 5-DOF arm (θ before wrapping) into Q (4 × 5), shoulder × elbow, for a pose
+// (roll solved) or a position with its approach axis in G[12..14] (roll the seed's).
+bool branches5(const ClosedForm& k, const double* G, bool pose, const double* ref, double* Q, bool* reach) {
+    const double* S = k.S;
+    double V[3][3], U[3][3], th1[2], r[5];
+    for (int j = 0; j < 5; ++j) r[j] = ref[j] + k.joints[j][cf::OFFSET];
+    if (pose) {
+        tool(k, G, V);  // rows: the point on the roll axis, the roll axis, the tool's x
+    } else {  // the point on the roll axis p + c a, the roll axis ±a; in the joint-1 frame
+        const double* R0 = k.F[cf::R0];
+        double x[2][3];
+        for (int i = 0; i < 3; ++i) {
+            x[0][i] = (G[4 * i + 3] + S[cf::COL_A] * G[12 + i]) - k.P[cf::P0][i];
+            x[1][i] = G[12 + i] * S[cf::SIGN_A];
+        }
+        for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 3; ++j) V[i][j] = x[i][0] * R0[j] + x[i][1] * R0[3 + j] + x[i][2] * R0[6 + j];
+    }
+    const bool ok1 = yaw(k, V[0][0], V[0][1], r[0], th1, V[1]);
+    for (int s = 0; s < 2; ++s) {
+        const double c = std::cos(th1[s]), sn = std::sin(th1[s]);
+        for (int i = 0; i < (pose ? 3 : 2); ++i) turn(c, sn, V[i], k.F[cf::R1], U[i]);
+        const double gx = U[0][0] - k.P[cf::P1][0], gy = U[0][1] - k.P[cf::P1][1];
+        const double A = std::atan2(U[1][1], U[1][0]) - S[cf::SENSE2] * S[cf::Z5_ANGLE];
+        double roll = r[4];
+        if (pose) {  // Rz(θ5) = R(C4)ᵀ Xᵀ Rz(−A) [joint 2]ᵀ R R(C5)ᵀ: its first column
+            double m[3];
+            turn(std::cos(A), std::sin(A), U[2], k.F[cf::PRE], m);
+            roll = std::atan2(m[1], m[0]);
+        }
+        for (int e = 0; e < 2; ++e) {
+            double* q = Q + 5 * (2 * s + e);
+            double A2;
+            q[0] = th1[s];
+            reach[2 * s + e] = arm(k, gx, gy, (1.0 - 2.0 * s) * (2.0 * e - 1.0), A, q, A2) && ok1;
+            q[4] = roll;
+        }
+    }
+    return ok1;
+}
+
+// The 2 elbows of a planar 2R (x, y) or 3R (x, y, φ in G[15]) arm into Q (2 × n), elbow up first.
+bool branches_planar(const ClosedForm& k, const double* G, double* Q, bool* reach) {
+    const double* S = k.S;
+    const double* B = k.F[cf::R0];
+    const int n = k.n();
+    const double dx = G[3] - k.P[cf::P0][0], dy = G[7] - k.P[cf::P0][1];
+    double x = dx * B[0] + dy * B[3], y = dx * B[1] + dy * B[4];  // (x, y) seen from the base
+    const double phi = G[15] - S[cf::YAW0];
+    if (n == 3) x = x - S[cf::L2] * std::cos(phi), y = y - S[cf::L2] * std::sin(phi);  // the wrist point
+    for (int e = 0; e < 2; ++e) {
+        double* q = Q + n * e;
+        reach[e] = elbow(x, y, S[cf::L0], S[cf::L1], 2.0 * e - 1.0, q[0], q[1]);
+        if (n == 3) q[2] = (phi - q[0]) - q[1];
+    }
+    return true;
+}
+
+// The candidates (θ − offset, before wrapping) into Q (count × n).
+bool branches(const ClosedForm& k, const double* G, int target_kind, const double* ref, double* Q, bool* reach) {
+    const int kind = static_cast<int>(k.S[cf::KIND]), n = k.n();
+    const bool ok1 = kind == cf::PLANAR       ? branches_planar(k, G, Q, reach)
+                     : kind == cf::GEOMETRIC5 ? branches5(k, G, target_kind == POSE, ref, Q, reach)
+                                              : branches6(k, G, ref, Q, reach);
+    for (int b = 0; b < k.count(); ++b)
+        for (int j = 0; j < n; ++j) Q[n * b + j] -= k.joints[j][cf::OFFSET];
     return ok1;
 }
 
@@ -173,24 +248,36 @@ double wrap(double x, const double* joint) {
 
 }  // namespace
 
-bool candidates(const ClosedForm& k, const double* T, const double* ref, double* Q, bool* reach) {
-    const bool ok1 = branches(k, T, ref, Q, reach);
-    for (int b = 0; b < 8; ++b)
-        for (int j = 0; j < 6; ++j) Q[6 * b + j] = wrap(Q[6 * b + j], k.joints[j]);
+bool fits(const ClosedForm& k, int target_kind, bool phi) {
+    switch (static_cast<int>(k.S[cf::KIND])) {
+        case cf::SPHERICAL:
+        case cf::UR: return target_kind == POSE;
+        case cf::GEOMETRIC5: return target_kind == POSE || (target_kind == APPROACH && k.S[cf::APPROACH_OK] != 0);
+        case cf::PLANAR: return target_kind == PLANAR && phi == (k.n() == 3);
+        default: return false;
+    }
+}
+
+bool candidates(const ClosedForm& k, const double* G, int target_kind, const double* ref, double* Q, bool* reach) {
+    const bool ok1 = branches(k, G, target_kind, ref, Q, reach);
+    const int n = k.n();
+    for (int b = 0; b < k.count(); ++b)
+        for (int j = 0; j < n; ++j) Q[n * b + j] = wrap(Q[n * b + j], k.joints[j]);
     return ok1;
 }
 
-bool nearest(const ClosedForm& k, const double* T, const double* seed, bool enforce, double* q) {
-    double Q[48];
-    bool reach[8];
-    candidates(k, T, seed, Q, reach);
+bool nearest(const ClosedForm& k, const double* G, int target_kind, const double* seed, bool enforce, double* q) {
+    double Q[MAX_BRANCHES * MAX_JOINTS];
+    bool reach[MAX_BRANCHES];
+    candidates(k, G, target_kind, seed, Q, reach);
+    const int n = k.n();
     int best = -1;
     double best_d = INFINITY;
-    for (int b = 0; b < 8; ++b) {
+    for (int b = 0; b < k.count(); ++b) {
         bool usable = reach[b];
         double d2 = 0.0;
-        for (int j = 0; j < 6; ++j) {
-            const double x = Q[6 * b + j];
+        for (int j = 0; j < n; ++j) {
+            const double x = Q[n * b + j];
             if (enforce && !(k.joints[j][cf::LO] - k.limit_tol <= x && x <= k.joints[j][cf::HI] + k.limit_tol))
                 usable = false;
             const double g = py_mod(x - seed[j] + PI, TWO_PI) - PI;
@@ -199,7 +286,7 @@ bool nearest(const ClosedForm& k, const double* T, const double* seed, bool enfo
         const double d = std::sqrt(d2);
         if (usable && d < best_d) best = b, best_d = d;
     }
-    for (int j = 0; j < 6; ++j) q[j] = best >= 0 ? Q[6 * best + j] : seed[j];
+    for (int j = 0; j < n; ++j) q[j] = best >= 0 ? Q[n * best + j] : seed[j];
     return best >= 0;
 }
 

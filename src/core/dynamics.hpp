@@ -7,6 +7,7 @@
 // tool point (m).
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace kc {
@@ -29,6 +30,11 @@ struct Dynamics {
 // the wrench hold NaN or infinity.
 bool rne(const Dynamics& dy, const double* q, const double* qd, const double* qdd, const double* g,
          const double* wrench, bool friction, double* tau);
+
+// τ (count × n) of the states Q, QD, QDD (count × n) by 4-state lane blocks (pack.hpp), each
+// the same bits as its single call; the wrench null, one (6, wrench_step 0) or one a state (6).
+bool rne_many(const Dynamics& dy, const double* Q, const double* QD, const double* QDD, std::size_t count,
+              const double* g, const double* wrench, std::size_t wrench_step, bool friction, double* tau);
 
 // M(q) (n × n, row-major, SI, armature on the diagonal) into M; false if q holds NaN or infinity.
 bool mass_matrix(const Dynamics& dy, const double* q, double* M);

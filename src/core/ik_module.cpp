@@ -35,29 +35,42 @@ nb::object new_array(std::initializer_list<Py_intptr_t> shape, double*& data) {
 void init_closed(kc::ClosedForm* k, nb::handle S, nb::handle F, nb::handle P, nb::handle joints, double limit_tol,
                  double length_tol, double rounding) {
     new (k) kc::ClosedForm();
-    std::memcpy(k->S, sized(S, kc::cf::S_LEN, "S: (23,)").data, sizeof k->S);
+    std::memcpy(k->S, sized(S, kc::cf::S_LEN, "S: (29,)").data, sizeof k->S);
     std::memcpy(k->F, sized(F, 54, "F: (6, 3, 3)").data, sizeof k->F);
     std::memcpy(k->P, sized(P, 6, "P: (2, 3)").data, sizeof k->P);
     std::memcpy(k->joints, sized(joints, 6 * kc::cf::JOINT_LEN, "joints: (6, 5)").data, sizeof k->joints);
     k->limit_tol = limit_tol, k->length_tol = length_tol, k->rounding = rounding;
+    const int kind = static_cast<int>(k->S[kc::cf::KIND]), n = k->n();
+    if (kind < kc::cf::SPHERICAL || kind > kc::cf::PLANAR || n < 2 || n > kc::MAX_JOINTS)
+        throw nb::value_error("S: an unknown closed form or joint count");
 }
 
-// The 8 branches of one pose T (4, 4) near ref (6,): (Q (8, 6), reach (8,) as a list, off axis).
-nb::tuple closed_candidates(const kc::ClosedForm& k, nb::handle T_in, nb::handle ref_in) {
-    const kc::np::View T = sized(T_in, 16, "T: (4, 4)"), ref = sized(ref_in, 6, "ref: (6,)");
+void check_kind(const kc::ClosedForm& k, int kind, bool phi) {
+    if (!kc::fits(k, kind, phi)) throw nb::value_error("the closed form does not take this kind of target");
+}
+
+// The branches of one goal G (16) of a kind the form takes, near ref (n,):
+// (Q (count, n), reach (count,) as a list, off axis).
+nb::tuple closed_candidates(const kc::ClosedForm& k, nb::handle G_in, int kind, bool phi, nb::handle ref_in) {
+    check_kind(k, kind, phi);
+    const int n = k.n(), count = k.count();
+    const kc::np::View G = sized(G_in, 16, "goal: (16,) or (4, 4)"), ref = sized(ref_in, n, "ref: (n,)");
     double* Q;
-    nb::object out = new_array({8, 6}, Q);
-    bool reach[8];
-    const bool off_axis = kc::candidates(k, T.data, ref.data, Q, reach);
-    return nb::make_tuple(out, std::vector<bool>(reach, reach + 8), off_axis);
+    nb::object out = new_array({count, n}, Q);
+    bool reach[kc::MAX_BRANCHES];
+    const bool off_axis = kc::candidates(k, G.data, kind, ref.data, Q, reach);
+    return nb::make_tuple(out, std::vector<bool>(reach, reach + count), off_axis);
 }
 
-// The reachable branch inside the limits (when enforce) nearest seed (6,): (q (6,), found).
-nb::tuple closed_nearest(const kc::ClosedForm& k, nb::handle T_in, nb::handle seed_in, bool enforce) {
-    const kc::np::View T = sized(T_in, 16, "T: (4, 4)"), seed = sized(seed_in, 6, "seed: (6,)");
+// The reachable branch inside the limits (when enforce) nearest seed (n,): (q (n,), found).
+nb::tuple closed_nearest(const kc::ClosedForm& k, nb::handle G_in, int kind, bool phi, nb::handle seed_in,
+                         bool enforce) {
+    check_kind(k, kind, phi);
+    const int n = k.n();
+    const kc::np::View G = sized(G_in, 16, "goal: (16,) or (4, 4)"), seed = sized(seed_in, n, "seed: (n,)");
     double* q;
-    nb::object out = new_array({6}, q);
-    const bool found = kc::nearest(k, T.data, seed.data, enforce, q);
+    nb::object out = new_array({n}, q);
+    const bool found = kc::nearest(k, G.data, kind, seed.data, enforce, q);
     return nb::make_tuple(out, found);
 }
 
@@ -80,6 +93,7 @@ void init_solver(kc::Solver* sv, const kc::Chain& chain, int kind, bool phi, nb:
     sv->set = kc::settings_from(sized(settings_in, kc::SETTINGS_LEN, "settings: (15,)").data);
     sv->clip_first = clip_first, sv->adaptive_first = adaptive_first, sv->enforce = enforce;
     sv->seeded = seeded;
+    if (closed && closed->n() != n) throw nb::value_error("closed: another joint count than the chain's");
     sv->has_closed = closed != nullptr;
     if (closed) sv->closed = *closed;
 }
@@ -152,6 +166,17 @@ nb::object verdicts(const kc::Solver& sv, nb::handle G_in, nb::handle q_in) {
     return result;
 }
 
+// The reach test's distances of goals G (N, 16) or one (4, 4) from p1 (3,): (N,) (residual.hpp).
+nb::object reach_distances(nb::handle G_in, nb::handle p1_in, bool planar) {
+    const kc::np::View G = kc::np::view(G_in), p1 = sized(p1_in, 3, "p1: (3,)");
+    const std::size_t N = G.size() / 16;
+    if (G.size() != 16 * N) throw nb::index_error("goals: (N, 16) or (4, 4)");
+    double* d;
+    nb::object out = new_array({static_cast<Py_intptr_t>(N)}, d);
+    for (std::size_t t = 0; t < N; ++t) d[t] = kc::reach_distance(G.data + 16 * t, p1.data, planar);
+    return out;
+}
+
 // The pose error of q towards T: (e (6,), pose (4, 4), Jacobian (6, n), E, position, orientation).
 nb::tuple pose_error(const kc::Chain& ch, nb::handle q_in, nb::handle T_in) {
     const int n = ch.n;
@@ -186,12 +211,17 @@ double singular_bound(nb::handle J_in) {
 void bind_ik(nb::module_& m) {
     m.attr("FALLBACK") = static_cast<int>(kc::FALLBACK);
     m.attr("SETTINGS_LEN") = kc::SETTINGS_LEN;
-    nb::class_<kc::ClosedForm>(m, "ClosedForm", "A 6R arm's closed form (spherical wrist or UR type), packed once.")
+    nb::class_<kc::ClosedForm>(m, "ClosedForm",
+                               "A closed form packed once: a 6R arm's (spherical wrist, UR type), a 5-DOF "
+                               "yaw-pitch-pitch-pitch-roll arm's or a planar 2R/3R arm's.")
         .def("__init__", &init_closed, "S"_a, "F"_a, "P"_a, "joints"_a, "limit_tol"_a, "length_tol"_a, "rounding"_a)
-        .def("candidates", &closed_candidates, "T"_a, "ref"_a,
-             "The 8 branches of the pose T (4, 4) near ref (6,): (Q (8, 6), reach, off axis).")
-        .def("nearest", &closed_nearest, "T"_a, "seed"_a, "enforce"_a,
-             "The reachable branch (inside the limits if enforce) nearest seed (6,): (q, found).");
+        .def_prop_ro("n", &kc::ClosedForm::n)
+        .def_prop_ro("count", &kc::ClosedForm::count)
+        .def("fits", &kc::fits, "kind"_a, "phi"_a, "Whether it takes targets of this kind (0 pose … 3 planar).")
+        .def("candidates", &closed_candidates, "goal"_a, "kind"_a, "phi"_a, "ref"_a,
+             "The branches of a goal (16,) near ref (n,): (Q (count, n), reach, off axis).")
+        .def("nearest", &closed_nearest, "goal"_a, "kind"_a, "phi"_a, "seed"_a, "enforce"_a,
+             "The reachable branch (inside the limits if enforce) nearest seed (n,): (q, found).");
     nb::class_<kc::Solver>(m, "Solver", "Levenberg–Marquardt for one kind of target on one robot, its settings packed.")
         .def("__init__", &init_solver, "chain"_a, "kind"_a, "phi"_a, "weights"_a.none(), "bounds"_a, "settings"_a,
              "clip_first"_a, "adaptive_first"_a, "enforce"_a, "seeded"_a, "closed"_a.none())
@@ -201,6 +231,8 @@ void bind_ik(nb::module_& m) {
              "(q (N, n), status (N,), iterations (N,)) of N goals (N, 16) from seeds (N, n).")
         .def("verdicts", &verdicts, "goals"_a, "q"_a,
              "(N, 5): ok, position error, orientation error, inside, singularity undecided.");
+    m.def("reach_distances", &reach_distances, "goals"_a, "p1"_a, "planar"_a,
+          "‖p_d − p1‖ of each goal (N, 16) or of one (4, 4), on x, y alone if planar: (N,).");
     m.def("pose_error", &pose_error, "chain"_a, "q"_a, "T"_a, "(e, pose, Jacobian, E, position, orientation).");
     m.def("damped_step", &damped_step, "Je"_a, "e"_a, "lam"_a, "Δq, or None if not positive definite.");
     m.def("singular_bound", &singular_bound, "J"_a, "tr G · ‖L⁻¹‖²_F of the smaller Gram matrix G of J.");

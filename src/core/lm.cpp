@@ -296,8 +296,8 @@ int solve_one(const Solver& sv, const double* G, const double* q0, int restarts,
     double *qa = sc.take(n), *told = sc.take(n), *qw = sc.take(n), *qp = sc.take(n), *seed = sc.take(n);
     double* scratch = sc.take(n);
     const double* first = q0;
-    if (sv.seeded && sv.has_closed && n == 6 && sv.task.kind == POSE) {  // the closed form's branch nearest q0
-        nearest(sv.closed, G, q0, sv.enforce, seed);
+    if (sv.seeded && sv.has_closed && fits(sv.closed, sv.task.kind, sv.task.phi)) {  // its branch nearest q0
+        nearest(sv.closed, G, sv.task.kind, q0, sv.enforce, seed);
         first = seed;
     }
     bool clip, adaptive;

@@ -9,7 +9,9 @@
 #include <cstring>
 #include <vector>
 
+#include "batch.hpp"
 #include "chain.hpp"
+#include "lanes.hpp"
 #include "dynamics.hpp"
 #include "numpy_api.hpp"
 #include "parallel.hpp"
@@ -91,14 +93,6 @@ bool each_posed(const kc::Chain& ch, const double* Q, size_t count, Body body) {
     return kc::parallel_chunks(blocks, std::min(kc::workers_for(count, THREAD_GRAIN), blocks), run);
 }
 
-// Scratch of 6 × n doubles for one call of a body (on the stack up to 16 joints).
-struct JScratch {
-    double small[6 * 16];
-    std::vector<double> big;
-    double* data;
-    explicit JScratch(size_t n) : big(n > 16 ? 6 * n : 0), data(n > 16 ? big.data() : small) {}
-};
-
 void copy_top(const In& A, double* out) {  // the top three rows of a 4 × 4
     if (A.ndim() != 2 || A.shape(0) != 4 || A.shape(1) != 4) throw nb::index_error("expected a 4 x 4");
     std::memcpy(out, A.data(), 12 * sizeof(double));
@@ -137,54 +131,66 @@ void init_chain(kc::Chain* ch, const In& C, const In& joints, const In& before, 
     new (ch) kc::Chain(pack_chain(C, joints, before, after, base, tool));  // built before placed
 }
 
+// body(from, to) over the states [0, count) of a batch: in this thread for a small one; for a
+// large one without the GIL, over every core in runs of whole lane blocks (kc::LANES states).
+template <class Body>
+bool runs(size_t count, Body body) {
+    if (count < RELEASE_GIL) return body(size_t{0}, count);
+    nb::gil_scoped_release unlocked;
+    const size_t blocks = (count + kc::LANES - 1) / kc::LANES;
+    const size_t workers = std::min(kc::workers_for(count, THREAD_GRAIN), blocks);
+    return kc::parallel_chunks(blocks, workers, [&](size_t from, size_t to) {
+        return body(from * kc::LANES, std::min(count, to * kc::LANES));
+    });
+}
+
+// Poses T (count × 16) and, unless J is null, Jacobians J (count × 6 × n) in `frame` of Q:
+// one state by the single-state code, more by lane blocks (the same bits either way).
+bool posed_states(const kc::Chain& ch, const double* Q, size_t count, int frame, double* T, double* J) {
+    const size_t n = ch.n;
+    if (count == 1) {
+        double small[9 * 32];  // the stack up to 32 joints
+        std::vector<double> big(n > 32 ? 9 * n : 0);
+        double *theta = n > 32 ? big.data() : small, *s = theta + n, *c = s + n, *scratch = c + n;
+        double P[16];
+        kc::angles(ch, Q, 1, theta, s, c);
+        if (!J) return kc::pose(ch, theta, s, c, T);
+        const bool ok = kc::pose_jacobian(ch, theta, s, c, T ? T : P, J);
+        kc::reframe(ch.n, T ? T : P, J, frame, scratch);
+        return ok;
+    }
+    return runs(count, [&](size_t from, size_t to) {
+        double* Tk = T ? T + 16 * from : nullptr;
+        return J ? kc::jacobian_many(ch, Q + n * from, to - from, frame, Tk, J + 6 * n * from)
+                 : kc::fk_many(ch, Q + n * from, to - from, Tk);
+    });
+}
+
 nb::object fk(const kc::Chain& ch, nb::handle q_in) {
     const kc::np::View q = states(q_in, ch.n, "q");
     double* T;
     size_t count;
     nb::object out = make(q, {4, 4}, T, count);
-    const double* Q = q.data;
-    if (!each_posed(ch, Q, count, [&](size_t k, const double* s, const double* c) {
-            return kc::pose(ch, Q + k * ch.n, s, c, T + 16 * k);
-        }))
-        not_finite();
+    if (!posed_states(ch, q.data, count, kc::BASE, T, nullptr)) not_finite();
     return out;
 }
 
 nb::tuple fk_jacobian(const kc::Chain& ch, nb::handle q_in, int frame) {
     const kc::np::View q = states(q_in, ch.n, "q");
-    const size_t n = ch.n;
     double *T, *J;
     size_t count;
     nb::object Tout = make(q, {4, 4}, T, count);
     nb::object Jout = make(q, {6, ch.n}, J, count);
-    const double* Q = q.data;
-    bool ok = each_posed(ch, Q, count, [&](size_t k, const double* s, const double* c) {
-        double* Jk = J + 6 * n * k;
-        JScratch scratch(n);
-        const bool good = kc::pose_jacobian(ch, Q + k * n, s, c, T + 16 * k, Jk);
-        kc::reframe(ch.n, T + 16 * k, Jk, frame, scratch.data);
-        return good;
-    });
-    if (!ok) not_finite();
+    if (!posed_states(ch, q.data, count, frame, T, J)) not_finite();
     return nb::make_tuple(Tout, Jout);
 }
 
 nb::object jacobian(const kc::Chain& ch, nb::handle q_in, int frame) {
     const kc::np::View q = states(q_in, ch.n, "q");
-    const size_t n = ch.n;
     double* J;
     size_t count;
     nb::object Jout = make(q, {6, ch.n}, J, count);
-    const double* Q = q.data;
-    bool ok = each_posed(ch, Q, count, [&](size_t k, const double* s, const double* c) {
-        double* Jk = J + 6 * n * k;
-        double T[16];
-        JScratch scratch(n);
-        const bool good = kc::pose_jacobian(ch, Q + k * n, s, c, T, Jk);
-        kc::reframe(ch.n, T, Jk, frame, scratch.data);
-        return good;
-    });
-    if (!ok) not_finite();
+    if (!posed_states(ch, q.data, count, frame, nullptr, J)) not_finite();
     return Jout;
 }
 
@@ -238,11 +244,13 @@ nb::object rne(const kc::Dynamics& dy, nb::handle q_in, nb::handle qd_in, nb::ha
         else if (wrench.size() != 6) throw nb::index_error("wrench: (6,) or (..., 6)");
     }
     const double *Q = q.data, *QD = qd.data, *QDD = qdd.data, *G = g.data;
-    if (!each(count, [&](size_t k) {
-            return kc::rne(dy, Q + k * n, QD + k * n, QDD + k * n, G, W ? W + w_step * k : nullptr,
-                           friction, tau + k * n);
-        }))
-        not_finite();
+    const bool ok = count == 1 ? kc::rne(dy, Q, QD, QDD, G, W, friction, tau)
+                               : runs(count, [&](size_t from, size_t to) {
+                                     return kc::rne_many(dy, Q + n * from, QD + n * from, QDD + n * from, to - from,
+                                                         G, W ? W + w_step * from : nullptr, w_step, friction,
+                                                         tau + n * from);
+                                 });
+    if (!ok) not_finite();
     return out;
 }
 
@@ -274,7 +282,8 @@ nb::object mass_matrix(const kc::Dynamics& dy, nb::handle q_in) {
 
 }  // namespace
 
-void bind_ik(nb::module_& m);  // ik_module.cpp
+void bind_ik(nb::module_& m);         // ik_module.cpp
+void bind_clearance(nb::module_& m);  // clearance_module.cpp
 
 NB_MODULE(_core, m) {
     // Robot handles live in their robots' caches; a test run ends with some robots still held by
@@ -310,4 +319,5 @@ NB_MODULE(_core, m) {
         .def("mass_matrix", &mass_matrix, "q"_a, "M(q) (..., n, n) by the composite-rigid-body algorithm, SI.");
 
     bind_ik(m);
+    bind_clearance(m);
 }

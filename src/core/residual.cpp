@@ -17,7 +17,7 @@ void posed(const Chain& ch, const double* q, double* T, double* J) {
     std::vector<double> big(ch.n > MAX_N ? 3 * ch.n : 0);
     double* b = ch.n > MAX_N ? big.data() : buf;
     angles(ch, q, 1, b, b + ch.n, b + 2 * ch.n);
-    pose_jacobian(ch, q, b + ch.n, b + 2 * ch.n, T, J);
+    pose_jacobian(ch, b, b + ch.n, b + 2 * ch.n, T, J);
 }
 
 // Python's (x + π) % 2π − π: an angle difference in [−π, π).

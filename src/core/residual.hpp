@@ -11,6 +11,8 @@
 // a_d in 12–14 and φ_d in 15 (a pose T is its own goal).
 #pragma once
 
+#include <cmath>
+
 #include "chain.hpp"
 
 namespace kc {
@@ -35,6 +37,14 @@ Task task_of(int kind, bool phi, const double* weights);
 // E = ½‖e‖².
 double residual(const Chain& ch, const Task& task, const double* G, const double* q, double* e, double* Je,
                 double* T, double* J, double& pos, double& ori);
+
+// The reach test's distance: ‖p_d − p1‖ of goal G's point from p1 (3), on x and y alone for a
+// planar target; exact for any finite input (hypot: no overflow), inf beyond the largest float.
+// A target is within reach when it is at most the arm's bound (ik/reach.py) away.
+inline double reach_distance(const double* G, const double* p1, bool planar) {
+    const double dx = G[3] - p1[0], dy = G[7] - p1[1];
+    return planar ? std::hypot(dx, dy) : std::hypot(dx, dy, G[11] - p1[2]);
+}
 
 // log(M) of a rotation M (row-major) into w (3); returns θ = ‖w‖ (near π from the symmetric part).
 double rotation_log(const double* M, double* w);

@@ -69,9 +69,16 @@ inline void sincos(double x, double& s, double& c) {
     }
 }
 
-// sincos over arrays: the branch-free loop first (it vectorises), then the few out of range.
-inline void sincos_many(const double* x, std::size_t count, double* s, double* c) {
-    for (std::size_t k = 0; k < count; ++k) sincos_reduced(x[k], s[k], c[k]);
+// sincos over arrays: the branch-free loop first (it vectorises), then, only if some x is out of
+// range (or NaN), the C library's for those. The flag is an integer OR: it vectorises too.
+inline void sincos_many(const double* __restrict x, std::size_t count, double* __restrict s,
+                        double* __restrict c) {
+    unsigned out = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+        sincos_reduced(x[k], s[k], c[k]);
+        out |= !trig_in_range(x[k]);
+    }
+    if (!out) return;
     for (std::size_t k = 0; k < count; ++k)
         if (!trig_in_range(x[k])) s[k] = std::sin(x[k]), c[k] = std::cos(x[k]);
 }

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..kinematics.handle import chain_handle
 from ..model.robot import Robot
-from .closed_pack import closed_form
+from .closed_pack import TARGET_KINDS, closed_form, fits, labels
+from .goals import goals
 from .numeric import CONVERGED
 from .options import LIMIT_MODES, solver_options
 from .reach import out_of_reach_message, reach_check
@@ -63,21 +64,16 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
 
 
 def _one_compiled(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
-    """`analytic_solutions(rs, t, q_ref=seeds)` for one pose target, in the compiled core: every
+    """`analytic_solutions(rs, t, q_ref=seeds)` for one target, in the compiled core: every
     branch (`_core.ClosedForm.candidates`, the NumPy solvers' equations in C++) and which of
     them FK reproduces (`analytic._fk_check`'s test, on the core's FK). None when no compiled
-    closed form fits the arm (the NumPy solvers then answer)."""
-    if len(seeds) != 1 or t.kind != "pose" or rs.n != 6:
+    closed form takes the target (the NumPy solvers then answer)."""
+    if len(seeds) != 1 or not fits(rs, t):
         return None
     from .analytic import finite_branches, reproduces
-    from .closed_pack import closed_form, labels
 
     form = closed_form(rs)
-    if form is None:
-        return None
-    T = np.eye(4)
-    T[:3, :3], T[:3, 3] = t.R[0], t.p[0]
-    Q = form.candidates(T, seeds[0])[0]
+    Q = form.candidates(goals(t)[0], TARGET_KINDS[t.kind], t.phi is not None, seeds[0])[0]
     (Q,), (lost,) = finite_branches(Q[None], seeds)
     try:
         T = chain_handle(rs)[0].fk(Q)  # the compiled core's FK
@@ -115,7 +111,7 @@ def _core_solutions(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray
     """`analytic_solutions(rs, t, q_ref=seeds)` by the core's closed form, target by target, so a
     target's branches are the same bits in any batch (NumPy's vectorised forms round by batch
     size); None where the core has no closed form for the arm (or a branch left the numbers)."""
-    if t.kind != "pose" or len(seeds) == 0 or closed_form(rs) is None:
+    if len(seeds) == 0 or not fits(rs, t):
         return None
     parts = [_one_compiled(rs, t[np.array([i])], seeds[i:i + 1]) for i in range(len(seeds))]
     if any(p is None for p in parts):

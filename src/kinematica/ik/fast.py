@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import numpy as np
 
+from .._core import reach_distances
 from ..bounds import RESTARTS
 from ..kinematics.cache import cache_of
 from ..model.robot import Robot
@@ -57,7 +58,7 @@ def _make_constants(robot: Robot, mode: str, closed_form_seed: bool) -> tuple | 
     p1, reach = _bound(robot)
     scale = reach if np.isfinite(reach) and reach > 0 else 1.0
     sv = solver(robot, opts, scale, mode != "ignore", seeded)
-    return sv, tuple(p1.tolist()), reach + allowance(robot, opts.tol_position)
+    return sv, p1, reach + allowance(robot, opts.tol_position)
 
 
 def one_pose(robot: Robot, target, q0, limits: str, restarts, seed, closed_form_seed=True) -> IKResult | None:
@@ -78,12 +79,11 @@ def one_pose(robot: Robot, target, q0, limits: str, restarts, seed, closed_form_
         return None
     if q0 is None:
         q0 = robot.q_home
-    sv, (x1, y1, z1), reach = const
+    sv, p1, reach = const
     vals = target.ravel().tolist()
     if not math.isfinite(sum(vals)) or not rotation_floats(*vals[0:3], *vals[4:7], *vals[8:11]):
         return None
-    x, y, z = vals[3], vals[7], vals[11]
-    if not math.hypot(x - x1, y - y1, z - z1) <= reach:  # `reach.reach_check`'s test (hypot: no overflow)
+    if not reach_distances(target, p1, False)[0] <= reach:  # `reach.reach_check`'s test
         return None
     done = solve_single(robot, sv, target, q0, restarts, seed)
     if done is None or not done[3]:

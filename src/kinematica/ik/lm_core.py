@@ -37,8 +37,9 @@ from ..kinematics.cache import cache_of
 from ..kinematics.handle import chain_handle
 from ..model.memo import per_robot
 from ..model.robot import LIMIT_TOL, Robot
+from .goals import goals
 from .restarts import HARD, NEAR, NO_PROGRESS, RESTART_ITER, modes
-from .closed_pack import closed_form
+from .closed_pack import TARGET_KINDS as KINDS, closed_form
 from .limits import MARGIN, polish_margin
 from .numeric import Options
 from .target import Target
@@ -66,14 +67,11 @@ def bounds(robot: Robot) -> np.ndarray:
     return np.stack([lo, hi, np.where(np.isfinite(lo), lo, -span), np.where(np.isfinite(hi), hi, span)])
 
 
-KINDS = {"pose": 0, "position": 1, "approach": 2, "planar": 3}  # src/core/residual.hpp
-
-
 def solver(robot: Robot, opts: Options, scale: float, enforce: bool, seeded: bool, kind: str = "pose",
            phi: bool = False, weights: np.ndarray | None = None):
     """The core's solver for one kind of target on the solver's robot, with these options: the
-    first attempt's modes (`restarts.modes`), the limits enforced or not, and whether to seed a pose
-    from the closed form (taken only where the arm has one)."""
+    first attempt's modes (`restarts.modes`), the limits enforced or not, and whether to seed from
+    the closed form (taken only where the arm has one that takes this kind of target)."""
     clip, adaptive = (bool(x) for x in modes(np.array(0), opts))
     dof = {"pose": 6, "position": 3, "approach": 5, "planar": 2 + phi}[kind]
     settings = kernel_settings(opts, scale, None, polish_margin(robot, dof))
@@ -86,7 +84,8 @@ def solver(robot: Robot, opts: Options, scale: float, enforce: bool, seeded: boo
             made.clear()  # (the closed form too: made again at its next use)
         from .._core import Solver
 
-        form = closed_form(robot) if seeded and kind == "pose" else None
+        form = closed_form(robot) if seeded else None
+        form = form if form is not None and form.fits(KINDS[kind], phi) else None
         found = made[key] = Solver(chain_handle(robot)[0], KINDS[kind], phi, weights, bounds(robot), settings, clip,
                                    adaptive, enforce, form is not None, form)
     return found
@@ -95,22 +94,6 @@ def solver(robot: Robot, opts: Options, scale: float, enforce: bool, seeded: boo
 def solver_for(robot: Robot, t: Target, opts: Options, scale: float, enforce: bool, seeded: bool):
     """`solver` for the kind, heading and weights of target t."""
     return solver(robot, opts, scale, enforce, seeded, t.kind, t.phi is not None, t.weights)
-
-
-def goals(t: Target) -> np.ndarray:
-    """The targets t (N,) as the core's goals (N, 16): laid out as 4 × 4 poses, row-major — R_d
-    and p_d where a pose has them, a_d in 12–14, φ_d in 15 (src/core/residual.hpp)."""
-    N = int(np.prod(t.shape))
-    G = np.zeros((N, 4, 4))
-    p = t.p.reshape(N, -1)  # (a planar target's is (x, y) or (x, y, 0))
-    G[:, :p.shape[1], 3] = p
-    if t.R is not None:
-        G[:, :3, :3] = t.R.reshape(N, 3, 3)
-    if t.a is not None:
-        G[:, 3, :3] = t.a.reshape(N, 3)
-    if t.phi is not None:
-        G[:, 3, 3] = t.phi.reshape(N)
-    return G.reshape(N, 16)
 
 
 def core_seed(seed: int | None) -> int:

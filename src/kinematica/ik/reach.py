@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core import reach_distances
 from ..kinematics.fk import fk_frames
 from ..model.robot import Robot
+from .goals import goals
 from .target import Target
 from ..model.memo import per_robot
 
@@ -61,16 +63,16 @@ def _geometry(robot: Robot) -> tuple[np.ndarray, float, float]:
 def reach_check(robot: Robot, target: Target, tol: float,
                 world: Robot | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """Per target (N,): reachable flag (distance ≤ R_max + `allowance(robot, tol)`, tol the
-    position tolerance), distance from the first joint, and the bound R_max."""
+    position tolerance), distance from the first joint (the core's `reach_distances`), and the
+    bound R_max."""
     p1, reach = _bound(robot)
-    d = target.p - p1
-    if target.kind == "planar":
-        d = d[..., :2]
-    return (dist := distance(d)) <= reach + allowance(robot, tol, world), dist, reach
+    dist = reach_distances(goals(target), p1, target.kind == "planar").reshape(target.shape)
+    return dist <= reach + allowance(robot, tol, world), dist, reach
 
 
 def distance(d: np.ndarray) -> np.ndarray:
-    """‖d‖ along the last axis, exact for any finite d as `math.hypot` is: divided by its
+    """‖d‖ along the last axis (the NumPy form of the core's reach distance, for the explain
+    engine and the tests), exact for any finite d as `math.hypot` is: divided by its
     largest entry first, since the squares of a finite 1e308 overflow (a target that far is out
     of reach, and its message should say how far, not warn). A length beyond the largest float
     is inf.

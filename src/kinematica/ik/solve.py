@@ -21,7 +21,6 @@ solvers iterate on `frame.solver_problem`.
 
 from __future__ import annotations
 
-import math
 
 from ..errors import InputError, InputTypeError
 
@@ -37,10 +36,10 @@ from .fast import one_pose
 from .limits import random_seeds, wrap_into_limits
 from .numeric import CONVERGED, STALLED, Options, iterate
 from .options import check_option_names, default_tolerance, limit_mode, solver_options
-from .reach import _bound, allowance, out_of_reach_message, reach_check
+from .reach import _bound, out_of_reach_message, reach_check
 from .result import IKResult
 from .secondary import check_goals, improve
-from .closed_pack import closed_form
+from .closed_pack import fits
 from .lm_core import goals as core_goals, solve_batch, solve_single, solver_for
 from .single import Problem, solve_one, verdict_one
 from .frame import fit_target, judged, solver_problem
@@ -216,11 +215,12 @@ def _solve_many(robot, t, seeds, reachable, opts, enforce, restarts, rng, histor
 
 def _first_seeds(rs: Robot, t: Target, seeds: np.ndarray, enforce: bool, seeded: bool) -> tuple[np.ndarray, bool]:
     """The first attempts' seeds and whether the core takes the closed form's nearest branch
-    itself (a pose on a 6R arm with a spherical wrist or UR geometry); elsewhere, where seeded,
-    the NumPy closed forms' nearest branch (`closed.closed_form_seeds`), else the seeds."""
+    itself (where it has a closed form for the arm and the target's kind: `closed_pack.fits`);
+    elsewhere, where seeded, the NumPy closed forms' nearest branch (`closed.closed_form_seeds`),
+    else the seeds."""
     if not seeded:
         return seeds, False
-    if t.kind == "pose" and closed_form(rs) is not None:
+    if fits(rs, t):
         return seeds, True
     return closed_form_seeds(rs, t, seeds, enforce), False
 
@@ -247,10 +247,7 @@ def _ik_one(robot, world, rs, t, shape, q0, seed, opts, enforce, restarts) -> IK
         if q0.size != robot.n:
             raise InputError(f"q0: expected one seed or one per target (1), got shape {q0.shape}")
         q0 = q0.reshape(robot.n)
-    p1, reach = _bound(rs)
-    d = (t.p - p1)[:2] if t.kind == "planar" else t.p - p1
-    dist = math.hypot(*d.tolist())  # (no overflow for a far finite target: `reach.distance`)
-    reachable = dist <= reach + allowance(rs, opts.tol_position, robot)
+    (reachable,), (dist,), reach = reach_check(rs, t.reshape(1), opts.tol_position, robot)
     pb = Problem(rs, t, opts, enforce, reach if np.isfinite(reach) and reach > 0 else 1.0)
     history = [] if opts.history else None
     seeded = reachable and history is None and not opts.clip_limits and opts.closed_form_seed  # (see `ik`)

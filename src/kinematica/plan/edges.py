@@ -20,6 +20,14 @@ motion, not only at its samples, and no checked states are more than `resolution
 
 All the states of one edge (and each level of bisection) go to the scene in one batched query
 (in chunks of `CHUNK`), not one call per state.
+
+The distances need not be exact: any d_i at most the true distance proves the same, since the
+true distance changes by at most L_i over the piece. So each state first gets the compiled
+core's lower bound (`scene.bound.ClearanceBound`: the links as covering spheres, ~1/15 of
+coal's cost); coal's exact distance is asked only where that bound is not positive, and for the
+ends of a piece the bounds alike do not clear, before the piece is bisected. A state the bound
+finds positive is free; one it does not goes to coal, so no answer differs from coal's alone
+but by a piece that only the exact ends clear (then bisected as before).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from ..scene.bound import ClearanceBound
 from ..scene.sweep import motion_bounds
 
 CHUNK = 256  # states per scene query: the first colliding chunk ends an edge's check early
@@ -48,13 +57,15 @@ class EdgeChecker:
     hi: np.ndarray
     weights: np.ndarray
     resolution: float
+    fast: ClearanceBound | None = None
     checks: int = field(default=0)
+    exact_checks: int = field(default=0)
 
     @classmethod
     def build(cls, scene: Any, robot: str, lo: np.ndarray, hi: np.ndarray, resolution: float) -> "EdgeChecker":
         entry = scene.robots[robot]
         c = motion_bounds(entry, scene.geometry(robot), np.stack([lo, hi]))
-        return cls(scene, robot, lo, hi, c, float(resolution))
+        return cls(scene, robot, lo, hi, c, float(resolution), ClearanceBound.build(scene, robot))
 
     def sweep(self, qa: np.ndarray, qb: np.ndarray) -> float:
         """L: the most any link point moves from qa to qb in a straight joint-space line (scene unit)."""
@@ -70,27 +81,36 @@ class EdgeChecker:
         """Per state of Q (m, n): inside the box and touching nothing (bool (m,)); a collision
         check, cheaper than `clearance`: what a planner asks of a single state."""
         Q = np.atleast_2d(Q)
-        inside = np.all((Q >= self.lo) & (Q <= self.hi), axis=1)
-        ok = inside.copy()
+        ok = np.all((Q >= self.lo) & (Q <= self.hi), axis=1)
+        self.checks += int(ok.sum())
+        ask = ok & ~(self._bound(Q) > 0)  # (the bound proves the others free)
         for a in range(0, len(Q), CHUNK):
-            part = inside[a:a + CHUNK]
+            part = ask[a:a + CHUNK]
             if not part.any():
                 continue
-            self.checks += int(part.sum())
+            self.exact_checks += int(part.sum())
             hit = np.atleast_1d(self.scene.check({self.robot: Q[a:a + CHUNK][part]}).colliding)
             ok[a:a + CHUNK][part] = ~hit
         return ok
 
-    def clearance(self, Q: np.ndarray) -> np.ndarray:
-        """Per state of Q (m, n): the smallest signed distance in the scene (scene unit; ≤ 0
-        touching, inf with nothing to check; −inf outside the box)."""
+    def clearance(self, Q: np.ndarray, exact: bool = False) -> np.ndarray:
+        """Per state of Q (m, n): at most the smallest signed distance in the scene (scene unit;
+        ≤ 0 touching, inf with nothing to check; −inf outside the box) — the core's bound where
+        it is positive, else (or with `exact`) coal's distance itself."""
         Q = np.atleast_2d(Q)
         d = np.full(len(Q), -np.inf)
         inside = np.all((Q >= self.lo) & (Q <= self.hi), axis=1)
-        if inside.any():
-            self.checks += int(inside.sum())
-            d[inside] = np.atleast_1d(self.scene.distance({self.robot: Q[inside]}).min_distance)
+        self.checks += int(inside.sum())
+        if not exact:
+            d[inside] = self._bound(Q[inside])
+        ask = inside & ~(d > 0)
+        if ask.any():
+            self.exact_checks += int(ask.sum())
+            d[ask] = np.atleast_1d(self.scene.distance({self.robot: Q[ask]}).min_distance)
         return d
+
+    def _bound(self, Q: np.ndarray) -> np.ndarray:
+        return np.full(len(Q), -np.inf) if self.fast is None or not len(Q) else self.fast.bound(Q)
 
     def edge_free(self, qa: np.ndarray, qb: np.ndarray) -> bool:
         """Whether the straight motion qa → qb touches nothing (see the module text)."""
@@ -114,21 +134,33 @@ class EdgeChecker:
         return bool(np.all(d > 0)) and self._cleared(S[:-1], S[1:], d[:-1], d[1:])
 
     def _cleared(self, a: np.ndarray, b: np.ndarray, da: np.ndarray, db: np.ndarray) -> bool:
-        """Whether every piece a_i → b_i, its ends clear by da_i, db_i > 0, is free: cleared by
-        its ends' distances, else bisected, `DEPTH` levels at most (see the module text)."""
+        """Whether every piece a_i → b_i, its ends clear by da_i, db_i > 0 (lower bounds), is
+        free: cleared by its ends' distances — made exact where bounds do not clear it — else
+        bisected, `DEPTH` levels at most (see the module text)."""
+        ea, eb = np.zeros(len(a), bool), np.zeros(len(b), bool)  # whether da, db are coal's own
         for level in range(DEPTH + 1):
             still = da + db <= np.abs(b - a) @ self.weights
+            if still.any() and self.fast is not None:  # the exact ends may clear what bounds do not
+                for d, e, x in ((da, ea, a), (db, eb, b)):
+                    up = still & ~e
+                    if up.any():
+                        d[up], e[up] = self.clearance(x[up], exact=True), True
+                if np.any(da[still] <= 0) or np.any(db[still] <= 0):
+                    return False
+                still = da + db <= np.abs(b - a) @ self.weights
             if not still.any():
                 return True
             if level == DEPTH:
                 return False  # too close to tell at 2^-DEPTH of a piece: taken as blocked
-            a, b, da, db = a[still], b[still], da[still], db[still]
+            a, b, da, db, ea, eb = a[still], b[still], da[still], db[still], ea[still], eb[still]
             m = 0.5 * (a + b)
             dm = self.clearance(m)
             if np.any(dm <= 0):
                 return False
+            fresh = np.zeros(len(m), bool)
             a, b = np.concatenate([a, m]), np.concatenate([m, b])
             da, db = np.concatenate([da, dm]), np.concatenate([dm, db])
+            ea, eb = np.concatenate([ea, fresh]), np.concatenate([fresh, eb])
         return False
 
     def first_blocked(self, path: np.ndarray) -> int | None:

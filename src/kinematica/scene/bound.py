@@ -1,0 +1,107 @@
+"""A lower bound on one robot's clearance in a scene, computed by the compiled core: what a
+planner asks of thousands of states before the exact check (coal) looks at the few it leaves.
+
+`ClearanceBound.build(scene, robot)` packs, once, the robot's bodies as covering spheres
+(`spheres.cover`), the scene's obstacles and the other robots' bodies (held at their scene q)
+as things — exact boxes, spheres, capsules and cylinders; a mesh as its covering spheres — and
+the scene's body pairs that involve the robot (the same pairs `scene.check` tests: its own
+non-excluded pairs, it against every other robot and obstacle, minus the allowed ones).
+`bound(Q)` is then, per state, a number never above the scene's signed distance
+`scene.distance({robot: q}).min_distance` over those pairs (src/core/clearance.hpp): a state
+it finds positive is free without asking coal.
+
+>>> import kinematica as km, numpy as np
+>>> scene = km.Scene.load("kuka-table")
+>>> b = ClearanceBound.build(scene, "kuka")
+>>> q = scene.robots["kuka"].q
+>>> bool(b.bound(q[None])[0] <= scene.distance({"kuka": q}).min_distance + 1e-12)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._core import Clearance
+from ..kinematics.handle import chain_handle
+from .shapes import SceneError, Shape
+from .spheres import placed
+
+KINDS = {"sphere": 0, "box": 1, "capsule": 2, "cylinder": 3}  # src/core/clearance.hpp: Primitive
+
+
+def _thing(shape: Shape, pose: np.ndarray) -> tuple[list[int], list[np.ndarray], list[np.ndarray]]:
+    """(kinds, world poses, sizes) of one fixed part: a primitive as itself, a mesh as its spheres."""
+    if shape.kind == "mesh":
+        centres, radii = placed(shape, pose)
+        poses = [np.block([[np.eye(3), c[:, None]], [np.zeros((1, 3)), np.ones((1, 1))]]) for c in centres]
+        return [0] * len(radii), poses, [np.array([r, 0.0, 0.0]) for r in radii]
+    if shape.kind == "box":
+        size = 0.5 * np.asarray(shape.size, dtype=float)
+    elif shape.kind == "sphere":
+        size = np.array([shape.radius, 0.0, 0.0])
+    else:
+        size = np.array([shape.radius, 0.5 * shape.length, 0.0])
+    return [KINDS[shape.kind]], [pose], [size]
+
+
+@dataclass(frozen=True)
+class ClearanceBound:
+    """The core's clearance model of one robot of a scene (module text); `radius` is the largest
+    covering sphere's, in the scene's length unit."""
+
+    core: Any
+    robot: str
+    radius: float
+
+    @classmethod
+    def build(cls, scene: Any, robot: str) -> "ClearanceBound":
+        comp = scene.compiled()
+        col = comp.collider
+        mine = comp.slices[robot]
+        entry = scene.robots[robot]
+        n = entry.robot.n
+        at = comp.body_poses({r.name: r.q[None] for r in comp.entries}, 1)[0]  # everything else where it stands
+        spheres: list[list[np.ndarray]] = [[] for _ in range(n + 1)]
+        things: dict[int, list[int]] = {}  # body of another robot or an obstacle → its things
+        kinds, poses, sizes = [], [], []
+        for part, (shape, body) in enumerate(zip(col.shapes, col.bodies)):
+            if mine.start <= body < mine.stop:
+                c, r = placed(shape, col.placements[part])
+                spheres[body - mine.start].append(np.column_stack([c, r]))
+                continue
+            k, p, z = _thing(shape, at[body] @ col.placements[part])
+            things.setdefault(int(body), []).extend(range(len(kinds), len(kinds) + len(k)))
+            kinds += k
+            poses += p
+            sizes += z
+        self_pairs, thing_pairs = [], []
+        for a, b in col.pair_bodies:
+            a_mine, b_mine = mine.start <= a < mine.stop, mine.start <= b < mine.stop
+            if a_mine and b_mine:
+                self_pairs += [a - mine.start, b - mine.start]
+            elif a_mine or b_mine:
+                body, other = (a, b) if a_mine else (b, a)
+                for t in things.get(other, ()):
+                    thing_pairs += [body - mine.start, t]
+        S = [np.concatenate(s) if s else np.zeros((0, 4)) for s in spheres]
+        first = np.concatenate([[0], np.cumsum([len(s) for s in S])]).astype(int).tolist()
+        allS = np.concatenate(S) if first[-1] else np.zeros((0, 4))
+        core = Clearance(chain_handle(entry.robot)[0], np.asarray(entry.base, dtype=float), float(entry.scale), first,
+                         allS, kinds, np.array(poses).reshape(-1, 4, 4), np.array(sizes).reshape(-1, 3),
+                         self_pairs, thing_pairs)
+        return cls(core, robot, float(allS[:, 3].max()) if len(allS) else 0.0)
+
+    def bound(self, Q: np.ndarray) -> np.ndarray:
+        """Per state of Q (..., n): a lower bound on the robot's clearance (scene length unit; inf
+        with nothing to test)."""
+        try:
+            return self.core.clearances(np.ascontiguousarray(Q, dtype=float))
+        except ValueError:  # the core found NaN or infinity
+            raise SceneError(f"q[{self.robot!r}]: contains NaN or infinity") from None
+
+
+__all__ = ["ClearanceBound"]
