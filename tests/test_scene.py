@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 import kinematica as km
 from kinematica import spatial
-from capsule_oracle import ball_gap, pair_gap, segment_distance, world_capsules
+from capsule_oracle import ball_gap, pair_gap, world_capsules
 
 BRACCIO = km.load("braccio")
 PANDA = km.load("panda")

@@ -16,8 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from kinematica.scene.linkgeom import LinkGeometry, link_geometry
-from kinematica.scene.shapes import mesh_data
+from kinematica.scene import LinkGeometry, link_geometry, mesh_data
 from kinematica.viz.geometry import arm_geometry
 
 from .grid import turn_y_to

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .shapes import SceneError
+
 GRID = 48  # radii tried between r_0 and the enclosing sphere's, before one refinement
 MAX_PARTS = 4  # capsules at most for one set of points (`fit_capsules`)
 SPLIT_GAIN = 0.7  # two halves' capsules replace one when they take less than this of its volume
@@ -106,14 +108,8 @@ def _hull_2d(P: np.ndarray) -> np.ndarray:
 
 def _hull_3d(P: np.ndarray) -> np.ndarray:
     """The vertices of the points' convex hull (all the points when they span no volume)."""
-    if len(P) <= 4:
-        return P
-    from scipy.spatial import ConvexHull, QhullError
-
-    try:
-        return P[ConvexHull(P).vertices]
-    except QhullError:
-        return P
+    hull = _hull(P) if len(P) > 4 else None
+    return P if hull is None else P[hull.vertices]
 
 
 def _ends(t: np.ndarray, d: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -156,7 +152,7 @@ def fit_capsule(points: np.ndarray) -> FittedCapsule:
     projection, radius and ends of least volume."""
     P = np.asarray(points, float).reshape(-1, 3)
     if len(P) == 0 or not np.all(np.isfinite(P)):
-        raise ValueError("fit_capsule: expected finite points (m, 3), m ≥ 1")
+        raise SceneError("fit_capsule: expected finite points (m, 3), m ≥ 1")
     P = _hull_3d(P)  # a capsule is convex: holding the hull's vertices holds every point
     X = P - P.mean(axis=0)
     _, vecs = np.linalg.eigh(X.T @ X)
