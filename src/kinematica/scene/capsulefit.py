@@ -188,16 +188,16 @@ def fit_capsules(points: np.ndarray, max_parts: int = MAX_PARTS) -> list[FittedC
     """Capsules whose union holds `points` (m, 3): one `fit_capsule`, or — where the points are
     flat or wide (a base plate, a turntable) and one capsule would be a bloated sphere — the
     capsules of the two halves of their convex hull (cut normal to its second principal
-    direction, recursively), when those together take less than `SPLIT_GAIN` of the one's
-    volume; at most `max_parts` capsules."""
+    direction, each half fitted likewise), when those together take less than `SPLIT_GAIN` of
+    the one's volume; at most `max_parts` capsules. (A disc's halves alone gain too little;
+    its quarters do: the halves are fitted to the end before the split is judged.)"""
     P = _hull_3d(np.asarray(points, float).reshape(-1, 3))
     one = fit_capsule(P)
     hull = _hull(P) if max_parts > 1 else None
-    if hull is None:
-        return [one]
+    if hull is None or hull.volume >= SPLIT_GAIN * one.volume:
+        return [one]  # halves covering the hull take at least its volume: no split could win
     a, b = _halves(P, hull)
     if len(a) < 2 or len(b) < 2:
         return [one]
-    left, right = fit_capsules(a, max_parts // 2), fit_capsules(b, max_parts - max_parts // 2)
-    split = left + right
+    split = fit_capsules(a, max_parts // 2) + fit_capsules(b, max_parts - max_parts // 2)
     return split if sum(c.volume for c in split) < SPLIT_GAIN * one.volume else [one]
