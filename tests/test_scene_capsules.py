@@ -178,3 +178,30 @@ def test_a_flat_plate_is_covered_by_several_capsules_not_one_sphere():
     sides = [[x, y, z] for x in g for y in (-0.13, 0.13) for z in np.linspace(-0.01, 0.01, 5)]
     for p in np.array(faces + sides + [[y, x, z] for x, y, z in sides]):
         assert min(segment_distance(p, c.a, c.b) - c.radius for c in split) <= 1e-12
+
+
+def test_only_links_without_urdf_shapes_are_fitted_and_an_unreadable_mesh_falls_back():
+    """A link with URDF `<collision>` shapes keeps them and its drawn meshes are never read
+    (example-robot-data's UR5 and Panda draw DAE meshes: reading them for nothing took 18 s);
+    a drawn mesh that cannot be read leaves its link on skeleton capsules, with a warning."""
+    import sysconfig
+    import warnings
+    from pathlib import Path
+
+    from kinematica.model.visual import Visual
+
+    kr6 = km.load("kuka-kr6-r900")
+    broken = kr6.replace(extras={**kr6.extras, "visuals": kr6.visuals + (Visual(2, "mesh", path="/nowhere/arm.stl"),)})
+    with pytest.warns(UserWarning, match="body 2: mesh: file not found: /nowhere/arm.stl: skeleton capsules"):
+        g = link_geometry(broken)
+    assert g.source[2] == "capsule" and set(g.source) - {"capsule"} == {"looks"}
+    urdf = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix/share/example-robot-data/robots/panda_description/urdf/panda.urdf"
+    if not urdf.is_file():
+        pytest.skip("example-robot-data (a test dependency) not installed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the URDF's own notes
+        panda = km.load(str(urdf))
+    unreadable = panda.replace(extras={**panda.extras, "visuals": (Visual(1, "mesh", path="/nowhere/link1.dae"),)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # reading the drawn mesh would warn: it is not read
+        assert set(link_geometry(unreadable).source) == {"urdf"}

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import math
 import threading
+import warnings
 from collections import OrderedDict
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 
@@ -92,18 +94,28 @@ def _points_of(shapes: tuple[Visual, ...]) -> dict[int, np.ndarray]:
     return {k: np.vstack(p) for k, p in sorted(out.items())}
 
 
-def fitted_capsules(robot: Robot) -> dict[int, list[FittedCapsule]]:
+def fitted_capsules(robot: Robot, bodies: Iterable[int] | None = None) -> dict[int, list[FittedCapsule]]:
     """Body number → the capsules `capsulefit.fit_capsules` fits to its drawn points (body
-    frame, robot length unit). Computed once per look: `km.load` gives a new Robot each call,
-    so the fits are kept by what is drawn (shapes, placements, mesh files' versions) for the
-    last `CACHED` looks, never by the robot object (which the cache would keep alive)."""
-    shapes = visuals(robot)
+    frame, robot length unit), for `bodies` (default all). A body whose drawn mesh cannot be
+    read is left out, with a warning (it keeps skeleton capsules). Computed once per look:
+    `km.load` gives a new Robot each call, so the fits are kept by what is drawn (shapes,
+    placements, mesh files' versions) for the last `CACHED` looks, never by the robot object
+    (which the cache would keep alive)."""
+    wanted = None if bodies is None else set(bodies)
+    shapes = tuple(v for v in visuals(robot) if wanted is None or v.body in wanted)
     key = tuple(_key(v) for v in shapes)
     with _lock:
         if key in _fits:
             _fits.move_to_end(key)
             return _fits[key]
-    found = {k: fit_capsules(P) for k, P in _points_of(shapes).items()}
+    found = {}
+    for body in sorted({v.body for v in shapes}):
+        try:
+            points = np.vstack([placed_points(v) for v in shapes if v.body == body])
+        except SceneError as e:
+            warnings.warn(f"{robot.name}: {e}: skeleton capsules for body {body}", stacklevel=3)
+            continue
+        found[body] = fit_capsules(points)
     with _lock:
         _fits[key] = found
         while len(_fits) > CACHED:

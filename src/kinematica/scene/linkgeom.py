@@ -1,6 +1,6 @@
 """Collision geometry of a robot's links: the URDF's own `<collision>` shapes where the robot
-came with them; else, where it has Looks, one capsule per link fitted to what is drawn for it;
-else capsules around each link's segments.
+came with them; else, where it has Looks, capsules fitted to what is drawn for each link (one,
+or up to 4 for a flat one); else capsules around each link's segments.
 
 Bodies are numbered 0..n: body 0 is the fixed base (from the base frame to joint 1), body k
 the link moved by joint k, rigid with link frame k (`km.fk_frames(robot, q)[..., k, :, :]`);
@@ -140,7 +140,7 @@ def link_geometry(robot: Robot, radius: float | None = None) -> LinkGeometry:
     if not (np.isfinite(r) and r > 0):
         raise SceneError(f"{robot.name}: collision radius must be a positive number, got {given!r}")
     urdf = robot.extras.get("collision_shapes") or {}
-    fitted = fitted_capsules(robot) if given is None else {}
+    fitted = fitted_capsules(robot, [k for k in range(robot.n + 1) if not urdf.get(k)]) if given is None else {}
     names = body_names(robot)
     parts: list[Part] = []
     source = []
