@@ -65,6 +65,7 @@ def test_move_home_and_the_commanded_state(capsys, emulator):
                  "--gripper", "40", "--port", emulator.url)
     assert d["degrees_sent"] == [80, 60, 170, 180, 90, 40] and emulator.degrees() == [80, 60, 170, 180, 90, 40]
     assert d["state"]["degrees"] == [80, 60, 170, 180, 90, 40] and "not measured" in d["state"]["note"]
+    assert d["state"]["measured"] is False  # the `Arm` flag, as `kinematica so101 state` says true
     np.testing.assert_allclose(d["state"]["q_deg"], [10, -30, 80, 90, 0], atol=1e-9)
     q = np.radians([10.4, -30, 80, 90, 0])
     want = np.linalg.norm(km.fk(BRACCIO, q)[:3, 3] - km.fk(BRACCIO, np.radians([10, -30, 80, 90, 0]))[:3, 3])
@@ -197,6 +198,14 @@ def test_the_readme_examples(capsys):
     exec(compile(snippet, "docs/hardware.md", "exec"), {})
     printed = capsys.readouterr().out.split()
     assert printed[:2] == ["True", "200"]  # ok, the last point acknowledged
+
+
+def test_emulate_stops_after_seconds_as_the_so101_one_does(capsys):
+    code, out, err = run(capsys, "braccio", "emulate", "--seconds", "0.2", "--soft-start", "0")
+    assert code == 0 and "socket://127.0.0.1:" in out and "Emulator stopped: 0 connection(s)" in out
+    for bad in ("0", "-1", "nan"):
+        code, out, err = run(capsys, "braccio", "emulate", "--seconds", bad)
+        assert code == 2 and out == "" and "--seconds" in err and err.count("\n") == 1
 
 
 def test_emulate_options_make_the_misbehaviour():

@@ -142,6 +142,9 @@ def test_braccio_play_streams_every_point_in_order_to_the_example_client(capsys,
     np.testing.assert_allclose([m["t"] for m in got], tr.t, rtol=0, atol=1e-12)
     np.testing.assert_allclose([m["q"] for m in got], tr.q, rtol=0, atol=1e-12)
     assert {m["source"] for m in got} == {"braccio"} and got[0]["robot"] == "braccio"
+    for m in got:  # commanded, not measured: the hobby servos report nothing
+        jsonschema.validate(m, SCHEMA)
+        assert m["measured"] is False and m["commanded"] == m["q"]
 
 
 def test_braccio_move_streams_the_commanded_state(capsys, rx):
@@ -152,6 +155,8 @@ def test_braccio_move_streams_the_commanded_state(capsys, rx):
     (m,) = rx.lines()
     np.testing.assert_allclose(m["q"], json.loads(out)["state"]["q"], rtol=0, atol=1e-12)
     assert m["t"] is None and m["seq"] == 0
+    assert m["measured"] is False and m["commanded"] == m["q"]
+    jsonschema.validate(m, SCHEMA)
 
 
 def test_a_bad_stream_address_is_refused_before_the_port_opens(capsys):

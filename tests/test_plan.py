@@ -11,6 +11,7 @@ import pytest
 import kinematica as km
 from kinematica.plan import PLANNERS
 from kinematica.scene import check_trajectory
+from kinematica.trajectory import TrajectoryError
 
 pytest.importorskip("ompl")
 
@@ -272,3 +273,70 @@ def test_the_cores_bound_spares_coal_most_checks_and_changes_no_plan(boxed):
     # with the radius: around skeleton capsules it was 240 of 2232
     assert q.checker.exact_checks > 2.5 * p.checker.exact_checks
     np.testing.assert_array_equal(p.path, q.path)
+
+
+# --- two arms planned together -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def two_pandas():
+    """Two Pandas facing each other across a shared table, 1.1 m apart; each starts with joint 1
+    at +0.9 rad and must end at −0.9 rad, so their wrists pass each other's on the way."""
+    s = km.Scene()
+    s.add_robot("left", "panda", base=km.spatial.transl([0, -0.55, 0]) @ km.spatial.rotz(np.pi / 2))
+    s.add_robot("right", "panda", base=km.spatial.transl([0, 0.55, 0]) @ km.spatial.rotz(-np.pi / 2))
+    s.add_obstacle("table", "box", pose=km.spatial.transl([0, 0, -0.15]), size=(1.2, 2.0, 0.1))
+
+    def arm(j1):
+        q = km.load("panda").q_home.copy()
+        q[0], q[1], q[3] = j1, 0.3, -1.9
+        return q
+
+    return s, {"left": arm(0.9), "right": arm(0.9)}, {"left": arm(-0.9), "right": arm(-0.9)}
+
+
+def test_two_arms_plan_together_and_never_touch_each_other(two_pandas):
+    scene, start, goal = two_pandas
+    both = {n: (np.array([0.0, 1.0]), np.stack([start[n], goal[n]])) for n in start}
+    straight = check_trajectory(scene, both, resolution=0.01)
+    assert straight.colliding and any(a.split("/")[0] != b.split("/")[0] for a, b in straight.collisions)
+    p = km.plan(scene, start, goal, seed=5, time_limit=10.0)
+    assert p.success, p.reason
+    assert p.robot == ("left", "right") and p.path.shape[1] == 14
+    paths = p.paths
+    np.testing.assert_array_equal(paths["left"][0], start["left"])
+    np.testing.assert_array_equal(paths["right"][-1], goal["right"])
+    # the independent check: coal through check_trajectory's own sampling, ten times finer, both arms moving
+    rep = check_trajectory(scene, {n: (np.arange(len(q), dtype=float), q) for n, q in paths.items()},
+                           resolution=p.resolution / 10)
+    assert not rep.colliding, str(rep)
+    with pytest.raises(TrajectoryError, match=r"Plan.trajectories\(vmax, amax\)"):
+        p.trajectory(1.0, 2.0)
+    # timed on one clock, each robot within its limits, the timed motion clear under coal
+    tr = p.trajectories(1.0, 2.0)
+    assert set(tr) == {"left", "right"}
+    np.testing.assert_array_equal(tr["left"].t, tr["right"].t)
+    for name, motion in tr.items():
+        assert np.all(np.abs(motion.qd) <= 1.0 + 1e-6) and np.all(np.abs(motion.qdd) <= 2.0 + 1e-6)
+        np.testing.assert_allclose(motion.q[0], start[name], atol=1e-9)
+        np.testing.assert_allclose(motion.q[-1], goal[name], atol=1e-9)
+    rep = check_trajectory(scene, {n: (m.t, m.q) for n, m in tr.items()}, resolution=p.resolution / 10)
+    assert not rep.colliding, str(rep)
+
+
+def test_a_group_goal_outside_the_limits_names_the_robot_and_joint(two_pandas):
+    scene, start, goal = two_pandas
+    p = km.plan(scene, start, dict(goal, left=np.full(7, 5.0)))
+    assert not p.success and "the goal is outside the joint limits: left's panda_joint1 = 5 rad" in p.reason
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"goal": np.zeros(7)}, r"give the goal per robot too"),
+    ({"goal": {"left": np.zeros(7)}}, r"goal: expected the robots of start \(left, right\)"),
+    ({"robot": "left"}, r"leave robot= out"),
+    ({"start": {"left": np.zeros(7), "middle": np.zeros(7)}}, r"start: unknown robot 'middle'"),
+    ({"start": {"left": np.zeros(7), "right": np.zeros(6)}}, r"start\['right'\]: the robot has 7 joints"),
+])
+def test_a_group_query_with_bad_input_gets_a_clear_error(two_pandas, kwargs, message):
+    scene, start, goal = two_pandas
+    args = {"start": start, "goal": goal, **kwargs}
+    with pytest.raises(km.PlanError, match=message):
+        km.plan(scene, args.pop("start"), args.pop("goal"), **args)

@@ -75,10 +75,17 @@ def test_each_command_builds_from_its_own_module():
     assert choices(build_parser("no-such-command")) == names  # argparse then names the choices
 
 
-def test_fk_and_jacobian_of_a_bundled_robot_need_no_scipy():
-    # reading the robot file validates it with jsonschema; nothing else heavy
+def test_fk_and_jacobian_of_a_bundled_robot_need_no_heavy_library():
+    # a bundled file skips the schema pass (the tests hold it to the schema): not even jsonschema
     assert loaded_after("import kinematica as km\nr = km.load('puma560')\nkm.fk(r, r.q_home)\n"
-                        "km.jacobian(r, r.q_home)") == ["jsonschema"]
+                        "km.jacobian(r, r.q_home)") == []
+
+
+def test_a_users_robot_file_is_still_validated_with_jsonschema(tmp_path):
+    import kinematica as km
+
+    path = km.save(km.load("puma560"), tmp_path / "arm.yaml")
+    assert loaded_after(f"import kinematica as km\nkm.load({str(path)!r})") == ["jsonschema"]
 
 
 def test_the_cli_entry_point_loads_no_heavy_library():

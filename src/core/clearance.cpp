@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "trig.hpp"
 
@@ -42,46 +43,126 @@ double to_thing(int kind, const double* P, const double* s, const double* p) {
 
 }  // namespace
 
-std::size_t clearance_scratch(const Clearance& m) {
-    return static_cast<std::size_t>(m.chain.n + 2) * 16 + 3 * (m.sphere.size() / 4) + 3 * m.chain.n;
-}
-
-bool clearance(const Clearance& m, const double* q, double* scratch, double* out) {
-    const int n = m.chain.n;
-    double *F = scratch, *W = F + 16 * (n + 2), *theta = W + 3 * (m.sphere.size() / 4);
-    double *s = theta + n, *c = s + n;
-    bool ok = true;
-    for (int i = 0; i < n; ++i) ok &= std::isfinite(q[i]);
-    if (!ok) return false;
-    for (int i = 0; i < n; ++i) theta[i] = q[i] + m.chain.offset[i];
-    sincos_many(theta, n, s, c);
-    frames(m.chain, q, s, c, F);
-    for (int b = 0; b < m.bodies; ++b) {  // the spheres' centres in the world
-        const double* T = F + 16 * b;
+void enclose(Clearance& m) {
+    m.hull.assign(4 * m.bodies, 0.0);
+    for (int b = 0; b < m.bodies; ++b) {
+        if (m.first[b] == m.first[b + 1]) continue;
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int k = m.first[b]; k < m.first[b + 1]; ++k)
+            for (int r = 0; r < 3; ++r) {
+                lo[r] = std::min(lo[r], m.sphere[4 * k + r] - m.sphere[4 * k + 3]);
+                hi[r] = std::max(hi[r], m.sphere[4 * k + r] + m.sphere[4 * k + 3]);
+            }
+        double* h = &m.hull[4 * b];
+        for (int r = 0; r < 3; ++r) h[r] = 0.5 * (lo[r] + hi[r]);
         for (int k = m.first[b]; k < m.first[b + 1]; ++k) {
             const double* x = &m.sphere[4 * k];
-            double y[3];
-            for (int r = 0; r < 3; ++r)
-                y[r] = T[4 * r] * x[0] + T[4 * r + 1] * x[1] + T[4 * r + 2] * x[2] + m.scale * T[4 * r + 3];
-            for (int r = 0; r < 3; ++r)
-                W[3 * k + r] = m.base[4 * r] * y[0] + m.base[4 * r + 1] * y[1] + m.base[4 * r + 2] * y[2] + m.base[4 * r + 3];
+            const double d = std::sqrt((x[0] - h[0]) * (x[0] - h[0]) + (x[1] - h[1]) * (x[1] - h[1]) +
+                                       (x[2] - h[2]) * (x[2] - h[2]));
+            h[3] = std::max(h[3], d + x[3]);
+        }
+    }
+}
+
+std::size_t clearance_scratch(const Clearance& m) {
+    std::size_t most = 0;
+    for (const Mover& r : m.movers) most = std::max<std::size_t>(most, r.chain.n + 2);
+    return 16 * most + 3 * (m.sphere.size() / 4) + 3 * m.bodies + 3 * m.n;
+}
+
+namespace {
+
+// A point x (3, in its body's scaled frame) of robot m's body frame T (top rows) into the world, y (3).
+inline void to_world(const Mover& m, const double* T, const double* x, double* y) {
+    double z[3];
+    for (int r = 0; r < 3; ++r) z[r] = T[4 * r] * x[0] + T[4 * r + 1] * x[1] + T[4 * r + 2] * x[2] + m.scale * T[4 * r + 3];
+    for (int r = 0; r < 3; ++r)
+        y[r] = m.base[4 * r] * z[0] + m.base[4 * r + 1] * z[1] + m.base[4 * r + 2] * z[2] + m.base[4 * r + 3];
+}
+
+inline double gap(const double* a, const double* b) {
+    return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+}  // namespace
+
+bool clearance(const Clearance& m, const double* q, double* scratch, double* out) {
+    std::size_t most = 0;  // frames of the longest chain
+    for (const Mover& r : m.movers) most = std::max<std::size_t>(most, r.chain.n + 2);
+    double *F = scratch, *W = F + 16 * most, *H = W + 3 * (m.sphere.size() / 4), *theta = H + 3 * m.bodies;
+    double *s = theta + m.n, *c = s + m.n;
+    bool ok = true;
+    for (int i = 0; i < m.n; ++i) ok &= std::isfinite(q[i]);
+    if (!ok) return false;
+    for (const Mover& r : m.movers) {  // its frames, then its spheres' and bodies' enclosing spheres' centres
+        const int n = r.chain.n;
+        for (int i = 0; i < n; ++i) theta[i] = q[r.q0 + i] + r.chain.offset[i];
+        sincos_many(theta, n, s, c);
+        frames(r.chain, q + r.q0, s, c, F);
+        for (int k = 0; k <= n; ++k) {
+            const int b = r.body0 + k;
+            to_world(r, F + 16 * k, &m.hull[4 * b], H + 3 * b);
+            for (int i = m.first[b]; i < m.first[b + 1]; ++i) to_world(r, F + 16 * k, &m.sphere[4 * i], W + 3 * i);
         }
     }
     double best = INFINITY;
     for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2) {
         const int a = m.self_pairs[p], b = m.self_pairs[p + 1];
+        if (gap(H + 3 * a, H + 3 * b) - m.hull[4 * a + 3] - m.hull[4 * b + 3] >= best) continue;
         for (int i = m.first[a]; i < m.first[a + 1]; ++i)
-            for (int j = m.first[b]; j < m.first[b + 1]; ++j) {
-                const double dx = W[3 * i] - W[3 * j], dy = W[3 * i + 1] - W[3 * j + 1], dz = W[3 * i + 2] - W[3 * j + 2];
-                best = std::min(best, std::sqrt(dx * dx + dy * dy + dz * dz) - m.sphere[4 * i + 3] - m.sphere[4 * j + 3]);
-            }
+            for (int j = m.first[b]; j < m.first[b + 1]; ++j)
+                best = std::min(best, gap(W + 3 * i, W + 3 * j) - m.sphere[4 * i + 3] - m.sphere[4 * j + 3]);
     }
     for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2) {
         const int a = m.thing_pairs[p], t = m.thing_pairs[p + 1];
+        const double *P = &m.pose[12 * t], *Z = &m.size[3 * t];
+        if (to_thing(m.kind[t], P, Z, H + 3 * a) - m.hull[4 * a + 3] >= best) continue;
         for (int i = m.first[a]; i < m.first[a + 1]; ++i)
-            best = std::min(best, to_thing(m.kind[t], &m.pose[12 * t], &m.size[3 * t], &W[3 * i]) - m.sphere[4 * i + 3]);
+            best = std::min(best, to_thing(m.kind[t], P, Z, &W[3 * i]) - m.sphere[4 * i + 3]);
     }
     *out = best;
+    return true;
+}
+
+bool edge_clear(const Clearance& m, const double* qa, const double* qb, const double* w, double resolution,
+                int depth, double* scratch, long& states) {
+    const int n = m.n;
+    double L = 0.0;
+    for (int j = 0; j < n; ++j) L += w[j] * std::fabs(qb[j] - qa[j]);
+    const double steps = std::ceil(L / resolution - 1e-12);
+    if (!(steps < 1e6)) return false;  // (NaN, or an edge too long to sample: the exact path says why)
+    const long k = std::max(1L, static_cast<long>(steps));
+    double* q = scratch + clearance_scratch(m);
+    auto at = [&](double s, double& d) {  // the bound at qa + s (qb − qa)
+        for (int j = 0; j < n; ++j) q[j] = qa[j] + s * (qb[j] - qa[j]);
+        ++states;
+        return clearance(m, q, scratch, &d) && d > 0.0;
+    };
+    struct Piece {
+        double sa, sb, da, db;
+        int level;
+    };
+    std::vector<Piece> todo;
+    double prev = 0.0;
+    if (!at(0.0, prev)) return false;
+    for (long i = 1; i <= k; ++i) {
+        const double s = static_cast<double>(i) / static_cast<double>(k);
+        double d;
+        if (!at(s, d)) return false;
+        todo.push_back({static_cast<double>(i - 1) / static_cast<double>(k), s, prev, d, 0});
+        prev = d;
+    }
+    while (!todo.empty()) {
+        const Piece p = todo.back();
+        todo.pop_back();
+        if (p.da + p.db > L * (p.sb - p.sa)) continue;
+        if (p.level == depth) return false;
+        const double sm = 0.5 * (p.sa + p.sb);
+        double dm;
+        if (!at(sm, dm)) return false;
+        todo.push_back({p.sa, sm, p.da, dm, p.level + 1});
+        todo.push_back({sm, p.sb, dm, p.db, p.level + 1});
+    }
     return true;
 }
 

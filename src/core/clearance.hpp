@@ -1,4 +1,5 @@
-// A lower bound on a robot's clearance in a scene, for planning: each of its bodies covered by
+// A lower bound on the clearance of robots moving together in a scene (one, or a group planned in
+// one joint space), for planning: each of their bodies covered by
 // spheres (fitted in Python to contain the body's collision geometry: scene/spheres.py), the
 // scene's other things as exact primitives or covering spheres, and the body pairs the scene
 // tests. Since every sphere contains what it covers, the distance between two spheres (or a
@@ -12,8 +13,9 @@
 //   sphere–cylinder   ‖(max(ρ − R, 0), max(|p_z| − l/2, 0))‖ + min(max(ρ − R, |p_z| − l/2), 0) − r
 //
 // A positive bound proves the state free; a state it does not clear goes to the exact check.
-// World frame: body k's pose is base · [R_k, s·t_k] with [R_k, t_k] link frame k of the chain
-// (robot units) and s the robot's length unit in the scene's.
+// World frame: body k of a robot is base · [R_k, s·t_k] with [R_k, t_k] link frame k of its chain
+// (robot units) and s its length unit in the scene's. A state is the robots' joint values one
+// after the other; the bodies are numbered the same way (robot 1's n1 + 1, then robot 2's, …).
 #pragma once
 
 #include <vector>
@@ -24,25 +26,46 @@ namespace kc {
 
 enum Primitive : int { SPHERE = 0, BOX = 1, CAPSULE = 2, CYLINDER = 3 };
 
-struct Clearance {
+struct Mover {  // one moving robot
     Chain chain;
     double base[12] = {};  // top rows
     double scale = 1.0;
-    int bodies = 0;                 // n + 1: base (0) and links 1..n
+    int body0 = 0;  // its bodies: [body0, body0 + n + 1): base (body0) and links
+    int q0 = 0;     // its joint values: [q0, q0 + n) of a state
+};
+
+struct Clearance {
+    std::vector<Mover> movers;
+    int n = 0;                      // joint values of a state: Σ n_r
+    int bodies = 0;                 // Σ (n_r + 1)
     std::vector<int> first;         // per body: its spheres [first[b], first[b + 1])
     std::vector<double> sphere;     // per sphere: centre (3, in its body's scaled frame), radius
     std::vector<int> kind;          // per thing: Primitive
     std::vector<double> pose;       // per thing: world top rows (12)
     std::vector<double> size;       // per thing: sphere (r), box (half extents), capsule/cylinder (R, l/2)
-    std::vector<int> self_pairs;    // body pairs (a, b) of the robot
+    std::vector<int> self_pairs;    // body pairs (a, b) among the movers' bodies
     std::vector<int> thing_pairs;   // (body, thing) pairs
+    std::vector<double> hull;       // per body: a sphere holding all its spheres (centre, radius), made at packing
 };
 
-// The lower bound at q (n) into *out; false if q holds NaN or infinity. scratch: (n + 2) × 16 +
-// 3 × (spheres) + 3 n doubles.
+// Fill m.hull from m.sphere and m.first (a body's sphere skips a pair that cannot lower the minimum).
+void enclose(Clearance& m);
+
+// The lower bound at the state q (n) into *out; false if q holds NaN or infinity. A pair whose bodies'
+// enclosing spheres are already as far apart as the smallest distance found is skipped (none of
+// its spheres can be nearer), so the result is the spheres' exact minimum.
 bool clearance(const Clearance& m, const double* q, double* scratch, double* out);
 
 // Doubles of scratch `clearance` needs.
 std::size_t clearance_scratch(const Clearance& m);
+
+// Whether the bound alone proves the straight joint motion qa → qb (n each, all movers) free
+// (plan/edges.py states the argument): on it a point moves at most L = Σ_j w_j |qb_j − qa_j|; the
+// bound is taken at k + 1 evenly spaced states, k = ⌈L / resolution⌉, and a piece between
+// states i, i + 1 is clear when d_i + d_(i+1) > L_i, else bisected, `depth` levels at most.
+// False when a state's bound is not positive or a piece stays uncleared (the exact check must
+// then judge the edge); states counts the states bounded.
+bool edge_clear(const Clearance& m, const double* qa, const double* qb, const double* w, double resolution,
+                int depth, double* scratch, long& states);
 
 }  // namespace kc

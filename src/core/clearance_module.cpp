@@ -21,16 +21,21 @@ kc::np::View sized(nb::handle x, std::size_t size, const char* what) {
     return v;
 }
 
-void init_clearance(kc::Clearance* m, const kc::Chain& chain, nb::handle base, double scale, std::vector<int> first,
-                    nb::handle spheres, std::vector<int> kinds, nb::handle poses, nb::handle sizes,
+void init_clearance(kc::Clearance* m, std::vector<const kc::Chain*> chains, nb::handle bases, std::vector<double> scales,
+                    std::vector<int> first, nb::handle spheres, std::vector<int> kinds, nb::handle poses, nb::handle sizes,
                     std::vector<int> self_pairs, std::vector<int> thing_pairs) {
+    const std::size_t R = chains.size();
+    if (R == 0 || scales.size() != R) throw nb::index_error("chains, scales: one each a moving robot");
+    const kc::np::View B = sized(bases, 16 * R, "bases: (robots, 4, 4)");
+    int bodies = 0, n = 0;
+    for (const kc::Chain* ch : chains) bodies += ch->n + 1, n += ch->n;
     const std::size_t S = first.empty() ? 0 : static_cast<std::size_t>(first.back()), T = kinds.size();
-    if (first.size() != static_cast<std::size_t>(chain.n) + 2) throw nb::index_error("first: n + 2 sphere offsets");
+    if (first.size() != static_cast<std::size_t>(bodies) + 1) throw nb::index_error("first: bodies + 1 sphere offsets");
     for (std::size_t b = 0; b + 1 < first.size(); ++b)
         if (first[b] < 0 || first[b] > first[b + 1]) throw nb::value_error("first: not increasing");
     const kc::np::View sp = sized(spheres, 4 * S, "spheres: (S, 4)"), P = sized(poses, 16 * T, "poses: (T, 4, 4)");
-    const kc::np::View Z = sized(sizes, 3 * T, "sizes: (T, 3)"), B = sized(base, 16, "base: (4, 4)");
-    auto body_ok = [&](int b) { return b >= 0 && b <= chain.n; };
+    const kc::np::View Z = sized(sizes, 3 * T, "sizes: (T, 3)");
+    auto body_ok = [&](int b) { return b >= 0 && b < bodies; };
     for (std::size_t p = 0; p < self_pairs.size(); ++p)
         if (!body_ok(self_pairs[p])) throw nb::value_error("self_pairs: a body out of range");
     for (std::size_t p = 0; p + 1 < thing_pairs.size(); p += 2)
@@ -39,10 +44,17 @@ void init_clearance(kc::Clearance* m, const kc::Chain& chain, nb::handle base, d
     for (int k : kinds)
         if (k < kc::SPHERE || k > kc::CYLINDER) throw nb::value_error("kinds: 0 sphere, 1 box, 2 capsule, 3 cylinder");
     new (m) kc::Clearance();
-    m->chain = chain;
-    std::memcpy(m->base, B.data, 12 * sizeof(double));
-    m->scale = scale;
-    m->bodies = chain.n + 1;
+    int body0 = 0, q0 = 0;
+    for (std::size_t r = 0; r < R; ++r) {
+        kc::Mover mv;
+        mv.chain = *chains[r];
+        std::memcpy(mv.base, B.data + 16 * r, 12 * sizeof(double));
+        mv.scale = scales[r], mv.body0 = body0, mv.q0 = q0;
+        body0 += mv.chain.n + 1, q0 += mv.chain.n;
+        m->movers.push_back(std::move(mv));
+    }
+    m->n = n;
+    m->bodies = bodies;
     m->first = std::move(first);
     m->sphere.assign(sp.data, sp.data + 4 * S);
     m->kind = std::move(kinds);
@@ -51,12 +63,13 @@ void init_clearance(kc::Clearance* m, const kc::Chain& chain, nb::handle base, d
     m->size.assign(Z.data, Z.data + 3 * T);
     m->self_pairs = std::move(self_pairs);
     m->thing_pairs = std::move(thing_pairs);
+    kc::enclose(*m);
 }
 
 // The lower bounds (...) of states Q (..., n); ValueError("not finite") for NaN or infinity.
 nb::object clearances(const kc::Clearance& m, nb::handle Q_in) {
     const kc::np::View Q = kc::np::view(Q_in);
-    const std::size_t n = m.chain.n;
+    const std::size_t n = m.n;
     if (Q.ndim < 1 || static_cast<std::size_t>(Q.shape[Q.ndim - 1]) != n) throw nb::index_error("q: (..., n)");
     const std::size_t N = Q.size() / n;
     Py_intptr_t shape[8];
@@ -81,17 +94,33 @@ nb::object clearances(const kc::Clearance& m, nb::handle Q_in) {
     return result;
 }
 
+// Whether the bound proves the edge qa → qb (n,) free, and the states it bounded (clearance.hpp).
+nb::tuple edge_clear(const kc::Clearance& m, nb::handle qa_in, nb::handle qb_in, nb::handle w_in, double resolution,
+                     int depth) {
+    const std::size_t n = m.n;
+    const kc::np::View qa = sized(qa_in, n, "qa: (n,)"), qb = sized(qb_in, n, "qb: (n,)"), w = sized(w_in, n, "w: (n,)");
+    if (!(resolution > 0.0) || depth < 0 || depth > 30) throw nb::value_error("resolution > 0, 0 <= depth <= 30");
+    std::vector<double> scratch(kc::clearance_scratch(m) + n);
+    long states = 0;
+    const bool free = kc::edge_clear(m, qa.data, qb.data, w.data, resolution, depth, scratch.data(), states);
+    return nb::make_tuple(free, states);
+}
+
 }  // namespace
 
 void bind_clearance(nb::module_& m) {
     nb::class_<kc::Clearance>(m, "Clearance",
-                              "A lower bound on a robot's clearance in a scene: its bodies covered by spheres, "
-                              "the scene's things exact primitives (scene/spheres.py packs it).")
-        .def("__init__", &init_clearance, "chain"_a, "base"_a, "scale"_a, "first"_a, "spheres"_a, "kinds"_a,
+                              "A lower bound on the clearance of robots moving together in a scene: their bodies "
+                              "covered by spheres, the scene's things exact primitives (scene/bound.py packs it).")
+        .def("__init__", &init_clearance, "chains"_a, "bases"_a, "scales"_a, "first"_a, "spheres"_a, "kinds"_a,
              "poses"_a, "sizes"_a, "self_pairs"_a, "thing_pairs"_a,
-             "first (n + 2): body b's spheres are [first[b], first[b + 1]); spheres (S, 4): centre in the "
-             "body's scaled frame, radius; kinds (T) 0 sphere 1 box 2 capsule 3 cylinder, poses (T, 4, 4), "
-             "sizes (T, 3); self_pairs and thing_pairs flattened (a, b) pairs.")
+             "The moving robots' chains, bases (R, 4, 4) and scales; first (bodies + 1): body b's spheres are "
+             "[first[b], first[b + 1]); spheres (S, 4): centre in the body's scaled frame, radius; kinds (T) "
+             "0 sphere 1 box 2 capsule 3 cylinder, poses (T, 4, 4), sizes (T, 3); self_pairs (among the movers' "
+             "bodies) and thing_pairs flattened (a, b) pairs.")
         .def_ro("bodies", &kc::Clearance::bodies)
-        .def("clearances", &clearances, "q"_a, "Lower bounds (...) on the clearance of states q (..., n).");
+        .def_ro("n", &kc::Clearance::n)
+        .def("clearances", &clearances, "q"_a, "Lower bounds (...) on the clearance of states q (..., n).")
+        .def("edge_clear", &edge_clear, "qa"_a, "qb"_a, "weights"_a, "resolution"_a, "depth"_a,
+             "(whether the bound proves the straight motion qa → qb free, states bounded).");
 }

@@ -269,6 +269,18 @@ nb::object rne_one(const kc::Dynamics& dy, nb::handle q, nb::handle qd, nb::hand
     return out;
 }
 
+// km.mass_matrix's commonest call on a float64 array of shape (n,) exactly, checked here in C++;
+// None for any other input (the general path checks and converts it).
+nb::object mass_one(const kc::Dynamics& dy, nb::handle q) {
+    const double* Q = kc::np::exact(q, dy.n);
+    if (!Q) return nb::none();
+    const Py_intptr_t shape[2] = {dy.n, dy.n};
+    double* M;
+    nb::object out = kc::np::empty(2, shape, M);
+    if (!kc::mass_matrix(dy, Q, M)) not_finite();
+    return out;
+}
+
 nb::object mass_matrix(const kc::Dynamics& dy, nb::handle q_in) {
     const size_t n = dy.n;
     const kc::np::View q = states(q_in, n, "q");
@@ -316,7 +328,8 @@ NB_MODULE(_core, m) {
         .def_ro("n", &kc::Dynamics::n)
         .def("rne", &rne, "q"_a, "qd"_a, "qdd"_a, "gravity"_a, "wrench"_a.none(), "friction"_a,
              "Joint torques (..., n) by recursive Newton–Euler, SI.")
-        .def("mass_matrix", &mass_matrix, "q"_a, "M(q) (..., n, n) by the composite-rigid-body algorithm, SI.");
+        .def("mass_matrix", &mass_matrix, "q"_a, "M(q) (..., n, n) by the composite-rigid-body algorithm, SI.")
+        .def("mass_one", &mass_one, "q"_a, "km.mass_matrix's call on a float64 array (n,); None for other inputs.");
 
     bind_ik(m);
     bind_clearance(m);

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # what __getattr__ below loads at first use, named for type c
     from .ik import target as targets
     from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk_frames, fk_jacobian, jacobian,
                              jacobian_derivative, manipulability, planar_fk, planar_jacobian, rank, screw_axes,
-                             singular_values, singularity, task_rows, to_dh)
+                             singular_values, singularity, task_rows, to_dh, identify_offsets, OffsetFit)
     from .model import (Inertial, MissingLimitWarning, MJCFError, OffChainBodiesWarning, ParameterTable, Robot,
                         RobotError, RobotFileError, URDFWarning, from_dh, from_link_frames, from_mdh, from_mjcf,
                         from_planar, from_poe, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
@@ -45,7 +45,7 @@ __getattr__ = attach(__name__, {
     "targets": "ik:target",
     **table("kinematics", "JacobianReport Singularity condition det_jjt fk fk_frames fk_jacobian jacobian "
                           "jacobian_derivative manipulability planar_fk planar_jacobian rank screw_axes "
-                          "singular_values singularity task_rows to_dh"),
+                          "singular_values singularity task_rows to_dh identify_offsets OffsetFit"),
     **table("model", "Inertial MissingLimitWarning MJCFError OffChainBodiesWarning ParameterTable Robot RobotError "
                      "RobotFileError URDFWarning from_dh from_link_frames from_mdh from_mjcf from_planar from_poe "
                      "from_servo from_urdf load robot_names save to_servo to_urdf urdf_tips"),
@@ -78,6 +78,7 @@ __all__ = [
     "fk", "fk_frames", "fk_jacobian", "jacobian", "jacobian_derivative", "planar_fk",
     "planar_jacobian", "manipulability", "det_jjt", "condition", "rank", "singular_values",
     "task_rows", "singularity", "Singularity", "JacobianReport", "screw_axes", "to_dh",
+    "identify_offsets", "OffsetFit",
     # inverse kinematics
     "ik", "ik_all", "self_motion", "IKResult", "Target", "TargetError", "targets",
     # dynamics

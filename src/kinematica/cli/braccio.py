@@ -103,6 +103,8 @@ def cmd_emulate(args: argparse.Namespace, out: TextIO) -> int:
     soft = finite_numbers([args.soft_start], "--soft-start")[0]
     if not 0 <= soft <= 60:
         raise UsageError(f"--soft-start: expected seconds in [0, 60], got {args.soft_start}")
+    if args.seconds is not None and not 0 < finite_numbers([args.seconds], "--seconds")[0] <= 86400:
+        raise UsageError(f"--seconds: expected seconds in (0, 86400], got {args.seconds:g}")
     emu = Emulator(misbehaviour(args), boot_delay=0.05, soft_start=soft, reset_on_open=args.reset_on_open)
     try:
         url = emu.start_pty() if args.pty else emu.start_tcp(args.tcp or 0)
@@ -115,7 +117,8 @@ def cmd_emulate(args: argparse.Namespace, out: TextIO) -> int:
                                 + f"; connect with --port {d['url']}. Ctrl+C stops it."), out)
     out.flush()
     try:
-        while not emu.wait(3600):
+        emu.wait(args.seconds)
+        while args.seconds is None and not emu.wait(3600):
             pass
     except KeyboardInterrupt:
         pass
@@ -148,13 +151,18 @@ def _arm(args: argparse.Namespace) -> Braccio:
 
 
 def _sender(args: argparse.Namespace, robot: km.Robot) -> JointStateSender | None:
-    """The joint-state stream of --stream URL, or None."""
+    """The joint-state stream of --stream URL, or None. Its lines say `"measured": false` with
+    `commanded` equal to q: the Braccio's state is what the board was told (the `Arm` flag)."""
     if args.stream is None:
         return None
     try:
         return JointStateSender(args.stream, robot, source="braccio")
     except (StreamError, OSError) as e:
         raise UsageError(f"--stream: {e}") from None
+
+
+def _send_commanded(sender: JointStateSender, q: Any, t: float | None) -> None:
+    sender.send(q, t=t, measured=Braccio.measures, extra={"commanded": q})
 
 
 def _link_path(args: argparse.Namespace) -> Path | None:
@@ -174,7 +182,7 @@ def _execute(args: argparse.Namespace, arm: Braccio, action: str, req: dict[str,
     its notices (a board reset) given as warnings."""
     path = _link_path(args)
     sender = _sender(args, arm.robot)
-    on_point = None if sender is None else (lambda k, q, t: sender.send(q, t=t))
+    on_point = None if sender is None else (lambda k, q, t: _send_commanded(sender, q, t))
     try:
         if path is not None:
             cal = {"offset": list(arm.calibration.offset), "direction": list(arm.calibration.direction)}
@@ -183,7 +191,7 @@ def _execute(args: argparse.Namespace, arm: Braccio, action: str, req: dict[str,
         else:
             data = _direct(args, arm, action, req, on_point)
         if sender is not None and action != "play":
-            sender.send(data["state"]["q"])
+            _send_commanded(sender, data["state"]["q"], None)
     except KeyboardInterrupt as e:
         if hasattr(e, "answer") and e.answer.get("ok"):  # type: ignore[attr-defined]
             say_stopped(action, e.answer["data"])  # type: ignore[attr-defined]
@@ -381,6 +389,7 @@ def add_parser(sub: Any) -> None:
     emu.add_argument("--soft-start", default="6", metavar="S",
                      help="seconds the board is deaf after a power-up or reset before its banner (default 6, as "
                           "the Braccio library's soft start; 0 to rehearse quickly)")
+    emu.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds (default: at Ctrl+C)")
     emu.set_defaults(func=cmd_emulate)
     connect = actions.add_parser("connect", help="keep one link to the arm open and serve the other commands",
                                  description="Open the arm's port once (without a reset pulse) and serve home, "

@@ -24,7 +24,8 @@ OnPoint = Callable[..., None] | None
 
 def state_data(robot: km.Robot, s: ArmState) -> dict[str, Any]:
     return {"servos": list(pr.SERVOS), "degrees": list(s.degrees), "q": s.q, "q_deg": q_deg(robot, s.q),
-            "gripper_deg": s.gripper, "joint_names": list(robot.joint_names), "note": s.note}
+            "gripper_deg": s.gripper, "joint_names": list(robot.joint_names), "measured": s.measured,
+            "note": s.note}
 
 
 def state_text(d: dict[str, Any]) -> str:

@@ -1,4 +1,4 @@
-"""`kinematica so101 ports | emulate | state | home | move | play | calibrate | record`.
+"""`kinematica so101 ports | emulate | state | home | move | play | calibrate | record | teleop | offsets`.
 
 `ports` lists this machine's serial ports; `emulate` runs a virtual SO-101 bus (six STS3215s) on
 127.0.0.1 or a pseudo-terminal until Ctrl+C, with imperfections and faults on request; the other
@@ -8,7 +8,9 @@ controller a bus). `--calibration FILE` maps the servos' ticks to the URDF's joi
 `calibrate`). `--stream [URL]` (state, home, move, play) sends the measured joint states as JSON
 lines over UDP, each with the goal last sent. A command outside a limit or a calibrated range is refused before anything is sent
 (exit 2); a servo that stops answering or flags a fault stops the arm (exit 1) with the joint and
-the reason; `play` prints its tracking report first.
+the reason; `play` prints its tracking report first. `teleop` (cli/so101_teleop.py) drives a
+follower arm from a leader moved by hand, on two buses; `offsets` (cli/so101_offsets.py) finds the
+joints' offsets from known tool points.
 """
 
 from __future__ import annotations
@@ -228,9 +230,25 @@ def add_parser(sub: Any) -> None:
     from .so101_args import add_actions
 
     p = sub.add_parser("so101", help="the SO-101 arm on its Feetech bus: ports, emulator, state, home, move, play, "
-                                     "calibrate, record",
+                                     "calibrate, record, teleop, offsets",
                        description="Drive an SO-101 (six Feetech STS3215 bus servos) over its bus adapter, or "
                                    "rehearse with the emulator. Its state is measured: the servos report position, "
                                    "speed, load, voltage and temperature.")
     add_actions(p, {"ports": cmd_ports, "emulate": cmd_emulate, "state": cmd_state, "home": cmd_home,
-                    "move": cmd_move, "play": cmd_play, "calibrate": cmd_calibrate, "record": cmd_record})
+                    "move": cmd_move, "play": cmd_play, "calibrate": cmd_calibrate, "record": cmd_record,
+                    "teleop": cmd_teleop, "offsets": cmd_offsets})
+
+
+def cmd_offsets(args: argparse.Namespace, out: TextIO) -> int:
+    from .. import atomic
+    from .so101_offsets import read_points, run_offsets
+
+    points = read_points(args.points)  # the points and the file to write checked before the bus opens
+    atomic.check(args.out)
+    return _run(args, out, lambda arm: run_offsets(args, out, arm, points))
+
+
+def cmd_teleop(args: argparse.Namespace, out: TextIO) -> int:
+    from .so101_teleop import cmd_teleop as run
+
+    return run(args, out)

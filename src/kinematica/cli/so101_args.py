@@ -65,8 +65,40 @@ def add_actions(p: argparse.ArgumentParser, handlers: dict[str, Callable[..., in
     rec.add_argument("--seconds", type=float, default=10.0, metavar="S", help="how long to record (default 10)")
     rec.add_argument("--rate", type=float, default=50.0, metavar="HZ", help="readings per second (default 50)")
     _bus(rec)
+    _teleop(actions.add_parser("teleop", help="a leader SO-101 moved by hand (torque off) drives a follower",
+                               description="Read the leader's joints each cycle (sync read), map them through both "
+                                           "calibrations, hold them within the follower's limits and ranges and a "
+                                           "step per cycle (and out of collision with --scene), and send them to "
+                                           "the follower (sync write), until --seconds or Ctrl+C. A fault on either "
+                                           "bus stops both, naming the arm, the joint and the reason."))
+    off = actions.add_parser("offsets", help="kinematic calibration: the joints' offsets from the tool point put on "
+                                             "known points by hand (torque off)",
+                             description="For each point of --points, put the tool point on it and press Enter; the "
+                                         "joints read there give each joint's offset by least squares "
+                                         "(km.identify_offsets), written into --out as the calibration with those "
+                                         "offsets. Nothing is written when the poses cannot tell an offset apart.")
+    off.add_argument("--points", required=True, metavar="FILE",
+                     help="the known points, one `x, y, z` line each (CSV, the robot's length unit, base frame)")
+    off.add_argument("--out", required=True, metavar="FILE", help="the calibration file to write (.json)")
+    _bus(off)
     for name, action in actions.choices.items():
         action.set_defaults(func=handlers[name])
         action.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=JSON_HELP)
 
 
+
+def _teleop(p: argparse.ArgumentParser) -> None:
+    for side in ("leader", "follower"):
+        p.add_argument(f"--{side}", required=True, metavar="URL", help=f"the {side}'s bus adapter or pyserial URL")
+        p.add_argument(f"--{side}-calibration", metavar="FILE", help=f"the {side}'s `so101 calibrate` file")
+    p.add_argument("--rate", type=float, default=50.0, metavar="HZ", help="cycles per second (default 50)")
+    p.add_argument("--max-step", type=float, default=5.0, metavar="DEG",
+                   help="the most any joint's goal changes in one cycle (default 5°: 250°/s at 50 Hz)")
+    p.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds (default: at Ctrl+C)")
+    p.add_argument("--speed", type=float, default=1.0, metavar="RAD/S",
+                   help="speed of the follower's first move to the leader's pose (default 1 rad/s)")
+    p.add_argument("--scene", metavar="SCENE", help="a bundled scene or scene file: goals where the follower would "
+                                                    "collide are not sent (it holds)")
+    p.add_argument("--scene-robot", metavar="NAME", help="the follower's name in --scene (default: its only robot)")
+    p.add_argument("--stream", metavar="URL", nargs="?", const=DEFAULT_URL, default=None,
+                   help=f"send the follower's measured joint states as JSON lines over UDP (default {DEFAULT_URL})")

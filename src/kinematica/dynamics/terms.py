@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..kinematics.cache import cache_of
+from ..kinematics.cache import _KEY
 from ..kinematics.chain import check_q, not_finite
 from ..model.robot import Robot
 from . import programs as pg
@@ -75,7 +75,15 @@ def mass_matrix(robot: Robot, q: ArrayLike) -> np.ndarray:
     >>> bool(np.allclose(M, M.T)) and bool(np.all(np.linalg.eigvalsh(M) > 0))
     True
     """
-    hd = cache_of(robot).dynamics  # made by the first call below: then one lookup
+    cache = robot.__dict__.get(_KEY)  # the handle, made by the first call below: then one lookup
+    hd = cache.dynamics if cache is not None else None
+    if hd is not None:
+        try:  # the core checks that q is a float64 array of shape (n,): None if not
+            M = hd.core.mass_one(q)
+            if M is not None:
+                return M
+        except ValueError:  # NaN or infinity: the checks below name the input
+            pass
     if not (hd is not None and type(q) is np.ndarray and q.dtype is _F8 and q.shape[-1:] == hd.shape):
         q = check_q(robot, q)  # (an input error before a robot without inertials is one)
         hd = dynamics_handle(robot)

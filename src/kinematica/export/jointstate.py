@@ -19,9 +19,9 @@ JSON-lines file). Schema, version 1:
      "units": ["rad", …, "m"],       # per joint, the unit of its q
      "length_unit": "mm"}
 
-and, from an arm that says what its joints are (the SO-101), "measured": true/false with, where
-known, per joint "commanded" (the goal last sent), "load" (% of max torque), "temperature" (°C)
-and "voltage" (V).
+and, from a physical arm, "measured" (true: read from its encoders, the SO-101; false: what it
+was told, the Braccio) with, where known, per joint "commanded" (the goal last sent; q itself
+when not measured), "load" (% of max torque), "temperature" (°C) and "voltage" (V).
 
 >>> import socket, json, kinematica as km
 >>> rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); rx.bind(("127.0.0.1", 0))

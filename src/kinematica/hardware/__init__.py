@@ -23,6 +23,8 @@ serial bridge, emulator) and the SO-101 (Feetech bus, emulator), its drivers.
   so101_calibration  homing offsets, ranges and senses; ticks ↔ joint values; the calibration file
   so101        `So101(url)`: connect, home, move, play, stop, state (measured), torque
   so101_play   streaming at a fixed rate with sync write + sync read, and the tracking error
+  so101_teleop  a leader SO-101 moved by hand drives a follower: both calibrations, the follower's
+               bounds, a step limit per cycle, a scene's collisions; a fault on either bus stops both
 
 pyserial is imported only when a link opens. The Braccio's hobby servos report no position:
 its state is the one the board last commanded; the SO-101's bus servos are read.
@@ -42,10 +44,11 @@ from .so101 import So101, So101Move, So101State
 from .so101_calibration import So101Calibration, load_so101_calibration, save_so101_calibration
 from .so101_emulator import BusFault, So101Emulator
 from .so101_play import TrackingReport
+from .so101_teleop import TeleopReport, teleop
 from .sts_servo import Imperfection
 
 __all__ = ["Arm", "So101", "So101State", "So101Move", "ServoFault", "BusError", "So101Calibration",
            "load_so101_calibration", "save_so101_calibration", "So101Emulator", "BusFault", "Imperfection",
-           "TrackingReport", "Braccio", "ArmState", "MoveReport", "PlayResult", "STATE_NOTE", "Calibration", "CalibrationError",
+           "TrackingReport", "TeleopReport", "teleop", "Braccio", "ArmState", "MoveReport", "PlayResult", "STATE_NOTE", "Calibration", "CalibrationError",
            "load_calibration", "save_calibration", "Emulator", "Misbehaviour", "CommandRefused", "LinkError",
            "LinkTimeout", "ProtocolError"]

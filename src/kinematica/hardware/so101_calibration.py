@@ -5,19 +5,22 @@ A servo reads ticks (4096 a turn) in the frame its homing offset sets (present =
 Calibrating as LeRobot does puts the middle of each joint's travel at tick 2048 with the arm in
 the URDF's zero pose, so for the five arm joints
 
-    q = sign · (ticks − 2048) · 2π / 4096            (rad)
-    ticks = 2048 + sign · q · 4096 / 2π
+    q = sign · (ticks − zero) · 2π / 4096            (rad)
+    ticks = zero + sign · q · 4096 / 2π
 
-and for the gripper (id 6) g = sign · (ticks − 2048) · 360 / 4096 degrees of jaw opening. `range`
-is the ticks the joint was seen to travel (moved by hand, torque off): commands outside it are
-refused. Without a file every servo has offset 0, sign +1 and the range of the model's limits.
+with zero = 2048, and for the gripper (id 6) g = sign · (ticks − zero) · 360 / 4096 degrees of
+jaw opening. `range` is the ticks the joint was seen to travel (moved by hand, torque off):
+commands outside it are refused. Without a file every servo has offset 0, sign +1 and the range
+of the model's limits. A kinematic calibration (`km.identify_offsets`: the joint offsets δ that
+make the readings agree with known tool positions) moves each joint's `zero` by −sign · δ · 4096/2π
+ticks (`with_offsets`), a fraction of a tick kept as it is: the servos' EEPROM is not touched.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -44,6 +47,7 @@ class ServoCalibration:
     homing_offset: int = 0
     range: tuple[int, int] = (0, ft.TICKS - 1)
     sign: int = 1
+    zero: float = float(CENTRE)  # the tick where the joint is at the URDF's zero
 
 
 @dataclass(frozen=True)
@@ -68,13 +72,32 @@ class So101Calibration:
         """Goal ticks (6,) of joint values q (5, rad) and the gripper (degrees)."""
         sign = np.array([s.sign for s in self.servos], float)
         values = np.r_[np.asarray(q, float) * PER_RAD, gripper * PER_DEG]
-        return np.rint(CENTRE + sign * values).astype(int)
+        return np.rint(self._zeros() + sign * values).astype(int)
 
     def to_q(self, ticks: Sequence[float]) -> tuple[np.ndarray, float]:
         """(q (5, rad), gripper degrees) of servo readings (6 ticks)."""
         sign = np.array([s.sign for s in self.servos], float)
-        d = sign * (np.asarray(ticks, float) - CENTRE)
+        d = sign * (np.asarray(ticks, float) - self._zeros())
         return d[:5] / PER_RAD, float(d[5] / PER_DEG)
+
+    def _zeros(self) -> np.ndarray:
+        return np.array([s.zero for s in self.servos], float)
+
+    def with_offsets(self, offsets: np.ndarray) -> "So101Calibration":
+        """This calibration with joint offsets δ (5, rad, from `km.identify_offsets`) added to
+        what the joints read: each zero moved by −sign · δ · 4096/2π ticks."""
+        d = np.asarray(offsets, float)
+        if d.shape != (5,) or not np.all(np.isfinite(d)) or np.abs(d).max() > np.pi / 4:
+            raise InputError(f"offsets: expected 5 finite joint offsets within ±π/4 rad, got {offsets!r}")
+        return So101Calibration(tuple(replace(s, zero=s.zero - s.sign * float(v) * PER_RAD)
+                                      for s, v in zip(self.servos, [*d, 0.0])))
+
+    def angle_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi) (6,): each servo's calibrated range as its joint's angle, rad — the five
+        arm joints' q and the gripper servo's angle (radians of its degrees)."""
+        sign = np.array([s.sign for s in self.servos], float)
+        ends = sign[:, None] * (np.array([s.range for s in self.servos], float) - self._zeros()[:, None]) / PER_RAD
+        return ends.min(axis=1), ends.max(axis=1)
 
     def outside(self, ticks: np.ndarray) -> str | None:
         """Words for the first servo whose goal lies outside its calibrated range, else None."""
@@ -100,7 +123,8 @@ def load_so101_calibration(path: str | Path) -> So101Calibration:
         data = json.loads(path.read_text(encoding="utf-8"))
         rows = data["servos"]
         servos = tuple(ServoCalibration(int(rows[n]["id"]), int(rows[n]["homing_offset"]),
-                                        (int(rows[n]["range"][0]), int(rows[n]["range"][1])), int(rows[n]["sign"]))
+                                        (int(rows[n]["range"][0]), int(rows[n]["range"][1])), int(rows[n]["sign"]),
+                                        float(rows[n].get("zero", CENTRE)))  # files before kinematic calibration
                        for n in NAMES)
     except FileNotFoundError:
         raise So101CalibrationError(f"calibration file not found: {path}") from None
@@ -108,7 +132,8 @@ def load_so101_calibration(path: str | Path) -> So101Calibration:
         raise So101CalibrationError(f"{path}: not an SO-101 calibration file ({type(e).__name__}: {e}); "
                                     "write one with `kinematica so101 calibrate`") from None
     for n, s in zip(NAMES, servos):
-        if s.sign not in (1, -1) or not 0 <= s.range[0] < s.range[1] <= ft.TICKS - 1 or not 0 <= s.id <= 253:
-            raise So101CalibrationError(f"{path}: {n}: expected an id 0 … 253, sign ±1 and a range within 0 … "
-                                        f"{ft.TICKS - 1}, got {s}")
+        if s.sign not in (1, -1) or not 0 <= s.range[0] < s.range[1] <= ft.TICKS - 1 or not 0 <= s.id <= 253 \
+                or not 0 <= s.zero <= ft.TICKS - 1:
+            raise So101CalibrationError(f"{path}: {n}: expected an id 0 … 253, sign ±1, a range and a zero within "
+                                        f"0 … {ft.TICKS - 1}, got {s}")
     return So101Calibration(servos)

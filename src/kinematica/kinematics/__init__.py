@@ -3,6 +3,7 @@
 from .derivative import jacobian_derivative
 from .fk import fk, fk_frames
 from .jacobian import fk_jacobian, jacobian
+from .offsets import OffsetFit, identify_offsets
 from .manipulability import (ROWS, JacobianReport, condition, det_jjt, is_planar, manipulability, rank, report,
                              select_rows, singular_values, task_rows)
 from .planar import planar_fk, planar_jacobian
@@ -13,4 +14,4 @@ from .singularity import Singularity, singularity
 __all__ = ["screw_axes", "to_dh", "dh_unavailable", "fk", "fk_frames", "fk_jacobian", "jacobian", "jacobian_derivative", "planar_fk",
            "planar_jacobian", "manipulability", "det_jjt", "condition", "rank", "singular_values",
            "select_rows", "task_rows", "report", "JacobianReport", "singularity", "Singularity", "is_planar",
-           "ROWS"]
+           "ROWS", "identify_offsets", "OffsetFit"]

@@ -55,7 +55,8 @@ def load(name_or_path: str | Path, *, tip: str | None = None,
         raise InputError(f"{key}: tip chooses a chain of a URDF or MJCF tree; this is neither")
     if key in bundle:
         # the bundle's folder, for the meshes a bundled robot's looks name (so101/*.glb)
-        return read_text(bundle[key].read_text(encoding="utf-8"), f"{key}.yaml", folder=Path(str(bundle[key])).parent)
+        return read_text(bundle[key].read_text(encoding="utf-8"), f"{key}.yaml", folder=Path(str(bundle[key])).parent,
+                         bundled=True)
     if mjcf:
         from .mjcf import from_mjcf
 

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..scene.bound import ClearanceBound
 from ..scene.sweep import motion_bounds
+from .group import names_of, split
 
 CHUNK = 256  # states per scene query: the first colliding chunk ends an edge's check early
 DEPTH = 12  # bisections of a piece not cleared by its ends' distances: 4096 pieces of it, then blocked
@@ -47,12 +48,14 @@ DEPTH = 12  # bisections of a piece not cleared by its ends' distances: 4096 pie
 
 @dataclass
 class EdgeChecker:
-    """Robot `robot` of `scene` (the other robots at their scene q) inside the box lo ≤ q ≤ hi;
+    """Robot `robot` of `scene` — or a group of them planned together, `robot` their names, their
+    joint values one after the other in a state — (the other robots at their scene q) inside the
+    box lo ≤ q ≤ hi;
     `weights` the c_j above; `resolution` in the scene's length unit. `checks` counts the
     configurations given to the scene so far (states and edge samples)."""
 
     scene: Any
-    robot: str
+    robot: "str | tuple[str, ...]"
     lo: np.ndarray
     hi: np.ndarray
     weights: np.ndarray
@@ -62,10 +65,20 @@ class EdgeChecker:
     exact_checks: int = field(default=0)
 
     @classmethod
-    def build(cls, scene: Any, robot: str, lo: np.ndarray, hi: np.ndarray, resolution: float) -> "EdgeChecker":
-        entry = scene.robots[robot]
-        c = motion_bounds(entry, scene.geometry(robot), np.stack([lo, hi]))
-        return cls(scene, robot, lo, hi, c, float(resolution), ClearanceBound.build(scene, robot))
+    def build(cls, scene: Any, robot: "str | tuple[str, ...]", lo: np.ndarray, hi: np.ndarray,
+              resolution: float) -> "EdgeChecker":
+        # a group: the bound on how far a point moves adds up over its robots (a link of one
+        # moves relative to a link of another by both robots' motions at most)
+        c, k = [], 0
+        for name in names_of(robot):
+            entry = scene.robots[name]
+            n = entry.robot.n
+            c.append(motion_bounds(entry, scene.geometry(name), np.stack([lo[k:k + n], hi[k:k + n]])))
+            k += n
+        return cls(scene, robot, lo, hi, np.concatenate(c), float(resolution), ClearanceBound.build(scene, robot))
+
+    def _q(self, Q: np.ndarray) -> dict[str, np.ndarray]:
+        return split(self.scene, self.robot, Q)
 
     def sweep(self, qa: np.ndarray, qb: np.ndarray) -> float:
         """L: the most any link point moves from qa to qb in a straight joint-space line (scene unit)."""
@@ -89,7 +102,7 @@ class EdgeChecker:
             if not part.any():
                 continue
             self.exact_checks += int(part.sum())
-            hit = np.atleast_1d(self.scene.check({self.robot: Q[a:a + CHUNK][part]}).colliding)
+            hit = np.atleast_1d(self.scene.check(self._q(Q[a:a + CHUNK][part])).colliding)
             ok[a:a + CHUNK][part] = ~hit
         return ok
 
@@ -106,19 +119,39 @@ class EdgeChecker:
         ask = inside & ~(d > 0)
         if ask.any():
             self.exact_checks += int(ask.sum())
-            d[ask] = np.atleast_1d(self.scene.distance({self.robot: Q[ask]}).min_distance)
+            d[ask] = np.atleast_1d(self.scene.distance(self._q(Q[ask])).min_distance)
         return d
 
     def _bound(self, Q: np.ndarray) -> np.ndarray:
         return np.full(len(Q), -np.inf) if self.fast is None or not len(Q) else self.fast.bound(Q)
 
     def edge_free(self, qa: np.ndarray, qb: np.ndarray) -> bool:
-        """Whether the straight motion qa → qb touches nothing (see the module text)."""
-        Q = self.samples(np.asarray(qa, dtype=float), np.asarray(qb, dtype=float))
-        d = np.empty(len(Q))
-        for a in range(0, len(Q), CHUNK):
-            d[a:a + CHUNK] = self.clearance(Q[a:a + CHUNK])
-            if np.any(d[a:a + CHUNK] <= 0):
+        """Whether the straight motion qa → qb touches nothing (see the module text): first the
+        core's bound alone, the whole edge in one call; where it cannot prove the edge free, the
+        states it leaves go to coal — a contact among them blocks the edge at once."""
+        qa, qb = np.asarray(qa, dtype=float), np.asarray(qb, dtype=float)
+        ends_inside = bool(np.all((qa >= self.lo) & (qa <= self.hi) & (qb >= self.lo) & (qb <= self.hi)))
+        if not ends_inside:  # (the box is convex: an edge between states inside it stays inside)
+            return False
+        if self.fast is not None:
+            clear, states = self.fast.edge_clear(qa, qb, self.weights, self.resolution, DEPTH)
+            self.checks += states
+            if clear:
+                return True
+        Q = self.samples(qa, qb)
+        self.checks += len(Q)
+        d = self._bound(Q)
+        unsure = ~(d > 0)
+        if unsure.any():
+            deepest = Q[[int(np.argmin(d))]]  # most likely in contact: one coal check often settles the edge
+            self.exact_checks += 1
+            if np.atleast_1d(self.scene.check(self._q(deepest)).colliding)[0]:
+                return False
+            self.exact_checks += int(unsure.sum())
+            if np.any(np.atleast_1d(self.scene.check(self._q(Q[unsure])).colliding)):
+                return False
+            d[unsure] = np.atleast_1d(self.scene.distance(self._q(Q[unsure])).min_distance)
+            if np.any(d <= 0):
                 return False
         return self._cleared(Q[:-1], Q[1:], d[:-1], d[1:])
 

@@ -13,11 +13,12 @@ from .problem import Problem, endpoint_fault
 
 def goal_set(p: Problem) -> tuple[np.ndarray, str | None]:
     """(goals (m, n), None), or (empty, why there is no usable goal, in words)."""
-    robot = p.scene.robots[p.robot].robot
-    if p.goal is not None or p.target is None:
+    if p.goal is not None or p.target is None:  # (always so for a group: its goal is joint values)
         goal = p.start if p.goal is None else p.goal  # (a Problem always has one of goal, target)
         fault = endpoint_fault(p, "goal", goal)
-        return (np.empty((0, robot.n)) if fault else goal[None]), fault
+        return (np.empty((0, len(p.start))) if fault else goal[None]), fault
+    assert isinstance(p.robot, str)
+    robot = p.scene.robots[p.robot].robot
     sols = ik_all(robot, p.target, p.start, scene=p.scene.for_robot(p.robot), colliding="mark")
     if not sols:
         return np.empty((0, robot.n)), f"the goal target cannot be reached: {ik(robot, p.target, p.start).reason}"

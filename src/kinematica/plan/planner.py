@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -35,9 +37,9 @@ def _sweep(checker: EdgeChecker, path: np.ndarray) -> float:
 
 
 @strict
-def plan(scene, start: ArrayLike, goal: "ArrayLike | Target", *, robot: str | None = None, planner: str = "rrtconnect",
-         time_limit: float = 1.0, resolution: float | None = None, seed: int | None = None,
-         simplify: bool = True) -> Plan:
+def plan(scene, start: "ArrayLike | Mapping[str, ArrayLike]", goal: "ArrayLike | Target | Mapping[str, ArrayLike]", *,
+         robot: str | None = None, planner: str = "rrtconnect", time_limit: float = 1.0,
+         resolution: float | None = None, seed: int | None = None, simplify: bool = True) -> Plan:
     """A path from `start` to `goal` (joint values (n,): rad, or the robot's length unit; or a
     `km.Target` — `km.targets.pose(T)`, `km.targets.position(p)`, … in the robot's own base
     frame and unit, as `km.ik` takes it — reached at whichever of its collision-free IK
@@ -45,6 +47,11 @@ def plan(scene, start: ArrayLike, goal: "ArrayLike | Target", *, robot: str | No
     `robot` (the scene's only robot by default; the others stay at their scene q) that touches
     nothing in `scene`, found by OMPL's `planner` ("rrtconnect", "rrtstar", "bitstar", "prm")
     within `time_limit` s, then shortcut and smoothed by OMPL's path simplifier (`simplify`).
+
+    Several robots plan together when start and goal are dicts of joint values by robot name
+    (``start={"left": qa, "right": qb}``): one joint space, theirs side by side, in which no
+    robot may touch another, itself or the scene; the path's rows hold their joint values one
+    after the other (`Plan.paths` splits them) and the default resolution is the finest of theirs.
 
     Every edge of the search and of the returned path is a straight joint-space line, sampled
     so that no point of any link moves more than `resolution` (scene length unit; default half

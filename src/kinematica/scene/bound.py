@@ -1,14 +1,15 @@
-"""A lower bound on one robot's clearance in a scene, computed by the compiled core: what a
-planner asks of thousands of states before the exact check (coal) looks at the few it leaves.
+"""A lower bound on the clearance of robots moving in a scene, computed by the compiled core:
+what a planner asks of thousands of states before the exact check (coal) looks at the few it
+leaves.
 
-`ClearanceBound.build(scene, robot)` packs, once, the robot's bodies as covering spheres
-(`spheres.cover`), the scene's obstacles and the other robots' bodies (held at their scene q)
-as things — exact boxes, spheres, capsules and cylinders; a mesh as its covering spheres — and
-the scene's body pairs that involve the robot (the same pairs `scene.check` tests: its own
-non-excluded pairs, it against every other robot and obstacle, minus the allowed ones).
-`bound(Q)` is then, per state, a number never above the scene's signed distance
-`scene.distance({robot: q}).min_distance` over those pairs (src/core/clearance.hpp): a state
-it finds positive is free without asking coal.
+`ClearanceBound.build(scene, robots)` packs, once, the moving robots' bodies as covering
+spheres (`spheres.cover`), the scene's obstacles and the other robots' bodies (held at their
+scene q) as things — exact boxes, spheres, capsules and cylinders; a mesh as its covering
+spheres — and the scene's body pairs that involve a moving robot (the same pairs `scene.check`
+tests: each robot's own non-excluded pairs, the moving robots against each other and against
+every other robot and obstacle, minus the allowed ones). `bound(Q)` is then, per state, a number
+never above the scene's signed distance over those pairs (src/core/clearance.hpp): a state it
+finds positive is free without asking coal.
 
 >>> import kinematica as km, numpy as np
 >>> scene = km.Scene.load("kuka-table")
@@ -50,58 +51,71 @@ def _thing(shape: Shape, pose: np.ndarray) -> tuple[list[int], list[np.ndarray],
 
 @dataclass(frozen=True)
 class ClearanceBound:
-    """The core's clearance model of one robot of a scene (module text); `radius` is the largest
-    covering sphere's, in the scene's length unit."""
+    """The core's clearance model of robots moving together in a scene — one, or a group planned
+    in one joint space (module text); a state is their joint values one after the other.
+    `radius` is the largest covering sphere's, in the scene's length unit."""
 
     core: Any
-    robot: str
+    robots: tuple[str, ...]
     radius: float
 
     @classmethod
-    def build(cls, scene: Any, robot: str) -> "ClearanceBound":
+    def build(cls, scene: Any, robots: "str | tuple[str, ...]") -> "ClearanceBound":
+        names = (robots,) if isinstance(robots, str) else tuple(robots)
         comp = scene.compiled()
         col = comp.collider
-        mine = comp.slices[robot]
-        entry = scene.robots[robot]
-        n = entry.robot.n
+        slices = [comp.slices[r] for r in names]
+        local, k = {}, 0  # scene body → the group's body number
+        for sl in slices:
+            for b in range(sl.start, sl.stop):
+                local[b], k = k, k + 1
         at = comp.body_poses({r.name: r.q[None] for r in comp.entries}, 1)[0]  # everything else where it stands
-        spheres: list[list[np.ndarray]] = [[] for _ in range(n + 1)]
+        spheres: list[list[np.ndarray]] = [[] for _ in range(k)]
         things: dict[int, list[int]] = {}  # body of another robot or an obstacle → its things
         kinds, poses, sizes = [], [], []
         for part, (shape, body) in enumerate(zip(col.shapes, col.bodies)):
-            if mine.start <= body < mine.stop:
+            if int(body) in local:
                 c, r = placed(shape, col.placements[part])
-                spheres[body - mine.start].append(np.column_stack([c, r]))
+                spheres[local[int(body)]].append(np.column_stack([c, r]))
                 continue
-            k, p, z = _thing(shape, at[body] @ col.placements[part])
-            things.setdefault(int(body), []).extend(range(len(kinds), len(kinds) + len(k)))
-            kinds += k
+            kk, p, z = _thing(shape, at[body] @ col.placements[part])
+            things.setdefault(int(body), []).extend(range(len(kinds), len(kinds) + len(kk)))
+            kinds += kk
             poses += p
             sizes += z
         self_pairs, thing_pairs = [], []
         for a, b in col.pair_bodies:
-            a_mine, b_mine = mine.start <= a < mine.stop, mine.start <= b < mine.stop
-            if a_mine and b_mine:
-                self_pairs += [a - mine.start, b - mine.start]
-            elif a_mine or b_mine:
-                body, other = (a, b) if a_mine else (b, a)
+            if a in local and b in local:
+                self_pairs += [local[a], local[b]]
+            elif a in local or b in local:
+                body, other = (a, b) if a in local else (b, a)
                 for t in things.get(other, ()):
-                    thing_pairs += [body - mine.start, t]
+                    thing_pairs += [local[body], t]
         S = [np.concatenate(s) if s else np.zeros((0, 4)) for s in spheres]
         first = np.concatenate([[0], np.cumsum([len(s) for s in S])]).astype(int).tolist()
         allS = np.concatenate(S) if first[-1] else np.zeros((0, 4))
-        core = Clearance(chain_handle(entry.robot)[0], np.asarray(entry.base, dtype=float), float(entry.scale), first,
-                         allS, kinds, np.array(poses).reshape(-1, 4, 4), np.array(sizes).reshape(-1, 3),
-                         self_pairs, thing_pairs)
-        return cls(core, robot, float(allS[:, 3].max()) if len(allS) else 0.0)
+        entries = [scene.robots[r] for r in names]
+        core = Clearance([chain_handle(e.robot)[0] for e in entries],
+                         np.array([np.asarray(e.base, dtype=float) for e in entries]),
+                         [float(e.scale) for e in entries], first, allS, kinds,
+                         np.array(poses).reshape(-1, 4, 4), np.array(sizes).reshape(-1, 3), self_pairs, thing_pairs)
+        return cls(core, names, float(allS[:, 3].max()) if len(allS) else 0.0)
 
     def bound(self, Q: np.ndarray) -> np.ndarray:
-        """Per state of Q (..., n): a lower bound on the robot's clearance (scene length unit; inf
-        with nothing to test)."""
+        """Per state of Q (..., n) (the group's joint values, robot after robot): a lower bound on
+        the robots' clearance (scene length unit; inf with nothing to test)."""
         try:
             return self.core.clearances(np.ascontiguousarray(Q, dtype=float))
         except ValueError:  # the core found NaN or infinity
-            raise SceneError(f"q[{self.robot!r}]: contains NaN or infinity") from None
+            raise SceneError(f"q[{', '.join(map(repr, self.robots))}]: contains NaN or infinity") from None
+
+
+    def edge_clear(self, qa: np.ndarray, qb: np.ndarray, weights: np.ndarray, resolution: float,
+                   depth: int) -> tuple[bool, int]:
+        """(whether the bound alone proves the straight joint motion qa → qb free — sampled and
+        certified as plan/edges.py states, in one core call — and the states it bounded)."""
+        return self.core.edge_clear(np.ascontiguousarray(qa, dtype=float), np.ascontiguousarray(qb, dtype=float),
+                                    np.ascontiguousarray(weights, dtype=float), float(resolution), int(depth))
 
 
 __all__ = ["ClearanceBound"]

@@ -42,20 +42,20 @@ def _toppra():
     return toppra
 
 
-def _path(robot: Robot, path):
+def _path(n: int, path):
     """The toppra path and its parameter range from a Trajectory or waypoints (k, n)."""
     ta = _toppra()
 
     if isinstance(path, Trajectory):
-        if path.n != robot.n:
-            raise TrajectoryError(f"path: a trajectory of {path.n} joints for a robot of {robot.n}")
+        if path.n != n:
+            raise TrajectoryError(f"path: a trajectory of {path.n} joints for a robot of {n}")
         # its samples, by joint-space arc length: its own clock stops at rest (q′ = 0 there),
         # which TOPP-RA cannot time
         Q = path.q[np.concatenate([[True], np.linalg.norm(np.diff(path.q, axis=0), axis=1) > 0])]
     else:
         Q = np.asarray(path, dtype=float)
-        if Q.ndim != 2 or Q.shape[1] != robot.n or len(Q) < 2 or not np.all(np.isfinite(Q)):
-            raise TrajectoryError(f"path: expected finite waypoints of shape (k ≥ 2, {robot.n}), got {Q.shape}")
+        if Q.ndim != 2 or Q.shape[1] != n or len(Q) < 2 or not np.all(np.isfinite(Q)):
+            raise TrajectoryError(f"path: expected finite waypoints of shape (k ≥ 2, {n}), got {Q.shape}")
     chord = np.linalg.norm(np.diff(Q, axis=0), axis=1)
     if len(Q) < 2 or np.any(chord == 0):
         raise TrajectoryError("path: two consecutive waypoints are equal (or the path does not move)")
@@ -63,19 +63,52 @@ def _path(robot: Robot, path):
     return ta.SplineInterpolator(s, Q), float(s[-1])
 
 
-def _solve(robot, path, end, v, a, tau, grid):
+def _solve(path, end, v, a, tau, torque_of, grid):
     import toppra.algorithm as algo
     import toppra.constraint as constraint
-
-    from ..dynamics.rne import rne
 
     cons = [constraint.JointVelocityConstraint(np.stack([-v, v], axis=1)),
             constraint.JointAccelerationConstraint(np.stack([-a, a], axis=1))]
     if tau is not None:
-        cons.append(constraint.JointTorqueConstraint(lambda q, qd, qdd: rne(robot, q, qd, qdd),
-                                                     np.stack([-tau, tau], axis=1), np.zeros(robot.n)))
+        cons.append(constraint.JointTorqueConstraint(torque_of, np.stack([-tau, tau], axis=1), np.zeros(len(v))))
     inst = algo.TOPPRA(cons, path, gridpoints=np.linspace(0.0, end, grid), parametrizer="ParametrizeConstAccel")
     return inst.compute_trajectory(0.0, 0.0)
+
+
+def timed(path: "Trajectory | ArrayLike", v: np.ndarray, a: np.ndarray, *, dt: float = 0.01, grid: int = 400,
+          tau: np.ndarray | None = None, torque_of=None) -> tuple[np.ndarray, ...]:
+    """TOPP-RA's samples (t, q, q̇, q̈, τ or None) of the fastest rest-to-rest motion along a path
+    of len(v) joints with |q̇| ≤ v, |q̈| ≤ a (and |τ| ≤ tau, τ = torque_of(q, q̇, q̈)), every
+    limit kept at every sample (module text) — for one robot (`time_optimal`) or several moving
+    as one (a plan of a group)."""
+    n = len(v)
+    grid = count(grid, "grid", SAMPLES, minimum=3)
+    if not dt > 0:
+        raise TrajectoryError(f"dt: must be positive, got {dt!r}")
+    toppra_path, end = _path(n, path)
+    lim_v, lim_a, lim_t = v.copy(), a.copy(), None if tau is None else tau.copy()
+    for _ in range(_TRIES):
+        jt = _solve(toppra_path, end, lim_v, lim_a, lim_t, torque_of, grid)
+        if jt is None:
+            why = " (the torque limits may be below what holding the arm against gravity needs)" if tau is not None else ""
+            raise TrajectoryError(f"no timing of this path keeps the limits{why}")
+        k = sample_count(jt.duration, dt, "duration / dt")
+        t = np.append(np.arange(k - 1) * dt, jt.duration) if k > 1 else np.array([0.0, jt.duration])
+        q, qd, qdd = jt(t), jt(t, 1), jt(t, 2)
+        over_v = np.abs(qd).max(axis=0) / v
+        over_a = np.abs(qdd).max(axis=0) / a
+        tq = None if tau is None else torque_of(q, qd, qdd)
+        over_t = np.zeros(n) if tq is None else np.abs(tq).max(axis=0) / tau
+        worst = max(over_v.max(), over_a.max(), over_t.max())
+        if worst <= 1 + TOLERANCE:
+            return t, q, qd, qdd, tq
+        # tighten each limit by its own overshoot (and a little more) and solve again
+        lim_v = lim_v / np.maximum(over_v, 1.0) ** 1.1
+        lim_a = lim_a / np.maximum(over_a, 1.0) ** 1.1
+        if lim_t is not None:
+            lim_t = lim_t / np.maximum(over_t, 1.0) ** 1.1
+    raise TrajectoryError(f"TOPP-RA's timing passed a limit by {100 * (worst - 1):.3g} % between its grid points "
+                          f"after {_TRIES} tightened solves: use a finer grid")
 
 
 @takes_robot
@@ -93,41 +126,16 @@ def time_optimal(robot: Robot, path: "Trajectory | ArrayLike", vmax: ArrayLike, 
     """
     v, a = _limit(vmax, robot.n, "vmax"), _limit(amax, robot.n, "amax")
     tau = _limit(torque, robot.n, "torque", optional=True)
-    grid = count(grid, "grid", SAMPLES, minimum=3)
-    if not dt > 0:
-        raise TrajectoryError(f"dt: must be positive, got {dt!r}")
-    toppra_path, end = _path(robot, path)
-    lim_v, lim_a, lim_t = v.copy(), a.copy(), None if tau is None else tau.copy()
-    for _ in range(_TRIES):
-        jt = _solve(robot, toppra_path, end, lim_v, lim_a, lim_t, grid)
-        if jt is None:
-            why = " (the torque limits may be below what holding the arm against gravity needs)" if tau is not None else ""
-            raise TrajectoryError(f"no timing of this path keeps the limits{why}")
-        k = sample_count(jt.duration, dt, "duration / dt")
-        t = np.append(np.arange(k - 1) * dt, jt.duration) if k > 1 else np.array([0.0, jt.duration])
-        q, qd, qdd = jt(t), jt(t, 1), jt(t, 2)
-        over_v = np.abs(qd).max(axis=0) / v
-        over_a = np.abs(qdd).max(axis=0) / a
-        tq = None
-        over_t = np.zeros(robot.n)
-        if tau is not None:
-            from ..dynamics.rne import rne
 
-            tq = rne(robot, q, qd, qdd)
-            over_t = np.abs(tq).max(axis=0) / tau
-        worst = max(over_v.max(), over_a.max(), over_t.max())
-        if worst <= 1 + TOLERANCE:
-            out = for_robot(robot, t, q, qd, qdd, meta={"timing": "time-optimal (TOPP-RA)", "vmax": v.tolist(),
-                                                         "amax": a.tolist(),
-                                                         "torque": None if tau is None else tau.tolist()})
-            return out if tq is None else out.with_torques(tq)
-        # tighten each limit by its own overshoot (and a little more) and solve again
-        lim_v = lim_v / np.maximum(over_v, 1.0) ** 1.1
-        lim_a = lim_a / np.maximum(over_a, 1.0) ** 1.1
-        if lim_t is not None:
-            lim_t = lim_t / np.maximum(over_t, 1.0) ** 1.1
-    raise TrajectoryError(f"TOPP-RA's timing passed a limit by {100 * (worst - 1):.3g} % between its grid points "
-                          f"after {_TRIES} tightened solves: use a finer grid")
+    def torque_of(q, qd, qdd):
+        from ..dynamics.rne import rne
+
+        return rne(robot, q, qd, qdd)
+
+    t, q, qd, qdd, tq = timed(path, v, a, dt=dt, grid=grid, tau=tau, torque_of=torque_of)
+    out = for_robot(robot, t, q, qd, qdd, meta={"timing": "time-optimal (TOPP-RA)", "vmax": v.tolist(),
+                                                 "amax": a.tolist(), "torque": None if tau is None else tau.tolist()})
+    return out if tq is None else out.with_torques(tq)
 
 
-__all__ = ["time_optimal"]
+__all__ = ["time_optimal", "timed"]
