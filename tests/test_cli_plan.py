@@ -11,10 +11,11 @@ from cli_run import run, run_json
 
 pytest.importorskip("ompl")
 
-# joint 1 swings the KUKA's flange across the box on the table (straight in joint space it hits it)
-START = ["-0.9", "-0.44", "-0.24", "0", "0.03", "0"]
-GOAL = ["0.3", "-0.44", "-0.24", "0", "0.03", "0"]
-IN_BOX = ["-0.3", "-0.44", "-0.24", "0", "0.03", "0"]
+# joint 1 swings the KUKA's flange across the box on the table, 13 mm below its top (straight in
+# joint space it hits it)
+START = ["-0.9", "-0.56", "-0.24", "0", "0.03", "0"]
+GOAL = ["0.3", "-0.56", "-0.24", "0", "0.03", "0"]
+IN_BOX = ["-0.3", "-0.56", "-0.24", "0", "0.03", "0"]
 
 
 def test_plan_writes_a_trajectory_the_scene_check_finds_clear(capsys, tmp_path):

@@ -29,7 +29,7 @@ def test_check_two_braccios_meeting_in_the_middle(capsys):
     code, out, err = run(capsys, "scene", "check", "two-braccios", "--deg",
                          "--q", f"left={REACH_DEG}", "--q", f"right={REACH_DEG}")
     assert code == 0 and err == ""
-    assert "COLLISION" in out and "left/gripper  with  right/gripper" in out
+    assert "COLLISION" in out and "left/gripper  with  right/wrist" in out  # the grippers pass each other
     d = run_json(capsys, "scene", "check", "two-braccios", "--deg", "--q", f"left={REACH_DEG}",
                  "--q", f"right={REACH_DEG}")
     api = km.Scene.load("two-braccios")
@@ -56,7 +56,10 @@ def test_check_a_trajectory_file(capsys, tmp_path):
     assert t["colliding"] is True and 0 < t["time"] < 2.0
     assert t["time"] == pytest.approx(sw.time, abs=1e-12) and [tuple(p) for p in t["collisions"]] == sw.collisions
     assert t["resolution"] == 2.0 and t["checks"] == sw.checks
-    clear = run_json(capsys, "scene", "check", "two-braccios", "--trajectory", f"left={path}")
+    # the right arm turned aside and upright: out of the left gripper's way (at its home, leaning
+    # towards the middle, its forearm is in it)
+    clear = run_json(capsys, "scene", "check", "two-braccios", "--trajectory", f"left={path}", "--deg",
+                     "--q", "right=90,0,0,0,0")
     assert clear["trajectory"]["colliding"] is False and clear["trajectory"]["time"] is None
     code, out, _ = run(capsys, "scene", "check", "two-braccios", "--trajectory", f"left={path}", "--deg",
                        "--q", f"right={REACH_DEG}")
@@ -135,7 +138,7 @@ def test_a_resolution_asking_for_too_many_checks_is_refused_in_words(capsys, tmp
                              "--resolution", res)
         assert code == 2 and out == "" and err.count("\n") == 1, err
         assert "checks along the trajectory" in err and "kinematica.bounds.SAMPLES" in err
-        assert "use a resolution of at least 0.000375 mm" in err  # 375 mm of link motion over 10⁶ checks
+        assert "use a resolution of at least 0.000488 mm" in err  # 487.5 mm of link motion over 10⁶ checks
 
 
 def test_a_nan_in_a_trajectory_file_names_the_file_and_the_line(capsys, tmp_path):

@@ -15,8 +15,8 @@ from kinematica.trajectory import TrajectoryError
 
 pytest.importorskip("ompl")
 
-# a Puma 560 swinging joint 1 from START to GOAL: in a straight joint line its wrist (link4)
-# passes through BOX
+# a Puma 560 swinging joint 1 from START to GOAL: in a straight joint line its forearm (link3,
+# whose drawn housing reaches to the wrist) passes through BOX
 START = np.array([0.8, -0.3, 0.0, 0.0, 0.5, 0.0])
 GOAL = np.array([-0.8, -0.3, 0.0, 0.0, 0.5, 0.0])
 
@@ -36,7 +36,7 @@ def _as_motion(path: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def test_the_straight_line_is_blocked_so_the_plan_must_go_around(boxed):
     straight = check_trajectory(boxed, {"arm": _as_motion(np.stack([START, GOAL]))}, resolution=0.01)
-    assert straight.colliding and ("arm/link4", "box") in straight.collisions
+    assert straight.colliding and ("arm/link3", "box") in straight.collisions
 
 
 def test_a_plan_around_a_box_is_collision_free_at_ten_times_the_resolution(boxed):
@@ -108,10 +108,11 @@ def test_a_start_outside_the_joint_limits_is_refused_naming_the_joint(boxed):
 
 
 def test_no_path_within_the_time_limit_says_so():
-    # a wall crosses link 1's sweep and joint 1's limits keep it from going round: no path exists
+    # a wall crosses link 1's sweep (clear of the base's capsules) and joint 1's limits keep it
+    # from going round: no path exists
     s = km.Scene(length_unit="mm")
     s.add_robot("arm", "planar-3r")
-    s.add_obstacle("wall", "box", pose=km.spatial.transl([0, 13, 0]), size=(2, 10, 40))
+    s.add_obstacle("wall", "box", pose=km.spatial.transl([0, 16, 0]), size=(2, 10, 40))
     p = km.plan(s, [0.8, 0, 0], [2.3, 0, 0], time_limit=0.3)
     assert not p.success and p.path is None
     assert p.reason == "no path found within 0.3 s" and p.status in ("Approximate solution", "Timeout")
@@ -204,7 +205,7 @@ def test_ctrl_c_stops_a_plan_cleanly_even_in_prms_second_thread(tmp_path):
         "import numpy as np, kinematica as km\n"
         "s = km.Scene(length_unit='mm')\n"
         "s.add_robot('arm', 'planar-3r')\n"
-        "s.add_obstacle('wall', 'box', pose=km.spatial.transl([0, 13, 0]), size=(2, 10, 40))\n"
+        "s.add_obstacle('wall', 'box', pose=km.spatial.transl([0, 16, 0]), size=(2, 10, 40))\n"
         "km.plan(s, [0.8, 0, 0], [2.3, 0, 0], time_limit=0.05)  # OMPL loaded before the signal\n"
         "print('planning', flush=True)\n"
         "try:\n"
@@ -239,10 +240,10 @@ def test_a_goal_pose_is_reached_at_one_of_its_collision_free_ik_solutions(boxed)
 
 def test_a_goal_target_without_a_usable_ik_solution_is_refused_in_words(boxed):
     r = boxed.robots["arm"].robot
-    in_box = km.fk(r, (START + GOAL) / 2)[:3, 3]  # every arm posture with the tool there has the wrist in the box
+    in_box = km.fk(r, (START + GOAL) / 2)[:3, 3]  # every arm posture with the tool there has the forearm in the box
     p = km.plan(boxed, START, km.targets.position(in_box), time_limit=0.5)
     assert not p.success and p.status == "not run"
-    assert p.reason.startswith("every IK solution of the goal target (") and "arm/link4 touches box" in p.reason
+    assert p.reason.startswith("every IK solution of the goal target (") and "arm/link3 touches box" in p.reason
     far = km.plan(boxed, START, km.targets.position([3.0, 0.0, 0.0]), time_limit=0.5)
     assert far.reason.startswith("the goal target cannot be reached: target out of reach: |p| = 3 m")
     with pytest.raises(km.PlanError, match=r"goal: one target, not a stack of shape \(2,\)"):
@@ -266,7 +267,11 @@ def test_the_cores_bound_spares_coal_most_checks_and_changes_no_plan(boxed):
         q = km.plan(boxed, START, GOAL, seed=11, time_limit=1.0)
     finally:
         edges.EdgeChecker.build = build
-    assert q.checker.exact_checks > 3 * p.checker.exact_checks
+    # measured (deterministic: the same seeded runs): 4011 exact checks alone, 1465 of 4530 with
+    # the bound. The Puma's capsules fitted to its Looks are fatter than the 5 %-of-reach
+    # skeleton ones (pedestal 0.23 m, upper arm 0.11 m), and the covering spheres' slack grows
+    # with the radius: around skeleton capsules it was 240 of 2232
+    assert q.checker.exact_checks > 2.5 * p.checker.exact_checks
     np.testing.assert_array_equal(p.path, q.path)
 
 

@@ -1,6 +1,7 @@
 """Shared workspaces (issue 15): collision and distance queries, self-collision, two arms,
-trajectories — each checked against geometry computed independently here with NumPy from
-`km.fk` / `km.fk_frames` (not from the scene's own link geometry)."""
+trajectories — each checked against numbers computed independently here with NumPy: the
+links' capsules (fitted to the Looks: the scene's geometry) carried to the world by
+`km.fk_frames`, distances by closed forms (`capsule_oracle`), never by the scene's queries."""
 
 from __future__ import annotations
 
@@ -10,23 +11,11 @@ from hypothesis import given, settings, strategies as st
 
 import kinematica as km
 from kinematica import spatial
+from capsule_oracle import ball_gap, pair_gap, world_capsules
 
 BRACCIO = km.load("braccio")
 PANDA = km.load("panda")
 REACH = np.radians([0, -60, -30, -30, 0])  # Braccio reaching forward and down: tool 311 mm out
-
-
-def segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    """Distance from point p to segment ab, by the clamped projection (the oracle)."""
-    t = np.clip(np.dot(p - a, b - a) / np.dot(b - a, b - a), 0.0, 1.0)
-    return float(np.linalg.norm(p - (a + t * (b - a))))
-
-
-def last_segment(robot: km.Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The Braccio's last link as the test sees it: from the wrist-roll joint's origin (the
-    frame before joint n turns) to the tool point, both from `km.fk_frames`."""
-    F = km.fk_frames(robot, q)
-    return (F[-3] @ robot.before[-1])[:3, 3], F[-1][:3, 3]
 
 
 def one_braccio(**obstacle) -> km.Scene:
@@ -51,22 +40,27 @@ def test_sphere_at_tool_point_collides_with_last_link(q):
 @given(st.floats(0.01, 10.0), st.floats(-1, 1), st.floats(-1, 1), st.floats(0, 1),
        st.sampled_from([0, 1, 2]))
 def test_sphere_moved_clear_by_a_margin_is_that_far(margin, u, v, w, k):
-    """The sphere is moved from the tool point outwards (away from the link, so the tool end
-    of the segment is nearest) by capsule radius + sphere radius + margin: the distance the
-    scene reports equals the margin and the independent sphere-capsule distance, to 1e-9 mm
-    (values ~100 mm, coal's sphere-capsule distance is closed-form: errors ~1e-13)."""
+    """The sphere is moved from the gripper capsule's far end (from the wrist-roll joint)
+    outwards (d · axis ≥ 0: that end of its segment is nearest) by capsule radius + sphere radius + margin: the
+    distance the scene reports equals the margin and the independent ball-to-capsules distance
+    (the minimum over every link's capsule), to 1e-9 mm (values ~100 mm, coal's sphere-capsule
+    distance is closed-form: errors ~1e-13)."""
     q = [BRACCIO.q_home, REACH, np.radians([40, 30, 45, -60, 20])][k]
-    a, b = last_segment(BRACCIO, q)
+    s = one_braccio(pose=np.eye(4), radius=4.0)
+    caps = world_capsules(s, "arm", q)
+    ((_, a, b, R),) = [c for c in caps if c[0] == "arm/gripper"]  # the gripper has one capsule
+    wrist = km.fk_frames(BRACCIO, q)[5, :3, 3]  # the gripper's own frame, on the wrist-roll axis
+    if np.linalg.norm(a - wrist) > np.linalg.norm(b - wrist):
+        a, b = b, a
     axis = (b - a) / np.linalg.norm(b - a)
     d = np.array([u, v, w]) + 1e-3
     d = d - min(0.0, d @ axis) * axis  # point away from the link (d · axis ≥ 0)
     d /= np.linalg.norm(d)
-    s = one_braccio(pose=np.eye(4), radius=4.0)
-    R = s.geometry("arm").radius
     centre = b + d * (R + 4.0 + margin)
     s.move("ball", spatial.transl(centre))
-    rep = s.distance({"arm": q})
-    independent = segment_distance(centre, a, b) - R - 4.0
+    rep = s.distance({"arm": q}, self_pairs=False)  # the arm's own links may be nearer each other
+    independent, nearest = ball_gap(caps, centre, 4.0)
+    assert nearest == "arm/gripper" and abs(independent - margin) < 1e-9
     assert rep.pair == ("arm/gripper", "ball")
     assert abs(rep.min_distance - margin) < 1e-9
     assert abs(rep.min_distance - independent) < 1e-9
@@ -74,7 +68,7 @@ def test_sphere_moved_clear_by_a_margin_is_that_far(margin, u, v, w, k):
     p1, p2 = rep.points
     assert abs(np.linalg.norm(p2 - p1) - margin) < 1e-9
     assert abs(np.linalg.norm(p2 - centre) - 4.0) < 1e-9
-    assert not s.check({"arm": q}).colliding
+    assert ("arm/gripper", "ball") not in s.check({"arm": q}).collisions
 
 
 def test_batch_equals_loop_of_single_queries():
@@ -152,13 +146,17 @@ def test_panda_folded_into_its_base_collides_home_does_not():
     s = km.Scene()
     s.add_robot("panda", PANDA)
     assert not s.check({"panda": PANDA.q_home}).colliding
+    # independently: at home every checked pair of capsules is apart
+    home = world_capsules(s, "panda", PANDA.q_home)
+    left_out = {(a, b) for a, b, _ in s.excluded()}
+    links = sorted({n for n, *_ in home})
+    checked = [(a, b) for i, a in enumerate(links) for b in links[i + 1:] if (a, b) not in left_out]
+    assert len(checked) > 10 and min(pair_gap(home, a, b) for a, b in checked) > 0
     # IK puts the flange 0.12 m from the base axis at 0.25 m height: the hand is folded back
-    # into the first link (independently: flange to the base axis < twice the link radius)
+    # into the first link (independently: link 1's and link 7's capsules overlap)
     res = km.ik(PANDA, [0.12, 0.05, 0.25], q0="random")
     assert res.success
-    flange = km.fk(PANDA, res.q)[:3, 3]
-    R = s.geometry("panda").radius
-    assert segment_distance(flange, np.zeros(3), np.array([0, 0, 0.333])) < 2 * R
+    assert pair_gap(world_capsules(s, "panda", res.q), "panda/link1", "panda/link7") < 0
     rep = s.check({"panda": res.q})
     assert rep.colliding and ("panda/link1", "panda/link7") in rep.collisions
 
@@ -167,7 +165,9 @@ def test_excluded_pairs_are_listed_with_reasons_and_editable():
     s = km.Scene()
     s.add_robot("p", "panda")
     ex = {(a, b): why for a, b, why in s.excluded()}
-    assert ex[("p/link1", "p/link3")] == "adjacent"  # link 2 has no length: 1 and 3 are neighbours
+    # link 2 has no length on the skeleton, but it is drawn: 1–2 and 2–3 are the neighbours
+    assert ex[("p/link1", "p/link2")] == ex[("p/link2", "p/link3")] == "adjacent"
+    assert ("p/link1", "p/link3") not in ex
     assert set(ex.values()) <= {"adjacent", "always touching"}
     t = km.Scene()
     t.add_robot("p", "panda", exclude=[("link1", "link7")], include=[("link5", "link7")])
@@ -184,21 +184,24 @@ def test_two_facing_braccios_meeting_in_the_middle_collide():
     s = km.Scene.load("two-braccios")
     assert not s.check().colliding  # both at home
     rep = s.check({"left": REACH, "right": REACH})
-    assert rep.colliding and ("left/gripper", "right/gripper") in rep.collisions
-    # independently: the two grippers' segments, in the world, cross within 2 radii
-    a1, b1 = ((s.robots["left"].base @ np.append(p, 1))[:3] for p in last_segment(BRACCIO, REACH))
-    assert abs(b1[0] - (-250 + 311.2)) < 0.1 and abs(a1[1]) < 1e-9  # left's tool is past the middle
-    # one arm pulled back: clear, and the distance is the gap between the grippers
+    tool = (s.robots["left"].base @ km.fk(BRACCIO, REACH))[:3, 3]
+    assert abs(tool[0] - (-250 + 311.2)) < 0.1 and abs(tool[1]) < 1e-9  # left's tool is past the middle
+    # independently: the pairs of the two arms' capsules (carried to the world) that overlap
+    # are those the scene reports; the grippers passed each other, each in the other's wrist
+    meet = world_capsules(s, "left", REACH) + world_capsules(s, "right", REACH)
+    lefts, rights = (sorted({n for n, *_ in meet if n.startswith(side)}) for side in ("left/", "right/"))
+    gaps = {(a, b): pair_gap(meet, a, b) for a in lefts for b in rights}
+    assert min(abs(g) for g in gaps.values()) > 1e-6  # no pair grazing: the verdicts are clear-cut
+    between = {p for p in rep.collisions if p[0].startswith("left/") and p[1].startswith("right/")}
+    assert between == {p for p, g in gaps.items() if g < 0}
+    assert {("left/gripper", "right/wrist"), ("left/wrist", "right/gripper")} <= between
+    # one arm pulled back: clear, and the distance is at most the gap between the arms' capsules
     back = np.radians([0, -20, -30, -30, 0])
     d = s.distance({"left": REACH, "right": back})
     assert not s.check({"left": REACH, "right": back}).colliding and d.min_distance > 0
-    la, lb = last_segment(BRACCIO, REACH)
-    ra, rb = last_segment(BRACCIO, back)
-    Tl, Tr = s.robots["left"].base, s.robots["right"].base
-    lo = [(Tl @ np.append(p, 1))[:3] for p in (la, lb)]
-    ro = [(Tr @ np.append(p, 1))[:3] for p in (ra, rb)]
-    tips = min(segment_distance(ro[1], *lo), segment_distance(lo[1], *ro)) - 2 * s.geometry("left").radius
-    assert d.min_distance <= tips + 1e-9
+    apart = world_capsules(s, "left", REACH) + world_capsules(s, "right", back)
+    gap = min(pair_gap(apart, a, b) for a in lefts for b in rights)
+    assert 0 < gap and d.min_distance <= gap + 1e-9
 
 
 def test_unit_conversion_mm_robot_in_metre_scene():
@@ -233,16 +236,19 @@ def test_trajectory_through_an_obstacle_is_caught_at_the_right_time():
     rep = km.scene.check_trajectory(s, {"arm": tr}, resolution=res)
     assert rep.colliding and ("arm/gripper", "ball") in rep.collisions
 
-    # The oracle: the gripper segment against the ball, by NumPy on a fine yaw grid; the first
-    # time its distance drops to the radii sum is the true first contact.
-    R = s.geometry("arm").radius
+    # The oracle: every link capsule against the ball, by NumPy on a fine yaw grid (the parts
+    # carried by `km.fk_frames`); the first time a distance drops to the radii sum is the true
+    # first contact.
     ts = np.linspace(0, 4, 40001)
     Q = np.tile(REACH, (len(ts), 1))
     Q[:, 0] = np.interp(ts, [0, 4], [start[0], end[0]])
     F = km.fk_frames(BRACCIO, Q)
-    a, b = (F[:, -3] @ BRACCIO.before[-1])[:, :3, 3], F[:, -1, :3, 3]
-    t_seg = np.clip(np.sum((centre - a) * (b - a), -1) / np.sum((b - a) ** 2, -1), 0, 1)
-    gap = np.linalg.norm(centre - (a + t_seg[:, None] * (b - a)), axis=-1) - R - rho
+    gap = np.full(len(ts), np.inf)
+    for part in s.geometry("arm").parts:
+        half = 0.5 * part.shape.length if part.shape.kind == "capsule" else 0.0
+        a, b = ((F[:, part.body] @ part.placement @ [0, 0, z, 1])[:, :3] for z in (-half, half))
+        t_seg = np.clip(np.sum((centre - a) * (b - a), -1) / np.maximum(np.sum((b - a) ** 2, -1), 1e-300), 0, 1)
+        gap = np.minimum(gap, np.linalg.norm(centre - (a + t_seg[:, None] * (b - a)), axis=-1) - part.shape.radius - rho)
     t_true = ts[np.argmax(gap <= 0)]
     # the report is late by at most one check: every point moved ≤ resolution since t_true
     assert rep.clear_until < t_true + 1e-4 and rep.time >= t_true - 1e-4
@@ -304,19 +310,17 @@ def test_pairs_touching_at_the_stated_home_are_excluded_and_say_so():
 @given(st.lists(st.floats(-3, 3), min_size=3, max_size=3), st.floats(-70, 70), st.floats(-70, 70),
        st.floats(-10, 10), st.floats(0.5, 15))
 def test_distance_to_a_sphere_equals_the_segment_oracle(q, x, y, z, rho):
-    """planar-3r (three 20 mm links, capsules of 3 mm) and a ball anywhere: the scene's signed
-    distance is min over the links of |centre − segment| − 3 − ρ, the segments' ends taken from
-    `km.fk_frames` (joint origins and the tool). Its self pair is excluded so that the ball
-    alone decides. Where the capsule and ball overlap coal reports the penetration depth, which
-    for a sphere against a capsule is the same expression (negative) — so one formula, 1e-9 mm."""
+    """planar-3r and a ball anywhere: the scene's signed distance is the minimum over the links'
+    capsules (fitted to its Looks, carried to the world by `km.fk_frames`) of |centre − axis
+    segment| − r − ρ. Its self pairs are left out so that the ball alone decides. Where a
+    capsule and the ball overlap coal reports the penetration depth, which for a sphere against
+    a capsule is the same expression (negative) — so one formula, 1e-9 mm."""
     robot = km.load("planar-3r")
     s = km.Scene(length_unit="mm")
-    s.add_robot("r", robot, exclude=[("link1", "link3")])
+    links = ("base", "link1", "link2", "link3")
+    s.add_robot("r", robot, exclude=[(a, b) for i, a in enumerate(links) for b in links[i + 1:]])
     s.add_obstacle("ball", "sphere", spatial.transl([x, y, z]), radius=rho)
-    F = km.fk_frames(robot, q)
-    ends = [(F[k] @ robot.before[k])[:3, 3] for k in range(3)] + [F[-1][:3, 3]]
-    R = s.geometry("r").radius
-    oracle = min(segment_distance(np.array([x, y, z]), a, b) for a, b in zip(ends, ends[1:])) - R - rho
+    oracle, nearest = ball_gap(world_capsules(s, "r", np.asarray(q)), np.array([x, y, z]), rho)
     rep = s.distance({"r": q})
     assert abs(rep.min_distance - oracle) < 1e-9
     assert s.check({"r": q}).colliding == (oracle < 0) or abs(oracle) < 1e-9

@@ -63,7 +63,8 @@ def to_dict(s: Session) -> dict[str, Any]:
         "poses": poses,
         "plan": {"kind": s.plan.kind, "seconds": float(s.plan.seconds), "speed": float(s.plan.speed),
                  "loop": bool(s.plan.loop), "t": float(s.t)},
-        "view": {"projection": s.view.projection, "frames": bool(s.view.frames), "looks": bool(s.view.looks)},
+        "view": {"projection": s.view.projection, "frames": bool(s.view.frames), "looks": bool(s.view.looks),
+                 "collision": bool(s.view.collision)},
     } | ({"workspace": {"seat": s.seat, "scene": yaml.safe_load(dump_scene(s.scene.to_dict()))}}
          if s.scene is not None else {})
 
@@ -124,7 +125,8 @@ def _session(data: dict) -> Session:
         raise ProjectError(f"plan.t: the player's time cannot be negative, got {s.t:g}")
     v = _get(data, "view", dict, {})
     s.view = ViewSpec(_choice(v, "projection", PROJECTIONS, s.view.projection, "view.projection"),
-                      _flag(v, "frames", "view.frames"), _flag(v, "looks", "view.looks", default=True))
+                      _flag(v, "frames", "view.frames"), _flag(v, "looks", "view.looks", default=True),
+                      _flag(v, "collision", "view.collision"))
     if "workspace" in data:
         s.scene, s.seat = _workspace(_get(data, "workspace", dict, {}), s)
     return s

@@ -31,6 +31,7 @@ from . import camera
 from .grid import GridScale, along, nice_step, turn_y_to  # noqa: F401  (nice_step: re-exported)
 from .ghosts import MAX_GHOSTS, apex, drawn_and_listed, label_spots, same_drawing
 from .handles import AXIS_INDEX, handle_points
+from .collision import CollisionShapes
 from .looks import Looks, gripper_slider
 
 LINK, JOINT, BASE, TOOL = "#37474f", "#fb8c00", "#90a4ae", "#e53935"
@@ -56,7 +57,7 @@ class ArmView:
     the marker's centre."""
 
     def __init__(self, robot: km.Robot, q: np.ndarray, *, projection: str = "3d", looks: bool = True,
-                 on_looks: Callable[[bool], None] | None = None,
+                 collision: bool = False, on_looks: Callable[[bool], None] | None = None,
                  on_target_drop: Callable[[np.ndarray], None] | None = None,
                  on_handle_drop: Callable[[str, np.ndarray], None] | None = None,
                  height: str = "calc(100vh - 196px)") -> None:
@@ -87,6 +88,7 @@ class ArmView:
         self.grip = gripper_fraction(robot)
         low = lowest_point(robot)
         self.floor = min(0.0, low) / self.grid.step if low is not None else 0.0
+        self.collision = CollisionShapes(self, collision)  # the collision shapes over the arm
         # the camera type is fixed when a scene is built: a projection change rebuilds it in here
         self.box = ui.element("div").classes("w-full")
         self._build()
@@ -144,6 +146,7 @@ class ArmView:
             self.handles = {a: self.scene.sphere(1.1 * self.radius, 16, 12).material(colour, 0.8)
                             for a, colour in (("x", AXES[0]), ("z", AXES[2]))}
         self.ghosts, self.mirror = [], None
+        self.collision.rebuilt()
         self.show(self.q)
         self.show_frames(self.frames_on)
         self.show_target(self.target_T, self.target_oriented, self.handle_axes)
@@ -211,6 +214,7 @@ class ArmView:
             else:
                 self._place_skeleton(geom)
             self._skeleton_visible()
+            self.collision.place(geom.frames)
         self._keep_in_view(to(geom.skeleton))
 
     @property

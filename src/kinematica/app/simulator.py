@@ -71,7 +71,7 @@ class SimulatorTab:
         self.stage.clear()
         with self.stage:
             self.view = ArmView(s.robot, s.q, projection=s.view.projection, looks=s.view.looks,
-                                on_looks=self.show_looks,
+                                collision=s.view.collision, on_looks=self.show_looks,
                                 on_target_drop=self.target_dropped, on_handle_drop=self.handle_dropped)
             self.player = Player(self, self.workspace.first_collision)  # under the view: play the pose list
             # the caption wraps, the controls keep their width: a long robot name had pushed the
@@ -85,6 +85,9 @@ class SimulatorTab:
                     .props("dense").classes("w-32 shrink-0")
                 tag(ui.checkbox("link frames", value=s.view.frames,
                                 on_change=lambda e: self.show_frames(e.value)), "frames").classes("shrink-0")
+                tag(ui.checkbox("collision shapes", value=s.view.collision,
+                                on_change=lambda e: self.show_collision(e.value)), "collision-shapes") \
+                    .classes("shrink-0").tooltip("what collision checks use: translucent capsules over the arm")
                 with tag(ui.checkbox("workspace", value=False, on_change=lambda e: self.show_workspace(e.value)),
                          "workspace").classes("shrink-0"):
                     # above the box, its right edge on the box's: it stays on the page
@@ -148,6 +151,12 @@ class SimulatorTab:
     def show_frames(self, on: bool) -> None:
         self.session.view.frames = bool(on)
         self.view.show_frames(on)
+        self.page.changed("view")
+
+    def show_collision(self, on: bool) -> None:
+        """The arm's collision shapes over its drawing, or not (bodies in contact stay red)."""
+        self.session.view.collision = bool(on)
+        self.view.collision.toggle(on)
         self.page.changed("view")
 
     def show_looks(self, on: bool) -> None:

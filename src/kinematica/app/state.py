@@ -102,12 +102,14 @@ class PlanSpec:
 
 @dataclass
 class ViewSpec:
-    """How the arm is shown: `projection` (a key of PROJECTIONS), the link frames on or off, and
-    `looks`: the robot as it looks (its visual shapes, where it has any) or its skeleton."""
+    """How the arm is shown: `projection` (a key of PROJECTIONS), the link frames on or off,
+    `looks`: the robot as it looks (its visual shapes, where it has any) or its skeleton, and
+    its collision shapes over it or not."""
 
     projection: str = "3d"
     frames: bool = False
     looks: bool = True
+    collision: bool = False
 
 
 @dataclass(frozen=True)

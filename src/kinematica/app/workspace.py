@@ -4,9 +4,10 @@ it moves.
 Pick a bundled scene (or open a scene file) and which of its robots the session's arm is
 ("left" of two-braccios); the tab switches to that robot. The arm keeps its own frame in the
 view: the world is drawn around it through the inverse of its base pose. This arm's collision
-shapes are a translucent overlay on its drawing, the other arms are drawn by their collision
-shapes at their scene configurations, the obstacles as their shapes. After each move the scene
-is checked at the arm's q: colliding shapes turn red and one line says what collides, or the
+shapes (the scene's, for its seat) are the view's "collision shapes" overlay (`collision.py`:
+shown on the toggle, a body in contact always, red); the other arms are drawn by their
+collision shapes at their scene configurations, the obstacles as their shapes. After each move
+the scene is checked at the arm's q: colliding shapes turn red and one line says what collides, or the
 minimum distance in words ("left/upper arm is 50.92 mm from table") between different bodies
 (an arm and an obstacle, two arms); a checkbox takes an arm's own link pairs in too.
 
@@ -40,8 +41,8 @@ from .tab import Host
 from .uploads import FileDrop
 
 NONE = "(none)"
-# (colour, opacity): this arm's collision shapes over its drawing, the other arms, obstacles, a hit
-SHAPE, OTHER, OBSTACLE, HIT = ("#78909c", 0.22), ("#546e7a", 0.85), ("#8d6e63", 0.45), ("#e53935", 0.7)
+# (colour, opacity): the other arms, obstacles, a hit (this arm's shapes: the view's overlay)
+OTHER, OBSTACLE, HIT = ("#546e7a", 0.85), ("#8d6e63", 0.45), ("#e53935", 0.7)
 
 
 def seats(scene: km.Scene) -> list[str]:
@@ -256,6 +257,9 @@ class Workspace:
         self.shapes, self.handles = {}, {}
         if self.scene is not None and self.scene.robots[self.seat].robot.name != self.host.session.robot_name:
             self.scene, self.seat = None, None  # another robot was chosen: this seat is not it
+        overlay = self.host.view.collision
+        overlay.use(None if self.scene is None else self.scene.geometry(self.seat))
+        overlay.hits(set())
         if self.scene is None:
             return
         c = self.scene.compiled()
@@ -263,8 +267,9 @@ class Workspace:
         with view:
             for shape, body, M in zip(c.collider.shapes, c.collider.bodies, c.collider.placements):
                 name = c.names[body]
-                colour = OBSTACLE if name in self.scene.obstacles else \
-                    SHAPE if name.startswith(self.seat + "/") else OTHER
+                if name.startswith(self.seat + "/"):
+                    continue  # this arm's: the view's overlay
+                colour = OBSTACLE if name in self.scene.obstacles else OTHER
                 parts = self._object(view, shape, colour)
                 if colour == OBSTACLE:
                     parts[0].draggable()
@@ -323,6 +328,8 @@ class Workspace:
         check = self.scene.check({self.seat: q})
         dist = self.scene.distance({self.seat: q}, self_pairs=self.self_pairs)
         hit = {n for pair in check.collisions for n in pair}
+        mine = c.slices[self.seat]
+        self.host.view.collision.hits({c.names.index(n) - mine.start for n in hit if n.startswith(self.seat + "/")})
         for name, drawn in self.shapes.items():
             body = c.names.index(name)
             for parts, shape, M, own in drawn:

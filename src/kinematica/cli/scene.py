@@ -120,7 +120,8 @@ def show_data(scene: km.Scene) -> dict[str, Any]:
                        "base": e.base, "base_xyz": e.base[:3, 3],
                        "base_rpy_deg": np.degrees(spatial.matrix_to_rpy(e.base[:3, :3])),
                        "q": e.q, "q_deg": q_deg(e.robot, e.q), "length_unit": e.robot.length_unit,
-                       "collision_radius": g.radius, "links": list(g.names), "link_geometry": list(g.source)})
+                       "collision_radius": g.radius, "largest_radius": _largest_radius(g), "links": list(g.names),
+                       "link_geometry": list(g.source)})
     obstacles = [{"name": o.name, "shape": o.shape.kind, **o.shape.params(), "pose": o.pose,
                   "xyz": o.pose[:3, 3], "rpy_deg": np.degrees(spatial.matrix_to_rpy(o.pose[:3, :3]))}
                  for o in scene.obstacles.values()]
@@ -129,11 +130,25 @@ def show_data(scene: km.Scene) -> dict[str, Any]:
             "excluded": [{"a": a, "b": b, "reason": why} for a, b, why in scene.excluded()]}
 
 
+def _largest_radius(g: Any) -> float | None:
+    radii = [p.shape.radius for p in g.parts if p.shape.kind in ("capsule", "sphere") and g.source[p.body] != "urdf"]
+    return max(radii) if radii else None
+
+
+def _radius_words(r: dict[str, Any]) -> str:
+    """The link radius column: one radius (skeleton capsules), a range fitted to the Looks, or URDF."""
+    if not r["collision_radius"]:
+        return "URDF"
+    if "looks" in r["link_geometry"]:
+        return f"{num(r['collision_radius'], 4)}–{num(r['largest_radius'], 4)} {r['length_unit']} (fitted)"
+    return f"{num(r['collision_radius'], 4)} {r['length_unit']}"
+
+
 def show_text(d: dict[str, Any]) -> str:
     u = d["length_unit"]
     lines = [f"scene {d['scene']} (lengths in {u})"] + ([d["description"]] if d["description"] else []) + [""]
     rows = [[r["name"], r["robot"], vector(r["base_xyz"], 1), vector(r["base_rpy_deg"], 1),
-             f"{num(r['collision_radius'], 4)} {r['length_unit']}" if r["collision_radius"] else "URDF",
+             _radius_words(r),
              ", ".join(r["links"])] for r in d["robots"]]
     lines += [table(["robot", "model", f"base xyz ({u})", "base rpy (deg)", "link radius", "links"], rows), ""]
     rows = [[o["name"], o["shape"], ", ".join(f"{k} {v if not isinstance(v, list) else vector(v, 4)}"

@@ -1,23 +1,34 @@
 """Collision geometry of a robot's links: the URDF's own `<collision>` shapes where the robot
-came with them, else capsules around each link's segments.
+came with them; else, where it has Looks, capsules fitted to what is drawn for each link (one,
+or up to 4 for a flat one); else capsules around each link's segments.
 
 Bodies are numbered 0..n: body 0 is the fixed base (from the base frame to joint 1), body k
 the link moved by joint k, rigid with link frame k (`km.fk_frames(robot, q)[..., k, :, :]`);
-the last link reaches to the tool point. A link's segments are those the arm drawing uses
-(`viz.geometry`): from joint k's origin first along joint k's axis, then straight to the next
-joint's origin (so a DH offset d and length a make an L, not a chord cutting the corner).
-Each segment gets a capsule of the robot's collision `radius`; a link of zero length gets
-none (its neighbours' capsules cover the joint). For a prismatic joint the capsule rides
-with the carriage; the rail behind it is not modelled.
+the last link reaches to the tool point.
 
-The radius comes from the robot file's `collision: {radius: …}` section, else it is
-`DEFAULT_RADIUS_FRACTION` (5 %) of the arm's length (the sum of its segments' lengths): about
-21 mm for the Braccio, 70 mm for the Panda and the KUKA KR6.
+Fitted to the Looks (`robot.visuals`: primitives and meshes, the real arm's shapes): each body
+with drawn shapes gets the tightest capsule along a principal direction of their points
+(`capsulefit`: every drawn vertex inside, least volume), so the capsule sits where the link is
+drawn — the KR6's arm beside its skeleton, 0.10 m along joint 2's axis, the UR5's upper arm
+0.136 m — not on the kinematic skeleton. A shape too compact for an axis becomes a sphere.
+
+Skeleton capsules, for a robot without Looks, a body with nothing drawn, or whenever a
+collision `radius` is given (by the robot file's `collision: {radius: …}`, a scene file's or
+`Scene.add_robot(radius=…)`: a user's model wins over the fitted one): a link's segments are
+those the arm drawing uses (`viz.geometry`): from joint k's origin first along joint k's
+axis, then straight to the next joint's origin (so a DH offset d and length a make an L, not
+a chord cutting the corner). Each segment gets a capsule of the collision radius; a link of
+zero length gets none (its neighbours' capsules cover the joint). For a prismatic joint the
+capsule rides with the carriage; the rail behind it is not modelled. The radius when none is
+given is `DEFAULT_RADIUS_FRACTION` (5 %) of the arm's length (the sum of its segments'
+lengths): about 21 mm for the Braccio, 70 mm for the Panda and the KUKA KR6.
 
 >>> import kinematica as km
->>> g = link_geometry(km.load("planar-3r"))
->>> g.names, round(g.radius, 6), [p.shape.length for p in g.parts]
-(('base', 'link1', 'link2', 'link3'), 3.0, [20.0, 20.0, 20.0])
+>>> g = link_geometry(km.load("planar-3r"), radius=3.0)
+>>> g.names, g.source, round(g.radius, 6), [p.shape.length for p in g.parts]
+(('base', 'link1', 'link2', 'link3'), ('none', 'capsule', 'capsule', 'capsule'), 3.0, [20.0, 20.0, 20.0])
+>>> link_geometry(km.load("planar-3r")).source
+('looks', 'looks', 'looks', 'looks')
 """
 
 from __future__ import annotations
@@ -29,6 +40,8 @@ import numpy as np
 from .. import spatial
 from ..kinematics.fk import fk_frames
 from ..model.robot import Robot
+from .capsulefit import FittedCapsule
+from .drawn import fitted_capsules
 from .shapes import SceneError, Shape, make_shape
 
 DEFAULT_RADIUS_FRACTION = 0.05  # of the arm's length: link radius when the robot file gives none
@@ -50,8 +63,9 @@ class Part:
 @dataclass(frozen=True)
 class LinkGeometry:
     """The collision geometry of one robot: body names (n + 1: the fixed base, then one per
-    link), the parts, the capsule radius used (None when every link had URDF shapes), and
-    `source` per body ("capsule", "urdf" or "none")."""
+    link), the parts, the smallest capsule (or sphere) radius among them (None when every
+    link had URDF shapes), and `source` per body: "urdf", "looks" (fitted to the drawn
+    shapes), "capsule" (around the skeleton) or "none"."""
 
     names: tuple[str, ...]
     parts: tuple[Part, ...]
@@ -109,15 +123,24 @@ def default_radius(robot: Robot) -> float:
     return DEFAULT_RADIUS_FRACTION * arm_length(robot)
 
 
+def fitted_part(body: int, c: FittedCapsule, link: str) -> Part:
+    """The part of a capsule fitted to a body's drawn shapes (a sphere when it has no length)."""
+    if c.length <= 1e-9 * c.radius:
+        return Part(body, make_shape("sphere", radius=c.radius), spatial.transl(0.5 * (c.a + c.b)), link)
+    return capsule_part(body, c.a, c.b, c.radius, link)
+
+
 def link_geometry(robot: Robot, radius: float | None = None) -> LinkGeometry:
-    """The collision geometry of `robot`: its URDF `<collision>` shapes where it has them
-    (`robot.extras["collision_shapes"]`), capsules of `radius` elsewhere (default: the robot
-    file's `collision.radius`, else `default_radius`)."""
+    """The collision geometry of `robot` (see the module text): its URDF `<collision>` shapes
+    where it has them (`robot.extras["collision_shapes"]`); with no `radius` given here or in
+    the robot file's `collision.radius`, capsules fitted to its Looks where it has them;
+    skeleton capsules of that radius (default `default_radius`) elsewhere."""
     given = robot.extras.get("collision", {}).get("radius") if radius is None else radius
     r = float(given) if given is not None else default_radius(robot)
     if not (np.isfinite(r) and r > 0):
         raise SceneError(f"{robot.name}: collision radius must be a positive number, got {given!r}")
     urdf = robot.extras.get("collision_shapes") or {}
+    fitted = fitted_capsules(robot, [k for k in range(robot.n + 1) if not urdf.get(k)]) if given is None else {}
     names = body_names(robot)
     parts: list[Part] = []
     source = []
@@ -127,13 +150,16 @@ def link_geometry(robot: Robot, radius: float | None = None) -> LinkGeometry:
             parts += [Part(k, make_shape(d["kind"], **{key: v for key, v in d.items() if key not in ("kind", "link")}),
                            np.asarray(T, dtype=float), d.get("link") or names[k]) for d, T in own]
             source.append("urdf")
+        elif k in fitted:
+            parts += [fitted_part(k, c, names[k]) for c in fitted[k]]
+            source.append("looks")
         elif segs:
             parts += [capsule_part(k, a, b, r, names[k]) for a, b in segs]
             source.append("capsule")
         else:
             source.append("none")
-    used_capsules = "capsule" in source
-    return LinkGeometry(names, tuple(parts), r if used_capsules else None, tuple(source))
+    radii = [p.shape.radius for p in parts if p.shape.kind in ("capsule", "sphere") and source[p.body] != "urdf"]
+    return LinkGeometry(names, tuple(parts), min(radii) if radii else None, tuple(source))
 
 
 def body_poses(robot: Robot, q: np.ndarray, base: np.ndarray | None = None, scale: float = 1.0) -> np.ndarray:

@@ -10,7 +10,7 @@ the robot file, else link1..n and "base" for the fixed part below joint 1).
 >>> _ = s.add_robot("arm", "braccio")
 >>> _ = s.add_obstacle("ball", "sphere", pose=km.spatial.transl([0, 0, 30]), radius=10)
 >>> s.check({"arm": km.load("braccio").q_home}).collisions
-[('arm/base', 'ball')]
+[('arm/base', 'ball'), ('arm/link0', 'ball'), ('arm/upper arm', 'ball')]
 """
 
 from __future__ import annotations

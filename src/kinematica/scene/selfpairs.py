@@ -21,7 +21,7 @@ to skip them; skipping only saves time.
 >>> import kinematica as km
 >>> from kinematica.scene.linkgeom import link_geometry
 >>> sorted(excluded_pairs(km.load("planar-3r"), link_geometry(km.load("planar-3r"))).items())
-[((1, 2), 'adjacent'), ((2, 3), 'adjacent')]
+[((0, 1), 'adjacent'), ((1, 2), 'adjacent'), ((2, 3), 'adjacent')]
 """
 
 from __future__ import annotations
