@@ -18,7 +18,7 @@ In the shape's own frame, lengths as the shape's:
 
 >>> from kinematica.scene.shapes import make_shape
 >>> c, r = cover(make_shape("capsule", radius=0.05, length=0.3))
->>> len(r), round(float(r.max()), 4), c[:, 2].min(), c[:, 2].max()
+>>> len(r), round(float(r.max()), 4), float(c[:, 2].min()), float(c[:, 2].max())
 (8, 0.0559, -0.15, 0.15)
 """
 
