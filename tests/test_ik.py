@@ -193,7 +193,7 @@ def test_singular_target_flagged():
 
 @pytest.mark.parametrize("bad", [[np.nan, 0, 0], [1, 2], [[1, 2, 3, 4]], "abc", np.ones((2, 5))])
 def test_bad_targets_raise(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(km.TargetError, match=r"^target|^a planar target"):
         km.ik(km.load("arm-4dof"), bad)
 
 
