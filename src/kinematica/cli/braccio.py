@@ -34,7 +34,7 @@ from ..hardware import (Braccio, CalibrationError, CommandRefused, Emulator, Lin
 from ..hardware import protocol as pr
 from ..hardware.limits import check_speed
 from ..hardware.sketch import SKETCH, write_firmware
-from ..export.jointstate import DEFAULT_URL, JointStateSender, StreamError, resolve
+from ..export import DEFAULT_URL, JointStateSender, StreamError, resolve
 from .braccio_link import LinkServer, hello, request, socket_path
 from .braccio_work import HANDLERS, interrupted, play_text, say_stopped, state_text
 from .common import JSON_HELP, Failure, UsageError, emit, finite_numbers, joint_values, load_robot, warn

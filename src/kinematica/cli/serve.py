@@ -8,7 +8,7 @@ import json
 import socket
 from typing import Any, TextIO
 
-from ..export.jointstate import DEFAULT_URL, StreamError, resolve
+from ..export import DEFAULT_URL, StreamError, resolve
 from ..extras import require
 from .common import ROBOT_HELP, UsageError, add_robot, hold_values, load_robot
 

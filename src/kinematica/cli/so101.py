@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ..export.jointstate import JointStateSender, StreamError, resolve
+from ..export import JointStateSender, StreamError, resolve
 from ..extras import need
 from ..hardware import (BusError, BusFault, CommandRefused, Imperfection, So101, So101Emulator,
                         save_so101_calibration)

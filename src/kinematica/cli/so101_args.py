@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
-from ..export.jointstate import DEFAULT_URL
+from ..export import DEFAULT_URL
 from .common import JSON_HELP
 
 

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ..export.jointstate import JointStateSender, StreamError, resolve
+from ..export import JointStateSender, StreamError, resolve
 from ..hardware import BusError, CommandRefused, So101
 from ..hardware.so101_calibration import NAMES, So101CalibrationError
 from ..hardware.so101_teleop import TeleopReport, check_session, teleop

@@ -14,7 +14,7 @@ from ..errors import InputError
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..ik.reach import _bound, distance, reach_check
+from ..ik.reach import bound, distance, reach_check
 from ..ik.residual import residual
 from ..ik.options import limit_mode, solver_options
 from ..ik.solve import fit_target, ik
@@ -93,7 +93,7 @@ def _problem(doc: Document, robot: Robot, t: Target, q0: np.ndarray, deg: bool) 
 def _reach(doc: Document, robot: Robot, t: Target, tol: float) -> bool:
     s = doc.section("Can the arm reach the target?")
     ok, dist, reach = (np.asarray(x).item() if np.ndim(x) else x for x in reach_check(robot, t.reshape(1), tol))
-    p1 = _bound(robot)[0]
+    p1 = bound(robot)[0]
     u = robot.length_unit
     if t.kind == "planar":
         s.step("A planar arm reaches a point only if it is no farther from the first joint than all links "

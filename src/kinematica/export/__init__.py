@@ -3,6 +3,6 @@ a live joint-state stream (`JointStateSender`: JSON lines over UDP) for an engin
 the arm."""
 
 from .gltf import to_glb
-from .jointstate import JointStateSender, StreamError
+from .jointstate import DEFAULT_URL, JointStateSender, StreamError, resolve
 
-__all__ = ["to_glb", "JointStateSender", "StreamError"]
+__all__ = ["to_glb", "JointStateSender", "StreamError", "DEFAULT_URL", "resolve"]

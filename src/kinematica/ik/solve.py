@@ -36,7 +36,7 @@ from .fast import one_pose
 from .limits import random_seeds, wrap_into_limits
 from .numeric import CONVERGED, STALLED, Options, iterate
 from .options import check_option_names, default_tolerance, limit_mode, solver_options
-from .reach import _bound, out_of_reach_message, reach_check
+from .reach import bound, out_of_reach_message, reach_check
 from .result import IKResult
 from .secondary import check_goals, improve
 from .closed_pack import fits
@@ -227,7 +227,7 @@ def _first_seeds(rs: Robot, t: Target, seeds: np.ndarray, enforce: bool, seeded:
 
 def _scale(robot: Robot) -> float:
     """A length for relative position errors: the arm's reach (1 when it is unbounded)."""
-    reach = _bound(robot)[1]
+    reach = bound(robot)[1]
     return reach if np.isfinite(reach) and reach > 0 else 1.0
 
 
