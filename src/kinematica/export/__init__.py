@@ -3,6 +3,8 @@ a live joint-state stream (`JointStateSender`: JSON lines over UDP) for an engin
 the arm."""
 
 from .gltf import to_glb
-from .jointstate import DEFAULT_URL, JointStateSender, StreamError, resolve
+from . import jointstate
+from .jointstate import JointStateSender, StreamError
 
-__all__ = ["to_glb", "JointStateSender", "StreamError", "DEFAULT_URL", "resolve"]
+__all__ = ["to_glb", "JointStateSender", "StreamError",
+           "jointstate"]  # the stream's parts a face states: `jointstate.DEFAULT_URL`, `jointstate.resolve`
