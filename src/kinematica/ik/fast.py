@@ -2,7 +2,7 @@
 arm, with default options — `km.ik(robot, T)` or
 `km.ik(robot, T, q0)`, the way a loop or the simulator calls it.
 
-The general path (`solve._ik` → `_ik_one`) spends ~30 µs in Python around the core: the
+The general path (`solve._ik` → `one.solve_target`) spends ~30 µs in Python around the core: the
 target parsed into a `Target`, the frames resolved, `Options` built, a `Problem` made. Here the
 same checks run on floats, the per-robot and per-mode constants are made once
 (`_constants`, kept in the robot's cache: the core's solver among them), and
@@ -54,7 +54,7 @@ def _make_constants(robot: Robot, mode: str, closed_form_seed: bool) -> tuple | 
     opts = solver_options(robot, "lm", mode, {"closed_form_seed": closed_form_seed})
     seeded = not opts.clip_limits and opts.closed_form_seed
     if seeded and closed_form(robot) is None and has_analytic(robot, "pose"):
-        return None  # a closed form the core does not have seeds this arm (`solve._first_seeds`)
+        return None  # a closed form the core does not have seeds this arm (`seeds.first_seeds`)
     p1, reach = bound(robot)
     scale = reach if np.isfinite(reach) and reach > 0 else 1.0
     sv = solver(robot, opts, scale, mode != "ignore", seeded)

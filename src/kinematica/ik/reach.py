@@ -14,6 +14,8 @@ outside the sphere — beyond it where R_max = 0, a tool on a joint axis that ca
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._core import reach_distances
@@ -61,14 +63,22 @@ def _geometry(robot: Robot) -> tuple[np.ndarray, float, float]:
     return pts[0], reach, size
 
 
-def reach_check(robot: Robot, target: Target, tol: float,
-                world: Robot | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+class Reach(NamedTuple):
+    """The reach test of N targets: reachable (N,) bool, distance (N,) from the first joint, and
+    the bound R_max (length unit)."""
+
+    reachable: np.ndarray
+    distance: np.ndarray
+    bound: float
+
+
+def reach_check(robot: Robot, target: Target, tol: float, world: Robot | None = None) -> Reach:
     """Per target (N,): reachable flag (distance ≤ R_max + `allowance(robot, tol)`, tol the
     position tolerance), distance from the first joint (the core's `reach_distances`), and the
     bound R_max."""
     p1, reach = bound(robot)
     dist = reach_distances(goals(target), p1, target.kind == "planar").reshape(target.shape)
-    return dist <= reach + allowance(robot, tol, world), dist, reach
+    return Reach(dist <= reach + allowance(robot, tol, world), dist, reach)
 
 
 def distance(d: np.ndarray) -> np.ndarray:
@@ -90,4 +100,4 @@ def out_of_reach_message(dist: float, reach: float, unit: str) -> str:
     return f"target out of reach: |p| = {dist:.4g} {unit} > {reach:.4g} {unit} (the arm's full reach)"
 
 
-__all__ = ["ROUNDING", "TOL_SHARE", "allowance", "bound", "distance", "out_of_reach_message", "reach_check"]
+__all__ = ["ROUNDING", "TOL_SHARE", "Reach", "allowance", "bound", "distance", "out_of_reach_message", "reach_check"]
