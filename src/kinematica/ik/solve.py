@@ -88,15 +88,15 @@ def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, m
     """
     if options:
         check_option_names("ik()", ik, options)
+    if scene is None and method == "lm" and secondary is None and rest is None and model is None and (
+            not options or options.keys() == {"closed_form_seed"}):
+        done = one_pose(robot, target, q0, limits, restarts, seed,  # the commonest call
+                        options.get("closed_form_seed", True))
+        if done is not None:
+            return done
     call = Call(method=method, limits=limits, restarts=restarts, seed=seed, secondary=secondary, rest=rest,
                 model=model, options=options)
     if scene is None:
-        if method == "lm" and secondary is None and rest is None and model is None and (
-                not options or options.keys() == {"closed_form_seed"}):
-            done = one_pose(robot, target, q0, limits, restarts, seed,  # the commonest call
-                            options.get("closed_form_seed", True))
-            if done is not None:
-                return done
         return _ik(robot, target, q0, call)
     seat = seat_of(robot, scene)  # a scene that does not hold the robot fails before any work
 
@@ -129,8 +129,9 @@ def _ik(robot: Robot, target, q0, call: Call) -> IKResult:
                            limits, dict(call.options))
     mode = limit_mode(limits, q0)
     opts = solver_options(robot, method, mode, dict(call.options))
-    s = Settings(opts=replace(opts, history=opts.history and N == 1),  # a batch records no history
-                 enforce=mode != "ignore", restarts=restarts, seed=call.seed)
+    if opts.history and N > 1:
+        opts = replace(opts, history=False)  # a batch records no history
+    s = Settings(opts=opts, enforce=mode != "ignore", restarts=restarts, seed=call.seed)
     if method == "lm" and N == 1 and goals is None:
         return solve_target(robot, world.reshape(), rs, t.reshape(), t.shape, q0, s)
     return solve_targets(robot, world, rs, t, q0, s, goals)
