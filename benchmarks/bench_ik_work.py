@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kinematica as km  # noqa: E402
-from kinematica.ik import fast, single, solve  # noqa: E402
+from kinematica.ik import fast, one, single  # noqa: E402
 
 import bench_ik as bi  # noqa: E402
 from bench_kinematics import load_average  # noqa: E402
@@ -57,8 +57,8 @@ def _declined(*args, **kw):
 
 def counted_attempts(robot: km.Robot, S, T) -> list[int]:
     """Attempts per target through the NumPy reference loop (see the module docstring)."""
-    kept = fast.solve_single, solve.solve_single
-    fast.solve_single = solve.solve_single = _declined
+    kept = fast.solve_single, one.solve_single
+    fast.solve_single = one.solve_single = _declined
     single.attempt = _counted
     try:
         out = []
@@ -68,7 +68,7 @@ def counted_attempts(robot: km.Robot, S, T) -> list[int]:
             out.append(len(_ATTEMPTS))
         return out
     finally:
-        fast.solve_single, solve.solve_single = kept
+        fast.solve_single, one.solve_single = kept
         single.attempt = _attempt
 
 

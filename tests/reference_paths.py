@@ -9,15 +9,15 @@ import contextlib
 import numpy as np
 
 
-def _numpy_batch(robot, t, seeds, opts, enforce, restarts, rng, scale, in_core, seed=None):
+def _numpy_batch(robot, t, seeds, s, rng, scale, in_core):
     """`lm_core.solve_batch` by the NumPy loop: (q, status, iterations) of each target."""
     from kinematica.ik.closed import closed_form_seeds
     from kinematica.ik.single import Problem, solve_one
 
     if in_core:  # the core would seed from the closed form: the NumPy closed forms do here
-        seeds = closed_form_seeds(robot, t, seeds, enforce)
+        seeds = closed_form_seeds(robot, t, seeds, s.enforce)
     N = len(seeds)
-    out = [solve_one(Problem(robot, t.reshape(N)[i], opts, enforce, scale), seeds[i], restarts, rng)
+    out = [solve_one(Problem(robot, t.reshape(N)[i], s.opts, s.enforce, scale), seeds[i], s.restarts, rng)
            for i in range(N)]
     return (np.array([o[0] for o in out]).reshape(N, robot.n), np.array([o[1] for o in out]),
             np.array([o[2] for o in out]))
@@ -25,15 +25,15 @@ def _numpy_batch(robot, t, seeds, opts, enforce, restarts, rng, scale, in_core, 
 
 @contextlib.contextmanager
 def numpy_only():
-    from kinematica.ik import closed, fast, solve
+    from kinematica.ik import closed, fast, many, one
 
     def decline(*args, **kwargs):
         return None
 
-    saved = fast.solve_single, solve.solve_single, solve.solve_batch, closed._one_compiled
-    fast.solve_single = solve.solve_single = closed._one_compiled = decline
-    solve.solve_batch = _numpy_batch
+    saved = fast.solve_single, one.solve_single, many.solve_batch, closed._one_compiled
+    fast.solve_single = one.solve_single = closed._one_compiled = decline
+    many.solve_batch = _numpy_batch
     try:
         yield
     finally:
-        fast.solve_single, solve.solve_single, solve.solve_batch, closed._one_compiled = saved
+        fast.solve_single, one.solve_single, many.solve_batch, closed._one_compiled = saved

@@ -345,7 +345,7 @@ def test_batch_equals_loop_and_chunks(monkeypatch, name, kind):
 @pytest.mark.parametrize("bad", [np.zeros(5), np.full(6, np.nan)])
 def test_bad_q_ref_raises(bad):
     robot = km.load("puma560")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^q_ref: (expected 6 joint values|contains NaN)"):
         analytic_solutions(robot, km.fk(robot, np.zeros(6)), q_ref=bad)
 
 

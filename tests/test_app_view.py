@@ -80,7 +80,7 @@ def test_turned_and_moved_specs() -> None:
     approach = TargetSpec("approach", (100.0, 100.0, 50.0), pitch_deg=0.0)
     assert handles.turned(approach, "z", [1.0, 1.0, math.sqrt(2)]).pitch_deg == pytest.approx(45.0)
     assert handles.moved(pose, [1.23456, 2.0, 3.0], 2).position == (1.23, 2.0, 3.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="target position: expected 3 finite numbers"):
         handles.moved(pose, [1.0, math.nan, 3.0], 2)
     assert handles.length_digits(100.0) == 1 and handles.length_digits(0.2) == 4
 

@@ -64,6 +64,7 @@ OVER_THE_LIMIT = [
     # the workspace maps and the learned models (issue 30: the new APIs' counts)
     (lambda: km.workspace.envelope(PUMA, samples=10 * BIG), km.workspace.WorkspaceError, "samples", bounds.ENVELOPE),
     (lambda: km.workspace.envelope(PUMA, chunk=10 * BIG), km.workspace.WorkspaceError, "chunk", bounds.ENVELOPE),
+    (lambda: km.workspace.preview(PUMA, samples=10 * BIG), km.workspace.WorkspaceError, "samples", bounds.POINTS),
     (lambda: km.workspace.reachability(PUMA, samples=10 * BIG), km.workspace.WorkspaceError, "samples",
      bounds.ENVELOPE),
     (lambda: km.workspace.reachability(PUMA, chunk=BIG), km.workspace.WorkspaceError, "chunk", bounds.VOXELS),
@@ -106,7 +107,7 @@ def test_counts_over_their_limit_are_refused_before_any_work(call, error, argume
 COUNT_NAMES = {"steps", "samples", "restarts", "seeds", "frames", "max_iter", "max_evaluations", "max_frames",
                "n", "count", "points", "iterations", "chunk", "orientations", "directions", "rolls", "rules", "epochs",
                "trajectories", "warm_start"}
-BOUNDED = {("envelope", "samples"), ("envelope", "chunk"), ("reachability", "samples"), ("reachability", "chunk"),
+BOUNDED = {("envelope", "samples"), ("envelope", "chunk"), ("preview", "samples"), ("reachability", "samples"), ("reachability", "chunk"),
            ("reachability", "orientations"), ("reachability", "rolls"), ("reachability", "restarts"),
            ("orientation_set", "directions"), ("orientation_set", "rolls"), ("train_ik", "samples"),
            ("train_ik", "rules"), ("train_ik", "epochs"), ("train_ik", "warm_start"), ("train_dynamics", "trajectories"),
@@ -468,6 +469,7 @@ def test_scene_save_to_a_folder_or_a_missing_one_names_it_and_writes_nothing(tmp
 # input with the test that shows its bound. A function added to these APIs must be added here.
 SIZE_GUARDS = {
     "kinematica.workspace.envelope": "counts", "kinematica.workspace.reachability": "counts",
+    "kinematica.workspace.preview": "counts",
     "kinematica.workspace.dexterity": "counts of reachability",  # its options are reachability's
     "kinematica.workspace.orientation_set": "counts",
     "kinematica.learn.train_ik": "counts", "kinematica.learn.train_dynamics": "counts",

@@ -171,7 +171,7 @@ def test_the_shortcut_gives_the_general_paths_answer(name):
     (arm-5dof: its geometric closed form seeds both in the core). The shortcut would decline by
     design an arm whose free iteration starts from a closed form the core does not have."""
     from kinematica.ik.analytic import has_analytic
-    from kinematica.ik.options import limit_mode
+    from kinematica.ik.options import Call, limit_mode
 
     robot = km.load(name)
     T, seeds = problems(robot, np.random.default_rng(2), 16)
@@ -182,7 +182,7 @@ def test_the_shortcut_gives_the_general_paths_answer(name):
             by_design = numpy_seeded and limit_mode(limits, q0) != "clip"
             offered += not by_design
             fast = one_pose(robot, T[k], q0, limits, 200, 0)
-            slow = ik_solve._ik(robot, T[k], q0, "lm", limits, 200, 0, None, None, None, {})
+            slow = ik_solve._ik(robot, T[k], q0, Call(limits=limits))
             if fast is None:
                 assert by_design or not slow.success  # declined only what it does not solve
                 continue

@@ -6,6 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+pytest.importorskip("sympy")  # the explain extra: skipped in a core-only install
+pytest.importorskip("latex2mathml")
+pytest.importorskip("mathjax")
+
 import kinematica as km
 from kinematica.explain import explain, render
 from kinematica.learn import WrongRobotError, train_ik

@@ -193,7 +193,7 @@ def test_singular_target_flagged():
 
 @pytest.mark.parametrize("bad", [[np.nan, 0, 0], [1, 2], [[1, 2, 3, 4]], "abc", np.ones((2, 5))])
 def test_bad_targets_raise(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(km.TargetError, match=r"^target|^a planar target"):
         km.ik(km.load("arm-4dof"), bad)
 
 
@@ -329,11 +329,11 @@ def test_a_tool_that_cannot_move_is_within_reach_of_its_own_fk():
 
 
 def test_a_target_beyond_reach_by_more_than_the_tolerance_is_still_refused():
-    from kinematica.ik.reach import _bound
+    from kinematica.ik.reach import bound
     from kinematica.ik.tolerance import default_tolerance
 
     arm = km.load("puma560")
-    p1, reach = _bound(arm)
+    p1, reach = bound(arm)
     far = p1 + [reach + 10 * default_tolerance(arm), 0.0, 0.0]  # 10 tolerances beyond: refused in words
     res = km.ik(arm, far)
     assert not res.success and "out of reach" in res.reason

@@ -112,7 +112,7 @@ def test_bound_constrained_restarts_start_with_joints_on_limits_and_redundant_ar
 
     from kinematica.ik.limits import MARGIN, SNAP, polish_margin, snapped
     from kinematica.ik.restarts import modes, restart_seeds
-    from kinematica.ik.numeric import Options
+    from kinematica.ik.options import Options
 
     panda, puma = km.load("panda"), km.load("puma560")
     assert polish_margin(puma, 6) == MARGIN and polish_margin(panda, 6) == math.inf

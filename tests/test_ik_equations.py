@@ -12,7 +12,8 @@ from scipy.spatial.transform import Rotation
 import kinematica as km
 from kinematica.ik.damped import damped_step, damped_steps
 from kinematica.ik.limits import wrap_floats, wrap_inside
-from kinematica.ik.numeric import Options, step
+from kinematica.ik.numeric import step
+from kinematica.ik.options import Options
 from kinematica.ik.pose_error import pose_error, pose_error_one
 from kinematica.model.robot import LIMIT_TOL
 from kinematica.spatial import rotation_error, rotation_error_floats, rotation_log

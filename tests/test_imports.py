@@ -4,9 +4,13 @@
   modules counts, whatever its kind: at module level, under `if TYPE_CHECKING:` (a type-only
   cycle still ties the modules together), and inside a function (a deferred import that exists to
   dodge a cycle is the cycle). A failure lists each cycle with the kind of every edge.
-- the faces (cli/, app/, hardware/) use the core's public surface: no private name (leading
-  underscore) and no private module, and what they take from `ik`, `kinematics`, `dynamics`, `trajectory`
-  and `scene` comes from the subpackage itself (its `__all__`), not from a module inside it.
+- no arrow up: every import between two packages points to a lower layer (`LAYERS`, the table
+  of docs/architecture.md), whatever its kind.
+- no private name (leading underscore) and no private module crosses a package boundary, in any
+  package (the compiled core `_core` and the generated `_version` are the package's own).
+- the faces (cli/, app/, hardware/) use the other packages' public surface: a name they take from a
+  module that declares `__all__` is in it, and what they take from `SHALLOW`'s subpackages comes
+  from the subpackage itself (its `__all__`), not from a module inside it.
 
 An edge `a -> b` means: running module a's import executes module b (b's package `__init__`
 is already running or done when a submodule of it is imported, so it is not an edge).
@@ -22,7 +26,18 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "kinematica"
 FACES = ("cli", "app", "hardware")
-SHALLOW = ("ik", "kinematics", "dynamics", "trajectory", "scene")  # reached through their __init__ only
+SHALLOW = ("ik", "kinematics", "dynamics", "trajectory", "scene", "simulation", "plan", "export", "workspace",
+           "explain")  # reached through their __init__ only
+# Lowest first; a package imports only from layers below its own. "kinematica" is the package's
+# own __init__ (the facade `km.*`, which loads every library layer at first use).
+LAYERS = (
+    ("errors", "_core", "_version"),
+    ("bounds", "spatial", "typing", "lazy", "extras", "keywords", "atomic", "textfmt", "htmlrepr"),
+    ("model",), ("kinematics",), ("scene",), ("ik",), ("dynamics",), ("trajectory",),
+    ("simulation", "learn", "plan", "workspace"),
+    ("export",), ("explain", "viz"), ("hardware",), ("kinematica",), ("demo",), ("app",), ("cli",),
+)
+OWN_PRIVATE = ("kinematica._core", "kinematica._version")  # private to the package, not to a layer
 
 
 @dataclass(frozen=True)
@@ -188,3 +203,78 @@ def test_faces_reach_the_core_through_the_subpackage(sub):
         elif e.target.startswith(f"kinematica.{sub}."):
             deep.append(f"{e.source}:{e.line} imports {e.name} from {e.target}")
     assert not deep, "\n".join(deep)
+
+
+def _package(module: str) -> str:
+    """The layer unit of a module: its subpackage, or the top-level module itself."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _cross_package_edges(known: dict[str, Path] | None = None) -> list[Edge]:
+    known = modules() if known is None else known
+    return [e for name, path in known.items() for e in imports(name, path, known)
+            if e.target.split(".")[0] == "kinematica" and _package(e.target) != _package(name)]
+
+
+def test_every_package_has_a_layer():
+    level = {p for layer in LAYERS for p in layer}
+    missing = sorted({_package(m) for m in modules()} - level)
+    assert not missing, f"add to LAYERS (and to docs/architecture.md's table): {missing}"
+
+
+def test_no_package_imports_upward():
+    level = {p: i for i, layer in enumerate(LAYERS) for p in layer}
+    edges = _cross_package_edges()
+    assert len(edges) > 500  # the walk saw the package
+    up = [f"{e.source}:{e.line} ({e.kind}) imports {e.name} from {e.target}" for e in edges
+          if level[_package(e.target)] >= level[_package(e.source)]]
+    assert not up, "\n".join(up)
+
+
+def test_no_private_name_crosses_a_package():
+    private = [f"{e.source}:{e.line} imports {e.name} from {e.target}" for e in _cross_package_edges()
+               if e.target not in OWN_PRIVATE
+               and (e.name.startswith("_") or any(p.startswith("_") for p in e.target.split(".")[1:]))]
+    assert not private, "\n".join(private)
+
+
+def declared_all(path: Path) -> set[str] | None:
+    """The names a module's `__all__` lists (its literal `=` and `+=` lists), or None without one."""
+    names = None
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        if isinstance(target, ast.Name) and target.id == "__all__" and isinstance(node, (ast.Assign, ast.AugAssign)):
+            names = (names or set()) | {ast.literal_eval(e) for e in node.value.elts}  # type: ignore[attr-defined]
+    return names
+
+
+def test_faces_take_from_a_module_only_what_its_all_lists():
+    known = modules()
+    outside = []
+    for e in _core_imports_of_faces():
+        public = declared_all(known[e.target]) if e.target in known else None
+        if e.name == "*" or e.target.endswith(f".{e.name}") or public is None:
+            continue  # a module imported whole, or one without a declared surface
+        if e.name not in public:
+            outside.append(f"{e.source}:{e.line} imports {e.name}, not in {e.target}.__all__")
+    assert not outside, "\n".join(outside)
+
+
+def test_the_rules_see_what_they_forbid(tmp_path):
+    """The checks themselves, on a small package: an upward arrow, a private name across
+    packages, and a name outside a module's __all__."""
+    pkg = tmp_path / "kinematica"
+    (pkg / "model").mkdir(parents=True)
+    (pkg / "ik").mkdir()
+    for init in ("__init__.py", "model/__init__.py", "ik/__init__.py"):
+        (pkg / init).write_text("")
+    (pkg / "model" / "robot.py").write_text("from ..ik.solve import ik\n__all__ = ['Robot']\n")
+    (pkg / "ik" / "solve.py").write_text("from ..model.robot import _helper, Robot\n")
+    known = modules(pkg)
+    edges = _cross_package_edges(known)
+    level = {p: i for i, layer in enumerate(LAYERS) for p in layer}
+    assert [(e.source, e.name) for e in edges if level[_package(e.target)] >= level[_package(e.source)]] == [
+        ("kinematica.model.robot", "ik")]
+    assert [e.name for e in edges if e.name.startswith("_")] == ["_helper"]
+    assert declared_all(known["kinematica.model.robot"]) == {"Robot"}

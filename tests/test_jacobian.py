@@ -166,7 +166,7 @@ def test_planar_closed_forms_reject_bad_input(f):
         f([1, 2, 3], [0, 0])
     with pytest.raises(ValueError, match=r"\(\.\.\., 2\)"):
         f([1, 2], np.zeros((4, 3)))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"theta must have shape \(\.\.\., 4\) to match 4 link lengths"):
         f([[1, 2], [3, 4]], [0, 0])
     with pytest.raises(ValueError, match="finite"):
         f([1, 2], [0, np.nan])
@@ -237,7 +237,7 @@ def test_measures_carry_batch_shape():
 
 @pytest.mark.parametrize("f", [km.manipulability, km.det_jjt, km.condition, km.rank, km.singular_values])
 def test_measures_reject_vectors(f):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"J: expected a matrix or a stack of matrices .* got shape \(3,\)"):
         f(np.array([1.0, 2.0, 3.0]))
 
 

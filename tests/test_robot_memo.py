@@ -89,3 +89,80 @@ def test_memo_is_per_robot_and_per_argument():
     assert (twice(a), twice(a), twice(b), twice(a, 3), twice(a, factor=4)) == (6, 6, 6, 9, 12)
     assert len(calls) == 4  # a, b, a with 3, a with factor=4: the repeated call was served from a's memo
     assert len(a.__dict__[_KEY]) == 3 and len(b.__dict__[_KEY]) == 1
+
+
+def _paths(robot: km.Robot) -> None:
+    """Every path a session takes with a robot: IK (the one-pose shortcut, the general single
+    path, a batch, the closed form, all solutions), dynamics and simulation, the analytic solvers."""
+    q = np.array([0.1, -0.4, 0.3, 0.2, 0.5, -0.1])
+    T = km.fk(robot, q)
+    assert km.ik(robot, T).success
+    assert km.ik(robot, T, tol_position=1e-7).success
+    assert km.ik(robot, np.stack([T, T])).success.all()
+    assert km.ik(robot, T, method="analytic").success
+    assert len(km.ik_all(robot, T, seeds=4)) >= 1
+    km.rne(robot, q, np.zeros(6), np.zeros(6))
+    km.mass_matrix(robot, q)
+    km.simulate(robot, 0.02, q, dt=0.01)
+    importlib.import_module("kinematica.ik.analytic").analytic_solutions(robot, T)
+
+
+def test_a_dropped_robot_is_collected_after_ik_dynamics_and_analytic():
+    def make():
+        robot = km.load("puma560")
+        _paths(robot)
+        return robot
+
+    assert _dropped(make)() is None
+
+
+def test_a_dropped_robot_is_collected_after_the_explain_documents():
+    pytest.importorskip("sympy")
+    explain = importlib.import_module("kinematica.explain").explain
+
+    def make():
+        robot = km.load("puma560")
+        T = km.fk(robot, np.array([0.1, -0.4, 0.3, 0.2, 0.5, -0.1]))
+        for what, kw in (("fk", {}), ("jacobian", {}), ("ik", {"target": T}), ("analytic", {"target": T}),
+                         ("dynamics", {})):
+            explain(robot, what, **kw)
+        return robot
+
+    assert _dropped(make)() is None
+
+
+def _robot_caches(path) -> list[str]:
+    """`module:line name` of each module-level function of `path` that takes a robot (a parameter
+    named `robot` or annotated `Robot`) and is wrapped in functools' lru_cache or cache."""
+    import ast
+
+    found = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        cached = any("cache" in ast.unparse(d).split("(")[0].rsplit(".", 1)[-1] for d in node.decorator_list)
+        args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        takes = any(a.arg == "robot" or (a.annotation is not None and "Robot" in ast.unparse(a.annotation))
+                    for a in args)
+        if cached and takes:
+            found.append(f"{path.name}:{node.lineno} {node.name}")
+    return found
+
+
+def test_no_function_of_a_robot_is_cached_at_module_level():
+    """A module-level lru_cache keyed by robots keeps each until pushed out: `per_robot` keeps a
+    result on the robot itself (model/memo.py)."""
+    from test_imports import modules
+
+    found = [f for path in modules().values() for f in _robot_caches(path)]
+    assert not found, "use model.memo.per_robot: " + ", ".join(found)
+
+
+def test_the_cache_finder_sees_a_cached_function_of_a_robot(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("import functools\nfrom functools import lru_cache\n"
+                   "@functools.lru_cache(maxsize=8)\ndef a(robot): ...\n"
+                   "@lru_cache\ndef b(r: 'Robot'): ...\n"
+                   "@lru_cache\ndef c(name: str): ...\n"
+                   "@per_robot\ndef d(robot): ...\n")
+    assert _robot_caches(src) == ["m.py:4 a", "m.py:6 b"]

@@ -40,11 +40,11 @@ def test_computed_torque_tracks_a_consistent_reference():
 
 def test_simulation_bad_input():
     robot = km.load("arm-5dof")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="duration and dt must be positive"):
         km.simulate(robot, -1, np.zeros(5))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"q0: expected 5 joint values .* got shape \(4,\)"):
         km.simulate(robot, 1, np.zeros(4))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"torque: expected 5 joint values .* got shape \(2,\)"):
         km.simulate(robot, 1, np.zeros(5), torque=[1, 2])
     with pytest.raises(km.DynamicsError):
         km.simulate(km.load("planar-3r"), 1, np.zeros(3))

@@ -206,7 +206,7 @@ def test_axis_to_z_is_the_smallest_turn():
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_axis_to_z_rejects_zero_axis():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="axis: must be a finite, non-zero vector"):
         spatial.axis_to_z([0, 0, 0])
 
 

@@ -336,8 +336,8 @@ def test_an_empty_map_says_why():
 
 
 def robot_reach(robot) -> float:
-    from kinematica.ik.reach import _bound
-    return _bound(robot)[1]
+    from kinematica.ik.reach import bound
+    return bound(robot)[1]
 
 
 def test_the_preview_is_the_envelope_without_dask():

@@ -20,9 +20,8 @@ del ik, plan
 if TYPE_CHECKING:  # what __getattr__ below loads at first use, named for type checkers and editors
     from . import dynamics as dynamics, scene as scene  # reached as km.dynamics / km.scene, not in __all__
     from . import export, hardware, spatial, trajectory, workspace
-    from .dynamics import (DynamicsError, SimulationStopped, computed_torque, coriolis, energy, forward_dynamics,
-                           gravity_torques, identify, mass_matrix, pd_gravity, regressor, rne, simulate,
-                           with_payload)
+    from .dynamics import (DynamicsError, coriolis, energy, forward_dynamics, gravity_torques, identify, mass_matrix,
+                           regressor, rne, with_payload)
     from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
     from .ik import target as targets
     from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk_frames, fk_jacobian, jacobian,
@@ -34,6 +33,7 @@ if TYPE_CHECKING:  # what __getattr__ below loads at first use, named for type c
                         urdf_tips)
     from .plan import Plan, PlanError, plan
     from .scene import Scene, SceneError, SceneFileError
+    from .simulation import SimulationStopped, computed_torque, pd_gravity, simulate
     from .trajectory import Trajectory
 
 # Every name is imported at first use (PEP 562, `lazy.attach`), not with the package: `import
@@ -49,12 +49,13 @@ __getattr__ = attach(__name__, {
     **table("model", "Inertial MissingLimitWarning MJCFError OffChainBodiesWarning ParameterTable Robot RobotError "
                      "RobotFileError URDFWarning from_dh from_link_frames from_mdh from_mjcf from_planar from_poe "
                      "from_servo from_urdf load robot_names save to_servo to_urdf urdf_tips"),
-    **table("dynamics", "DynamicsError SimulationStopped computed_torque coriolis energy forward_dynamics "
-                        "gravity_torques mass_matrix pd_gravity rne simulate with_payload regressor identify"),
+    **table("dynamics", "DynamicsError coriolis energy forward_dynamics gravity_torques mass_matrix rne with_payload "
+                        "regressor identify"),
+    **table("simulation", "SimulationStopped computed_torque pd_gravity simulate"),
     "Trajectory": "trajectory",
     **table("scene", "Scene SceneError SceneFileError"),
     **table("plan", "plan Plan PlanError"),
-}, modules=("model", "kinematics", "spatial", "trajectory", "dynamics", "hardware", "scene", "workspace", "export",
+}, modules=("model", "kinematics", "spatial", "trajectory", "dynamics", "simulation", "hardware", "scene", "workspace", "export",
             "viz"))
 
 

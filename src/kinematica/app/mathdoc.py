@@ -23,7 +23,7 @@ import numpy as np
 
 import kinematica as km
 from kinematica.explain import explain
-from kinematica.explain.render_html import sections_html
+from kinematica.explain import sections_html
 
 TOPICS = {"fk": "Forward kinematics", "jacobian": "Jacobian", "ik": "Last IK solve",
           "dynamics": "Dynamics", "anfis": "ANFIS model"}

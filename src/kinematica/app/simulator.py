@@ -170,7 +170,7 @@ class SimulatorTab:
         if not on:
             self.view.show_workspace(None)
             return
-        from ..workspace.envelope import preview
+        from ..workspace import preview
 
         points, _, grid = preview(self.session.robot, 20_000, voxel=None)
         self.view.show_workspace(points, 0.5 * grid.voxel)

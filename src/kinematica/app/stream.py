@@ -12,7 +12,7 @@ import numpy as np
 
 import kinematica as km
 
-from ..export.jointstate import JointStateSender
+from ..export import JointStateSender
 
 SENDER: JointStateSender | None = None
 

@@ -34,7 +34,7 @@ from ..hardware import (Braccio, CalibrationError, CommandRefused, Emulator, Lin
 from ..hardware import protocol as pr
 from ..hardware.limits import check_speed
 from ..hardware.sketch import SKETCH, write_firmware
-from ..export.jointstate import DEFAULT_URL, JointStateSender, StreamError, resolve
+from ..export import JointStateSender, StreamError, jointstate
 from .braccio_link import LinkServer, hello, request, socket_path
 from .braccio_work import HANDLERS, interrupted, play_text, say_stopped, state_text
 from .common import JSON_HELP, Failure, UsageError, emit, finite_numbers, joint_values, load_robot, warn
@@ -136,7 +136,7 @@ def _arm(args: argparse.Namespace) -> Braccio:
     robot = load_robot(args.robot)
     if args.stream is not None:  # a bad address is refused before the port opens
         try:
-            resolve(args.stream)
+            jointstate.resolve(args.stream)
         except StreamError as e:
             raise UsageError(f"--stream: {e}") from None
     try:
@@ -341,8 +341,8 @@ def _arm_options(p: argparse.ArgumentParser, speed_default: int | None) -> None:
     p.add_argument("--socket", metavar="PATH",
                    help="the local socket of the `connect` link (default: one derived from --port, so the commands "
                         "of a port find its link)")
-    p.add_argument("--stream", metavar="URL", nargs="?", const=DEFAULT_URL, default=None,
-                   help=f"send the arm's joint states as JSON lines over UDP to URL (default {DEFAULT_URL}; "
+    p.add_argument("--stream", metavar="URL", nargs="?", const=jointstate.DEFAULT_URL, default=None,
+                   help=f"send the arm's joint states as JSON lines over UDP to URL (default {jointstate.DEFAULT_URL}; "
                         "schema in docs/joint-state-stream.md): play sends each point as the board reaches it, the "
                         "other commands the state after them")
     p.add_argument("--robot", default="braccio", metavar="ROBOT",

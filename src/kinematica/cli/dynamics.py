@@ -19,7 +19,8 @@ import numpy as np
 import kinematica as km
 
 from ..bounds import EVALUATIONS, count, sample_count
-from ..dynamics import GRAVITY, MAX_EVALUATIONS, length_scale
+from ..dynamics import GRAVITY, length_scale
+from ..simulation import MAX_EVALUATIONS
 from . import text_dynamics as view
 from .common import (Failure, UsageError, add_robot, emit, finite_numbers, robot_of,
                      option_joint_values, q_deg)

@@ -20,7 +20,7 @@ from .common import (UsageError, add_robot, dumps, finite_numbers, jsonable, opt
                      with_warnings)
 
 if TYPE_CHECKING:
-    from ..explain.document import Document
+    from ..explain import Document
 
 FORMATS = ("text", "md", "html", "tex")
 _SUFFIX = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".tex": "tex", ".txt": "text"}

@@ -152,9 +152,9 @@ def _figure(args: argparse.Namespace, robot: km.Robot, size, dpi) -> tuple[Any, 
 
 def _map(args: argparse.Namespace, robot: km.Robot, kw: dict[str, Any]):
     from .. import viz
-    from ..workspace.io import read
+    from ..workspace import io as map_files
 
-    data = read(args.map)
+    data = map_files.read(args.map)
     if data["meta"].get("robot") != robot.name:
         raise UsageError(f"--map: {args.map} is a map of {data['meta'].get('robot')!r}, not of {robot.name!r}")
     at = None if args.at is None else float(finite_numbers([args.at], "--at")[0])

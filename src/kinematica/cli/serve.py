@@ -8,7 +8,7 @@ import json
 import socket
 from typing import Any, TextIO
 
-from ..export.jointstate import DEFAULT_URL, StreamError, resolve
+from ..export import StreamError, jointstate
 from ..extras import require
 from .common import ROBOT_HELP, UsageError, add_robot, hold_values, load_robot
 
@@ -55,7 +55,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     load_robot(robot, args.tip, args.hold_at, args.package_dir)  # a bad name or file fails here, before the server starts
     if args.stream is not None:
         try:
-            resolve(args.stream)
+            jointstate.resolve(args.stream)
         except StreamError as e:
             raise UsageError(f"--stream: {e}") from None
     port = choose_port(args.host, args.port)
@@ -88,9 +88,9 @@ def add_parser(sub: Any) -> None:
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=None,
                    help=f"port (default the first free one from {DEFAULT_PORT})")
-    p.add_argument("--stream", metavar="URL", nargs="?", const=DEFAULT_URL, default=None,
+    p.add_argument("--stream", metavar="URL", nargs="?", const=jointstate.DEFAULT_URL, default=None,
                    help=f"send every joint state shown as a JSON line over UDP to URL (default "
-                        f"{DEFAULT_URL}; schema in docs/joint-state-stream.md), for an engine that mirrors the arm")
+                        f"{jointstate.DEFAULT_URL}; schema in docs/joint-state-stream.md), for an engine that mirrors the arm")
     p.add_argument("--no-browser", action="store_true",
                    help="do not open a browser (headless machines; open the printed address yourself)")
     p.set_defaults(func=cmd_serve)

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ..export.jointstate import JointStateSender, StreamError, resolve
+from ..export import JointStateSender, StreamError, jointstate
 from ..extras import need
 from ..hardware import (BusError, BusFault, CommandRefused, Imperfection, So101, So101Emulator,
                         save_so101_calibration)
@@ -120,7 +120,7 @@ def _run(args: argparse.Namespace, out: TextIO, action: Any) -> int:
     url = getattr(args, "stream", None)
     if url is not None:  # a bad address is refused before the bus opens
         try:
-            resolve(url)
+            jointstate.resolve(url)
         except StreamError as e:
             raise UsageError(f"--stream: {e}") from None
     arm = _arm(args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
-from ..export.jointstate import DEFAULT_URL
+from ..export import jointstate
 from .common import JSON_HELP
 
 
@@ -14,8 +14,8 @@ def _bus(p: argparse.ArgumentParser, speed: bool = False, stream: bool = False) 
                    help="the bus adapter's port (/dev/ttyACM0, COM5) or a pyserial URL (socket://127.0.0.1:PORT)")
     p.add_argument("--calibration", metavar="FILE", help="the servo calibration from `kinematica so101 calibrate`")
     if stream:
-        p.add_argument("--stream", metavar="URL", nargs="?", const=DEFAULT_URL, default=None,
-                       help=f"send the measured joint states as JSON lines over UDP (default {DEFAULT_URL}; "
+        p.add_argument("--stream", metavar="URL", nargs="?", const=jointstate.DEFAULT_URL, default=None,
+                       help=f"send the measured joint states as JSON lines over UDP (default {jointstate.DEFAULT_URL}; "
                             "schema in docs/joint-state-stream.md): play sends every cycle's reading")
     if speed:
         p.add_argument("--speed", type=float, default=1.0, metavar="RAD/S",
@@ -100,5 +100,5 @@ def _teleop(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scene", metavar="SCENE", help="a bundled scene or scene file: goals where the follower would "
                                                     "collide are not sent (it holds)")
     p.add_argument("--scene-robot", metavar="NAME", help="the follower's name in --scene (default: its only robot)")
-    p.add_argument("--stream", metavar="URL", nargs="?", const=DEFAULT_URL, default=None,
-                   help=f"send the follower's measured joint states as JSON lines over UDP (default {DEFAULT_URL})")
+    p.add_argument("--stream", metavar="URL", nargs="?", const=jointstate.DEFAULT_URL, default=None,
+                   help=f"send the follower's measured joint states as JSON lines over UDP (default {jointstate.DEFAULT_URL})")

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ..export.jointstate import JointStateSender, StreamError, resolve
+from ..export import JointStateSender, StreamError, jointstate
 from ..hardware import BusError, CommandRefused, So101
 from ..hardware.so101_calibration import NAMES, So101CalibrationError
 from ..hardware.so101_teleop import TeleopReport, check_session, teleop
@@ -63,7 +63,7 @@ def cmd_teleop(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError(str(e)) from None
     if args.stream is not None:
         try:
-            resolve(args.stream)
+            jointstate.resolve(args.stream)
         except StreamError as e:
             raise UsageError(f"--stream: {e}") from None
     seat = _seat(args, tuple(load_robot("so101").joint_names))

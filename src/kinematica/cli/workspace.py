@@ -83,14 +83,14 @@ def _text(d: dict[str, Any]) -> str:
 
 def cmd_workspace(args: argparse.Namespace, out: TextIO) -> int:
     from ..workspace import WorkspaceError, dexterity, envelope, reachability
-    from ..workspace.io import FORMATS, check_path, meta, save
+    from ..workspace import io as map_files
 
     robot = robot_of(args)
     kw = _counts(args)
-    if Path(args.out).suffix.lower() not in FORMATS:
-        raise UsageError(f"--out: cannot tell the map format of {Path(args.out).name!r}: use {', '.join(FORMATS)}")
+    if Path(args.out).suffix.lower() not in map_files.FORMATS:
+        raise UsageError(f"--out: cannot tell the map format of {Path(args.out).name!r}: use {', '.join(map_files.FORMATS)}")
     try:
-        path = check_path(args.out)
+        path = map_files.check_path(args.out)
     except WorkspaceError as e:  # good input, but nowhere to put the answer: checked before the work
         raise Failure(str(e)) from None
     parts = path.with_name(path.name + ".parts")
@@ -102,14 +102,14 @@ def cmd_workspace(args: argparse.Namespace, out: TextIO) -> int:
         except ImportError as e:  # Dask missing: the message names the extra to install
             raise Failure(str(e)) from None
         try:
-            save(m, path)
+            map_files.save(m, path)
         except WorkspaceError as e:  # good input, but the file could not be written
             raise Failure(str(e)) from None
     except Exception:
         _drop(parts, had_parts)
         raise
     shutil.rmtree(parts, ignore_errors=True)
-    return emit(args, {**meta(m), "written": str(path), "format": path.suffix.lower()[1:].upper()}, _text, out)
+    return emit(args, {**map_files.meta(m), "written": str(path), "format": path.suffix.lower()[1:].upper()}, _text, out)
 
 
 def _make(make: Any, robot: Any, args: argparse.Namespace, kw: dict[str, Any], parts: Path,
@@ -119,7 +119,7 @@ def _make(make: Any, robot: Any, args: argparse.Namespace, kw: dict[str, Any], p
     import warnings
 
     from ..workspace import WorkspaceWarning
-    from ..workspace.run import OtherJobError
+    from ..workspace import OtherJobError
 
     def run() -> Any:
         with warnings.catch_warnings():

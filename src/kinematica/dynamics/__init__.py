@@ -1,15 +1,15 @@
-"""Dynamics: inertial parameters, recursive Newton–Euler, mass matrix, forward dynamics, simulation,
-the regressor τ = Y·π and identification of the base parameters."""
+"""Dynamics: inertial parameters, recursive Newton–Euler, mass matrix, forward dynamics, the
+regressor τ = Y·π and identification of the base parameters. Simulation, which returns a
+`Trajectory`, is a layer above (`kinematica.simulation`)."""
 
 from .params import GRAVITY, DynamicsError, length_scale, link_params, with_payload
 from .rne import rne
 from .energy import energy, kinetic_energy, potential_energy
-from .simulate import MAX_EVALUATIONS, SimulationStopped, computed_torque, pd_gravity, simulate
 from .terms import coriolis, forward_dynamics, gravity_torques, mass_matrix
 from .regressor import inertial_parameters, regressor, with_parameters
 from .identify import base_parameters, exciting_trajectory, identify
 
-__all__ = ["rne", "simulate", "SimulationStopped", "pd_gravity", "computed_torque", "energy", "kinetic_energy",
+__all__ = ["rne", "energy", "kinetic_energy",
            "potential_energy", "mass_matrix", "gravity_torques", "coriolis", "forward_dynamics", "DynamicsError", "link_params", "with_payload",
            "regressor", "inertial_parameters", "with_parameters", "base_parameters", "identify", "exciting_trajectory",
-           "GRAVITY", "length_scale", "MAX_EVALUATIONS"]  # the defaults and units a face states
+           "GRAVITY", "length_scale"]  # the defaults and units a face states

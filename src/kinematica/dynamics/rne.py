@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..kinematics.cache import _KEY
+from ..kinematics.cache import cache_if_made
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
 from .packing import dynamics_handle
@@ -72,7 +72,7 @@ def rne(robot: Robot, q: Q, qd: QD, qdd: QDD, *, gravity: ArrayLike = GRAVITY,
     >>> tau.round(4)  # holding the horizontal arm against gravity
     array([0.    , 2.5443, 0.6075, 0.    , 0.    ])
     """
-    cache = robot.__dict__.get(_KEY)  # the handle, made by the first call below
+    cache = cache_if_made(robot)  # the handle, made by the first call below
     if cache is not None and cache.dynamics is not None and gravity is GRAVITY and wrench is None:
         try:  # the core checks that q, qd, qdd are float64 arrays of shape (n,): None if not
             tau = cache.dynamics[0].rne_one(q, qd, qdd, friction)

@@ -25,6 +25,7 @@ from ..model.robot import Robot
 from .codegen import compile_source, fk_source, jacobian_source
 from .document import Document, Math, Quantity, Section, Step, Table
 from .notation import Formula, latex, mathml
+from .render_html import sections_html  # the simulator's Math tab: a document's body, no page around it
 from .symbolic import Chain, chain, fk_symbolic, jacobian_symbolic, joint_symbols
 from ..model.coerce import takes_robot
 
@@ -91,4 +92,4 @@ def render(doc: Document, fmt: str = "text", **kw: Any) -> str:
 
 __all__ = ["explain", "render", "Document", "Section", "Step", "Math", "Quantity", "Table", "Chain", "chain",
            "fk_symbolic", "jacobian_symbolic", "joint_symbols", "fk_source", "jacobian_source", "compile_source",
-           "Formula", "latex", "mathml", "FORMATS"]
+           "Formula", "latex", "mathml", "FORMATS", "sections_html"]

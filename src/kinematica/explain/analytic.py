@@ -20,7 +20,7 @@ from ..ik.analytic.planar import ELBOWS
 from ..ik.analytic.planar import LABELS as ELBOW_LABELS
 from ..ik.analytic.planar import lengths as planar_lengths
 from ..ik.reach import distance
-from ..ik.solve import fit_target
+from ..ik.frame import fit_target
 from ..ik.target import Target, as_target
 from ..kinematics.chain import check_q
 from ..kinematics.fk import fk

@@ -9,15 +9,18 @@ that the step it gets is the one the solver took.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..errors import InputError
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..ik.reach import _bound, distance, reach_check
+from ..ik.reach import bound, distance, reach_check
 from ..ik.residual import residual
 from ..ik.options import limit_mode, solver_options
-from ..ik.solve import fit_target, ik
+from ..ik.frame import fit_target
+from ..ik.solve import ik
 from ..ik.target import Target, as_target
 from ..kinematics.chain import check_q
 from ..kinematics.fk import fk_frames
@@ -93,7 +96,7 @@ def _problem(doc: Document, robot: Robot, t: Target, q0: np.ndarray, deg: bool) 
 def _reach(doc: Document, robot: Robot, t: Target, tol: float) -> bool:
     s = doc.section("Can the arm reach the target?")
     ok, dist, reach = (np.asarray(x).item() if np.ndim(x) else x for x in reach_check(robot, t.reshape(1), tol))
-    p1 = _bound(robot)[0]
+    p1 = bound(robot)[0]
     u = robot.length_unit
     if t.kind == "planar":
         s.step("A planar arm reaches a point only if it is no farther from the first joint than all links "
@@ -174,7 +177,7 @@ def _iterations(doc: Document, robot: Robot, t: Target, q0: np.ndarray, history:
         dq = np.asarray(h["dq"])
         trial = np.asarray(h["q"])
         if k in show:
-            _detail(doc.sections[-1], robot, t, k, h, q, T, e, Je, dq, trial, opts, deg)
+            _detail(doc.sections[-1], robot, t, _Iteration(k, h, q, T, e, Je, dq, trial), opts, deg)
         elif not skipped:
             skipped = True
             s.step(f"… iterations {DETAIL + 1} to {len(history) - TAIL} follow the same pattern (all are in "
@@ -183,7 +186,23 @@ def _iterations(doc: Document, robot: Robot, t: Target, q0: np.ndarray, history:
             q = trial
 
 
-def _detail(s, robot, t, k, h, q, T, e, Je, dq, trial, opts, deg) -> None:
+@dataclass(frozen=True)
+class _Iteration:
+    """One recorded LM iteration as the document shows it: its number k, the solver's record h,
+    q before it, the tool pose T, residual e and its Jacobian Je there, the step and the trial point."""
+
+    k: int
+    h: dict
+    q: np.ndarray
+    T: np.ndarray
+    e: np.ndarray
+    Je: np.ndarray
+    dq: np.ndarray
+    trial: np.ndarray
+
+
+def _detail(s, robot: Robot, t: Target, it: _Iteration, opts, deg: bool) -> None:
+    k, h, q, T, e, Je, dq, trial = it.k, it.h, it.q, it.T, it.e, it.Je, it.dq, it.trial
     u, sc = robot.length_unit, _scale(robot, deg)
     qn = joints_quantity(robot, q, deg, Math(rf"\theta^{{({k})}}", f"θ({k})"))
     x = T[:2, 3] if t.kind == "planar" else T[:3, 3]

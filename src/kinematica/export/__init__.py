@@ -3,6 +3,8 @@ a live joint-state stream (`JointStateSender`: JSON lines over UDP) for an engin
 the arm."""
 
 from .gltf import to_glb
+from . import jointstate
 from .jointstate import JointStateSender, StreamError
 
-__all__ = ["to_glb", "JointStateSender", "StreamError"]
+__all__ = ["to_glb", "JointStateSender", "StreamError",
+           "jointstate"]  # the stream's parts a face states: `jointstate.DEFAULT_URL`, `jointstate.resolve`

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 _COLOURS = ((0.16, 0.18, 0.22, 1.0), (0.93, 0.55, 0.13, 1.0))  # link grey, joint orange
 
 
-def _quat_z(theta: np.ndarray) -> np.ndarray:
+def quat_z(theta: np.ndarray) -> np.ndarray:
     """Quaternions (x, y, z, w) of rotations by theta about z, shape (..., 4)."""
     h = 0.5 * np.asarray(theta, dtype=float)
     out = np.zeros(h.shape + (4,))
@@ -189,7 +189,7 @@ def to_glb(robot: Robot, trajectory=None, *, radius: float | None = None, looks:
         before = node(f"before:{name}", parent, matrix=_matrix(robot.before[i], scale))
         theta = q0[i] + robot.offsets[i]
         if robot.revolute[i]:  # a helical joint also slides pitch·θ along z (T·R: they commute)
-            j = node(name, before, rotation=_quat_z(theta).tolist(),
+            j = node(name, before, rotation=quat_z(theta).tolist(),
                      translation=[0.0, 0.0, robot.pitch[i] * theta * scale])
         else:
             j = node(name, before, translation=[0.0, 0.0, theta * scale])
@@ -236,7 +236,7 @@ def _animate(doc, buf: _Buffer, gl, robot: Robot, tr, joints: list[int], scale: 
             channels.append(gl.AnimationChannel(sampler=len(samplers) - 1,
                                                 target=gl.AnimationChannelTarget(node=k, path="translation")))
         if robot.revolute[i]:
-            out = buf.add(np.asarray(_quat_z(q), np.float32), "VEC4")
+            out = buf.add(np.asarray(quat_z(q), np.float32), "VEC4")
             path = "rotation"
         else:
             out = buf.add(np.asarray(np.stack([0 * q, 0 * q, q * scale], axis=1), np.float32), "VEC3")
@@ -247,4 +247,4 @@ def _animate(doc, buf: _Buffer, gl, robot: Robot, tr, joints: list[int], scale: 
         doc.animations.append(gl.Animation(name="trajectory", samplers=samplers, channels=channels))
 
 
-__all__ = ["to_glb"]
+__all__ = ["to_glb", "quat_z"]

@@ -20,7 +20,8 @@ from ..kinematics.jacobian import jacobian
 from ..model.robot import Robot
 from .collide import mark, seat_of
 from .limits import random_seeds, wrap_into_limits
-from .numeric import METHODS, Options, iterate
+from .numeric import iterate
+from .options import METHODS, Options
 from .frame import fit_target, judged, solver_problem
 from .reach import reach_check
 from .result import IKResult
@@ -167,7 +168,9 @@ def _one(robot: Robot, world: Target, rs: Robot, t: Target, q: np.ndarray, label
     reason = "exact (analytic)" if how == "analytic" else "converged"
     if not inside:
         reason += ", outside the joint limits"
-    return IKResult(q, True, reason, 0, float(pos[0]), float(ori[0]), inside, near, how, True, label)
+    return IKResult(q=q, success=True, reason=reason, iterations=0, position_error=float(pos[0]),
+                    orientation_error=float(ori[0]), within_limits=inside, near_singular=near, method=how,
+                    reachable=True, branch=label)
 
 
 @takes_robot

@@ -11,13 +11,12 @@ from ..kinematics.handle import chain_handle
 from ..model.robot import Robot
 from .closed_pack import TARGET_KINDS, closed_form, fits, labels
 from .goals import goals
-from .numeric import CONVERGED
-from .options import LIMIT_MODES, solver_options
+from .options import CONVERGED, LIMIT_MODES, solver_options
 from .reach import out_of_reach_message, reach_check
 from .result import IKResult
 from .single import Problem, verdict_one
 from .target import Target
-from .verdict import judge, near_singular, package
+from .verdict import Verdicts, judge, near_singular, package
 
 
 def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple, seeds: np.ndarray, limits: str,
@@ -58,9 +57,9 @@ def analytic_ik(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple,
             reasons[k] = "every closed-form solution lies outside the joint limits"
         else:
             reasons[k] = f"no closed-form solution reaches the target ({solver_name(robot)} solver)"
-    res = package(shape, "analytic", q, ok, list(reasons), np.zeros(len(q), int), pos, ori, inside,
-                  near, reachable & valid.any(axis=1))
-    return IKResult(**{**res.__dict__, "branch": branch.reshape(shape) if shape else branch[0]})
+    return package(shape, method="analytic", q=q, iterations=np.zeros(len(q), int),
+                   verdicts=Verdicts(ok, pos, ori, inside, near), reachable=reachable & valid.any(axis=1),
+                   words=list(reasons), branch=branch)
 
 
 def _one_compiled(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]] | None:

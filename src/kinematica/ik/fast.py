@@ -2,7 +2,7 @@
 arm, with default options — `km.ik(robot, T)` or
 `km.ik(robot, T, q0)`, the way a loop or the simulator calls it.
 
-The general path (`solve._ik` → `_ik_one`) spends ~30 µs in Python around the core: the
+The general path (`solve._ik` → `one.solve_target`) spends ~30 µs in Python around the core: the
 target parsed into a `Target`, the frames resolved, `Options` built, a `Problem` made. Here the
 same checks run on floats, the per-robot and per-mode constants are made once
 (`_constants`, kept in the robot's cache: the core's solver among them), and
@@ -26,7 +26,7 @@ from ..model.robot import Robot
 from .frame import plane_of
 from .limits import LIMIT_MODES
 from .options import limit_mode, solver_options
-from .reach import _bound, allowance
+from .reach import allowance, bound
 from .result import IKResult
 from .analytic import has_analytic
 from .closed_pack import closed_form
@@ -37,7 +37,7 @@ from .verdict import NEAR_WORDS
 
 def _constants(robot: Robot, mode: str, closed_form_seed: bool) -> tuple | None:
     """(solver, p1, reach) of `lm_core.solve_single` for the robot, limit mode and
-    `closed_form_seed` with otherwise default options, p1 and reach from `reach._bound`; None for
+    `closed_form_seed` with otherwise default options, p1 and reach from `reach.bound`; None for
     a robot this path does not take (a planar arm, whose solver problem is not the world
     problem). Made once per robot and setting, in the robot's own cache (`kinematics.cache`: it
     dies with the robot)."""
@@ -54,8 +54,8 @@ def _make_constants(robot: Robot, mode: str, closed_form_seed: bool) -> tuple | 
     opts = solver_options(robot, "lm", mode, {"closed_form_seed": closed_form_seed})
     seeded = not opts.clip_limits and opts.closed_form_seed
     if seeded and closed_form(robot) is None and has_analytic(robot, "pose"):
-        return None  # a closed form the core does not have seeds this arm (`solve._first_seeds`)
-    p1, reach = _bound(robot)
+        return None  # a closed form the core does not have seeds this arm (`seeds.first_seeds`)
+    p1, reach = bound(robot)
     scale = reach if np.isfinite(reach) and reach > 0 else 1.0
     sv = solver(robot, opts, scale, mode != "ignore", seeded)
     return sv, p1, reach + allowance(robot, opts.tol_position)

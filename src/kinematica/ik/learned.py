@@ -21,7 +21,7 @@ from .reach import out_of_reach_message, reach_check
 from .result import IKResult
 from .target import Target
 from .tolerance import tolerances
-from .verdict import judge, near_singular, package
+from .verdict import Verdicts, judge, near_singular, package
 
 LEARNED_METHODS = ("anfis",)
 
@@ -71,4 +71,5 @@ def solve_learned(robot: Robot, world: Target, rs: Robot, t: Target, method: str
             words.append(f"the model's answer misses the target by {pos[k]:.3g} {unit} and {np.degrees(ori[k]):.3g}° "
                          f"(tolerance {tol_p:g} {unit}, {tol_o:g} rad): a learned answer is approximate; "
                          f"use the model as q0 of method 'lm' to finish it")
-    return package(shape, method, q, ok, words, np.zeros(N, int), pos, ori, inside, near, reachable)
+    return package(shape, method=method, q=q, iterations=np.zeros(N, int), verdicts=Verdicts(ok, pos, ori, inside, near),
+                   reachable=reachable, words=words)

@@ -41,7 +41,7 @@ from .goals import goals
 from .restarts import HARD, NEAR, NO_PROGRESS, RESTART_ITER, modes
 from .closed_pack import TARGET_KINDS as KINDS, closed_form
 from .limits import MARGIN, polish_margin
-from .numeric import Options
+from .options import Options, Settings
 from .target import Target
 from .verdict import NEAR_SINGULAR
 
@@ -121,15 +121,15 @@ def solve_single(robot: Robot, sv, G: np.ndarray, q0: np.ndarray, restarts: int,
     return q, status, iters, ok, pos, ori, inside, near
 
 
-def solve_batch(robot: Robot, t: Target, seeds: np.ndarray, opts: Options, enforce: bool, restarts: int,
-                rng: np.random.Generator, scale: float, seeded: bool, seed: int | None = None):
+def solve_batch(robot: Robot, t: Target, seeds: np.ndarray, s: Settings, rng: np.random.Generator, scale: float,
+                seeded: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`single.solve_one` for N targets (t of shape (N,)) from seeds (N, n) in the core:
-    (q, status, iterations); restarts from the core's generator seeded by `seed` (`core_seed`),
+    (q, status, iterations); restarts from the core's generator seeded by `s.seed` (`core_seed`),
     rng only for a target the NumPy loop must take again. A target whose damped system was not positive definite is solved
     again in NumPy (`single.solve_one`)."""
-    N = len(seeds)
+    N, opts, enforce, restarts = len(seeds), s.opts, s.enforce, s.restarts
     sv = solver_for(robot, t, opts, scale, enforce, seeded)
-    q, status, iters = sv.solve_many(goals(t), np.ascontiguousarray(seeds, dtype=float), restarts, core_seed(seed))
+    q, status, iters = sv.solve_many(goals(t), np.ascontiguousarray(seeds, dtype=float), restarts, core_seed(s.seed))
     status, iters = status.astype(int), iters.astype(int)
     from .single import Problem, solve_one
 

@@ -23,34 +23,8 @@ from ..kinematics.jacobian import fk_jacobian
 from ..model.robot import Robot
 from .damped import damped_steps
 from .residual import errors, residual
+from .options import CONVERGED, LIMIT, RUNNING, STALLED, AT_LIMIT, Options
 from .target import Target
-
-METHODS = ("lm", "gn", "newton", "transpose", "dls")
-RUNNING, CONVERGED, STALLED, LIMIT, AT_LIMIT = -1, 0, 1, 2, 3
-
-
-@dataclass
-class Options:
-    """Solver settings. Tolerances in the robot's length unit and rad."""
-
-    method: str = "lm"
-    max_iter: int = 100
-    tol_position: float = 1e-6
-    tol_orientation: float = 1e-6
-    eps_step: float = 1e-12
-    eps_grad: float = 1e-14
-    damping: str | float = "adaptive"  # lm: "adaptive" | "chan"; dls: λ (length units)
-    lambda0: float = 1e-3  # adaptive LM: the first λ (absolute; paper 000's example works for 1e-3…10)
-    chan_factor: float = 0.1  # Chan's damping: λ = chan_factor · E
-    lambda_up: float = 10.0
-    lambda_down: float = 10.0
-    step: float | None = None  # transpose: fixed α; None = Buss's adaptive step
-    clip_limits: bool = True  # project onto the limits after every step (paper 000's reading)
-    history: bool = False
-    # lm, limits "wrap": start from the closed-form branch nearest q0 where the arm has one
-    # (issue 12); False runs LM from q0 itself (to study LM, or to measure a seed's value)
-    closed_form_seed: bool = True
-
 
 @dataclass
 class State:

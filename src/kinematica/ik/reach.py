@@ -14,6 +14,8 @@ outside the sphere — beyond it where R_max = 0, a tool on a joint axis that ca
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._core import reach_distances
@@ -28,8 +30,9 @@ ROUNDING = 1e-12  # relative to the chain's size: FK's rounding (~n·ε) with a 
 TOL_SHARE = 1e-3  # of the chain's size: the most of the position tolerance the bound takes in
 
 
-def _bound(robot: Robot) -> tuple[np.ndarray, float]:
-    """p_1 (3,) and R_max, in the robot's length unit."""
+def bound(robot: Robot) -> tuple[np.ndarray, float]:
+    """p_1 (3,), the first joint's point, and R_max = Σ ‖p_(i+1) − p_i‖ + ‖p_tool − p_n‖ (+ strokes),
+    in the robot's length unit: no configuration puts the tool farther than R_max from p_1."""
     p1, reach, _ = _geometry(robot)
     return p1, reach
 
@@ -60,14 +63,22 @@ def _geometry(robot: Robot) -> tuple[np.ndarray, float, float]:
     return pts[0], reach, size
 
 
-def reach_check(robot: Robot, target: Target, tol: float,
-                world: Robot | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+class Reach(NamedTuple):
+    """The reach test of N targets: reachable (N,) bool, distance (N,) from the first joint, and
+    the bound R_max (length unit)."""
+
+    reachable: np.ndarray
+    distance: np.ndarray
+    bound: float
+
+
+def reach_check(robot: Robot, target: Target, tol: float, world: Robot | None = None) -> Reach:
     """Per target (N,): reachable flag (distance ≤ R_max + `allowance(robot, tol)`, tol the
     position tolerance), distance from the first joint (the core's `reach_distances`), and the
     bound R_max."""
-    p1, reach = _bound(robot)
+    p1, reach = bound(robot)
     dist = reach_distances(goals(target), p1, target.kind == "planar").reshape(target.shape)
-    return dist <= reach + allowance(robot, tol, world), dist, reach
+    return Reach(dist <= reach + allowance(robot, tol, world), dist, reach)
 
 
 def distance(d: np.ndarray) -> np.ndarray:
@@ -87,3 +98,6 @@ def distance(d: np.ndarray) -> np.ndarray:
 
 def out_of_reach_message(dist: float, reach: float, unit: str) -> str:
     return f"target out of reach: |p| = {dist:.4g} {unit} > {reach:.4g} {unit} (the arm's full reach)"
+
+
+__all__ = ["ROUNDING", "TOL_SHARE", "Reach", "allowance", "bound", "distance", "out_of_reach_message", "reach_check"]

@@ -14,9 +14,8 @@ import numpy as np
 
 from ..model.robot import Robot
 from .limits import random_seeds, snapped
-from .numeric import Options
+from .options import Options
 
-OUTSIDE = 4  # status: abandoned while converging outside the joint limits
 RESTART_ITER = 30  # a good random seed converges in ~10 iterations; a bad one is not worth more
 NO_PROGRESS = 8  # iterations without halving the best error: an orbit or a crawl, reseed
 NEAR = 1e-2  # within this (relative position, rad) of the target an attempt converging outside the limits is abandoned

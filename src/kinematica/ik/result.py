@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class IKResult:
     """Joint values and verdict for one target, or arrays over a batch of targets.
 

@@ -18,6 +18,8 @@ TRAC-IK's Distance/Manipulation modes, with the same verdict afterwards: FK of t
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..errors import InputError, InputTypeError
 
 import numpy as np
@@ -31,7 +33,14 @@ OBJECTIVES = ("limits", "manipulability", "rest")
 _FD = 1e-6  # rad (or length unit): central-difference step of the manipulability gradient
 
 
-def check_goals(robot: Robot, secondary: dict | None, rest) -> tuple[dict, np.ndarray] | None:
+class Goals(NamedTuple):
+    """A call's secondary goals, checked: the weights {objective: w ≥ 0} and the rest pose (n,)."""
+
+    weights: dict
+    rest: np.ndarray
+
+
+def check_goals(robot: Robot, secondary: dict | None, rest) -> Goals | None:
     """The weights {objective: w ≥ 0} and the rest pose, checked; None when there are none.
     Each goal's own input is required: "rest" a rest pose (`rest=`, n finite joint values),
     "limits" a joint with finite limits; a `rest=` without the "rest" goal is refused too."""
@@ -62,7 +71,7 @@ def check_goals(robot: Robot, secondary: dict | None, rest) -> tuple[dict, np.nd
     r = np.zeros(robot.n) if rest is None else np.asarray(rest, dtype=float)
     if r.shape != (robot.n,) or not np.all(np.isfinite(r)):
         raise InputError(f"rest: expected {robot.n} finite joint values, got shape {np.shape(rest)}")
-    return w, r
+    return Goals(w, r)
 
 
 def _span(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
@@ -126,10 +135,11 @@ def _back_on_target(robot: Robot, t: Target, q: np.ndarray, corrections: int = 4
     return q, pos, ori, T, J
 
 
-def improve(robot: Robot, t: Target, q: np.ndarray, todo: np.ndarray, weights: dict, rest: np.ndarray,
-            tol_position: float, tol_orientation: float, enforce: bool, steps: int = 60) -> np.ndarray:
+def improve(robot: Robot, t: Target, q: np.ndarray, todo: np.ndarray, goals: Goals, tol_position: float,
+            tol_orientation: float, enforce: bool, steps: int = 60) -> np.ndarray:
     """q (N, n) with the targets `todo` (indices; already solved) moved down h in the task's
     null space, each still on its target within the tolerances (and the limits, if enforced)."""
+    weights, rest = goals
     q = q.copy()
     if todo.size == 0:
         return q
@@ -158,4 +168,4 @@ def improve(robot: Robot, t: Target, q: np.ndarray, todo: np.ndarray, weights: d
     return q
 
 
-__all__ = ["OBJECTIVES", "check_goals", "cost", "gradient", "improve"]
+__all__ = ["OBJECTIVES", "Goals", "check_goals", "cost", "gradient", "improve"]

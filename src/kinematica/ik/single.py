@@ -19,10 +19,10 @@ import numpy as np
 
 from ..kinematics.chain import end_single
 from ..model.robot import LIMIT_TOL, Robot
-from .restarts import NEAR, NO_PROGRESS, OUTSIDE, RESTART_ITER, modes, restart_seeds
+from .restarts import NEAR, NO_PROGRESS, RESTART_ITER, modes, restart_seeds
 from .damped import damped_step
 from .limits import pinned, polish_margin, wrap_floats
-from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED, Options
+from .options import AT_LIMIT, CONVERGED, LIMIT, OUTSIDE, STALLED, Options
 from .pose_error import pose_error_one
 from .residual import errors, residual
 from .target import Target

@@ -207,7 +207,10 @@ def as_target(target: "Target | ArrayLike") -> Target:
     if isinstance(target, Target):
         return target
     poses = getattr(target, "poses", None)  # a Path: its poses (not converted element by element)
-    arr = np.asarray(target if poses is None else poses, dtype=float)
+    try:
+        arr = np.asarray(target if poses is None else poses, dtype=float)
+    except (TypeError, ValueError):  # NumPy's own words name neither the argument nor what it takes
+        raise TargetError(f"target: expected numbers, got {target!r}") from None
     if arr.shape[-2:] == (4, 4):
         return pose(arr)
     if arr.shape[-1:] == (3,):

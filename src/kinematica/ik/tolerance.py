@@ -2,7 +2,7 @@
 models and path following call solved.
 
 Position: 1e-6 m by default, in the robot's length unit (so 1e-3 for a mm robot: a micrometre
-either way); orientation: 1e-6 rad (`numeric.Options.tol_orientation`). Either can be set by
+either way); orientation: 1e-6 rad (`ORIENTATION_TOLERANCE`). Either can be set by
 the `tol_position` / `tol_orientation` options of `km.ik`.
 
 >>> import kinematica as km
@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..model.robot import Robot
-from .numeric import Options
+
+ORIENTATION_TOLERANCE = 1e-6  # rad
 
 
 def default_tolerance(robot: Robot) -> float:
@@ -30,4 +31,4 @@ def tolerances(robot: Robot, options: Mapping[str, Any]) -> tuple[float, float]:
     """(position, orientation) tolerance: the options' `tol_position` / `tol_orientation`, or the
     defaults (length unit, rad)."""
     return (float(options.get("tol_position", default_tolerance(robot))),
-            float(options.get("tol_orientation", Options.tol_orientation)))
+            float(options.get("tol_orientation", ORIENTATION_TOLERANCE)))

@@ -3,6 +3,8 @@ reason in words, and the result object. Nothing here trusts the solver's own boo
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..kinematics.jacobian import fk_jacobian, jacobian
@@ -10,15 +12,25 @@ from ..kinematics.manipulability import singular_values
 from ..model.robot import LIMIT_TOL, Robot
 from .frame import fit_target, judged, solver_problem
 from .linsolve import spd_factor_last
-from .numeric import AT_LIMIT, CONVERGED, LIMIT, STALLED
-from .restarts import OUTSIDE
-from .reach import out_of_reach_message
+from .options import AT_LIMIT, CONVERGED, LIMIT, OUTSIDE, STALLED
+from .reach import Reach, out_of_reach_message
 from .residual import errors
 from .result import IKResult
 from .target import Target
 
 NEAR_SINGULAR = 1e-3  # σ_min/σ_max of the task Jacobian below this: flagged
 NEAR_WORDS = "converged (near a singularity: σ_min/σ_max < 1e-3)"  # the reason of a flagged success
+
+
+class Verdicts(NamedTuple):
+    """The independent check of N returned configurations, per target (N,): solved, position
+    error (length unit), orientation error (rad), within the limits, near a singularity."""
+
+    ok: np.ndarray
+    position_error: np.ndarray
+    orientation_error: np.ndarray
+    within_limits: np.ndarray
+    near_singular: np.ndarray
 
 
 def judge(robot: Robot, t: Target, q: np.ndarray, tol_position: float, tol_orientation: float, enforce: bool):
@@ -32,14 +44,14 @@ def judge(robot: Robot, t: Target, q: np.ndarray, tol_position: float, tol_orien
 
 
 def check(robot: Robot, target: Target, q: np.ndarray, tol_position: float, tol_orientation: float,
-          enforce: bool = True):
+          enforce: bool = True) -> Verdicts:
     """`km.ik`'s verdict on joint values q (N, n) for `target` (N,), whoever found them: (ok,
     position error, orientation error, within limits, near singular), the errors by FK in the
     world frame, the singularity flag in the frame the solvers see (a planar arm's own plane)."""
     world = judged(robot, target)
     rs, t = solver_problem(robot, fit_target(robot, world))
     ok, pos, ori, inside, J = judge(robot, world, q, tol_position, tol_orientation, enforce)
-    return ok, pos, ori, inside, near_singular(rs, t, q, J if rs is robot else None)
+    return Verdicts(ok, pos, ori, inside, near_singular(rs, t, q, J if rs is robot else None))
 
 
 def near_singular(robot: Robot, t: Target, q: np.ndarray, J: np.ndarray | None = None) -> np.ndarray:
@@ -115,25 +127,33 @@ def reason(robot: Robot, status: int, q: np.ndarray, pos: float, ori: float, ins
     return f"the FK check failed ({err})"
 
 
-def reasons(robot: Robot, status, q, ok, pos, ori, inside, near, reachable, dist, reach, enforce, max_iter) -> list[str]:
+def reasons(robot: Robot, status: np.ndarray, q: np.ndarray, v: Verdicts, r: Reach, enforce: bool,
+            max_iter: int) -> list[str]:
     """A sentence per target; the loop runs over the unsolved ones only."""
-    out = [NEAR_WORDS if nr else "converged" for nr in near & ok]
-    for k in np.flatnonzero(~ok):
-        out[k] = (out_of_reach_message(dist[k], reach, robot.length_unit) if not reachable[k]
-                  else reason(robot, status[k], q[k], pos[k], ori[k], inside[k], enforce, max_iter))
+    out = [NEAR_WORDS if nr else "converged" for nr in v.near_singular & v.ok]
+    for k in np.flatnonzero(~v.ok):
+        out[k] = (out_of_reach_message(r.distance[k], r.bound, robot.length_unit) if not r.reachable[k]
+                  else reason(robot, status[k], q[k], v.position_error[k], v.orientation_error[k],
+                              v.within_limits[k], enforce, max_iter))
     return out
 
 
-def package(shape, method, q, ok, reasons_, iters, pos, ori, inside, near, reachable, history=None) -> IKResult:
-    """The result: scalars for one target (shape ()), arrays of the batch shape otherwise."""
+def package(shape: tuple, *, method: str, q: np.ndarray, iterations: np.ndarray, verdicts: Verdicts,
+            reachable: np.ndarray, words: list[str], history: list | None = None, branch=None) -> IKResult:
+    """The result of N targets (arrays over N): scalars for one target (shape ()), arrays of the
+    batch shape otherwise."""
+    v = verdicts
     if shape == ():
-        return IKResult(q=q[0], success=bool(ok[0]), reason=reasons_[0], iterations=int(iters[0]),
-                        position_error=float(pos[0]), orientation_error=float(ori[0]),
-                        within_limits=bool(inside[0]), near_singular=bool(near[0]), method=method,
-                        reachable=bool(reachable[0]), history=history)
+        return IKResult(q=q[0], success=bool(v.ok[0]), reason=words[0], iterations=int(iterations[0]),
+                        position_error=float(v.position_error[0]), orientation_error=float(v.orientation_error[0]),
+                        within_limits=bool(v.within_limits[0]), near_singular=bool(v.near_singular[0]),
+                        method=method, reachable=bool(reachable[0]), history=history,
+                        branch=None if branch is None else branch[0])
 
     def rs(a):
         return a.reshape(shape + a.shape[1:])
-    return IKResult(q=rs(q), success=rs(ok), reason=np.array(reasons_, dtype=object).reshape(shape),
-                    iterations=rs(iters), position_error=rs(pos), orientation_error=rs(ori),
-                    within_limits=rs(inside), near_singular=rs(near), method=method, reachable=rs(reachable))
+    return IKResult(q=rs(q), success=rs(v.ok), reason=np.array(words, dtype=object).reshape(shape),
+                    iterations=rs(iterations), position_error=rs(v.position_error),
+                    orientation_error=rs(v.orientation_error), within_limits=rs(v.within_limits),
+                    near_singular=rs(v.near_singular), method=method, reachable=rs(reachable),
+                    branch=None if branch is None else rs(branch))

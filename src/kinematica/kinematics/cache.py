@@ -43,6 +43,11 @@ class RobotCache:
         return (RobotCache, ())
 
 
+def cache_if_made(robot: Robot) -> RobotCache | None:
+    """The robot's cache if a call has made it, else None (a look that does not create it)."""
+    return robot.__dict__.get(_KEY)
+
+
 def cache_of(robot: Robot) -> RobotCache:
     """The robot's cache, created empty on first use."""
     found = robot.__dict__.get(_KEY)

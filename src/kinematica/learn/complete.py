@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ik.frame import fit_target, solver_problem
-from ..ik.reach import _bound
+from ..ik.reach import bound as _bound
 from ..ik.residual import errors
 from ..ik.target import Target
 from ..kinematics.fk import fk

@@ -28,7 +28,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from ..ik.frame import fit_target, solver_problem
-from ..ik.reach import _bound
+from ..ik.reach import bound as _bound
 from ..ik.residual import errors
 from ..ik.solve import ik
 from ..ik.target import Target

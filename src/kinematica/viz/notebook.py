@@ -53,7 +53,7 @@ def posed_glb(robot: Robot, q: np.ndarray, trajectory=None) -> bytes:
     import pygltflib as gl
 
     from ..export import to_glb
-    from ..export.gltf import _quat_z
+    from ..export.gltf import quat_z
 
     doc = gl.GLTF2.load_from_bytes(to_glb(robot, trajectory))
     scale = 1e-3 if robot.length_unit == "mm" else 1.0
@@ -64,7 +64,7 @@ def posed_glb(robot: Robot, q: np.ndarray, trajectory=None) -> bytes:
         nd = doc.nodes[index[name]]
         theta = float(q[i] + robot.offsets[i])
         if robot.revolute[i]:  # a helical joint also slides pitch·θ along z, as to_glb draws it
-            nd.rotation = _quat_z(theta).tolist()
+            nd.rotation = quat_z(theta).tolist()
             nd.translation = [0.0, 0.0, float(robot.pitch[i]) * theta * scale]
         else:
             nd.translation = [0.0, 0.0, theta * scale]

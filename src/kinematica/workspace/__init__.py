@@ -6,10 +6,13 @@ dexterity: the same solves' manipulability and condition number per voxel, singu
 Execution (run.py) is chunked, seeded per block, resumable; Dask is imported only here.
 """
 
-from .envelope import Envelope, envelope
+from . import io
+from .envelope import Envelope, envelope, preview
 from .grid import Grid, WorkspaceError, WorkspaceWarning
 from .orientations import OrientationSet, orientation_set
 from .reach import ReachMap, dexterity, reachability
+from .run import OtherJobError
 
 __all__ = ["envelope", "reachability", "dexterity", "Envelope", "ReachMap", "Grid", "OrientationSet",
-           "orientation_set", "WorkspaceError", "WorkspaceWarning"]
+           "orientation_set", "WorkspaceError", "WorkspaceWarning", "OtherJobError", "preview",
+           "io"]  # io: a map's files (`io.save`, `io.read`, `io.FORMATS`)

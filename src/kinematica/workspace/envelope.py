@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..bounds import ENVELOPE, POINTS, count
-from ..ik.reach import _bound
+from ..ik.reach import bound
 from ..kinematics.fk import fk
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
@@ -82,7 +82,7 @@ def sampling_ranges(robot: Robot) -> np.ndarray:
 def robot_grid(robot: Robot, voxel: float | None) -> Grid:
     """The grid about the first joint covering the arm's reach bound (`ik.reach`); planar arms
     get a grid in their plane."""
-    p1, reach = _bound(robot)
+    p1, reach = bound(robot)
     plane = float(fk(robot, robot.q_home)[2, 3]) if task_kind(robot) == "planar" else None
     return grid_around(p1, reach, reach / DEFAULT_VOXELS_ACROSS if voxel is None else voxel, plane)
 

@@ -19,11 +19,8 @@ from numpy.typing import ArrayLike
 from ..bounds import EVALUATIONS, count, sample_count
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
+from ..dynamics import GRAVITY, energy, forward_dynamics, gravity_torques, length_scale, mass_matrix, rne
 from ..trajectory.value import Trajectory, for_robot
-from .energy import energy
-from .params import GRAVITY, length_scale
-from .rne import rne
-from .terms import forward_dynamics, gravity_torques, mass_matrix
 from ..model.coerce import takes_robot
 
 TorqueFn = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
