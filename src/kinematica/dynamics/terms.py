@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..kinematics.cache import _KEY
+from ..kinematics.cache import cache_if_made
 from ..kinematics.chain import check_q, not_finite
 from ..model.robot import Robot
 from . import programs as pg
@@ -75,7 +75,7 @@ def mass_matrix(robot: Robot, q: ArrayLike) -> np.ndarray:
     >>> bool(np.allclose(M, M.T)) and bool(np.all(np.linalg.eigvalsh(M) > 0))
     True
     """
-    cache = robot.__dict__.get(_KEY)  # the handle, made by the first call below: then one lookup
+    cache = cache_if_made(robot)  # the handle, made by the first call below: then one lookup
     hd = cache.dynamics if cache is not None else None
     if hd is not None:
         try:  # the core checks that q is a float64 array of shape (n,): None if not
