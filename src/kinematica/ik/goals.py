@@ -1,10 +1,11 @@
 """Targets in the compiled core's goal layout (src/core/residual.hpp): 16 doubles a target, laid
 out as a 4 × 4 pose, row-major — R_d and p_d where a pose has them, the approach axis a_d in
-12–14, a planar heading φ_d in 15. A pose T is its own goal.
+12–14, a planar heading φ_d in 15. A pose T is its own goal (its top three rows are read).
 
 >>> import kinematica as km, numpy as np
 >>> from kinematica.ik.target import as_target
->>> goals(as_target(np.eye(4))).reshape(4, 4).tolist() == np.eye(4).tolist()
+>>> T = km.fk("puma560", [0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+>>> bool(np.array_equal(goals(as_target(T)).reshape(4, 4)[:3], T[:3]))
 True
 """
 
