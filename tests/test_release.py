@@ -97,7 +97,9 @@ def test_explain_html_from_the_wheel(venv, tmp_path):
 
 
 def test_simulator_first_page_and_its_assets_from_the_wheel(venv):
-    with Server(python=str(_py(venv))) as server:
+    # A bound on a hang, not a timing: the first start in the venv byte-compiles what it imports
+    # (installed with --no-compile), minutes on a loaded 2-core machine.
+    with Server(python=str(_py(venv)), timeout=180) as server:
         with fetch(server.url, timeout=10) as r:
             assert r.status == 200
             page = r.read().decode()
