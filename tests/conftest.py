@@ -9,6 +9,7 @@ import os
 import sys
 import tempfile
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -25,6 +26,15 @@ if "nicegui.storage" in sys.modules:  # imported already (a plugin): move it too
 settings.register_profile("kinematica", deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "kinematica"))
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory):
+    """The sdist and the wheel of this checkout, built once for the session (minutes: the C++
+    core is compiled): tests/test_release.py and tests/test_extras.py install the same wheel."""
+    from installs import build
+
+    return build(tmp_path_factory.mktemp("dist"))
 
 
 try:

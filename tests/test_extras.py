@@ -1,17 +1,17 @@
 """Optional extras: the table in kinematica/extras.py matches pyproject.toml, a missing extra is
-named in one line, and `pip install -e .` alone (a fresh venv with the real core dependencies,
-no NiceGUI, Matplotlib or SymPy) computes FK, IK and RNE.
+named in one line, and the package alone (its wheel in a fresh venv with the real core
+dependencies, no NiceGUI, Matplotlib or SymPy) computes FK, IK and RNE.
 
-The venv is made once per test session (~40 s with pip's cache: the core's wheels).
+The venv is made once per test session (~40 s with pip's cache: the core's wheels) from the wheel
+tests/test_release.py checks (the `dist` fixture, tests/conftest.py), so the C++ core is compiled
+once for both; the editable install is what scripts/test.sh itself runs.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import textwrap
-import venv
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +19,7 @@ import pytest
 
 import kinematica as km
 from kinematica.extras import EXTRAS, MissingExtra, missing, need, require
+from installs import clean_env, venv_with
 
 ROOT = Path(__file__).resolve().parents[1]
 FACES = {"nicegui": "app", "matplotlib": "plot", "sympy": "explain"}
@@ -82,18 +83,10 @@ def test_installed_here_means_nothing_is_missing():
 # --- the core alone, in a fresh venv ---------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def core_python(tmp_path_factory) -> Path:
-    """A venv with `pip install -e .` only: the real core dependencies from the registry (or
+def core_python(dist, tmp_path_factory) -> Path:
+    """A venv with the package's wheel only: the real core dependencies from the registry (or
     pip's cache), none of the extras."""
-    where = tmp_path_factory.mktemp("core-venv")
-    venv.create(where, with_pip=True)
-    python = where / "bin" / "python"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTEST_CURRENT_TEST")}
-    done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e",
-                           str(ROOT)], capture_output=True, text=True, env=env, timeout=900)
-    if done.returncode != 0:
-        pytest.fail(f"pip install -e . failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    return python
+    return venv_with(tmp_path_factory.mktemp("core-venv"), next(dist.glob("*.whl")))
 
 
 CORE_SCRIPT = textwrap.dedent("""
@@ -125,11 +118,10 @@ CORE_SCRIPT = textwrap.dedent("""
 def test_core_install_runs_fk_ik_rne_without_the_faces(core_python):
     q = np.radians([10.0, -25.0, 40.0, 15.0, 30.0, -60.0])
     done = subprocess.run([str(core_python), "-c", CORE_SCRIPT, json.dumps(q.tolist())], capture_output=True,
-                          text=True, cwd=core_python.parents[1], timeout=300,
-                          env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+                          text=True, cwd=core_python.parents[1], timeout=300, env=clean_env())
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    assert out["file"].startswith(str(ROOT))  # the checkout under test, editable
+    assert Path(out["file"]).resolve().is_relative_to(core_python.parents[1].resolve())  # the venv's, not the checkout
     assert out["faces"] == {"nicegui": False, "matplotlib": False, "sympy": False}
     assert out["loaded"] == []
     robot = km.load("puma560")
@@ -153,7 +145,7 @@ def test_core_install_runs_fk_ik_rne_without_the_faces(core_python):
 def test_core_cli_names_the_extra(core_python, tmp_path, argv, extra):
     kinematica = core_python.parent / "kinematica"
     done = subprocess.run([str(kinematica), *argv], capture_output=True, text=True, cwd=tmp_path, timeout=120,
-                          env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+                          env=clean_env())
     assert done.returncode == 1
     assert done.stdout == ""
     line, = done.stderr.splitlines()

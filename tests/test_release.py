@@ -3,9 +3,10 @@ by `twine check`, and the wheel (not an editable install) installed with its dep
 fresh virtual environment, where the CLI, the demo, the simulator's first page with its assets and
 an explanation page must work.
 
-One build and one venv for the module (about a minute with pip's cache warm, most of it
-unpacking the dependencies); the build needs the package registry for its build backend
-(setuptools, setuptools-scm), as `pip install -e .` does.
+One build for the session (the `dist` fixture, tests/conftest.py: tests/test_extras.py installs the
+same wheel without extras) and one venv for the module (about a minute with pip's cache warm, most
+of it unpacking the dependencies); the build needs the package registry for its build backend
+(scikit-build-core, setuptools-scm), as `pip install -e .` does.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from installs import run as _run
+from installs import venv_with
 from serving import Server, fetch
 
 pytestmark = pytest.mark.release
@@ -25,28 +28,12 @@ pytestmark = pytest.mark.release
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run(*cmd: str | Path, cwd: Path | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
-    done = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, f"{' '.join(map(str, cmd))} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
-    return done
-
-
-@pytest.fixture(scope="module")
-def dist(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    _run(sys.executable, "-m", "build", "--outdir", out, ROOT, cwd=ROOT)
-    return out
-
-
 @pytest.fixture(scope="module")
 def venv(dist, tmp_path_factory) -> Path:
     """A fresh venv with the wheel, the `app` extra (the simulator, explain, scenes) and their
     dependencies from the registry (pip's cache). The core alone: tests/test_extras.py."""
     where = tmp_path_factory.mktemp("venv")
-    _run(sys.executable, "-m", "venv", where)
-    wheel = next(dist.glob("*.whl"))
-    _run(where / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-         f"kinematica[app] @ {wheel.as_uri()}")
+    venv_with(where, next(dist.glob("*.whl")), extras="app")
     return where
 
 
@@ -110,7 +97,9 @@ def test_explain_html_from_the_wheel(venv, tmp_path):
 
 
 def test_simulator_first_page_and_its_assets_from_the_wheel(venv):
-    with Server(python=str(_py(venv))) as server:
+    # A bound on a hang, not a timing: the first start in the venv byte-compiles what it imports
+    # (installed with --no-compile), minutes on a loaded 2-core machine.
+    with Server(python=str(_py(venv)), timeout=180) as server:
         with fetch(server.url, timeout=10) as r:
             assert r.status == 200
             page = r.read().decode()
