@@ -14,7 +14,7 @@ import pygltflib as gl
 import pytest
 
 import kinematica as km
-from kinematica.export.gltf import _quat_z
+from kinematica.export.gltf import quat_z as _quat_z
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "browser"))
 from harness import CHROMIUM, FLAGS, why_not_available
