@@ -1,4 +1,5 @@
-"""`kinematica plan SCENE --start Q... --goal Q... | --position X Y Z [--rpy R P Y ...]`: a
+"""`kinematica plan SCENE --start Q... --goal Q... | --position X Y Z [--rpy R P Y ...]`, or
+`kinematica plan --request REQUEST.yaml --scene SCENE.yaml --robot URDF [--srdf FILE]` (MoveIt files): a
 collision-free joint path for one robot of a scene (bundled name or YAML file), the others at
 their scene configuration, found by an OMPL planner (`km.plan`); a --position goal (with any
 orientation form `kinematica ik` takes, in the robot's base frame) is reached at whichever of
@@ -20,7 +21,7 @@ import numpy as np
 
 import kinematica as km
 
-from ..plan import PLANNERS
+from ..plan import PLANNERS, read_request
 from ..textfmt import table, vector
 from .common import Failure, UsageError, emit, finite_numbers, joint_values, q_deg
 from .dynamics import FORMATS, _out_path
@@ -84,11 +85,18 @@ def cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
     path_out = _out_path(args.out)
     if path_out is not None and not path_out.parent.is_dir():
         raise UsageError(f"--out: the folder {path_out.parent} does not exist")
-    scene = km.Scene.load(args.scene)
-    name = _robot(scene, args.mover)  # (a robot of the scene by name: no --tip or --hold-at)
-    robot = scene.robots[name].robot
-    start = joint_values(robot, args.start, args.deg, flag="--start")
-    goal, target = _goal(robot, args)
+    if args.request is not None:
+        scene, name, start, goal, target = _moveit(args)
+    else:
+        if args.scene is None or args.moveit_scene is not None:
+            raise UsageError("give a SCENE (bundled name or scene file), or --request with --scene (MoveIt files)")
+        scene = km.Scene.load(args.scene)
+        name = _robot(scene, args.mover)  # (a robot of the scene by name: no --tip or --hold-at)
+        robot = scene.robots[name].robot
+        if args.start is None:
+            raise UsageError("give the start: --start joint values")
+        start = joint_values(robot, args.start, args.deg, flag="--start")
+        goal, target = _goal(robot, args)
     p = km.plan(scene, start, goal, robot=name, planner=args.planner, time_limit=args.time_limit,
                 resolution=_positive(args.resolution, "--resolution"), seed=args.seed)
     tr = None
@@ -107,6 +115,21 @@ def cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
     if data["withheld"]:
         raise Failure(f"not written ({args.out}): {data['withheld']}")
     return 0
+
+
+def _moveit(args: argparse.Namespace) -> tuple[km.Scene, str, np.ndarray, np.ndarray, None]:
+    """The scene, robot, start and goal of a MoveIt planning scene and request (--request)."""
+    given = [f for f in ("scene", "start", "goal", "position") if getattr(args, f) is not None]
+    if given:
+        what = "SCENE" if given[0] == "scene" else f"--{given[0]}"
+        raise UsageError(f"{what}: --request gives the start and goal, --scene the MoveIt scene; leave {what} out")
+    if args.moveit_scene is None or args.mover is None:
+        raise UsageError("--request needs --scene (a MoveIt planning-scene YAML) and --robot (a bundled robot "
+                         "or a URDF or robot file)")
+    allow = km.scene.srdf_disabled(args.srdf) if args.srdf else ()
+    scene = km.scene.read_moveit(args.moveit_scene, args.mover, allow=allow)
+    req = read_request(args.request, scene)
+    return scene, req.robot, req.start, req.goal, None
 
 
 def _goal(robot: km.Robot, args: argparse.Namespace) -> tuple[Any, dict[str, Any] | None]:
@@ -146,11 +169,17 @@ def add_parser(sub: Any) -> None:
                        description="Plan a collision-free joint path for one robot of SCENE (a bundled scene: "
                                    f"{', '.join(km.scene.scene_names())}; or a .yaml scene file) from --start to "
                                    "--goal; the other robots stay at their scene configuration.")
-    p.add_argument("scene", metavar="SCENE", help="bundled scene name or .yaml scene file")
-    p.add_argument("--start", nargs="+", required=True, metavar="Q", help="start joint values (rad, or deg with --deg)")
+    p.add_argument("scene", metavar="SCENE", nargs="?", help="bundled scene name or .yaml scene file")
+    p.add_argument("--start", nargs="+", metavar="Q", help="start joint values (rad, or deg with --deg)")
     p.add_argument("--goal", nargs="+", metavar="Q", help="goal joint values (rad, or deg with --deg)")
     add_target_args(p, note="or the goal as an IK target (every collision-free solution a goal): ")
-    p.add_argument("--robot", dest="mover", metavar="NAME", help="the robot that moves (needed when the scene has several)")
+    p.add_argument("--robot", dest="mover", metavar="NAME", help="the robot that moves (needed when the scene has "
+                                                                 "several); with --request the robot to place in the "
+                                                                 "MoveIt scene: a bundled name or a URDF/robot file")
+    p.add_argument("--request", metavar="FILE", help="a MoveIt motion-plan request YAML: its start state and joint "
+                                                     "goal (with --scene and --robot instead of SCENE)")
+    p.add_argument("--scene", dest="moveit_scene", metavar="FILE", help="with --request: the MoveIt planning-scene YAML")
+    p.add_argument("--srdf", metavar="FILE", help="with --request: the robot's SRDF (its disabled collision pairs)")
     p.add_argument("--planner", default="rrtconnect", choices=tuple(PLANNERS), metavar="NAME",
                    help=f"OMPL planner: {', '.join(PLANNERS)} (default rrtconnect)")
     p.add_argument("--time-limit", type=_seconds, default=1.0, metavar="S", help="planning time limit, s (default 1)")

@@ -4,7 +4,7 @@ held still, checked at a stated resolution, simplified, and timed into a `Trajec
 problem (the query's input, checked; verdicts on the start and goal), edges (states and
 straight edges checked against the scene at a resolution), solver (OMPL: state space,
 validity checker, motion validator, planners by name, simplifier, seed), result (`Plan` and
-its timing), planner (`plan`). Needs the `plan` extra (OMPL, toppra). `km.plan` is the
+its timing), planner (`plan`), request (MoveIt motion-plan requests as start and goal). Needs the `plan` extra (OMPL, toppra). `km.plan` is the
 function; this package is `kinematica.plan`.
 """
 
@@ -15,9 +15,11 @@ from ..lazy import attach
 if TYPE_CHECKING:  # loaded at first use (`kinematica.lazy`): a plan brings the scene and OMPL
     from .planner import plan
     from .problem import PlanError
+    from .request import Request, read_request
     from .result import Plan
     from .solver import PLANNERS
 
-__getattr__ = attach(__name__, {"plan": "planner", "PlanError": "problem", "Plan": "result", "PLANNERS": "solver"})
+__getattr__ = attach(__name__, {"plan": "planner", "PlanError": "problem", "Plan": "result", "PLANNERS": "solver",
+                                "read_request": "request", "Request": "request"})
 
-__all__ = ["plan", "Plan", "PlanError", "PLANNERS"]
+__all__ = ["plan", "Plan", "PlanError", "PLANNERS", "read_request", "Request"]
