@@ -82,6 +82,8 @@ def timed(path: "Trajectory | ArrayLike", v: np.ndarray, a: np.ndarray, *, dt: f
     limit kept at every sample (module text) — for one robot (`time_optimal`) or several moving
     as one (a plan of a group)."""
     n = len(v)
+    if tau is not None and torque_of is None:
+        raise TrajectoryError("timed: torque limits need torque_of(q, qd, qdd), the torques of a state")
     grid = count(grid, "grid", SAMPLES, minimum=3)
     if not dt > 0:
         raise TrajectoryError(f"dt: must be positive, got {dt!r}")
@@ -97,7 +99,7 @@ def timed(path: "Trajectory | ArrayLike", v: np.ndarray, a: np.ndarray, *, dt: f
         q, qd, qdd = jt(t), jt(t, 1), jt(t, 2)
         over_v = np.abs(qd).max(axis=0) / v
         over_a = np.abs(qdd).max(axis=0) / a
-        tq = None if tau is None else torque_of(q, qd, qdd)
+        tq = None if tau is None or torque_of is None else torque_of(q, qd, qdd)
         over_t = np.zeros(n) if tq is None else np.abs(tq).max(axis=0) / tau
         worst = max(over_v.max(), over_a.max(), over_t.max())
         if worst <= 1 + TOLERANCE:
