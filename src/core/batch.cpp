@@ -2,22 +2,16 @@
 //
 // A block gathers LANES states' angles lane-wise (a short last block repeats its last state),
 // takes their sines and cosines together, runs the lane equations and scatters each lane's
-// result to its state. On x86-64 Linux (glibc) each function is also built for AVX2 and the
-// loader picks the build the CPU runs (GCC's target_clones): a wheel stays portable, a modern
-// CPU gets 4-wide vectors. Without fused multiply-adds both builds give the same bits.
+// result to its state. Each function is also built for AVX2 where the loader can choose
+// (KC_CLONES, pack.hpp): the same bits either way.
 #include "batch.hpp"
 
 #include "lanes.hpp"
+#include "pack.hpp"
 #include "trig.hpp"
 
 #include <algorithm>
 #include <vector>
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
-#define KC_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define KC_CLONES
-#endif
 
 namespace kc {
 namespace {

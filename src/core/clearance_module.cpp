@@ -15,11 +15,7 @@ using namespace nb::literals;
 
 namespace {
 
-kc::np::View sized(nb::handle x, std::size_t size, const char* what) {
-    kc::np::View v = kc::np::view(x);
-    if (v.size() != size) throw nb::index_error(what);
-    return v;
-}
+using kc::np::sized;
 
 void init_clearance(kc::Clearance* m, std::vector<const kc::Chain*> chains, nb::handle bases, std::vector<double> scales,
                     std::vector<int> first, nb::handle spheres, std::vector<int> kinds, nb::handle poses, nb::handle sizes,

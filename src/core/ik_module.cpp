@@ -18,12 +18,7 @@ using namespace nb::literals;
 
 namespace {
 
-// x as float64 C-contiguous data holding exactly `size` numbers.
-kc::np::View sized(nb::handle x, std::size_t size, const char* what) {
-    kc::np::View v = kc::np::view(x);
-    if (v.size() != size) throw nb::index_error(what);
-    return v;
-}
+using kc::np::sized;
 
 nb::object new_array(std::initializer_list<Py_intptr_t> shape, double*& data) {
     Py_intptr_t dims[8];

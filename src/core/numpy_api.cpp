@@ -82,4 +82,10 @@ View view(nb::handle x) {
     return v;
 }
 
+View sized(nb::handle x, size_t size, const char* what) {
+    View v = view(x);
+    if (v.size() != size) throw nb::index_error(what);
+    return v;
+}
+
 }  // namespace kc::np

@@ -47,6 +47,9 @@ struct View {
 };
 View view(nb::handle x);
 
+// x as float64 C-contiguous data holding exactly `size` numbers; IndexError(what) otherwise.
+View sized(nb::handle x, size_t size, const char* what);
+
 // The data of x if it is exactly a float64 C-contiguous ndarray of shape (n,), else null.
 const double* exact(nb::handle x, int n);
 

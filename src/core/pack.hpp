@@ -55,21 +55,7 @@ struct Pack {
     double* data() { return reinterpret_cast<double*>(&v); }
     const double* data() const { return reinterpret_cast<const double*>(&v); }
 };
-#define KC_PACK_OP(op)                                                      \
-    template <int W>                                                        \
-    inline Pack<W> operator op(const Pack<W>& a, const Pack<W>& b) {        \
-        Pack<W> r;                                                          \
-        r.v = a.v op b.v;                                                   \
-        return r;                                                           \
-    }                                                                       \
-    template <int W>                                                        \
-    inline Pack<W> operator op(double a, const Pack<W>& b) {                \
-        return Pack<W>(a) op b;                                             \
-    }                                                                       \
-    template <int W>                                                        \
-    inline Pack<W> operator op(const Pack<W>& a, double b) {                \
-        return a op Pack<W>(b);                                             \
-    }
+#define KC_PACK_LANES(op) r.v = a.v op b.v;
 #else
 template <int W>
 struct Pack {
@@ -81,26 +67,30 @@ struct Pack {
     double* data() { return v; }
     const double* data() const { return v; }
 };
-#define KC_PACK_OP(op)                                                      \
-    template <int W>                                                        \
-    inline Pack<W> operator op(const Pack<W>& a, const Pack<W>& b) {        \
-        Pack<W> r;                                                          \
-        for (int l = 0; l < W; ++l) r.v[l] = a.v[l] op b.v[l];              \
-        return r;                                                           \
-    }                                                                       \
-    template <int W>                                                        \
-    inline Pack<W> operator op(double a, const Pack<W>& b) {                \
-        return Pack<W>(a) op b;                                             \
-    }                                                                       \
-    template <int W>                                                        \
-    inline Pack<W> operator op(const Pack<W>& a, double b) {                \
-        return a op Pack<W>(b);                                             \
-    }
+#define KC_PACK_LANES(op) for (int l = 0; l < W; ++l) r.v[l] = a.v[l] op b.v[l];
 #endif
+// a pack op a pack lane by lane (KC_PACK_LANES: one vector instruction, or a loop); a constant
+// meets a pack as a pack of it
+#define KC_PACK_OP(op)                                               \
+    template <int W>                                                 \
+    inline Pack<W> operator op(const Pack<W>& a, const Pack<W>& b) { \
+        Pack<W> r;                                                   \
+        KC_PACK_LANES(op)                                            \
+        return r;                                                    \
+    }                                                                \
+    template <int W>                                                 \
+    inline Pack<W> operator op(double a, const Pack<W>& b) {         \
+        return Pack<W>(a) op b;                                      \
+    }                                                                \
+    template <int W>                                                 \
+    inline Pack<W> operator op(const Pack<W>& a, double b) {         \
+        return a op Pack<W>(b);                                      \
+    }
 KC_PACK_OP(+)
 KC_PACK_OP(-)
 KC_PACK_OP(*)
 #undef KC_PACK_OP
+#undef KC_PACK_LANES
 
 template <int W>
 inline Pack<W> operator-(const Pack<W>& a) {  // −x, not 0 − x: −(+0) is −0, as in the scalar code
