@@ -73,7 +73,7 @@ def _zeroed(emu) -> bool:
     return sum(p[2] == 6 and p[4] == 0x03 and p[5] == 31 for p in emu.log()[0]) >= 2
 
 
-def _hand(emu, moves, pause=0.15, after=lambda: True):
+def hand(emu, moves, pause=0.15, after=lambda: True):
     """Turn the emulated shafts as a hand would, one (servo, ticks) after another, once `after()`."""
     def go():
         while not after():
@@ -90,10 +90,10 @@ def test_calibrate_zeroes_the_middle_pose_and_records_the_ranges_moved_by_hand(c
     start = (2100, 1990, 2048, 2000, 2300, 2048)
     with So101Emulator(positions=start) as emu:
         moves = [(i, d) for i in range(1, 7) for d in (-400, 800, -400)]
-        hand = _hand(emu, moves, pause=0.03, after=lambda: _zeroed(emu))  # 0.54 s of turns in a 3 s window
+        turning = hand(emu, moves, pause=0.03, after=lambda: _zeroed(emu))  # 0.54 s of turns in a 3 s window
         d = run_json(capsys, "so101", "calibrate", "--out", str(tmp_path / "cal.json"), "--seconds", "3",
                      "--port", emu.url)
-        hand.join()
+        turning.join()
         cal = load_so101_calibration(tmp_path / "cal.json")
         assert [s.homing_offset for s in cal.servos] == [p - 2048 for p in start]
         for s in cal.servos:  # 400 ticks each way of the middle, as the hand turned them
@@ -111,9 +111,9 @@ def test_calibrate_without_moving_the_joints_writes_nothing(capsys, emu, tmp_pat
 
 def test_record_captures_a_motion_moved_by_hand(capsys, emu, tmp_path):
     torque_off = lambda: any(p[4] == 0x83 and p[5] == 40 for p in emu.log()[0])  # noqa: E731
-    hand = _hand(emu, [(1, 100)] * 5, pause=0.1, after=torque_off)  # turned once the recording has begun
+    turning = hand(emu, [(1, 100)] * 5, pause=0.1, after=torque_off)  # turned once the recording has begun
     d = run_json(capsys, "so101", "record", "--out", str(tmp_path / "rec.csv"), "--seconds", "1.5", "--port", emu.url)
-    hand.join()
+    turning.join()
     tr = km.trajectory.load(tmp_path / "rec.csv")
     assert d["points"] == len(tr) >= 70
     assert tr.q[-1, 0] - tr.q[0, 0] == pytest.approx(500 * 2 * np.pi / 4096, abs=1e-9)

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import kinematica as km
 from cli_run import run, run_json
+from test_cli_so101 import hand
 from kinematica.hardware import BusFault, So101, So101Calibration, So101Emulator
 from kinematica.hardware import feetech as ft
 from kinematica.hardware.so101_calibration import CENTRE, PER_RAD, ServoCalibration
@@ -38,17 +37,9 @@ def torque_off(emu) -> bool:
     return any(p[4] == ft.SYNC_WRITE and p[5] == ft.TABLE["torque_enable"].address for p in emu.log()[0])
 
 
-def hand(emu, moves, pause=0.1):
+def leader_hand(emu, moves, pause=0.1):
     """Turn the leader's shafts as a hand would, (servo, ticks) one after another, once its torque is off."""
-    def go():
-        while not torque_off(emu):
-            time.sleep(0.01)
-        for servo, ticks in moves:
-            time.sleep(pause)
-            emu.turn(servo, ticks)
-    th = threading.Thread(target=go, daemon=True)
-    th.start()
-    return th
+    return hand(emu, moves, pause, after=lambda: torque_off(emu))
 
 
 def goals_sent(emu) -> np.ndarray:
@@ -70,7 +61,7 @@ def test_the_follower_mirrors_the_leader_through_both_calibrations():
                                      for s in default.servos))
     with So101Emulator() as le, So101Emulator() as fe, So101(le.url, calibration=flipped) as leader, \
             So101(fe.url) as follower:
-        th = hand(le, [(1, 50)] * 6 + [(5, 50)] * 4 + [(6, 50)] * 3, pause=0.05)  # 4.4° a turn: under the step
+        th = leader_hand(le, [(1, 50)] * 6 + [(5, 50)] * 4 + [(6, 50)] * 3, pause=0.05)  # 4.4° a turn: under the step
         report = teleop(leader, follower, seconds=1.5)
         th.join()
         assert report.ok and report.cycles == 75, report.reason
@@ -86,7 +77,7 @@ def test_the_follower_mirrors_the_leader_through_both_calibrations():
 
 def test_a_jerk_is_followed_at_the_step_limit_and_a_limit_holds_the_follower():
     with So101Emulator() as le, So101Emulator() as fe, So101(le.url) as leader, So101(fe.url) as follower:
-        th = hand(le, [(2, 600), (3, 1500)])  # 52.7° at once; the elbow 132°, past its 96.8° limit
+        th = leader_hand(le, [(2, 600), (3, 1500)])  # 52.7° at once; the elbow 132°, past its 96.8° limit
         report = teleop(leader, follower, seconds=1.5, max_step=STEP)
         th.join()
         lo, hi = follower.calibration.angle_bounds()
@@ -106,7 +97,7 @@ def test_goals_that_would_collide_are_not_sent(tmp_path):
     path.write_text(SCENE)
     seat = km.Scene.load(path).for_robot("follower")
     with So101Emulator() as le, So101Emulator() as fe, So101(le.url) as leader, So101(fe.url) as follower:
-        th = hand(le, [(2, 150)] * 8)  # the shoulder lifts the forearm down into the block
+        th = leader_hand(le, [(2, 150)] * 8)  # the shoulder lifts the forearm down into the block
         report = teleop(leader, follower, seconds=1.5, seat=seat)
         th.join()
     goals = goals_sent(fe)
@@ -124,7 +115,7 @@ def test_goals_that_would_collide_are_not_sent(tmp_path):
 def test_a_leader_that_stops_answering_stops_both_and_the_follower_holds():
     with So101Emulator(fault=BusFault(silent=(1, 25))) as le, So101Emulator() as fe, \
             So101(le.url) as leader, So101(fe.url) as follower:
-        th = hand(le, [(1, 200)])
+        th = leader_hand(le, [(1, 200)])
         report = teleop(leader, follower, seconds=5)
         th.join()
         tries = [p for _, p in leader.bus.written[-3:]]
@@ -154,7 +145,7 @@ def test_the_command_line_on_a_pseudo_terminal_and_tcp_streams_the_follower(caps
     rx.settimeout(2.0)  # against hanging, not a speed check
     try:
         with So101Emulator() as fe:
-            th = hand(le, [(4, -300)])
+            th = leader_hand(le, [(4, -300)])
             d = run_json(capsys, "so101", "teleop", "--leader", pty, "--follower", fe.url, "--seconds", "1",
                          "--max-step", "2", "--stream", f"udp://127.0.0.1:{rx.getsockname()[1]}")
             th.join()

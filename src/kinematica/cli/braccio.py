@@ -116,14 +116,7 @@ def cmd_emulate(args: argparse.Namespace, out: TextIO) -> int:
                                 + (f", misbehaving: {d['misbehaviour']}" if d["misbehaviour"] else "")
                                 + f"; connect with --port {d['url']}. Ctrl+C stops it."), out)
     out.flush()
-    try:
-        emu.wait(args.seconds)
-        while args.seconds is None and not emu.wait(3600):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        emu.stop()
+    emu.serve(args.seconds)
     received, sent = emu.log()
     if not args.json:
         out.write(f"Emulator stopped: {emu.connections} connection(s), {len(received)} lines received, "

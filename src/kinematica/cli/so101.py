@@ -75,14 +75,7 @@ def cmd_emulate(args: argparse.Namespace, out: TextIO) -> int:
                                 + (f", faults: {d['faults']}" if d["faults"] else "")
                                 + f"; connect with --port {d['url']}. Ctrl+C stops it."), out)
     out.flush()
-    try:
-        emu.wait(args.seconds)
-        while args.seconds is None and not emu.wait(3600):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        emu.stop()
+    emu.serve(args.seconds)
     return 0
 
 

@@ -101,6 +101,18 @@ class Served:
             raise InputError(f"timeout: expected None (until stop()) or seconds in [0, 86400], got {timeout!r}")
         return self._stopping.wait(timeout)
 
+    def serve(self, seconds: float | None = None) -> None:
+        """Serve for `seconds` (None: until Ctrl+C or `stop()`), then stop: a command line's
+        `emulate`. Ctrl+C ends it quietly."""
+        try:
+            self.wait(seconds)
+            while seconds is None and not self.wait(3600):  # (an unbounded wait would not see Ctrl+C)
+                pass
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+
     def __enter__(self) -> Any:
         if not self.url:
             self.start_tcp()
