@@ -30,11 +30,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "kinematica"))
 
 @pytest.fixture(scope="session")
 def dist(tmp_path_factory):
-    """The sdist and the wheel of this checkout, built once for the session (minutes: the C++
-    core is compiled): tests/test_release.py and tests/test_extras.py install the same wheel."""
-    from installs import build
+    """The sdist and the wheel of this checkout, built once for the session — once for all its
+    processes (minutes: the C++ core is compiled): tests/test_release.py and tests/test_extras.py
+    install the same wheel."""
+    from installs import build, once, shared_root
 
-    return build(tmp_path_factory.mktemp("dist"))
+    return once(shared_root(tmp_path_factory), "dist", build)
 
 
 try:

@@ -4,16 +4,21 @@ or pip's cache). tests/test_release.py checks the build and the wheel with the `
 tests/test_extras.py the wheel alone (the core dependencies, none of the faces).
 
 The C++ core is compiled once per test session, by `python -m build` (the wheel from the sdist,
-so the sdist is shown to carry what a build needs); every venv installs that wheel.
+so the sdist is shown to carry what a build needs); every venv installs that wheel. With the
+suite spread over processes (pytest-xdist), the build and each venv are still made once:
+`once` lets the first process that asks make it while the others wait for it.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import subprocess
 import sys
 import venv
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,3 +54,28 @@ def venv_with(where: Path, wheel: Path, extras: str = "") -> Path:
     run(python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
         f"{name} @ {wheel.as_uri()}")
     return python
+
+
+def shared_root(tmp_path_factory) -> Path:
+    """The session's temporary folder every process of the run shares: the parent of each
+    xdist worker's own, or the one folder of a run in one process."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def once(root: Path, name: str, make: Callable[[Path], object]) -> Path:
+    """root/name made by make(folder) once per test session, whichever process asks first (a
+    lock file beside it; a failed make leaves nothing, so the next asker tries again)."""
+    folder, made = root / name, root / f"{name}.made"  # (the marker beside it: the folder holds only what make put)
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not made.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            try:
+                make(folder)
+            except BaseException:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+            made.touch()
+    return folder

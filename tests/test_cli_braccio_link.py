@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -135,3 +136,14 @@ def test_a_command_on_a_board_that_resets_as_its_port_opens_warns(capsys):
         code, out, err = run(capsys, "braccio", "state", "--port", emu.url)
     assert code == 0 and err.startswith("kinematica: warning: the board reset when its port opened")
     assert "stty -F PORT -hupcl" in err and "State of the arm" in out
+
+
+def test_a_runtime_folder_too_deep_for_a_socket_gives_way_to_the_temporary_folder(monkeypatch, tmp_path):
+    deep = tmp_path / ("d" * 120)  # an AF_UNIX path holds ~107 bytes: this folder alone is longer
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
+    path = socket_path("/dev/ttyACM0")
+    assert path.parent == Path(tempfile.gettempdir()) and len(os.fsencode(path)) <= 103
+    short = Path(tempfile.mkdtemp(prefix="k", dir="/tmp"))  # short enough: used
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(short))
+    assert socket_path("/dev/ttyACM0").parent == short
+    short.rmdir()

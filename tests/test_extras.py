@@ -19,7 +19,7 @@ import pytest
 
 import kinematica as km
 from kinematica.extras import EXTRAS, MissingExtra, missing, need, require
-from installs import clean_env, venv_with
+from installs import clean_env, once, shared_root, venv_with
 
 ROOT = Path(__file__).resolve().parents[1]
 FACES = {"nicegui": "app", "matplotlib": "plot", "sympy": "explain"}
@@ -86,7 +86,8 @@ def test_installed_here_means_nothing_is_missing():
 def core_python(dist, tmp_path_factory) -> Path:
     """A venv with the package's wheel only: the real core dependencies from the registry (or
     pip's cache), none of the extras."""
-    return venv_with(tmp_path_factory.mktemp("core-venv"), next(dist.glob("*.whl")))
+    where = once(shared_root(tmp_path_factory), "core-venv", lambda where: venv_with(where, next(dist.glob("*.whl"))))
+    return where / "bin" / "python"
 
 
 CORE_SCRIPT = textwrap.dedent("""

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from installs import run as _run
-from installs import venv_with
+from installs import once, shared_root, venv_with
 from serving import Server, fetch
 
 pytestmark = pytest.mark.release
@@ -32,9 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def venv(dist, tmp_path_factory) -> Path:
     """A fresh venv with the wheel, the `app` extra (the simulator, explain, scenes) and their
     dependencies from the registry (pip's cache). The core alone: tests/test_extras.py."""
-    where = tmp_path_factory.mktemp("venv")
-    venv_with(where, next(dist.glob("*.whl")), extras="app")
-    return where
+    return once(shared_root(tmp_path_factory), "app-venv",
+                lambda where: venv_with(where, next(dist.glob("*.whl")), extras="app"))
 
 
 def test_sdist_and_wheel_pass_twine_check(dist):

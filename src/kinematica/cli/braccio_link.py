@@ -32,14 +32,19 @@ from .common import jsonable
 
 Handler = Callable[[Braccio, dict[str, Any], Callable[..., None]], dict[str, Any]]
 MAX_REQUEST = 1 << 16  # bytes: a request is a few hundred
+MAX_SOCKET_PATH = 103  # bytes of an AF_UNIX path: sun_path is 108 on Linux, 104 on macOS, with its NUL
 
 
 def socket_path(port: str) -> Path:
     """Where the link of `port` listens: the user's runtime folder (or the temporary folder),
-    a name made from the user id and a hash of the port's URL."""
-    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    a name made from the user id and a hash of the port's URL. A socket's path holds at most
+    107 bytes (Linux; 103 on macOS): a runtime folder too deep for that gives way to /tmp."""
     uid = getattr(os, "getuid", lambda: 0)()
-    return Path(base) / f"kinematica-braccio-{uid}-{hashlib.sha1(port.encode()).hexdigest()[:12]}.sock"
+    name = f"kinematica-braccio-{uid}-{hashlib.sha1(port.encode()).hexdigest()[:12]}.sock"
+    for base in (os.environ.get("XDG_RUNTIME_DIR"), tempfile.gettempdir(), "/tmp"):
+        if base and len(os.fsencode(Path(base) / name)) <= MAX_SOCKET_PATH:
+            return Path(base) / name
+    raise ValueError(f"no folder short enough for the link's socket {name} (at most {MAX_SOCKET_PATH} bytes)")
 
 
 def _send(conn: socket.socket, message: dict[str, Any]) -> None:

@@ -88,7 +88,7 @@ def stream(link: Link, degrees: np.ndarray, ms: np.ndarray, banner: pr.Banner, t
             line = _next_line(link, due, keepalive, poll)
             if line is None:
                 continue
-            reply = _as_ack(link, line, k)
+            reply = _as_ack(link, line, k, res)
             last_ack_time = time.monotonic()
             res.ack_times.append(last_ack_time - start)
             res.acknowledged, res.last_acknowledged = k + 1, reply.seq
@@ -178,8 +178,10 @@ def _next_line(link: Link, due: float, keepalive: float, poll: float) -> str | N
         return None
 
 
-def _as_ack(link: Link, line: str, k: int) -> pr.Ack:
-    """The acknowledgement of point k in `line`; LinkError (latched) for anything else."""
+def _as_ack(link: Link, line: str, k: int, res: StreamResult) -> pr.Ack:
+    """The acknowledgement of point k in `line`; LinkError (latched) for anything else. An
+    acknowledgement out of order still says the board reached that point (a dropped A k then
+    A k+1): it counts in `res.last_executed`, else the host would report less than the arm did."""
     try:
         reply = pr.parse_reply(line)
     except pr.ProtocolError as e:
@@ -193,5 +195,7 @@ def _as_ack(link: Link, line: str, k: int) -> pr.Ack:
     if not isinstance(reply, pr.Ack):
         raise link.fail(f"unexpected line {line!r} instead of the acknowledgement of point {k}")
     if reply.seq != k:
+        if k < reply.seq < res.sent:
+            res.last_executed = max(res.last_executed, reply.seq)
         raise link.fail(f"acknowledgement out of order: expected A {k}, got A {reply.seq}")
     return reply
