@@ -11,9 +11,10 @@ output files with every extension. Every run must end in one of two ways:
   distance FK measures.
 
 Never an exception out of `main`, a warning a user would see, a hang or a memory blow-up.
-`serve` and `docs` (start a server) and `demo` (no arguments to fuzz) are left out, and so is `braccio`:
-its actions are sub-subcommands this generator does not descend into, `emulate` serves until
-Ctrl+C, and the others open serial ports (tests/test_cli_braccio.py covers its bad input); and
+`serve` and `docs` (start a server) and `demo` (no arguments to fuzz) are left out, and so are
+`braccio` and `so101`: their actions are sub-subcommands this generator does not descend into
+(it drew `so101 emulate` once, with no action after it), `emulate` serves until Ctrl+C, and the
+others open serial ports (tests/test_cli_braccio.py and test_cli_so101.py cover their bad input); and
 `workspace`: its valid runs are long by nature (a map's default is ~10⁶ IK solves); its bad
 input is tested in test_cli_workspace.py.
 
@@ -41,7 +42,7 @@ from kinematica.cli import build_parser, main
 
 from fuzzing import bounded, fuzz_settings, no_user_warnings
 
-LEFT_OUT = {"serve", "demo", "braccio", "workspace", "docs"}
+LEFT_OUT = {"serve", "demo", "braccio", "so101", "workspace", "docs"}
 _PARSER = build_parser()
 COMMANDS = {name: p for name, p in next(a for a in _PARSER._actions
                                         if isinstance(a, argparse._SubParsersAction)).choices.items()

@@ -185,3 +185,26 @@ def test_the_bound_of_two_robots_moving_together_never_exceeds_coal():
     exact = np.atleast_1d(scene.distance(Qs).min_distance)
     assert np.all(bound <= np.maximum(exact, 0.0) + EPS)
     assert np.mean(bound > 0) >= 0.9 * np.mean(exact > 0)
+
+
+@pytest.mark.skipif(not PANDA_URDF.is_file(), reason="example-robot-data (a test dependency) not installed")
+def test_a_check_with_a_margin_is_coals_distance_below_the_margin_on_meshes():
+    # what plan/edges.py relies on: a state no pair of which is within the margin is at least the
+    # margin clear. Oracle: coal's distance, on the Panda's collision meshes (self pairs among
+    # them) and a box; a state within 1e-6 m of the margin either way is not counted (coal's GJK
+    # and its margin test each round to ~1e-8 of the distance)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", km.URDFWarning)
+        robot = km.load(PANDA_URDF)
+    s = km.Scene()
+    s.add_robot("p", robot)
+    s.add_obstacle("table", "box", pose=spatial.transl([0.5, 0.0, 0.2]), size=(0.4, 0.8, 0.05))
+    Q = random_states(robot, np.random.default_rng(11), 400)
+    d = np.atleast_1d(s.distance({"p": Q}).min_distance)
+    for margin in (0.0, 0.003, 0.01):  # (some Panda link pairs are never more than a few cm apart)
+        hit = np.atleast_1d(s.check({"p": Q}, margin=margin).colliding)
+        sure = np.abs(d - margin) > 1e-6
+        assert np.array_equal(hit[sure], (d < margin)[sure]), margin
+        assert 0 < np.mean(hit) < 1  # both answers occur
+    with pytest.raises(km.SceneError, match="margin: expected a length ≥ 0"):
+        s.check({"p": Q[0]}, margin=-0.01)

@@ -24,10 +24,12 @@ All the states of one edge (and each level of bisection) go to the scene in one 
 The distances need not be exact: any d_i at most the true distance proves the same, since the
 true distance changes by at most L_i over the piece. So each state first gets the compiled
 core's lower bound (`scene.bound.ClearanceBound`: the links as covering spheres, ~1/15 of
-coal's cost); coal's exact distance is asked only where that bound is not positive, and for the
-ends of a piece the bounds alike do not clear, before the piece is bisected. A state the bound
-finds positive is free; one it does not goes to coal, so no answer differs from coal's alone
-but by a piece that only the exact ends clear (then bisected as before).
+coal's cost). A state it leaves within m = MARGIN · resolution goes to coal's collision check
+with that margin (a security margin: far cheaper than a distance), and one clear by m has
+d_i ≥ m: with every piece's L_i ≤ resolution < 2m, two such ends clear their piece. Only the
+few states within m of something get coal's exact distance (one in contact blocks the edge),
+and a piece their distances do not clear is bisected as above. A state the bound finds positive
+is free; one it does not goes to coal, so no answer differs from coal's alone.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from .group import names_of, split
 CHUNK = 256  # states per scene query: the first colliding chunk ends an edge's check early
 SEEN = 65536  # edges remembered (the planner's and the simplifier's retries of one edge)
 DEPTH = 12  # bisections of a piece not cleared by its ends' distances: 4096 pieces of it, then blocked
+MARGIN = 0.6  # × resolution: a state with nothing nearer clears both its pieces (each moves ≤ resolution)
 
 
 @dataclass
@@ -180,18 +183,19 @@ class EdgeChecker:
         Q = self.samples(qa, qb)
         self.checks += len(Q)
         d = self._bound(Q)
-        unsure = ~(d > 0)
-        if unsure.any():
-            deepest = Q[[int(np.argmin(d))]]  # most likely in contact: one coal check often settles the edge
-            self.exact_checks += 1
+        margin = MARGIN * self.resolution
+        near = np.flatnonzero(~(d > margin))
+        if len(near):
+            deepest = Q[[near[int(np.argmin(d[near]))]]]  # most likely in contact: one coal check often settles the edge
+            self.exact_checks += 1 + len(near)
             if np.atleast_1d(self.scene.check(self._q(deepest)).colliding)[0]:
                 return False
-            self.exact_checks += int(unsure.sum())
-            if np.any(np.atleast_1d(self.scene.check(self._q(Q[unsure])).colliding)):
-                return False
-            d[unsure] = np.atleast_1d(self.scene.distance(self._q(Q[unsure])).min_distance)
-            if np.any(d <= 0):
-                return False
+            close = near[np.atleast_1d(self.scene.check(self._q(Q[near]), margin=margin).colliding)]
+            d[near] = np.maximum(d[near], margin)  # nothing within the margin: at least that far
+            if len(close):  # within the margin of something: how far exactly (none in contact: blocked)
+                d[close] = np.atleast_1d(self.scene.distance(self._q(Q[close])).min_distance)
+                if np.any(d[close] <= 0):
+                    return False
         return self._cleared(Q[:-1], Q[1:], d[:-1], d[1:])
 
     def path_free(self, Q: np.ndarray) -> bool:

@@ -94,16 +94,17 @@ class Collider:
         Tb.setTranslation(B[:3, 3])
         return Ta, Tb
 
-    def collide(self, body_poses: np.ndarray, parts: bool = False) -> list[set[tuple[int, int]]]:
-        """Per configuration, the set of (body a, body b) pairs in contact; with `parts`, the
-        (part a, part b) pairs instead (every part pair is then tested, not only until its
-        bodies' first contact)."""
+    def collide(self, body_poses: np.ndarray, parts: bool = False, margin: float = 0.0) -> list[set[tuple[int, int]]]:
+        """Per configuration, the set of (body a, body b) pairs in contact — or nearer than
+        `margin` (coal's security margin) —; with `parts`, the (part a, part b) pairs instead
+        (every part pair is then tested, not only until its bodies' first contact)."""
         W = self.part_poses(body_poses)
         out: list[set[tuple[int, int]]] = [set() for _ in range(len(W))]
         if not self.n_pairs:
             return out
-        near = np.argwhere(self.bounds(W) <= 0.0)
+        near = np.argwhere(self.bounds(W) <= margin)
         req = self._coal.CollisionRequest()
+        req.security_margin = float(margin)
         res = self._coal.CollisionResult()
         for b, k in near.tolist():
             i, j, pair = self._pairs[k]

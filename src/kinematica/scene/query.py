@@ -133,10 +133,14 @@ def _name_pairs(pairs: set[tuple[int, int]], names: tuple[str, ...]) -> list[tup
     return sorted({(names[min(a, b)], names[max(a, b)]) for a, b in pairs})
 
 
-def check(scene: Any, q: Mapping[str, ArrayLike] | None = None, *, shapes: bool = False) -> CheckReport:
+def check(scene: Any, q: Mapping[str, ArrayLike] | None = None, *, shapes: bool = False,
+          margin: float = 0.0) -> CheckReport:
     """Which pairs collide at q (see the module text); `shapes`: also which links' shapes touch
-    (every near shape pair is then tested: slower on a batch). A batch is checked CHUNK
-    configurations at a time, so memory stays bounded; an empty batch answers empty arrays."""
+    (every near shape pair is then tested: slower on a batch); `margin` (scene length unit ≥ 0):
+    pairs nearer than it count as colliding too (a padding, as MoveIt's). A batch is checked
+    CHUNK configurations at a time, so memory stays bounded; an empty batch answers empty arrays."""
+    if not (isinstance(margin, (int, float)) and np.isfinite(margin) and margin >= 0):
+        raise SceneError(f"margin: expected a length ≥ 0 (scene length unit), got {margin!r}")
     qs, lead = joint_batch(scene, q)
     c = scene.compiled()
     B = int(np.prod(lead)) if lead else 1
@@ -144,9 +148,9 @@ def check(scene: Any, q: Mapping[str, ArrayLike] | None = None, *, shapes: bool 
     touching: list = []
     for a, b, part in _chunks(qs, B):
         poses = c.body_poses(part, b - a)
-        pairs += [_name_pairs(h, c.names) for h in c.collider.collide(poses)]
+        pairs += [_name_pairs(h, c.names) for h in c.collider.collide(poses, margin=margin)]
         if shapes:
-            touching += [_name_pairs(h, c.part_names) for h in c.collider.collide(poses, parts=True)]
+            touching += [_name_pairs(h, c.part_names) for h in c.collider.collide(poses, parts=True, margin=margin)]
     if not lead:
         return CheckReport(bool(pairs[0]), pairs[0], touching[0] if shapes else None)
     colliding = np.array([bool(p) for p in pairs], dtype=bool).reshape(lead)

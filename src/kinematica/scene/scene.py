@@ -293,10 +293,11 @@ class Scene:
 
     # --- queries -------------------------------------------------------------------------
     @strict
-    def check(self, q: Mapping[str, ArrayLike] | None = None, *, shapes: bool = False):
+    def check(self, q: Mapping[str, ArrayLike] | None = None, *, shapes: bool = False, margin: float = 0.0):
         """Which pairs collide at q (dict robot → (n,) or (..., n)): see `query.CheckReport`;
-        shapes=True also names the links whose shapes touch (a URDF base's column, say)."""
-        return check(self, q, shapes=shapes)
+        shapes=True also names the links whose shapes touch (a URDF base's column, say);
+        margin > 0 counts pairs nearer than it (scene length unit) as colliding too."""
+        return check(self, q, shapes=shapes, margin=margin)
 
     @strict
     def distance(self, q: Mapping[str, ArrayLike] | None = None, self_pairs: bool = True):
