@@ -208,3 +208,36 @@ def test_a_check_with_a_margin_is_coals_distance_below_the_margin_on_meshes():
         assert 0 < np.mean(hit) < 1  # both answers occur
     with pytest.raises(km.SceneError, match="margin: expected a length ≥ 0"):
         s.check({"p": Q[0]}, margin=-0.01)
+
+
+@pytest.mark.skipif(not PANDA_URDF.is_file(), reason="example-robot-data (a test dependency) not installed")
+def test_a_pair_the_spheres_leave_beyond_the_margin_is_beyond_it_under_coal():
+    # the planner's broad phase (ClearanceBound.near_pairs): coal looks only at the body pairs it
+    # flags, so a pair it does not flag must be at least the margin apart. Oracle: coal's distance
+    # per body pair, on the Panda's meshes (self pairs) and a box
+    from kinematica.scene.query import joint_batch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", km.URDFWarning)
+        robot = km.load(PANDA_URDF)
+    s = km.Scene()
+    s.add_robot("p", robot)
+    s.add_obstacle("table", "box", pose=spatial.transl([0.5, 0.0, 0.2]), size=(0.4, 0.8, 0.05))
+    Q = random_states(robot, np.random.default_rng(12), 60)
+    c = s.compiled()
+    poses = c.body_poses(joint_batch(s, {"p": Q})[0], len(Q))
+    bound = ClearanceBound.build(s, "p")
+    col = c.collider
+    body_pair = [col.pair_bodies.index(tuple(sorted((int(col.bodies[i]), int(col.bodies[j])))))
+                 for i, j in zip(col.pa, col.pb)]  # each part pair's body pair
+    for margin in (0.0, 0.01):
+        parts = bound.near_pairs(Q, margin)
+        assert parts.shape == (len(Q), col.n_pairs) and 0 < parts.mean() < 1
+        near = np.zeros((len(Q), len(col.pair_bodies)), bool)  # a body pair is near if any of its part pairs is
+        for k, bp in enumerate(body_pair):
+            near[:, bp] |= parts[:, k]
+        for k in range(near.shape[1]):
+            only = np.zeros(near.shape[1], bool)
+            only[k] = True
+            d = np.array([f.distance for f in c.collider.distance(poses, only)])
+            assert np.all(d[~near[:, k]] >= margin - EPS), (c.collider.pair_bodies[k], margin)

@@ -86,11 +86,16 @@ inline double gap(const double* a, const double* b) {
 
 }  // namespace
 
-bool clearance(const Clearance& m, const double* q, double* scratch, double* out) {
+namespace {
+
+// World centres of every sphere (W, 3 each) and of every body's enclosing sphere (H, 3 each) at the
+// state q; false if q holds NaN or infinity. The scratch layout is clearance_scratch's.
+bool place(const Clearance& m, const double* q, double* scratch, double*& W, double*& H) {
     std::size_t most = 0;  // frames of the longest chain
     for (const Mover& r : m.movers) most = std::max<std::size_t>(most, r.chain.n + 2);
-    double *F = scratch, *W = F + 16 * most, *H = W + 3 * (m.sphere.size() / 4), *theta = H + 3 * m.bodies;
-    double *s = theta + m.n, *c = s + m.n;
+    double* F = scratch;
+    W = F + 16 * most, H = W + 3 * (m.sphere.size() / 4);
+    double *theta = H + 3 * m.bodies, *s = theta + m.n, *c = s + m.n;
     bool ok = true;
     for (int i = 0; i < m.n; ++i) ok &= std::isfinite(q[i]);
     if (!ok) return false;
@@ -105,22 +110,51 @@ bool clearance(const Clearance& m, const double* q, double* scratch, double* out
             for (int i = m.first[b]; i < m.first[b + 1]; ++i) to_world(r, F + 16 * k, &m.sphere[4 * i], W + 3 * i);
         }
     }
+    return true;
+}
+
+// The spheres' distance for self pair p (bodies a, b), or `skip` when their enclosing spheres are
+// already at least `skip` apart (none of the spheres can be nearer).
+inline double self_gap(const Clearance& m, const double* W, const double* H, std::size_t p, double skip) {
+    const int a = m.self_pairs[p], b = m.self_pairs[p + 1];
+    if (gap(H + 3 * a, H + 3 * b) - m.hull[4 * a + 3] - m.hull[4 * b + 3] >= skip) return skip;
+    double best = skip;
+    for (int i = m.first[a]; i < m.first[a + 1]; ++i)
+        for (int j = m.first[b]; j < m.first[b + 1]; ++j)
+            best = std::min(best, gap(W + 3 * i, W + 3 * j) - m.sphere[4 * i + 3] - m.sphere[4 * j + 3]);
+    return best;
+}
+
+// The same for thing pair p (body a, thing t).
+inline double thing_gap(const Clearance& m, const double* W, const double* H, std::size_t p, double skip) {
+    const int a = m.thing_pairs[p], t = m.thing_pairs[p + 1];
+    const double *P = &m.pose[12 * t], *Z = &m.size[3 * t];
+    if (to_thing(m.kind[t], P, Z, H + 3 * a) - m.hull[4 * a + 3] >= skip) return skip;
+    double best = skip;
+    for (int i = m.first[a]; i < m.first[a + 1]; ++i)
+        best = std::min(best, to_thing(m.kind[t], P, Z, &W[3 * i]) - m.sphere[4 * i + 3]);
+    return best;
+}
+
+}  // namespace
+
+bool clearance(const Clearance& m, const double* q, double* scratch, double* out) {
+    double *W, *H;
+    if (!place(m, q, scratch, W, H)) return false;
     double best = INFINITY;
-    for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2) {
-        const int a = m.self_pairs[p], b = m.self_pairs[p + 1];
-        if (gap(H + 3 * a, H + 3 * b) - m.hull[4 * a + 3] - m.hull[4 * b + 3] >= best) continue;
-        for (int i = m.first[a]; i < m.first[a + 1]; ++i)
-            for (int j = m.first[b]; j < m.first[b + 1]; ++j)
-                best = std::min(best, gap(W + 3 * i, W + 3 * j) - m.sphere[4 * i + 3] - m.sphere[4 * j + 3]);
-    }
-    for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2) {
-        const int a = m.thing_pairs[p], t = m.thing_pairs[p + 1];
-        const double *P = &m.pose[12 * t], *Z = &m.size[3 * t];
-        if (to_thing(m.kind[t], P, Z, H + 3 * a) - m.hull[4 * a + 3] >= best) continue;
-        for (int i = m.first[a]; i < m.first[a + 1]; ++i)
-            best = std::min(best, to_thing(m.kind[t], P, Z, &W[3 * i]) - m.sphere[4 * i + 3]);
-    }
+    for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2) best = std::min(best, self_gap(m, W, H, p, best));
+    for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2) best = std::min(best, thing_gap(m, W, H, p, best));
     *out = best;
+    return true;
+}
+
+bool pairs_near(const Clearance& m, const double* q, double margin, double* scratch, unsigned char* near) {
+    double *W, *H;
+    if (!place(m, q, scratch, W, H)) return false;
+    const double cap = std::nextafter(margin, INFINITY);  // a pair culled at it is farther than the margin
+    std::size_t k = 0;
+    for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2) near[k++] = self_gap(m, W, H, p, cap) <= margin;
+    for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2) near[k++] = thing_gap(m, W, H, p, cap) <= margin;
     return true;
 }
 

@@ -56,7 +56,12 @@ void enclose(Clearance& m);
 // its spheres can be nearer), so the result is the spheres' exact minimum.
 bool clearance(const Clearance& m, const double* q, double* scratch, double* out);
 
-// Doubles of scratch `clearance` needs.
+// Per pair — the self pairs, then the thing pairs, in their order — whether its spheres come within
+// `margin` of each other at the state q (near[k] = 1), so that only those pairs need the exact
+// check: a pair not near is at least `margin` clear. False if q holds NaN or infinity.
+bool pairs_near(const Clearance& m, const double* q, double margin, double* scratch, unsigned char* near);
+
+// Doubles of scratch `clearance` and `pairs_near` need.
 std::size_t clearance_scratch(const Clearance& m);
 
 // Whether the bound alone proves the straight joint motion qa → qb (n each, all movers) free

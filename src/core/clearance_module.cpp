@@ -3,6 +3,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/vector.h>
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -90,6 +91,24 @@ nb::object clearances(const kc::Clearance& m, nb::handle Q_in) {
     return result;
 }
 
+// Per state of Q (B, n), per pair (self pairs, then thing pairs): whether it comes within margin
+// (bool (B, pairs)); ValueError("not finite") for NaN or infinity.
+nb::object pairs_near(const kc::Clearance& m, nb::handle Q_in, double margin) {
+    const kc::np::View Q = kc::np::view(Q_in);
+    const std::size_t n = m.n, P = (m.self_pairs.size() + m.thing_pairs.size()) / 2;
+    if (Q.ndim != 2 || static_cast<std::size_t>(Q.shape[1]) != n) throw nb::index_error("q: (B, n)");
+    if (!(margin >= 0.0) || !std::isfinite(margin)) throw nb::value_error("margin: a length >= 0");
+    const std::size_t N = Q.shape[0];
+    std::vector<unsigned char> flags(N * P);
+    std::vector<double> scratch(kc::clearance_scratch(m));
+    for (std::size_t k = 0; k < N; ++k)
+        if (!kc::pairs_near(m, Q.data + n * k, margin, scratch.data(), flags.data() + P * k))
+            throw nb::value_error("not finite");
+    nb::module_ np = nb::module_::import_("numpy");
+    nb::bytes raw(reinterpret_cast<const char*>(flags.data()), flags.size());
+    return np.attr("frombuffer")(raw, "dtype"_a = "bool").attr("reshape")(N, P);
+}
+
 // Whether the bound proves the edge qa → qb (n,) free, and the states it bounded (clearance.hpp).
 nb::tuple edge_clear(const kc::Clearance& m, nb::handle qa_in, nb::handle qb_in, nb::handle w_in, double resolution,
                      int depth) {
@@ -117,6 +136,9 @@ void bind_clearance(nb::module_& m) {
         .def_ro("bodies", &kc::Clearance::bodies)
         .def_ro("n", &kc::Clearance::n)
         .def("clearances", &clearances, "q"_a, "Lower bounds (...) on the clearance of states q (..., n).")
+        .def("pairs_near", &pairs_near, "q"_a, "margin"_a,
+             "Per state of q (B, n), per pair (self pairs, then thing pairs): whether its spheres come within "
+             "margin (bool (B, pairs)).")
         .def("edge_clear", &edge_clear, "qa"_a, "qb"_a, "weights"_a, "resolution"_a, "depth"_a,
              "(whether the bound proves the straight motion qa → qb free, states bounded).");
 }

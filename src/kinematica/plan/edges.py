@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..scene.bound import ClearanceBound
+from ..scene.query import joint_batch
 from ..scene.sweep import motion_bounds
 from .group import names_of, split
 
@@ -118,7 +119,7 @@ class EdgeChecker:
             if not part.any():
                 continue
             self.exact_checks += int(part.sum())
-            hit = np.atleast_1d(self.scene.check(self._q(Q[a:a + CHUNK][part])).colliding)
+            hit = self._touching(Q[a:a + CHUNK][part], 0.0)
             ok[a:a + CHUNK][part] = ~hit
         return ok
 
@@ -150,6 +151,15 @@ class EdgeChecker:
             self.exact_checks += int(ask.sum())
             d[ask] = np.atleast_1d(self.scene.distance(self._q(Q[ask])).min_distance)
         return d
+
+    def _touching(self, Q: np.ndarray, margin: float) -> np.ndarray:
+        """Per state of Q (m, n): whether coal finds anything within `margin` (0: a contact), over
+        the moving robots' pairs — only those the core's spheres bring within the margin (the
+        others are clear by it), so coal sees few pairs of each state."""
+        c = self.scene.compiled()
+        poses = c.body_poses(joint_batch(self.scene, self._q(Q))[0], len(Q))
+        only = None if self.fast is None else self.fast.near_pairs(Q, margin)
+        return np.array([bool(h) for h in c.collider.collide(poses, margin=margin, only=only)], dtype=bool)
 
     def _bound(self, Q: np.ndarray) -> np.ndarray:
         self._current()
@@ -188,9 +198,9 @@ class EdgeChecker:
         if len(near):
             deepest = Q[[near[int(np.argmin(d[near]))]]]  # most likely in contact: one coal check often settles the edge
             self.exact_checks += 1 + len(near)
-            if np.atleast_1d(self.scene.check(self._q(deepest)).colliding)[0]:
+            if self._touching(deepest, 0.0)[0]:
                 return False
-            close = near[np.atleast_1d(self.scene.check(self._q(Q[near]), margin=margin).colliding)]
+            close = near[self._touching(Q[near], margin)]
             d[near] = np.maximum(d[near], margin)  # nothing within the margin: at least that far
             if len(close):  # within the margin of something: how far exactly (none in contact: blocked)
                 d[close] = np.atleast_1d(self.scene.distance(self._q(Q[close])).min_distance)

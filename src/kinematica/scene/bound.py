@@ -50,6 +50,19 @@ def _thing(shape: Shape, pose: np.ndarray) -> tuple[list[int], list[np.ndarray],
     return [KINDS[shape.kind]], [pose], [size]
 
 
+def _part_pairs(col: Any, self_of: list[tuple[int, int]], thing_of: list[tuple[int, int]]) -> np.ndarray:
+    """(core pairs, collider part pairs) 0/1: the part pairs each core pair stands for — a self
+    pair (bodies a, b) all of theirs; a thing pair (moving body, the part the thing came from)
+    that part's pairs with the body's parts."""
+    ba, bb = col.bodies[col.pa], col.bodies[col.pb]
+    M = np.zeros((len(self_of) + len(thing_of), col.n_pairs), np.uint8)
+    for r, (a, b) in enumerate(self_of):
+        M[r] = ((ba == a) & (bb == b)) | ((ba == b) & (bb == a))
+    for r, (body, part) in enumerate(thing_of, start=len(self_of)):
+        M[r] = ((col.pa == part) & (bb == body)) | ((col.pb == part) & (ba == body))
+    return M
+
+
 @dataclass(frozen=True)
 class ClearanceBound:
     """The core's clearance model of robots moving together in a scene — one, or a group planned
@@ -59,6 +72,7 @@ class ClearanceBound:
     core: Any
     robots: tuple[str, ...]
     radius: float
+    pair_of: np.ndarray  # (core pairs, the collider's part pairs): 1 where a core pair stands for a part pair
 
     @classmethod
     def build(cls, scene: Any, robots: "str | tuple[str, ...]") -> "ClearanceBound":
@@ -73,7 +87,7 @@ class ClearanceBound:
         at = comp.body_poses({r.name: r.q[None] for r in comp.entries}, 1)[0]  # everything else where it stands
         spheres: list[list[np.ndarray]] = [[] for _ in range(k)]
         things: dict[int, list[int]] = {}  # body of another robot or an obstacle → its things
-        kinds, poses, sizes = [], [], []
+        kinds, poses, sizes, source = [], [], [], []  # (source: the collider part a thing stands for)
         for part, (shape, body) in enumerate(zip(col.shapes, col.bodies)):
             if int(body) in local:
                 c, r = placed(shape, col.placements[part])
@@ -81,17 +95,20 @@ class ClearanceBound:
                 continue
             kk, p, z = _thing(shape, at[body] @ col.placements[part])
             things.setdefault(int(body), []).extend(range(len(kinds), len(kinds) + len(kk)))
+            source += [part] * len(kk)
             kinds += kk
             poses += p
             sizes += z
-        self_pairs, thing_pairs = [], []
+        self_pairs, thing_pairs, self_of, thing_of = [], [], [], []  # (…_of: what each stands for in the scene)
         for a, b in col.pair_bodies:
             if a in local and b in local:
                 self_pairs += [local[a], local[b]]
+                self_of.append((a, b))
             elif a in local or b in local:
                 body, other = (a, b) if a in local else (b, a)
                 for t in things.get(other, ()):
                     thing_pairs += [local[body], t]
+                    thing_of.append((body, source[t]))
         S = [np.concatenate(s) if s else np.zeros((0, 4)) for s in spheres]
         first = np.concatenate([[0], np.cumsum([len(s) for s in S])]).astype(int).tolist()
         allS = np.concatenate(S) if first[-1] else np.zeros((0, 4))
@@ -100,7 +117,7 @@ class ClearanceBound:
                          np.array([np.asarray(e.base, dtype=float) for e in entries]),
                          [float(e.scale) for e in entries], first, allS, kinds,
                          np.array(poses).reshape(-1, 4, 4), np.array(sizes).reshape(-1, 3), self_pairs, thing_pairs)
-        return cls(core, names, float(allS[:, 3].max()) if len(allS) else 0.0)
+        return cls(core, names, float(allS[:, 3].max()) if len(allS) else 0.0, _part_pairs(col, self_of, thing_of))
 
     def bound(self, Q: np.ndarray) -> np.ndarray:
         """Per state of Q (..., n) (the group's joint values, robot after robot): a lower bound on
@@ -110,6 +127,15 @@ class ClearanceBound:
         except ValueError:  # the core found NaN or infinity
             raise SceneError(f"q[{', '.join(map(repr, self.robots))}]: contains NaN or infinity") from None
 
+    def near_pairs(self, Q: np.ndarray, margin: float) -> np.ndarray:
+        """Per state of Q (B, n), per part pair of the scene's collider (`Collider.pa`, `pb`): whether
+        the spheres bring it within `margin` — the pairs coal must look at; the others are at least
+        `margin` clear (and a pair not involving the moving robots is never near)."""
+        try:
+            flags = self.core.pairs_near(np.ascontiguousarray(np.atleast_2d(Q), dtype=float), float(margin))
+        except ValueError:
+            raise SceneError(f"q[{', '.join(map(repr, self.robots))}]: contains NaN or infinity") from None
+        return (flags.astype(np.uint8) @ self.pair_of) > 0
 
     def edge_clear(self, qa: np.ndarray, qb: np.ndarray, weights: np.ndarray, resolution: float,
                    depth: int) -> tuple[bool, int]:

@@ -94,15 +94,21 @@ class Collider:
         Tb.setTranslation(B[:3, 3])
         return Ta, Tb
 
-    def collide(self, body_poses: np.ndarray, parts: bool = False, margin: float = 0.0) -> list[set[tuple[int, int]]]:
+    def collide(self, body_poses: np.ndarray, parts: bool = False, margin: float = 0.0,
+                only: np.ndarray | None = None) -> list[set[tuple[int, int]]]:
         """Per configuration, the set of (body a, body b) pairs in contact — or nearer than
         `margin` (coal's security margin) —; with `parts`, the (part a, part b) pairs instead
-        (every part pair is then tested, not only until its bodies' first contact)."""
+        (every part pair is then tested, not only until its bodies' first contact). `only`
+        (B, part pairs) bool: per configuration, the part pairs (`pa`, `pb`) worth testing — a
+        caller's finer broad phase, as the planner's spheres."""
         W = self.part_poses(body_poses)
         out: list[set[tuple[int, int]]] = [set() for _ in range(len(W))]
         if not self.n_pairs:
             return out
-        near = np.argwhere(self.bounds(W) <= margin)
+        near = self.bounds(W) <= margin
+        if only is not None:
+            near &= np.asarray(only, bool)
+        near = np.argwhere(near)
         req = self._coal.CollisionRequest()
         req.security_margin = float(margin)
         res = self._coal.CollisionResult()
