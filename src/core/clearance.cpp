@@ -113,16 +113,31 @@ bool place(const Clearance& m, const double* q, double* scratch, double*& W, dou
     return true;
 }
 
-// The spheres' distance for self pair p (bodies a, b), or `skip` when their enclosing spheres are
-// already at least `skip` apart (none of the spheres can be nearer).
-inline double self_gap(const Clearance& m, const double* W, const double* H, std::size_t p, double skip) {
-    const int a = m.self_pairs[p], b = m.self_pairs[p + 1];
+// A table's lower bound at the state q (PairTable).
+inline double table_bound(const PairTable& t, const double* q) {
+    int at[2] = {0, 0};
+    double slack = 0.0;
+    for (int k = 0; k < t.joints; ++k) {
+        const double x = (q[t.q[k]] - t.lo[k]) / t.step[k];
+        at[k] = static_cast<int>(std::min(std::max(std::nearbyint(x), 0.0), static_cast<double>(t.m[k] - 1)));
+        slack += t.c[k] * std::fabs(q[t.q[k]] - (t.lo[k] + at[k] * t.step[k]));
+    }
+    return t.d[static_cast<std::size_t>(at[0]) * t.m[1] + at[1]] - slack;
+}
+
+// The lower bound for self pair p (bodies a, b) — the larger of its spheres' distance and its
+// table's — or `skip` when it is at least `skip` (the enclosing spheres or the table show it).
+inline double self_gap(const Clearance& m, const double* q, const double* W, const double* H, std::size_t p,
+                       double skip) {
+    const int a = m.self_pairs[p], b = m.self_pairs[p + 1], t = m.table_of.empty() ? -1 : m.table_of[p / 2];
+    const double tabled = t < 0 ? -INFINITY : table_bound(m.tables[t], q);
+    if (tabled >= skip) return skip;
     if (gap(H + 3 * a, H + 3 * b) - m.hull[4 * a + 3] - m.hull[4 * b + 3] >= skip) return skip;
     double best = skip;
     for (int i = m.first[a]; i < m.first[a + 1]; ++i)
         for (int j = m.first[b]; j < m.first[b + 1]; ++j)
             best = std::min(best, gap(W + 3 * i, W + 3 * j) - m.sphere[4 * i + 3] - m.sphere[4 * j + 3]);
-    return best;
+    return std::max(best, tabled);
 }
 
 // The same for thing pair p (body a, thing t).
@@ -142,7 +157,7 @@ bool clearance(const Clearance& m, const double* q, double* scratch, double* out
     double *W, *H;
     if (!place(m, q, scratch, W, H)) return false;
     double best = INFINITY;
-    for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2) best = std::min(best, self_gap(m, W, H, p, best));
+    for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2) best = std::min(best, self_gap(m, q, W, H, p, best));
     for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2) best = std::min(best, thing_gap(m, W, H, p, best));
     *out = best;
     return true;
@@ -153,7 +168,7 @@ bool pairs_near(const Clearance& m, const double* q, double margin, double* scra
     if (!place(m, q, scratch, W, H)) return false;
     const double cap = std::nextafter(margin, INFINITY);  // a pair culled at it is farther than the margin
     std::size_t k = 0;
-    for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2) near[k++] = self_gap(m, W, H, p, cap) <= margin;
+    for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2) near[k++] = self_gap(m, q, W, H, p, cap) <= margin;
     for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2) near[k++] = thing_gap(m, W, H, p, cap) <= margin;
     return true;
 }

@@ -1,5 +1,5 @@
 // A lower bound on the clearance of robots moving together in a scene (one, or a group planned in
-// one joint space), for planning: each of their bodies covered by
+// one joint space), for planning (a self pair may also have a PairTable: the larger bound counts): each of their bodies covered by
 // spheres (fitted in Python to contain the body's collision geometry: scene/spheres.py), the
 // scene's other things as exact primitives or covering spheres, and the body pairs the scene
 // tests. Since every sphere contains what it covers, the distance between two spheres (or a
@@ -34,6 +34,18 @@ struct Mover {  // one moving robot
     int q0 = 0;     // its joint values: [q0, q0 + n) of a state
 };
 
+// The exact distance of one self pair over the one or two joints between its bodies (their relative
+// pose depends on nothing else), tabulated on a grid: at a state, the nearest grid point's distance
+// less Σ c_k |q_k − grid_k| is a lower bound (a point of the farther body moves at most c_k per unit
+// of joint k). Made in Python with coal (scene/pairtable.py) for pairs the spheres cannot separate.
+struct PairTable {
+    int joints = 1;                               // 1 or 2
+    int q[2] = {0, 0};                            // their indices in a state
+    int m[2] = {1, 1};                            // grid points per joint
+    double lo[2] = {0, 0}, step[2] = {1, 1}, c[2] = {0, 0};
+    std::vector<double> d;                        // m[0] × m[1] distances, row-major
+};
+
 struct Clearance {
     std::vector<Mover> movers;
     int n = 0;                      // joint values of a state: Σ n_r
@@ -46,6 +58,8 @@ struct Clearance {
     std::vector<int> self_pairs;    // body pairs (a, b) among the movers' bodies
     std::vector<int> thing_pairs;   // (body, thing) pairs
     std::vector<double> hull;       // per body: a sphere holding all its spheres (centre, radius), made at packing
+    std::vector<int> table_of;      // per self pair: its PairTable in `tables`, or −1
+    std::vector<PairTable> tables;
 };
 
 // Fill m.hull from m.sphere and m.first (a body's sphere skips a pair that cannot lower the minimum).

@@ -109,6 +109,28 @@ nb::object pairs_near(const kc::Clearance& m, nb::handle Q_in, double margin) {
     return np.attr("frombuffer")(raw, "dtype"_a = "bool").attr("reshape")(N, P);
 }
 
+// Self pair `pair`'s table (kc::PairTable): joints (1 or 2 state indices), per joint the grid's
+// origin, spacing and Lipschitz constant, and the distances (m0, m1).
+void add_table(kc::Clearance& m, int pair, std::vector<int> joints, std::vector<double> lo, std::vector<double> step,
+               std::vector<double> c, nb::handle d_in) {
+    const std::size_t k = joints.size();
+    if (pair < 0 || 2 * static_cast<std::size_t>(pair) + 1 >= m.self_pairs.size()) throw nb::index_error("pair: out of range");
+    if (k < 1 || k > 2 || lo.size() != k || step.size() != k || c.size() != k) throw nb::value_error("one or two joints");
+    kc::PairTable t;
+    t.joints = static_cast<int>(k);
+    const kc::np::View d = kc::np::view(d_in);
+    if (d.ndim != static_cast<int>(k)) throw nb::index_error("d: one axis per joint");
+    for (std::size_t j = 0; j < k; ++j) {
+        if (joints[j] < 0 || joints[j] >= m.n || !(step[j] > 0.0) || !(c[j] >= 0.0) || !std::isfinite(lo[j]))
+            throw nb::value_error("a joint out of range, or a bad grid");
+        t.q[j] = joints[j], t.lo[j] = lo[j], t.step[j] = step[j], t.c[j] = c[j], t.m[j] = static_cast<int>(d.shape[j]);
+    }
+    t.d.assign(d.data, d.data + d.size());
+    if (m.table_of.empty()) m.table_of.assign(m.self_pairs.size() / 2, -1);
+    m.table_of[pair] = static_cast<int>(m.tables.size());
+    m.tables.push_back(std::move(t));
+}
+
 // Whether the bound proves the edge qa → qb (n,) free, and the states it bounded (clearance.hpp).
 nb::tuple edge_clear(const kc::Clearance& m, nb::handle qa_in, nb::handle qb_in, nb::handle w_in, double resolution,
                      int depth) {
@@ -136,6 +158,9 @@ void bind_clearance(nb::module_& m) {
         .def_ro("bodies", &kc::Clearance::bodies)
         .def_ro("n", &kc::Clearance::n)
         .def("clearances", &clearances, "q"_a, "Lower bounds (...) on the clearance of states q (..., n).")
+        .def("add_table", &add_table, "pair"_a, "joints"_a, "lo"_a, "step"_a, "c"_a, "d"_a,
+             "Give self pair `pair` a table of its exact distance over the joints between its bodies.")
+        .def_prop_ro("self_pairs", [](const kc::Clearance& m) { return m.self_pairs; })
         .def("pairs_near", &pairs_near, "q"_a, "margin"_a,
              "Per state of q (B, n), per pair (self pairs, then thing pairs): whether its spheres come within "
              "margin (bool (B, pairs)).")

@@ -139,7 +139,8 @@ class EdgeChecker:
     def clearance(self, Q: np.ndarray, exact: bool = False) -> np.ndarray:
         """Per state of Q (m, n): at most the smallest signed distance in the scene (scene unit;
         ≤ 0 touching, inf with nothing to check; −inf outside the box) — the core's bound where
-        it is positive, else (or with `exact`) coal's distance itself."""
+        it is positive, else (or with `exact`) coal's distance, capped at the resolution (what
+        a piece of an edge needs: see the module text)."""
         Q = np.atleast_2d(Q)
         d = np.full(len(Q), -np.inf)
         inside = np.all((Q >= self.lo) & (Q <= self.hi), axis=1)
@@ -149,8 +150,16 @@ class EdgeChecker:
         ask = inside & ~(d > 0)
         if ask.any():
             self.exact_checks += int(ask.sum())
-            d[ask] = np.atleast_1d(self.scene.distance(self._q(Q[ask])).min_distance)
+            d[ask] = self._near(Q[ask], self.resolution)
         return d
+
+    def _near(self, Q: np.ndarray, cap: float) -> np.ndarray:
+        """Per state of Q (m, n): min(cap, coal's distance) over the pairs the core's spheres bring
+        within `cap` — never above the true distance, since the others are at least `cap` apart."""
+        c = self.scene.compiled()
+        poses = c.body_poses(joint_batch(self.scene, self._q(Q))[0], len(Q))
+        parts = None if self.fast is None else self.fast.near_pairs(Q, cap)
+        return np.array([cap if f is None else f.distance for f in c.collider.distance(poses, parts=parts, below=cap)])
 
     def _touching(self, Q: np.ndarray, margin: float) -> np.ndarray:
         """Per state of Q (m, n): whether coal finds anything within `margin` (0: a contact), over
@@ -203,7 +212,7 @@ class EdgeChecker:
             close = near[self._touching(Q[near], margin)]
             d[near] = np.maximum(d[near], margin)  # nothing within the margin: at least that far
             if len(close):  # within the margin of something: how far exactly (none in contact: blocked)
-                d[close] = np.atleast_1d(self.scene.distance(self._q(Q[close])).min_distance)
+                d[close] = self._near(Q[close], margin)
                 if np.any(d[close] <= 0):
                     return False
         return self._cleared(Q[:-1], Q[1:], d[:-1], d[1:])

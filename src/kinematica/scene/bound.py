@@ -29,10 +29,13 @@ import numpy as np
 
 from .._core import Clearance
 from ..kinematics.handle import chain_handle
+from .pairtable import tables
 from .shapes import SceneError, Shape
 from .spheres import placed
 
 KINDS = {"sphere": 0, "box": 1, "capsule": 2, "cylinder": 3}  # src/core/clearance.hpp: Primitive
+PROBES = 256  # states drawn to find the self pairs the spheres cannot separate
+CLOSE = 0.5  # … touching at this fraction of them or more: tabulated (scene/pairtable.py)
 
 
 def _thing(shape: Shape, pose: np.ndarray) -> tuple[list[int], list[np.ndarray], list[np.ndarray]]:
@@ -61,6 +64,20 @@ def _part_pairs(col: Any, self_of: list[tuple[int, int]], thing_of: list[tuple[i
     for r, (body, part) in enumerate(thing_of, start=len(self_of)):
         M[r] = ((col.pa == part) & (bb == body)) | ((col.pb == part) & (ba == body))
     return M
+
+
+def _tabulate(core: Any, scene: Any, names: tuple[str, ...], self_of: list[tuple[int, int]]) -> None:
+    """Give the core an exact table (scene/pairtable.py) for each self pair its spheres leave
+    touching at most (`CLOSE`) of `PROBES` states drawn in the joint box (a wrist's links)."""
+    if not self_of:
+        return
+    boxes = [scene.robots[r].robot.limits for r in names]
+    lo = np.concatenate([np.where(np.isfinite(b[:, 0]), b[:, 0], -np.pi) for b in boxes])
+    hi = np.concatenate([np.where(np.isfinite(b[:, 1]), b[:, 1], np.pi) for b in boxes])
+    Q = np.random.default_rng(0).uniform(lo, hi, (PROBES, len(lo)))  # (fixed: the same tables every time)
+    touching = core.pairs_near(Q, 0.0)[:, :len(self_of)].mean(axis=0)
+    for t in tables(scene, names, self_of, [k for k in range(len(self_of)) if touching[k] >= CLOSE]):
+        core.add_table(t.pair, list(t.joints), t.lo.tolist(), t.step.tolist(), t.c.tolist(), t.d)
 
 
 @dataclass(frozen=True)
@@ -117,6 +134,7 @@ class ClearanceBound:
                          np.array([np.asarray(e.base, dtype=float) for e in entries]),
                          [float(e.scale) for e in entries], first, allS, kinds,
                          np.array(poses).reshape(-1, 4, 4), np.array(sizes).reshape(-1, 3), self_pairs, thing_pairs)
+        _tabulate(core, scene, names, self_of)
         return cls(core, names, float(allS[:, 3].max()) if len(allS) else 0.0, _part_pairs(col, self_of, thing_of))
 
     def bound(self, Q: np.ndarray) -> np.ndarray:

@@ -123,11 +123,16 @@ class Collider:
                 out[b].add(pair)
         return out
 
-    def distance(self, body_poses: np.ndarray, only: np.ndarray | None = None) -> list[Contact | None]:
+    def distance(self, body_poses: np.ndarray, only: np.ndarray | None = None, *, parts: np.ndarray | None = None,
+                 below: float = np.inf) -> list[Contact | None]:
         """Per configuration, the smallest signed distance over the tested pairs, or over those
-        `only` (a bool per body pair, `pair_bodies`' order) keeps; None when there is no pair."""
+        `only` (a bool per body pair, `pair_bodies`' order) keeps, or — per configuration —
+        those `parts` (B, part pairs) keeps; None when there is no pair, or (with `below`) when
+        no kept pair is nearer than `below` (the search stops at it: cheaper)."""
         W = self.part_poses(body_poses)
         keep = np.ones(self.n_pairs, bool) if only is None else np.asarray(only, bool)[self._pair_index]
+        if parts is not None:
+            keep = keep & np.asarray(parts, bool)
         if not keep.any():
             return [None] * len(W)
         lb = np.where(keep, self.bounds(W), np.inf)  # a pair left out is never nearer
@@ -135,9 +140,9 @@ class Collider:
         bound = np.take_along_axis(lb, order, axis=1)
         req = self._coal.DistanceRequest()
         res = self._coal.DistanceResult()
-        out = []
+        out: list[Contact | None] = []
         for b, (ks, lbs) in enumerate(zip(order.tolist(), bound.tolist())):
-            best, where, pts = np.inf, None, None
+            best, where, pts = float(below), None, None
             for k, low in zip(ks, lbs):
                 if low >= best:
                     break
@@ -146,6 +151,9 @@ class Collider:
                 if d < best:
                     best, where = d, k
                     pts = np.array([res.getNearestPoint1(), res.getNearestPoint2()])
+            if where is None:
+                out.append(None)
+                continue
             i, j, _ = self._pairs[where]
             out.append(Contact(best, (i, j), pts))
         return out
