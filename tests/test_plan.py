@@ -88,6 +88,22 @@ def test_an_edge_is_certified_between_its_samples_not_only_at_them():
     assert ec.edge_free(qa, qb)
 
 
+def test_an_edge_still_needing_coal_when_the_time_is_up_counts_as_blocked_and_is_not_remembered(boxed):
+    # OMPL looks at its clock only between edges, and coal's part of one edge can take a few
+    # hundred ms: past the planner's deadline an edge being judged is given up (blocked, not
+    # remembered, so the same edge asked again in time is judged)
+    from kinematica.plan.edges import EdgeChecker
+
+    r = boxed.robots["arm"].robot
+    ec = EdgeChecker.build(boxed, "arm", r.limits[:, 0], r.limits[:, 1], resolution=0.01)
+    ec.fast = None  # every state to coal (what the core's bound would otherwise spare)
+    qa, qb = START, START + np.array([0.1, 0, 0, 0, 0, 0])  # a short free edge away from the box
+    ec.deadline = 0.0  # long past
+    assert not ec.edge_free(qa, qb)
+    ec.deadline = np.inf
+    assert ec.edge_free(qa, qb) and ec.path_free(np.stack([qa, qb]))
+
+
 def test_a_goal_inside_an_obstacle_is_refused_in_words(boxed):
     inside = (START + GOAL) / 2  # the wrist in the box
     assert boxed.check({"arm": inside}).colliding

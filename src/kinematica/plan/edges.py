@@ -35,6 +35,7 @@ is free; one it does not goes to coal, so no answer differs from coal's alone.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +69,7 @@ class EdgeChecker:
     fast: ClearanceBound | None = None
     checks: int = field(default=0)
     exact_checks: int = field(default=0)
+    deadline: float = math.inf  # time.monotonic() after which an edge still being judged counts as blocked
     _seen: dict = field(default_factory=dict, repr=False)  # edge (qa, qb) as bytes → free
     _revision: int = field(default=-1, repr=False)  # the scene's, when `fast` and `_seen` were made
 
@@ -184,7 +186,10 @@ class EdgeChecker:
         key = qa.tobytes() + qb.tobytes()
         known = self._seen.get(key)
         if known is None:
-            known = self._edge_free(qa, qb)
+            try:
+                known = self._edge_free(qa, qb)
+            except _Late:
+                return False  # (not remembered: the edge was not judged)
             if len(self._seen) >= SEEN:
                 self._seen.clear()
             self._seen[key] = known
@@ -205,11 +210,13 @@ class EdgeChecker:
         margin = MARGIN * self.resolution
         near = np.flatnonzero(~(d > margin))
         if len(near):
+            self._on_time()
             deepest = Q[[near[int(np.argmin(d[near]))]]]  # most likely in contact: one coal check often settles the edge
             self.exact_checks += 1 + len(near)
             if self._touching(deepest, 0.0)[0]:
                 return False
             close = near[self._touching(Q[near], margin)]
+            self._on_time()
             d[near] = np.maximum(d[near], margin)  # nothing within the margin: at least that far
             if len(close):  # within the margin of something: how far exactly (none in contact: blocked)
                 d[close] = self._near(Q[close], margin)
@@ -228,12 +235,19 @@ class EdgeChecker:
         d = np.concatenate([self.clearance(S[a:a + CHUNK]) for a in range(0, len(S), CHUNK)])
         return bool(np.all(d > 0)) and self._cleared(S[:-1], S[1:], d[:-1], d[1:])
 
+    def _on_time(self) -> None:
+        """_Late past `deadline`: the edge being judged is given up (coal's part of one edge can
+        take a few hundred ms, and OMPL looks at its clock only between edges)."""
+        if time.monotonic() > self.deadline:
+            raise _Late
+
     def _cleared(self, a: np.ndarray, b: np.ndarray, da: np.ndarray, db: np.ndarray) -> bool:
         """Whether every piece a_i → b_i, its ends clear by da_i, db_i > 0 (lower bounds), is
         free: cleared by its ends' distances — made exact where bounds do not clear it — else
         bisected, `DEPTH` levels at most (see the module text)."""
         ea, eb = np.zeros(len(a), bool), np.zeros(len(b), bool)  # whether da, db are coal's own
         for level in range(DEPTH + 1):
+            self._on_time()
             still = da + db <= np.abs(b - a) @ self.weights
             if still.any() and self.fast is not None:  # the exact ends may clear what bounds do not
                 for d, e, x in ((da, ea, a), (db, eb, b)):
@@ -267,6 +281,10 @@ class EdgeChecker:
         if len(path) == 1 and not self.free(path[:1])[0]:
             return 0
         return None
+
+
+class _Late(Exception):
+    """The planner's time is up while an edge is being judged (EdgeChecker.deadline)."""
 
 
 __all__ = ["EdgeChecker", "CHUNK", "DEPTH"]

@@ -172,7 +172,11 @@ def solve(checker: EdgeChecker, start: np.ndarray, goals: np.ndarray, planner: s
             ss.setOptimizationObjective(objective)
         ptc = ob.timedPlannerTerminationCondition(time_limit)
         guard.stop = ptc.terminate
-        status = ss.solve(ptc)
+        checker.deadline = time.monotonic() + time_limit  # an edge still being judged then is given up
+        try:
+            status = ss.solve(ptc)
+        finally:
+            checker.deadline = math.inf  # (the simplifier's edges are judged whole)
         guard.reraise()
         planning_time = ss.getLastPlanComputationTime()
         if not ss.haveExactSolutionPath():
