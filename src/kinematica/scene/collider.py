@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..extras import need
-from .shapes import Shape, bounding_sphere, coal_geometry
+from .shapes import Shape, bounding_sphere, coal_geometry, coal_hull
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,14 @@ class Collider:
         self.pa, self.pb = np.array(pa, dtype=int), np.array(pb, dtype=int)
         self._pairs = [(i, j, (int(self.bodies[i]), int(self.bodies[j]))) for i, j in zip(pa, pb)]  # plain ints: fast in the loops
         self._collide = [coal.ComputeCollision(self.geoms[i], self.geoms[j]) for i, j in zip(pa, pb)]
+        # a pair with a mesh is first tested on the meshes' convex hulls (which contain them): no
+        # contact there, none on the meshes (on the UR5's gripper: 11 µs a pair against 37)
+        hulls = [coal_hull(sh) for sh in shapes]
+        hulled = [None if hulls[i] is None and hulls[j] is None else
+                  (self.geoms[i] if hulls[i] is None else hulls[i], self.geoms[j] if hulls[j] is None else hulls[j])
+                  for i, j in zip(pa, pb)]
+        self._hull_collide = [None if h is None else coal.ComputeCollision(*h) for h in hulled]
+        self._hull_distance = [None if h is None else coal.ComputeDistance(*h) for h in hulled]
         self._distance = [coal.ComputeDistance(self.geoms[i], self.geoms[j]) for i, j in zip(pa, pb)]
         self._T = (coal.Transform3s(), coal.Transform3s())
         self.pair_bodies = sorted({p[2] for p in self._pairs})  # the body pairs tested, a < b
@@ -118,8 +126,14 @@ class Collider:
                 pair = (i, j)
             elif pair in out[b]:
                 continue
+            poses = self._set(W, b, k)
+            hull = self._hull_collide[k]
+            if hull is not None:
+                res.clear()
+                if not hull(*poses, req, res):
+                    continue
             res.clear()
-            if self._collide[k](*self._set(W, b, k), req, res):
+            if self._collide[k](*poses, req, res):
                 out[b].add(pair)
         return out
 
@@ -146,8 +160,14 @@ class Collider:
             for k, low in zip(ks, lbs):
                 if low >= best:
                     break
+                poses = self._set(W, b, k)
+                hull = self._hull_distance[k]
+                if hull is not None and best < np.inf:  # the hulls' distance is at most the meshes'
+                    res.clear()
+                    if float(hull(*poses, req, res)) >= best:
+                        continue
                 res.clear()
-                d = float(self._distance[k](*self._set(W, b, k), req, res))
+                d = float(self._distance[k](*poses, req, res))
                 if d < best:
                     best, where = d, k
                     pts = np.array([res.getNearestPoint1(), res.getNearestPoint2()])

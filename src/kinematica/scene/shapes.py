@@ -144,7 +144,9 @@ def mesh_data(shape: Shape) -> tuple[np.ndarray, np.ndarray]:
 
 
 def coal_geometry(shape: Shape):
-    """The coal collision geometry of `shape` (a BVH of triangles for a mesh)."""
+    """The coal collision geometry of `shape` (a BVH of triangles for a mesh, built once per
+    file version and shared: a planner makes a scene per problem, and coal's models are not
+    changed once built)."""
     coal = need("coal", "scene", "collision checking")
     if shape.kind == "box":
         return coal.Box(*shape.size)
@@ -154,7 +156,24 @@ def coal_geometry(shape: Shape):
         return coal.Cylinder(shape.radius, shape.length)
     if shape.kind == "capsule":
         return coal.Capsule(shape.radius, shape.length)
+    return _mesh_models(shape)[0]
+
+
+def coal_hull(shape: Shape):
+    """A mesh's convex hull as a coal `Convex` (None for a primitive): it contains the mesh, so
+    no contact with it means none with the mesh — a test ~3× cheaper on fine meshes."""
+    return None if shape.kind != "mesh" else _mesh_models(shape)[1]
+
+
+_MODELS: dict[int, tuple] = {}  # id of mesh_data's vertex array → (its arrays, BVH, hull)
+
+
+def _mesh_models(shape: Shape) -> tuple:
+    coal = need("coal", "scene", "collision checking")
     verts, faces = mesh_data(shape)
+    known = _MODELS.get(id(verts))
+    if known is not None and known[0] is verts:
+        return known[1], known[2]
     vs, tris = coal.StdVec_Vec3s(), coal.StdVec_Triangle()
     vs.extend(list(verts))
     tris.extend([coal.Triangle(int(a), int(b), int(c)) for a, b, c in faces])
@@ -162,7 +181,14 @@ def coal_geometry(shape: Shape):
     bvh.beginModel(len(faces), len(verts))
     bvh.addSubModel(vs, tris)
     bvh.endModel()
-    return bvh
+    try:
+        hull = coal.Convex.convexHull(vs, False, None)
+    except Exception:  # noqa: BLE001 — qhull refuses a flat or degenerate mesh: no hull, the mesh alone
+        hull = None
+    if len(_MODELS) >= 256:  # (as many files as mesh_data keeps, and then some: start afresh)
+        _MODELS.clear()
+    _MODELS[id(verts)] = (verts, bvh, hull)
+    return bvh, hull
 
 
 def bounding_sphere(shape: Shape) -> tuple[np.ndarray, float]:
