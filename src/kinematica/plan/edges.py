@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import KinematicaError
 from ..scene.bound import ClearanceBound
 from ..scene.query import joint_batch
 from ..scene.sweep import motion_bounds
@@ -283,8 +284,9 @@ class EdgeChecker:
         return None
 
 
-class _Late(Exception):
-    """The planner's time is up while an edge is being judged (EdgeChecker.deadline)."""
+class _Late(KinematicaError):
+    """The planner's time is up while an edge is being judged (EdgeChecker.deadline); caught
+    by `edge_free`, never seen outside."""
 
 
 __all__ = ["EdgeChecker", "CHUNK", "DEPTH"]
