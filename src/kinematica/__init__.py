@@ -18,19 +18,72 @@ from .lazy import attach, table
 del ik, plan
 
 if TYPE_CHECKING:  # what __getattr__ below loads at first use, named for type checkers and editors
-    from . import dynamics as dynamics, scene as scene  # reached as km.dynamics / km.scene, not in __all__
+    from . import (  # reached as km.dynamics / km.scene, not in __all__
+        dynamics as dynamics,
+    )
     from . import export, hardware, spatial, trajectory, workspace
-    from .dynamics import (DynamicsError, coriolis, energy, forward_dynamics, gravity_torques, identify, mass_matrix,
-                           regressor, rne, with_payload)
+    from . import scene as scene
+    from .dynamics import (
+        DynamicsError,
+        coriolis,
+        energy,
+        forward_dynamics,
+        gravity_torques,
+        identify,
+        mass_matrix,
+        regressor,
+        rne,
+        with_payload,
+    )
     from .ik import IKResult, Target, TargetError, ik, ik_all, self_motion
     from .ik import target as targets
-    from .kinematics import (JacobianReport, Singularity, condition, det_jjt, fk, fk_frames, fk_jacobian, jacobian,
-                             jacobian_derivative, manipulability, planar_fk, planar_jacobian, rank, screw_axes,
-                             singular_values, singularity, task_rows, to_dh, identify_offsets, OffsetFit)
-    from .model import (Inertial, MissingLimitWarning, MJCFError, OffChainBodiesWarning, ParameterTable, Robot,
-                        RobotError, RobotFileError, URDFWarning, from_dh, from_link_frames, from_mdh, from_mjcf,
-                        from_planar, from_poe, from_servo, from_urdf, load, robot_names, save, to_servo, to_urdf,
-                        urdf_tips)
+    from .kinematics import (
+        JacobianReport,
+        OffsetFit,
+        Singularity,
+        condition,
+        det_jjt,
+        fk,
+        fk_frames,
+        fk_jacobian,
+        identify_offsets,
+        jacobian,
+        jacobian_derivative,
+        manipulability,
+        planar_fk,
+        planar_jacobian,
+        rank,
+        screw_axes,
+        singular_values,
+        singularity,
+        task_rows,
+        to_dh,
+    )
+    from .model import (
+        Inertial,
+        MissingLimitWarning,
+        MJCFError,
+        OffChainBodiesWarning,
+        ParameterTable,
+        Robot,
+        RobotError,
+        RobotFileError,
+        URDFWarning,
+        from_dh,
+        from_link_frames,
+        from_mdh,
+        from_mjcf,
+        from_planar,
+        from_poe,
+        from_servo,
+        from_urdf,
+        load,
+        robot_names,
+        save,
+        to_servo,
+        to_urdf,
+        urdf_tips,
+    )
     from .plan import Plan, PlanError, plan
     from .scene import Scene, SceneError, SceneFileError
     from .simulation import SimulationStopped, computed_torque, pd_gravity, simulate

@@ -33,11 +33,12 @@ import re
 import secrets
 import shutil
 import stat
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from .errors import WriteError
+
 
 def _why(e: OSError) -> str:
     """The system's own words ("No space left on device", "Permission denied"), or ours."""

@@ -17,13 +17,13 @@ kinematica.errors.InputError: steps = 100000000 is over the limit of 1,000,000 s
 
 from __future__ import annotations
 
-from .errors import InputError
-
 import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from .errors import InputError
 
 
 @dataclass(frozen=True)

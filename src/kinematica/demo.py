@@ -11,8 +11,9 @@ trajectories) are added by appending an `Example` to `EXAMPLES`; nothing else ne
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -3,8 +3,9 @@ escaped, with revolute values in degrees as the CLI prints them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from .errors import InputTypeError
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def attach(package: str, names: dict[str, str], modules: tuple[str, ...] = ()) -> Callable[[str], Any]:

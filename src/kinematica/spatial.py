@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 
-from .errors import InputError
-
 import numpy as np
 from numpy.typing import ArrayLike
+
+from .errors import InputError
 
 __all__ = [
     "rotx", "roty", "rotz", "trans", "transl", "homogeneous", "inv",

@@ -16,10 +16,10 @@ kuka-kr6-r900    6
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
-
 
 LARGE = 1e10
 """From this magnitude on, numbers are written in scientific notation: fixed point would spell

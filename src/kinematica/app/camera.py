@@ -9,14 +9,13 @@ plane it shows. Everything here is plain numbers in scene units (grid squares) e
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import math
 from dataclasses import dataclass
 
 import numpy as np
 from nicegui import ui
 
+from ..errors import InputError
 from .state import PROJECTIONS
 
 AXIS_NAMES = "xyz"

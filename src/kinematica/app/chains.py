@@ -7,8 +7,8 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from nicegui import ui
 

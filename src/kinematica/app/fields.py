@@ -9,7 +9,7 @@ and while the typed value is out of range the field says so in words under itsel
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from nicegui import ui
 

@@ -28,7 +28,7 @@ class GridScale:
     reach: float
 
     @classmethod
-    def for_robot(cls, robot: km.Robot) -> "GridScale":
+    def for_robot(cls, robot: km.Robot) -> GridScale:
         r = reach(robot)
         r = r if r > 0 else 1.0
         step = nice_step(r / 4)

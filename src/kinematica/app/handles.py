@@ -10,8 +10,6 @@ about it. Plain numpy: no NiceGUI.
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import math
 from dataclasses import replace
 
@@ -19,6 +17,7 @@ import numpy as np
 
 from kinematica import spatial
 
+from ..errors import InputError
 from .state import TargetSpec
 
 AXIS_INDEX = {"x": 0, "y": 1, "z": 2}

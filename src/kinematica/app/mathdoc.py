@@ -14,16 +14,15 @@ True
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import html
 import threading
 
 import numpy as np
 
 import kinematica as km
-from kinematica.explain import explain
-from kinematica.explain import sections_html
+from kinematica.explain import explain, sections_html
+
+from ..errors import InputError
 
 TOPICS = {"fk": "Forward kinematics", "jacobian": "Jacobian", "ik": "Last IK solve",
           "dynamics": "Dynamics", "anfis": "ANFIS model"}

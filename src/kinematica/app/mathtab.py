@@ -16,9 +16,9 @@ import dataclasses
 from nicegui import ui
 
 from .background import BackgroundTab
+from .learned import METHOD_LABEL
 from .mathdoc import CSS, TOPICS, topic_html
 from .panel import tag
-from .learned import METHOD_LABEL
 from .state import METHODS, TargetSpec
 
 

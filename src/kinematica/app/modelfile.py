@@ -6,8 +6,8 @@ the IK panel offers the model as a method and as where a numeric solve starts (`
 from __future__ import annotations
 
 import tempfile
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 from nicegui import events, ui
 

@@ -17,8 +17,8 @@ import shutil
 import stat
 import zipfile
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
-from typing import Iterable
 
 from lxml import etree
 

@@ -9,8 +9,8 @@ attribute (for the browser tests).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import contextmanager
-from typing import Callable
 
 import numpy as np
 from nicegui import ui
@@ -19,8 +19,17 @@ from . import learned
 from .fields import bounded_number
 from .ghosts import caption, drawn_and_listed, same_drawing
 from .scene import GHOSTS, OUTSIDE
-from .state import (METHODS, FieldError, Readout, Session, TargetSpec, check_joint, joint_unit, slider_range,
-                    target_kinds)
+from .state import (
+    METHODS,
+    FieldError,
+    Readout,
+    Session,
+    TargetSpec,
+    check_joint,
+    joint_unit,
+    slider_range,
+    target_kinds,
+)
 
 STATUS_CLASSES = {"ok": "bg-green-1 text-green-10", "warning": "bg-amber-1 text-brown-10",
                   "error": "bg-red-1 text-red-10", "": "hidden"}

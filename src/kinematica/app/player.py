@@ -12,8 +12,8 @@ write the browser storage 30 times a second for nothing.
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
 from collections.abc import Callable
+from contextlib import contextmanager
 from typing import Any
 
 from nicegui import ui

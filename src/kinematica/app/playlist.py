@@ -27,8 +27,6 @@ said so, if the axis cannot follow), the position for fewer, x, y and heading fo
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 from itertools import pairwise
 
 import numpy as np
@@ -36,6 +34,7 @@ import numpy as np
 import kinematica as km
 from kinematica.trajectory import CartesianPath, TrajectoryError
 
+from ..errors import InputError
 from .state import PLAN_KINDS, Pose, Session
 
 STEPS = 60  # samples per segment: smooth on screen at 30 frames per second for 2 s segments

@@ -23,8 +23,6 @@ are converted. The robot name is not required to match: a list made on a copy of
 
 from __future__ import annotations
 
-from ..errors import InputError, KinematicaError
-
 import csv
 import io
 import json
@@ -35,6 +33,7 @@ import numpy as np
 import kinematica as km
 from kinematica.trajectory import files as trajectory_files
 
+from ..errors import InputError, KinematicaError
 from .playlist import check_name
 from .state import FieldError, Pose, check_joints, to_display
 

@@ -14,6 +14,7 @@ from nicegui import events, ui
 from . import playlist
 from .fields import bounded_number
 from .panel import STATUS_CLASSES, tag
+from .player import Player
 from .posefiles import (
     PoseFileError,
     poses_from_file,
@@ -22,7 +23,6 @@ from .posefiles import (
     trajectory_text,
 )
 from .state import PLAN_KINDS, SECONDS_RANGE, FieldError, check_seconds
-from .player import Player
 from .tab import Host
 from .uploads import FileDrop
 

@@ -17,8 +17,6 @@ project opens on a machine that never saw that file.
 
 from __future__ import annotations
 
-from ..errors import KinematicaError
-
 import json
 from typing import Any
 
@@ -28,12 +26,28 @@ import yaml
 import kinematica as km
 from kinematica.model.robotfile import read_text, robot_to_dict
 from kinematica.model.schema import dump
-from kinematica.scene import read_scene_text
-from kinematica.scene import dump_scene
+from kinematica.scene import dump_scene, read_scene_text
 
+from ..errors import KinematicaError
 from .playlist import check_name
-from .state import (METHODS, MODES, PLAN_KINDS, PROJECTIONS, FieldError, PlanSpec, Pose, Session, TargetSpec,
-                    ViewSpec, bundled, check_joints, check_seconds, check_speed, target_kinds, to_display)
+from .state import (
+    METHODS,
+    MODES,
+    PLAN_KINDS,
+    PROJECTIONS,
+    FieldError,
+    PlanSpec,
+    Pose,
+    Session,
+    TargetSpec,
+    ViewSpec,
+    bundled,
+    check_joints,
+    check_seconds,
+    check_speed,
+    target_kinds,
+    to_display,
+)
 
 FORMAT = "kinematica-project"
 VERSION = 1

@@ -21,9 +21,6 @@ mapping goes through the same schema and meaning checks as a YAML file (`read_te
 
 from __future__ import annotations
 
-from ..errors import KinematicaError
-from ..model.visual import rescaled_dicts
-
 import copy
 import math
 import re
@@ -36,6 +33,9 @@ import kinematica as km
 from kinematica import spatial
 from kinematica.model.robotfile import read_text, robot_to_dict
 from kinematica.model.schema import dump
+
+from ..errors import KinematicaError
+from ..model.visual import rescaled_dicts
 
 UNIT_FACTOR = {"m": 1.0, "mm": 1000.0}  # lengths per metre
 TYPES = ("revolute", "prismatic", "helical")  # a helical row keeps its pitch from the robot file
@@ -384,7 +384,7 @@ def _core_error(form: RobotForm, message: str) -> EditError:
     found = _CORE_FIELD.search(text)
     if found and int(found.group(1)) < len(form.rows):
         i = int(found.group(1))
-        key = _FIELD_COLUMN.get(found.group(2) or "", None)
+        key = _FIELD_COLUMN.get(found.group(2) or "")
         rest = text[found.end():].lstrip(": ")
         where = _where(form, i, key) if key else f"Joint {i + 1} ({form.rows[i].get('name')})"
         return EditError(f"{where}: {rest}", i, key)

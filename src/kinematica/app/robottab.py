@@ -19,9 +19,9 @@ from kinematica.model.robotfile import write_text
 
 from . import robotedit
 from .dhcard import DHCard
-from .tab import LazyTab
 from .panel import STATUS_CLASSES, tag
 from .robotedit import EditError, RobotForm, columns, header, unit_text
+from .tab import LazyTab
 
 
 def _placement_text(T: np.ndarray, unit: str) -> str:

@@ -17,21 +17,20 @@ a time (the Looks / Skeleton toggle on the view). Scene units are grid squares (
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from nicegui import events, ui
 
 import kinematica as km
+from kinematica.model.visual import gripper_fraction, lowest_point, missing_bodies
 from kinematica.viz.geometry import arm_geometry
 
-from kinematica.model.visual import gripper_fraction, lowest_point, missing_bodies
-
 from . import camera
-from .grid import GridScale, along, nice_step, turn_y_to  # noqa: F401  (nice_step: re-exported)
-from .ghosts import MAX_GHOSTS, apex, drawn_and_listed, label_spots, same_drawing
-from .handles import AXIS_INDEX, handle_points
 from .collision import CollisionShapes
+from .ghosts import MAX_GHOSTS, apex, drawn_and_listed, label_spots, same_drawing
+from .grid import GridScale, along, nice_step, turn_y_to  # noqa: F401  (nice_step: re-exported)
+from .handles import AXIS_INDEX, handle_points
 from .looks import Looks, gripper_slider
 
 LINK, JOINT, BASE, TOOL = "#37474f", "#fb8c00", "#90a4ae", "#e53935"

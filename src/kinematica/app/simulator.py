@@ -16,16 +16,16 @@ from nicegui import events, ui
 
 import kinematica as km
 
+from . import stream
 from .chains import ChainPicker, default_tip, urdf_tips
-from .panel import IKPanel, JointPanel, ReadoutPanel, tag
 from .handles import HANDLES, length_digits, moved, turned
 from .modelfile import ModelLoader
+from .packages import SERVER_FOLDERS, missing_meshes, one_notice, server_dirs
+from .panel import IKPanel, JointPanel, ReadoutPanel, tag
 from .player import Player
 from .poses import PosesCard
-from .packages import SERVER_FOLDERS, missing_meshes, one_notice, server_dirs
 from .robotlink import RobotLink
 from .robotzip import RobotZip
-from . import stream
 from .scene import ArmView
 from .state import PROJECTIONS, TargetSpec, robot_choices
 from .tab import PageHost

@@ -19,10 +19,8 @@ for prismatic ones); the panels show degrees and lengths (`to_display`, `from_di
 
 from __future__ import annotations
 
-from ..errors import InputError, KinematicaError
-
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +29,7 @@ import kinematica as km
 from kinematica import spatial
 from kinematica.viz.geometry import size_scale
 
+from ..errors import InputError, KinematicaError
 from . import learned
 
 DEFAULT_ROBOT = "braccio"
@@ -239,7 +238,7 @@ def default_target_kind(robot: km.Robot) -> str:
     return "pose" if robot.n >= 6 else "position"
 
 
-@lru_cache(maxsize=None)
+@cache
 def bundled(name: str) -> km.Robot:
     """The bundled robot `name` (a key of `km.robot_names()`), read once and shared by every
     session: robots are immutable, and the core's caches keyed by robot (closed forms, link

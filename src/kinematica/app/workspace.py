@@ -29,9 +29,13 @@ import numpy as np
 from nicegui import ui
 
 import kinematica as km
-from kinematica.scene import SweepReport, check_trajectory, scene_names
-from kinematica.scene import read_scene_text
-from kinematica.scene import mesh_data
+from kinematica.scene import (
+    SweepReport,
+    check_trajectory,
+    mesh_data,
+    read_scene_text,
+    scene_names,
+)
 
 from . import camera
 from .panel import tag

@@ -28,11 +28,19 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Sequence, TextIO
+from collections.abc import Sequence
+from typing import TextIO
 
 import kinematica as km
 
-from .common import JSON_HELP, Failure, Parser, UsageError, show_warnings, start_warnings
+from .common import (
+    JSON_HELP,
+    Failure,
+    Parser,
+    UsageError,
+    show_warnings,
+    start_warnings,
+)
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1

@@ -21,23 +21,39 @@ import argparse
 import math
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TextIO
-
+from typing import Any, TextIO
 
 import kinematica as km
 
-from ..extras import need
 from .. import bounds
-from ..hardware import (Braccio, CalibrationError, CommandRefused, Emulator, LinkError, Misbehaviour,
-                        load_calibration)
+from ..export import JointStateSender, StreamError, jointstate
+from ..extras import need
+from ..hardware import (
+    Braccio,
+    CalibrationError,
+    CommandRefused,
+    Emulator,
+    LinkError,
+    Misbehaviour,
+    load_calibration,
+)
 from ..hardware import protocol as pr
 from ..hardware.limits import check_speed
 from ..hardware.sketch import SKETCH, write_firmware
-from ..export import JointStateSender, StreamError, jointstate
 from .braccio_link import LinkServer, hello, request, socket_path
 from .braccio_work import HANDLERS, interrupted, play_text, say_stopped, state_text
-from .common import JSON_HELP, Failure, UsageError, emit, finite_numbers, joint_values, load_robot, warn
+from .common import (
+    JSON_HELP,
+    Failure,
+    UsageError,
+    emit,
+    finite_numbers,
+    joint_values,
+    load_robot,
+    warn,
+)
 
 ARDUINO_VIDS = {0x2341: "Arduino", 0x2A03: "Arduino", 0x1A86: "CH340 (Arduino clone)", 0x0403: "FTDI"}
 

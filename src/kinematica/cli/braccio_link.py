@@ -23,9 +23,10 @@ import select
 import socket
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..hardware import Braccio, CommandRefused, LinkError
 from .common import jsonable

@@ -9,7 +9,8 @@ command prints. `state_text` and `play_text` are the table views.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -10,22 +10,22 @@ from the command line, and JSON output with every vector on one line.
 
 from __future__ import annotations
 
-from ..errors import KinematicaError
-
 import argparse
 import json
 import math
 import re
 import sys
-from contextvars import ContextVar
 import warnings
-from typing import Any, Sequence, TextIO
+from collections.abc import Sequence
+from contextvars import ContextVar
+from typing import Any, TextIO
 
 import numpy as np
 
 import kinematica as km
 
 from ..bounds import BOUND_WORDS, joint_bounds
+from ..errors import KinematicaError
 
 ROBOT_HELP = "bundled robot name or .yaml/.urdf robot file"
 JSON_HELP = "print JSON instead of tables"

@@ -22,8 +22,16 @@ from ..bounds import EVALUATIONS, count, sample_count
 from ..dynamics import GRAVITY, length_scale
 from ..simulation import MAX_EVALUATIONS
 from . import text_dynamics as view
-from .common import (Failure, UsageError, add_robot, emit, finite_numbers, robot_of,
-                     option_joint_values, q_deg)
+from .common import (
+    Failure,
+    UsageError,
+    add_robot,
+    emit,
+    finite_numbers,
+    option_joint_values,
+    q_deg,
+    robot_of,
+)
 from .progress import Progress
 
 FORMATS = {".csv": "CSV", ".json": "JSON"}

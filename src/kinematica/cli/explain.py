@@ -15,9 +15,17 @@ import numpy as np
 
 from .. import atomic
 from . import ik as cli_ik
+from .common import (
+    UsageError,
+    add_robot,
+    dumps,
+    finite_numbers,
+    jsonable,
+    option_joint_values,
+    robot_of,
+    with_warnings,
+)
 from .targets import add_target_args, ik_target
-from .common import (UsageError, add_robot, dumps, finite_numbers, jsonable, option_joint_values, robot_of,
-                     with_warnings)
 
 if TYPE_CHECKING:
     from ..explain import Document

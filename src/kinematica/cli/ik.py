@@ -4,7 +4,8 @@ the verdict in words. An unreachable or unsolved target is an answer (exit code 
 from __future__ import annotations
 
 import argparse
-from typing import Any, Sequence, TextIO
+from collections.abc import Sequence
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -13,9 +14,16 @@ import kinematica as km
 from ..bounds import RESTARTS, count
 from ..ik import CLOSED_FORMS, has_analytic, helical_refusal
 from . import text_ik
+from .common import (
+    UsageError,
+    add_robot,
+    emit,
+    finite_numbers,
+    option_joint_values,
+    q_deg,
+    robot_of,
+)
 from .learn import model_options
-from .common import (UsageError, add_robot, emit, finite_numbers, robot_of, option_joint_values,
-                     q_deg)
 from .targets import add_target_args, ik_target
 
 IK_METHODS = ("lm", "gn", "newton", "transpose", "dls", "analytic")

@@ -11,9 +11,9 @@ import numpy as np
 import kinematica as km
 
 from ..kinematics import ROWS, report, select_rows
-from . import text
 from ..model.visual import to_dicts
-from .common import add_robot, emit, joint_values, robot_of, q_deg
+from . import text
+from .common import add_robot, emit, joint_values, q_deg, robot_of
 
 
 def cmd_robots(args: argparse.Namespace, out: TextIO) -> int:

@@ -13,9 +13,9 @@ import kinematica as km
 from .. import atomic
 from ..bounds import EPOCHS, RULES, TRAINING, count
 from . import text_learn
-from .targets import add_target_args, ik_target
 from .common import JSON_HELP, Failure, UsageError, add_robot, emit, robot_of
 from .progress import Progress
+from .targets import add_target_args, ik_target
 
 
 def read_model(path: str, flag: str, kind: str = "ik"):

@@ -23,8 +23,15 @@ from typing import Any, TextIO
 import kinematica as km
 
 from ..bounds import FRAMES, POINTS, count
-from .common import (Failure, UsageError, add_robot, emit, finite_numbers, robot_of,
-                     option_joint_values)
+from .common import (
+    Failure,
+    UsageError,
+    add_robot,
+    emit,
+    finite_numbers,
+    option_joint_values,
+    robot_of,
+)
 from .dynamics import check_trajectory
 from .ik import IK_METHODS
 from .targets import TARGET_OPTIONS, add_target_args, ik_target

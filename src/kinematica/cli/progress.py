@@ -17,7 +17,8 @@ kinematica: simulating puma560: t = 0.4 of 1 s, 400 evaluations (Ctrl+C stops)
 from __future__ import annotations
 
 import time
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 
 class Progress:

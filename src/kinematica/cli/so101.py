@@ -23,8 +23,15 @@ import numpy as np
 
 from ..export import JointStateSender, StreamError, jointstate
 from ..extras import need
-from ..hardware import (BusError, BusFault, CommandRefused, Imperfection, So101, So101Emulator,
-                        save_so101_calibration)
+from ..hardware import (
+    BusError,
+    BusFault,
+    CommandRefused,
+    Imperfection,
+    So101,
+    So101Emulator,
+    save_so101_calibration,
+)
 from ..hardware.so101_calibration import NAMES, So101CalibrationError
 from ..textfmt import table
 from .common import Failure, UsageError, emit, finite_numbers

@@ -54,7 +54,9 @@ def write_plot(r: Any, path: str) -> Path:
     axes[0].legend(fontsize=8)
     axes[-1].set_xlabel("t (s)")
     fig.tight_layout()
-    from ..viz.style import save  # the whole image or none (kinematica.atomic), its format from the name
+    from ..viz.style import (
+        save,  # the whole image or none (kinematica.atomic), its format from the name
+    )
 
     out = save(fig, Path(path))
     plt.close(fig)

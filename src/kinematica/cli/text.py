@@ -7,7 +7,8 @@ Each function takes a robot and the plain data its subcommand built for JSON, an
 from __future__ import annotations
 
 import textwrap
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -28,10 +28,27 @@ import kinematica as km
 from ..spatial import matrix_to_rpy
 from ..trajectory import TASKS
 from . import text_traj as view
-from .common import Failure, UsageError, add_robot, emit, robot_of, option_joint_values, q_deg
+from .common import (
+    Failure,
+    UsageError,
+    add_robot,
+    emit,
+    option_joint_values,
+    q_deg,
+    robot_of,
+)
 from .dynamics import FORMATS, _out_path, joint_units
-from .traj_plan import (MODES, PROFILES, check_mode_options, default_task, entry_note, limit_failures,
-                        plan_joint, plan_path, resolve_mode)
+from .traj_plan import (
+    MODES,
+    PROFILES,
+    check_mode_options,
+    default_task,
+    entry_note,
+    limit_failures,
+    plan_joint,
+    plan_path,
+    resolve_mode,
+)
 
 
 # --- summary, files -------------------------------------------------------------------------

@@ -118,8 +118,7 @@ def _make(make: Any, robot: Any, args: argparse.Namespace, kw: dict[str, Any], p
     (`had_parts[0]` turns False: what is there now is this run's)."""
     import warnings
 
-    from ..workspace import WorkspaceWarning
-    from ..workspace import OtherJobError
+    from ..workspace import OtherJobError, WorkspaceWarning
 
     def run() -> Any:
         with warnings.catch_warnings():

@@ -2,12 +2,12 @@
 regressor τ = Y·π and identification of the base parameters. Simulation, which returns a
 `Trajectory`, is a layer above (`kinematica.simulation`)."""
 
-from .params import GRAVITY, DynamicsError, length_scale, link_params, with_payload
-from .rne import rne
 from .energy import energy, kinetic_energy, potential_energy
-from .terms import coriolis, forward_dynamics, gravity_torques, mass_matrix
-from .regressor import inertial_parameters, regressor, with_parameters
 from .identify import base_parameters, exciting_trajectory, identify
+from .params import GRAVITY, DynamicsError, length_scale, link_params, with_payload
+from .regressor import inertial_parameters, regressor, with_parameters
+from .rne import rne
+from .terms import coriolis, forward_dynamics, gravity_torques, mass_matrix
 
 __all__ = ["rne", "energy", "kinetic_energy",
            "potential_energy", "mass_matrix", "gravity_torques", "coriolis", "forward_dynamics", "DynamicsError", "link_params", "with_payload",

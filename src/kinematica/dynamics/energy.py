@@ -8,10 +8,10 @@ from numpy.typing import ArrayLike
 
 from ..kinematics.chain import check_q
 from ..kinematics.fk import fk_frames
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from .params import GRAVITY, link_params
 from .terms import mass_matrix
-from ..model.coerce import takes_robot
 
 
 @takes_robot

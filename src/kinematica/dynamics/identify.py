@@ -21,14 +21,13 @@ measure of how well the motion excited the parameters.
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..bounds import SAMPLES, count
+from ..errors import InputError
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from .params import GRAVITY

@@ -7,16 +7,15 @@ every routine of this package converts to metres here, once, so torques come out
 
 from __future__ import annotations
 
-from ..errors import KinematicaError
-
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.inertial import combined
-from ..model.robot import Robot
+from ..errors import KinematicaError
 from ..model.coerce import takes_robot
+from ..model.inertial import combined
 from ..model.memo import per_robot
+from ..model.robot import Robot
 
 G = 9.80665  # standard gravity, m/s²
 GRAVITY = np.array([0.0, 0.0, -G])

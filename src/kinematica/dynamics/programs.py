@@ -13,7 +13,8 @@ hand side u = τ − τ_friction.
 from __future__ import annotations
 
 import math
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 

@@ -25,12 +25,11 @@ True
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..bounds import REGRESSOR
+from ..errors import InputError
 from ..model.coerce import takes_robot
 from ..model.inertial import Inertial
 from ..model.robot import Robot

@@ -12,20 +12,19 @@ All in SI: N·m for revolute joints, N for prismatic ones.
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import math
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import InputError
 from ..kinematics.cache import cache_if_made
 from ..kinematics.chain import check_q
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
+from ..typing import QD, QDD, Q, Torques
 from .packing import dynamics_handle
 from .params import GRAVITY
-from ..model.coerce import takes_robot
-from ..typing import QD, QDD, Q, Torques
 
 SMALL = 16  # up to this many states, a loop over single states beats a traced program's rows (terms.py)
 

@@ -19,13 +19,13 @@ from numpy.typing import ArrayLike
 
 from ..kinematics.cache import cache_if_made
 from ..kinematics.chain import check_q, not_finite
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from . import programs as pg
 from .local import local
 from .packing import dynamics_handle
 from .params import GRAVITY, DynamicsError
 from .rne import SMALL, check_like, check_vector, gravity_kind
-from ..model.coerce import takes_robot
 
 BOUND = 1e12  # tr(M) tr(M⁻¹) below this proves λ_min > 1e-12 λ_max, the test of a regular M
 

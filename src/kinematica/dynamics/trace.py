@@ -16,7 +16,8 @@ arrays holding a chunk of states (each line one vectorised operation over the ch
 
 from __future__ import annotations
 
-from typing import Callable, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Union
 
 Scalar = Union["Sym", float]
 _COMMUTATIVE = ("+", "*")
@@ -27,7 +28,7 @@ class Sym:
 
     __slots__ = ("tape", "name")
 
-    def __init__(self, tape: "Tape", name: str) -> None:
+    def __init__(self, tape: Tape, name: str) -> None:
         self.tape, self.name = tape, name
 
     def __add__(self, o): return self.tape.op("+", self, o)

@@ -17,17 +17,18 @@ from ..extras import require
 
 require("explain", "kinematica.explain")  # one line naming the extra, not a traceback from SymPy's absence
 
-from ..errors import InputError
-
 from typing import Any
 
+from ..errors import InputError
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from .codegen import compile_source, fk_source, jacobian_source
 from .document import Document, Math, Quantity, Section, Step, Table
 from .notation import Formula, latex, mathml
-from .render_html import sections_html  # the simulator's Math tab: a document's body, no page around it
+from .render_html import (
+    sections_html,  # the simulator's Math tab: a document's body, no page around it
+)
 from .symbolic import Chain, chain, fk_symbolic, jacobian_symbolic, joint_symbols
-from ..model.coerce import takes_robot
 
 FORMATS = ("text", "md", "html", "tex")
 

@@ -10,17 +10,16 @@ their FK check. Every branch is checked against kinematica's own analytic solver
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import InputError
 from ..ik.analytic import analytic_solutions, geometric5, solver_name
 from ..ik.analytic.planar import ELBOWS
 from ..ik.analytic.planar import LABELS as ELBOW_LABELS
 from ..ik.analytic.planar import lengths as planar_lengths
-from ..ik.reach import distance
 from ..ik.frame import fit_target
+from ..ik.reach import distance
 from ..ik.target import Target, as_target
 from ..kinematics.chain import check_q
 from ..kinematics.fk import fk
@@ -163,7 +162,7 @@ def _planar(doc: Document, robot: Robot, t: Target, q_ref: np.ndarray, deg: bool
                                       table=_branch_table(robot, t, q_ref[None], deg))
 
 
-def explain_analytic_ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLike | None = None, *,
+def explain_analytic_ik(robot: Robot, target: Target | ArrayLike, q0: ArrayLike | None = None, *,
                         deg: bool | None = None) -> Document:
     """The closed-form IK of one target, step by step (paper 003's method on 5-DOF arms)."""
     t = fit_target(robot, as_target(target))

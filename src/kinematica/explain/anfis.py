@@ -27,7 +27,14 @@ from ..ik.residual import errors
 from ..ik.target import as_target
 from ..kinematics.fk import fk
 from ..model.robot import Robot
-from .common import joint_math, joint_value, joints_quantity, joints_text, use_degrees, vector
+from .common import (
+    joint_math,
+    joint_value,
+    joints_quantity,
+    joints_text,
+    use_degrees,
+    vector,
+)
 from .document import Document, Math, Table, number_latex, number_text
 
 TOP = 6  # rules listed in full per joint (the strongest): the rest are summed in one line

@@ -3,7 +3,8 @@ robot's parameter table with its units, and small constructors for the document 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

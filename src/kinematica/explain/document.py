@@ -16,8 +16,9 @@ builders (fk.py, jacobian.py, ik.py, analytic.py, dynamics.py) fill it; the rend
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import InputError
 from ..dynamics.params import GRAVITY, link_params
 from ..dynamics.rne import rne
+from ..errors import InputError
 from ..kinematics.chain import check_q
 from ..kinematics.fk import fk_frames
 from ..model.robot import Robot

@@ -16,11 +16,11 @@ user wrote (0.246, not 123/500), keeping halves as fractions (√2/2 stays √2/
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import math
 
 import sympy as sp
+
+from ..errors import InputError
 
 DUST = 1e-12  # below this (relative to 1) a matrix entry is rounding dust of zero
 _SURDS = [sp.sqrt(2), sp.sqrt(3), sp.sqrt(6)]

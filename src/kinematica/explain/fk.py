@@ -6,21 +6,28 @@ product of exponentials (Modern Robotics §4.1), from `kinematics.reference`."""
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import numpy as np
 import sympy as sp
 from numpy.typing import ArrayLike
 
 from .. import spatial
+from ..errors import InputError
 from ..kinematics.chain import check_q
 from ..kinematics.fk import fk_frames
 from ..kinematics.manipulability import is_planar
 from ..kinematics.reference import fk_space, screw_list
 from ..model.robot import Robot
 from .codegen import fk_source
-from .common import (convention, joint_math, joints_quantity, joints_text, matrix, parameter_table,
-                     use_degrees, vector)
+from .common import (
+    convention,
+    joint_math,
+    joints_quantity,
+    joints_text,
+    matrix,
+    parameter_table,
+    use_degrees,
+    vector,
+)
 from .document import Document, Math, Table
 from .notation import Formula, latex, legend, matrix_latex, matrix_text, text
 from .symbolic import Chain, chain

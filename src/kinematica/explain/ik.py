@@ -11,22 +11,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import InputError
-
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import InputError
+from ..ik.frame import fit_target
+from ..ik.options import limit_mode, solver_options
 from ..ik.reach import bound, distance, reach_check
 from ..ik.residual import residual
-from ..ik.options import limit_mode, solver_options
-from ..ik.frame import fit_target
 from ..ik.solve import ik
 from ..ik.target import Target, as_target
 from ..kinematics.chain import check_q
 from ..kinematics.fk import fk_frames
 from ..kinematics.jacobian import fk_jacobian
 from ..model.robot import Robot
-from .common import joint_math, joints_quantity, joints_text, matrix, scalar, use_degrees, vector
+from .common import (
+    joint_math,
+    joints_quantity,
+    joints_text,
+    matrix,
+    scalar,
+    use_degrees,
+    vector,
+)
 from .document import Document, Math, Table, number_text
 from .notation import Formula, legend
 from .symbolic import chain
@@ -261,7 +268,7 @@ def _answer(doc: Document, robot: Robot, t: Target, res, history: list, deg: boo
            + (" The arm is near a singularity there." if res.near_singular else ""))
 
 
-def explain_ik(robot: Robot, target: "Target | ArrayLike", q0: ArrayLike | None = None, *, method: str = "lm",
+def explain_ik(robot: Robot, target: Target | ArrayLike, q0: ArrayLike | None = None, *, method: str = "lm",
                limits: str = "clip", deg: bool | None = None, **options) -> Document:
     """Numeric IK of one target from q0 (default: the robot's home), step by step; options as
     `km.ik` (tol_position, max_iter, lambda0, damping, restarts …)."""

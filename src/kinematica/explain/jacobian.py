@@ -4,11 +4,10 @@ singularity verdict in words."""
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import InputError
 from ..kinematics.chain import check_q
 from ..kinematics.fk import fk_frames
 from ..kinematics.jacobian import jacobian

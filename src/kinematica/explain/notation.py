@@ -16,8 +16,8 @@ common factors pulled out, the user's decimals — in LaTeX, MathML and plain te
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import sympy as sp
 from sympy.printing.latex import LatexPrinter

@@ -11,13 +11,12 @@ with CSS that gives matrices room to breathe.
 
 from __future__ import annotations
 
-from ..errors import InputError, SetupError
-
 import html
 import os
 import re
 from functools import lru_cache
 
+from ..errors import InputError, SetupError
 from .document import Document, Table, cell_text, values_latex
 from .notation import mathml
 

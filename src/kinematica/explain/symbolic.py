@@ -25,8 +25,6 @@ L_1*sin(theta_1) + L_2*sin(theta_1 + theta_2) + L_3*sin(theta_1 + theta_2 + thet
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,11 +32,12 @@ import sympy as sp
 from sympy.simplify.fu import TR10i
 
 from .. import spatial
+from ..errors import InputError
 from ..kinematics.fk import fk
+from ..model.memo import per_robot
 from ..model.robot import Robot
 from .exact import angle, entry, length
 from .notation import latex
-from ..model.memo import per_robot
 
 PARAMS = ("numeric", "symbolic")
 
@@ -188,7 +187,7 @@ def _frames_links(robot: Robot, q) -> list[Link]:
         align = exact_matrix(spatial.homogeneous(spatial.axis_to_z(np.asarray(row["axis"], float)), [0, 0, 0]))
         if row.get("rotation") is not None:
             R = exact_matrix(spatial.homogeneous(np.asarray(row["rotation"], float), [0, 0, 0]))
-            t_rot = "R_{%d}" % (i + 1)
+            t_rot = f"R_{{{i + 1}}}"
         else:
             r, p, y = (angle(v, unit) for v in row["rpy"])
             R = rot_z(y) * rot_y(p) * rot_x(r)

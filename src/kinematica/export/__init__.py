@@ -2,8 +2,8 @@
 a live joint-state stream (`JointStateSender`: JSON lines over UDP) for an engine that mirrors
 the arm."""
 
-from .gltf import to_glb
 from . import jointstate
+from .gltf import to_glb
 from .jointstate import JointStateSender, StreamError
 
 __all__ = ["to_glb", "JointStateSender", "StreamError",

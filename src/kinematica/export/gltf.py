@@ -24,12 +24,11 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..bounds import SAMPLES, count
-from ..extras import need
-from ..errors import InputError, InputTypeError
-
 import numpy as np
 
+from ..bounds import SAMPLES, count
+from ..errors import InputError, InputTypeError
+from ..extras import need
 from ..model.coerce import takes_robot
 from ..model.robot import MAX_LENGTH, Robot
 from ..model.visual import gripper_fraction, missing_bodies
@@ -90,7 +89,7 @@ def _matrix(T: np.ndarray, scale: float) -> list[float]:
     return M.T.ravel().tolist()
 
 
-def _trajectory(trajectory: object) -> "Trajectory | None":
+def _trajectory(trajectory: object) -> Trajectory | None:
     """A Trajectory, None, or the trajectory in a .csv/.json file; else a clear error."""
     from ..trajectory import Trajectory, load
 

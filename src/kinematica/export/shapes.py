@@ -8,7 +8,7 @@ closing fraction) applied. Primitives are tessellated by trimesh; a mesh file is
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 

@@ -31,17 +31,25 @@ its state is the one the board last commanded; the SO-101's bus servos are read.
 """
 
 from .arm import Arm
-
 from .bridge import Braccio
-from .reports import STATE_NOTE, ArmState, MoveReport, PlayResult
-from .calibration import Calibration, CalibrationError, load_calibration, save_calibration
+from .calibration import (
+           Calibration,
+           CalibrationError,
+           load_calibration,
+           save_calibration,
+)
 from .emulator import Emulator, Misbehaviour
+from .feetech_bus import BusError, ServoFault
 from .limits import CommandRefused
 from .link import LinkError, LinkTimeout
 from .protocol import ProtocolError
-from .feetech_bus import BusError, ServoFault
+from .reports import STATE_NOTE, ArmState, MoveReport, PlayResult
 from .so101 import So101, So101Move, So101State
-from .so101_calibration import So101Calibration, load_so101_calibration, save_so101_calibration
+from .so101_calibration import (
+           So101Calibration,
+           load_so101_calibration,
+           save_so101_calibration,
+)
 from .so101_emulator import BusFault, So101Emulator
 from .so101_play import TrackingReport
 from .so101_teleop import TeleopReport, teleop

@@ -46,7 +46,7 @@ class Arm(ABC):
     @abstractmethod
     def state(self) -> Any: ...
 
-    def __enter__(self) -> "Arm":
+    def __enter__(self) -> Arm:
         self.connect()
         return self
 

@@ -19,25 +19,36 @@ board last commanded, not a measurement.
 
 from __future__ import annotations
 
-from ..errors import InputError, InputTypeError
-
 import math
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import InputError, InputTypeError
 from ..model import Robot
 from ..model.library import load as _load
 from ..trajectory import Trajectory
 from . import protocol as pr
 from .arm import Arm
 from .calibration import Calibration, load_calibration
-from .limits import (CommandRefused, check_robot, check_speed, check_stream_accel, check_stream_speed,
-                     check_stream_steps, gripper_degrees, quantisation_error, reached_q, servo_degrees, whole_degrees)
+from .limits import (
+    CommandRefused,
+    check_robot,
+    check_speed,
+    check_stream_accel,
+    check_stream_speed,
+    check_stream_steps,
+    gripper_degrees,
+    quantisation_error,
+    reached_q,
+    servo_degrees,
+    whole_degrees,
+)
 from .link import BoardReset, Link, LinkError, LinkTimeout
 from .reports import ArmState, MoveReport, PlayResult, ms_between, sample
 from .stream import StreamResult, stop_now, stream
@@ -129,7 +140,7 @@ class Braccio(Arm):
             self.link.close()
         self.link, self.banner = None, None
 
-    def __enter__(self) -> "Braccio":
+    def __enter__(self) -> Braccio:
         self.connect()
         return self
 

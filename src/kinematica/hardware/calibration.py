@@ -23,9 +23,6 @@ A calibration file is YAML (or JSON) listing only the servos that differ:
 
 from __future__ import annotations
 
-from .. import atomic
-from ..errors import KinematicaError
-
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +32,8 @@ import numpy as np
 import yaml
 from numpy.typing import ArrayLike
 
+from .. import atomic
+from ..errors import KinematicaError
 from .protocol import RANGES, SERVOS
 
 CENTRE = np.array([(lo + hi) / 2 for lo, hi in RANGES])  # degrees: the middle of each servo's range
@@ -70,7 +69,7 @@ class Calibration:
         return CENTRE + np.asarray(self.direction) * (np.asarray(physical, float) - np.asarray(self.offset) - CENTRE)
 
     @classmethod
-    def from_data(cls, data: Any, where: str = "calibration") -> "Calibration":
+    def from_data(cls, data: Any, where: str = "calibration") -> Calibration:
         if not isinstance(data, dict) or not isinstance(data.get("servos", {}), dict):
             raise CalibrationError(f"{where}: expected a mapping with a 'servos' mapping (M1…M6)")
         unknown = set(data) - {"servos"} | set(data.get("servos", {})) - set(SERVOS)

@@ -30,8 +30,8 @@ Status(id=1, error=0, data=b'\\x00\\x08')
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from ..errors import KinematicaError
 

@@ -16,7 +16,8 @@ check that nothing left after a fault.
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..errors import InputError, KinematicaError
 from ..extras import need

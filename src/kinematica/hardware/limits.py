@@ -17,11 +17,10 @@ kinematica.hardware.limits.CommandRefused: joint 'M2 shoulder' = 100° is outsid
 
 from __future__ import annotations
 
-from ..errors import KinematicaError
-
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import KinematicaError
 from ..kinematics import fk
 from ..model import Robot, to_servo
 from ..model.servo import servo_mapping

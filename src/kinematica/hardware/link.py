@@ -11,14 +11,12 @@ caller (or a test) can check that nothing left after a fault but the stop (`send
 
 from __future__ import annotations
 
-from ..extras import need
-from ..errors import KinematicaError
-
 import time
 from typing import Any
 
+from ..errors import KinematicaError
+from ..extras import need
 from . import protocol as pr
-
 
 _POLL = 0.02  # s: a read waits at most this long, so deadlines hold to ~20 ms without
 #               changing the port's timeout (a termios call on a real port) for every read

@@ -48,12 +48,11 @@ Ack(seq=3)
 
 from __future__ import annotations
 
-from ..errors import InputTypeError, KinematicaError
-
 import math
 import re
 from dataclasses import dataclass
-from typing import Union
+
+from ..errors import InputTypeError, KinematicaError
 
 VERSION = 2
 BAUD = 115200
@@ -148,7 +147,7 @@ class KeepAlive:
     pass
 
 
-Command = Union[Move, Home, Stream, Query, Stop, Version, KeepAlive]
+Command = Move | Home | Stream | Query | Stop | Version | KeepAlive
 _SIMPLE = {"?": Query(), "S": Stop(), "V": Version(), "K": KeepAlive()}
 
 
@@ -273,7 +272,7 @@ class Error:
     text: str = ""
 
 
-Reply = Union[Banner, Ok, Ack, State, Error]
+Reply = Banner | Ok | Ack | State | Error
 ERRORS = {0: "malformed line", 1: "value out of range", 2: "bad checksum", 3: "sequence out of order",
           4: "busy", 5: "watchdog"}
 DEFAULT_BANNER = Banner(VERSION, DEPTH, WATCHDOG_MS, SPEED_RANGE, RANGES, HOME)

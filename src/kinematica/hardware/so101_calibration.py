@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -57,7 +57,7 @@ class So101Calibration:
     servos: tuple[ServoCalibration, ...]
 
     @staticmethod
-    def default(limits: np.ndarray) -> "So101Calibration":
+    def default(limits: np.ndarray) -> So101Calibration:
         """Offset 0, sign +1, ranges from the model's joint limits (rad) and the gripper's."""
         rows = [ServoCalibration(i + 1, 0, (round(CENTRE + lo * PER_RAD), round(CENTRE + hi * PER_RAD)))
                 for i, (lo, hi) in enumerate(limits[:5])]
@@ -83,7 +83,7 @@ class So101Calibration:
     def _zeros(self) -> np.ndarray:
         return np.array([s.zero for s in self.servos], float)
 
-    def with_offsets(self, offsets: np.ndarray) -> "So101Calibration":
+    def with_offsets(self, offsets: np.ndarray) -> So101Calibration:
         """This calibration with joint offsets δ (5, rad, from `km.identify_offsets`) added to
         what the joints read: each zero moved by −sign · δ · 4096/2π ticks."""
         d = np.asarray(offsets, float)

@@ -26,8 +26,9 @@ from __future__ import annotations
 import select
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from ..errors import InputError
 from . import feetech as ft

@@ -18,8 +18,9 @@ nothing more is sent, and the result says which joint and why.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -13,7 +13,8 @@ written): the range of a joint nobody moved would refuse every command.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -29,8 +29,9 @@ no more. Ctrl+C ends a session normally (ok), the follower held where it is.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -9,28 +9,27 @@ list is sorted by distance to the current configuration.
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..bounds import SEEDS, SOLVES, count
+from ..errors import InputError
 from ..kinematics.chain import check_q
+from ..kinematics.fk import fk
 from ..kinematics.jacobian import jacobian
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from .collide import mark, seat_of
+from .frame import fit_target, judged, solver_problem
 from .limits import random_seeds, wrap_into_limits
 from .numeric import iterate
 from .options import METHODS, Options
-from .frame import fit_target, judged, solver_problem
 from .reach import reach_check
+from .residual import errors
 from .result import IKResult
+from .target import Target
 from .tolerance import default_tolerance
 from .verdict import near_singular as _near_singular
-from .target import Target
-from .residual import errors
-from ..kinematics.fk import fk
-from ..model.coerce import takes_robot
 
 SAME = 1e-6  # rad (or length unit): two solutions closer than this are one
 ORIENTATION_TOL = 1e-6  # rad: a solution's orientation error must be below this (as `km.ik`'s default)
@@ -79,7 +78,7 @@ def _candidates(robot: Robot, t: Target, current: np.ndarray, seeds: int, rng, m
 
 
 @takes_robot
-def ik_all(robot: Robot, target: "Target | ArrayLike", current: ArrayLike | None = None, *,
+def ik_all(robot: Robot, target: Target | ArrayLike, current: ArrayLike | None = None, *,
            seeds: int = 200, method: str = "lm", seed: int | None = 0,
            max_redundant: int = 12, scene=None, colliding: str = "mark") -> list[IKResult]:
     """All distinct configurations reaching one target, nearest to `current` first.
@@ -174,7 +173,7 @@ def _one(robot: Robot, world: Target, rs: Robot, t: Target, q: np.ndarray, label
 
 
 @takes_robot
-def self_motion(robot: Robot, target: "Target | ArrayLike", q_start: ArrayLike, *, samples: int = 72,
+def self_motion(robot: Robot, target: Target | ArrayLike, q_start: ArrayLike, *, samples: int = 72,
                 step: float = 0.1) -> np.ndarray:
     """Walk the self-motion manifold of a redundant problem (one free degree of freedom):
     step along the null space of the task Jacobian, then pull back onto the target with a few

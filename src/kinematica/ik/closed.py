@@ -3,10 +3,9 @@ and the closed form as the last resort of Levenberg–Marquardt (`rescue`)."""
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import numpy as np
 
+from ..errors import InputError
 from ..kinematics.handle import chain_handle
 from ..model.robot import Robot
 from .closed_pack import TARGET_KINDS, closed_form, fits, labels

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kinematics.cache import cache_of
+from ..model.memo import per_robot
 from ..model.robot import LIMIT_TOL, Robot
 from .analytic import solver_name
 from .analytic.geometry import LENGTH_TOL, ROUNDING
-from ..kinematics.cache import cache_of
-from ..model.memo import per_robot
 from .target import Target
 
 TARGET_KINDS = {"pose": 0, "position": 1, "approach": 2, "planar": 3}  # src/core/residual.hpp

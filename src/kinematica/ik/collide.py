@@ -12,14 +12,14 @@ checked; it must have the same joints as the robot solved.
 
 from __future__ import annotations
 
-from ..errors import InputError, InputTypeError
-
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from ..bounds import SEEDS
+from ..errors import InputError, InputTypeError
 from ..model.robot import Robot
 from .result import IKResult
 

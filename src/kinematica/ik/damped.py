@@ -51,7 +51,9 @@ def damped_steps(Je: np.ndarray, e: np.ndarray, lam: np.ndarray) -> np.ndarray:
 def damped_step(Je: np.ndarray, e: np.ndarray, lam: float) -> np.ndarray:
     """Δq (n,) for one problem, Je (k, n) and e (k,): the core's Cholesky solve, or least squares
     where the damped system is not positive definite in floating point."""
-    from .._core import damped_step as solve  # (the core loads at the first solve, not at import)
+    from .._core import (
+        damped_step as solve,  # (the core loads at the first solve, not at import)
+    )
 
     dq = solve(Je, e, lam)
     if dq is not None:

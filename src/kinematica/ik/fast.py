@@ -17,20 +17,21 @@ rare, 0.01 % of random targets, and out-of-reach ones are refused before any sol
 from __future__ import annotations
 
 import math
+
 import numpy as np
 
 from .._core import reach_distances
 from ..bounds import RESTARTS
 from ..kinematics.cache import cache_of
 from ..model.robot import Robot
+from .analytic import has_analytic
+from .closed_pack import closed_form
 from .frame import plane_of
 from .limits import LIMIT_MODES
+from .lm_core import solve_single, solver
 from .options import limit_mode, solver_options
 from .reach import allowance, bound
 from .result import IKResult
-from .analytic import has_analytic
-from .closed_pack import closed_form
-from .lm_core import solve_single, solver
 from .target import rotation_floats
 from .verdict import NEAR_WORDS
 

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..model.memo import per_robot
 from ..model.robot import Robot
 from .target import Target, TargetError, planar, pose
-from ..model.memo import per_robot
 
 LEVEL = 1e-12  # sin of the base z axis's tilt below this: the plane is parallel to the world xy plane
 ON_PLANE = 1e-9  # a 3-D point within this × the arm's size of the plane is on it

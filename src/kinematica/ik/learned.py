@@ -10,12 +10,11 @@ miss of so many length units unless it really meets the tolerances.
 
 from __future__ import annotations
 
-from ..errors import InputError, InputTypeError
-
 from typing import Any
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
 from ..model.robot import Robot
 from .reach import out_of_reach_message, reach_check
 from .result import IKResult

@@ -32,16 +32,17 @@ import secrets
 
 import numpy as np
 
-from ..kinematics.chain import end_single
 from ..kinematics.cache import cache_of
+from ..kinematics.chain import end_single
 from ..kinematics.handle import chain_handle
 from ..model.memo import per_robot
 from ..model.robot import LIMIT_TOL, Robot
+from .closed_pack import TARGET_KINDS as KINDS
+from .closed_pack import closed_form
 from .goals import goals
-from .restarts import HARD, NEAR, NO_PROGRESS, RESTART_ITER, modes
-from .closed_pack import TARGET_KINDS as KINDS, closed_form
 from .limits import MARGIN, polish_margin
 from .options import Options, Settings
+from .restarts import HARD, NEAR, NO_PROGRESS, RESTART_ITER, modes
 from .target import Target
 from .verdict import NEAR_SINGULAR
 

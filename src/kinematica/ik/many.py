@@ -14,7 +14,8 @@ import numpy as np
 from ..model.robot import Robot
 from .closed import rescue
 from .limits import random_seeds, wrap_into_limits
-from .lm_core import goals as core_goals, solve_batch, solver_for
+from .lm_core import goals as core_goals
+from .lm_core import solve_batch, solver_for
 from .numeric import iterate
 from .options import STALLED, Options, Settings
 from .reach import reach_check

@@ -22,9 +22,10 @@ import numpy as np
 from ..kinematics.jacobian import fk_jacobian
 from ..model.robot import Robot
 from .damped import damped_steps
+from .options import AT_LIMIT, CONVERGED, LIMIT, RUNNING, STALLED, Options
 from .residual import errors, residual
-from .options import CONVERGED, LIMIT, RUNNING, STALLED, AT_LIMIT, Options
 from .target import Target
+
 
 @dataclass
 class State:

@@ -12,7 +12,8 @@ from ..errors import InputError
 from ..kinematics.chain import check_q
 from ..model.robot import Robot
 from .closed import closed_form_seeds, rescue
-from .lm_core import goals as core_goals, solve_single, solver_for
+from .lm_core import goals as core_goals
+from .lm_core import solve_single, solver_for
 from .options import CONVERGED, STALLED, Settings
 from .reach import Reach, out_of_reach_message, reach_check
 from .result import IKResult

@@ -20,11 +20,10 @@ import numpy as np
 
 from .._core import reach_distances
 from ..kinematics.fk import fk_frames
+from ..model.memo import per_robot
 from ..model.robot import Robot
 from .goals import goals
 from .target import Target
-from ..model.memo import per_robot
-
 
 ROUNDING = 1e-12  # relative to the chain's size: FK's rounding (~n·ε) with a wide margin
 TOL_SHARE = 1e-3  # of the chain's size: the most of the position tolerance the bound takes in

@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..spatial import rotation_error, rotation_error_floats
-
 from .pose_error import pose_error
 from .reach import distance
 from .target import Target

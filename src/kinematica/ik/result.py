@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..errors import InputTypeError
-
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from ..errors import InputTypeError
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -42,7 +42,7 @@ class IKResult:
     def batched(self) -> bool:
         return np.ndim(self.success) > 0
 
-    def __getitem__(self, idx) -> "IKResult":
+    def __getitem__(self, idx) -> IKResult:
         """The result of one target of a batch."""
         if not self.batched:
             raise InputTypeError("a single-target result cannot be indexed")

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..errors import InputError, InputTypeError
-
 import numpy as np
 
+from ..errors import InputError, InputTypeError
 from ..kinematics.jacobian import fk_jacobian
 from ..model.robot import LIMIT_TOL, Robot
 from .residual import errors, residual

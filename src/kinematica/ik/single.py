@@ -19,12 +19,12 @@ import numpy as np
 
 from ..kinematics.chain import end_single
 from ..model.robot import LIMIT_TOL, Robot
-from .restarts import NEAR, NO_PROGRESS, RESTART_ITER, modes, restart_seeds
 from .damped import damped_step
 from .limits import pinned, polish_margin, wrap_floats
 from .options import AT_LIMIT, CONVERGED, LIMIT, OUTSIDE, STALLED, Options
 from .pose_error import pose_error_one
 from .residual import errors, residual
+from .restarts import NEAR, NO_PROGRESS, RESTART_ITER, modes, restart_seeds
 from .target import Target
 from .verdict import NEAR_SINGULAR
 
@@ -80,7 +80,7 @@ def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
     e = Je = last = None
     while True:
         e_t, Je_t, E_t, pos, ori = pb.evaluate(qt)
-        fresh = E == math.inf
+        fresh = math.inf == E
         it += not fresh
         acc = (E_t < E) if adaptive else True
         if history is not None and last is not None:
@@ -103,7 +103,7 @@ def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
         if clip:
             qt = np.clip(qt, pb.lo, pb.hi)
         last = (E, lam, dq)
-        if E < 0.5 * best:
+        if 0.5 * best > E:
             best, since = E, it
         if pb.enforce and pos < NEAR * pb.scale and ori < NEAR and pb.outside(q):
             return q, OUTSIDE, it

@@ -29,7 +29,14 @@ from .frame import fit_target, judged, solver_problem
 from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
 from .many import solve_targets
 from .one import solve_target
-from .options import Call, Settings, check_option_names, default_tolerance, limit_mode, solver_options
+from .options import (
+    Call,
+    Settings,
+    check_option_names,
+    default_tolerance,
+    limit_mode,
+    solver_options,
+)
 from .result import IKResult
 from .secondary import check_goals
 from .seeds import initial_seeds
@@ -37,9 +44,9 @@ from .target import Target
 
 
 @takes_robot
-def ik(robot: Robot, target: "Target | PoseLike", q0: "Q | str | None" = None, method: str = "lm", *,
+def ik(robot: Robot, target: Target | PoseLike, q0: Q | str | None = None, method: str = "lm", *,
        limits: str = "auto", restarts: int = 200, seed: int | None = 0, secondary: dict | None = None,
-       rest: "ArrayLike | None" = None, model=None, scene=None, **options) -> IKResult:
+       rest: ArrayLike | None = None, model=None, scene=None, **options) -> IKResult:
     """Joint values that put the tool on `target`.
 
     target: a `Target` (see `kinematica.ik.target`: pose, position, orientation forms, approach

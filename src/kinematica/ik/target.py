@@ -15,12 +15,12 @@ the horizontal (paper 003; the approach then lies in the vertical plane through 
 
 from __future__ import annotations
 
-from ..errors import KinematicaError
-
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+from ..errors import KinematicaError
 
 KINDS = ("pose", "position", "approach", "planar")
 _ROWS = {"pose": np.arange(6), "position": np.arange(3), "approach": np.arange(6), "planar": np.array([0, 1]),
@@ -59,14 +59,14 @@ class Target:
         """Independent constraints: 6 pose, 3 position, 5 approach, 2 or 3 planar."""
         return {"pose": 6, "position": 3, "approach": 5, "planar": 2 + (self.phi is not None)}[self.kind]
 
-    def reshape(self, *shape: int) -> "Target":
+    def reshape(self, *shape: int) -> Target:
         """The same goals with another batch shape (e.g. flattened to (N,))."""
         def rs(x, tail):
             return None if x is None else x.reshape(shape + tail)
         return Target(self.kind, rs(self.p, (3,)), rs(self.R, (3, 3)), rs(self.a, (3,)),
                       rs(self.phi, ()), self.weights, rs(self.pitch, ()))
 
-    def __getitem__(self, idx) -> "Target":
+    def __getitem__(self, idx) -> Target:
         def pick(x):
             return None if x is None else x[idx]
         return Target(self.kind, pick(self.p), pick(self.R), pick(self.a), pick(self.phi), self.weights,
@@ -145,7 +145,9 @@ def orientation(p: ArrayLike, *, R: ArrayLike | None = None, rpy: ArrayLike | No
         raise TargetError(f"give exactly one orientation (R, rpy, euler_zyz or quat), got {list(given) or 'none'}")
     (kind, value), = given.items()
     p = _arr(p, (3,), "target position")
-    from scipy.spatial.transform import Rotation  # here: SciPy's import is most of a CLI call's start-up
+    from scipy.spatial.transform import (
+        Rotation,  # here: SciPy's import is most of a CLI call's start-up
+    )
 
     if kind == "R":
         Rm = _arr(value, (3, 3), "target rotation")
@@ -201,7 +203,7 @@ def planar(xy: ArrayLike, phi: ArrayLike | None = None, weights: ArrayLike | Non
     return Target("planar", p, phi=ph, weights=_weights(weights))
 
 
-def as_target(target: "Target | ArrayLike") -> Target:
+def as_target(target: Target | ArrayLike) -> Target:
     """A Target from a Target, a pose (..., 4, 4), a position (..., 3), or a Cartesian path
     (`km.trajectory.line`, `circle_through`, …: its poses)."""
     if isinstance(target, Target):

@@ -5,13 +5,12 @@ against is kinematics/reference.py."""
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import math
 from typing import NoReturn
 
 import numpy as np
 
+from ..errors import InputError
 from ..model.robot import Robot
 from .handle import chain_handle
 

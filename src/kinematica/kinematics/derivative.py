@@ -12,14 +12,13 @@ which is why `jacobian` uses the cross-product form; this one is for teaching an
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import InputError
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from .chain import check_q
-from ..model.coerce import takes_robot
 
 B_REVOLUTE = np.array([[0.0, -1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
 B_PRISMATIC = np.array([[0.0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0]])

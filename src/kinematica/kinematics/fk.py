@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
+from ..typing import Poses, Q
 from .cache import _KEY
 from .chain import not_finite, shaped_q
 from .handle import chain_handle
-from ..model.coerce import takes_robot
-from ..typing import Poses, Q
 
 _F8 = np.dtype(float)
 

@@ -6,17 +6,16 @@ core (`kinematics.handle`) for every call."""
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import InputError
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
+from ..typing import Jacobians, Q
 from .cache import _KEY
 from .chain import not_finite, shaped_q
 from .handle import chain_handle
-from ..model.coerce import takes_robot
-from ..typing import Jacobians, Q
 
 FRAMES = ("base", "tool", "space", "body")
 _CODES = {name: code for code, name in enumerate(FRAMES)}  # the core's frame numbers

@@ -12,16 +12,15 @@ Which rows form the task matters: a 4-joint arm can never reach full rank 6, so 
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..model.robot import Robot
-from ..model.coerce import takes_robot
+from ..errors import InputError
 from ..keywords import strict
+from ..model.coerce import takes_robot
+from ..model.robot import Robot
 
 # a task's rows of the 6 × n Jacobian (vx vy vz ωx ωy ωz): what `rows=` of the measures selects
 ROWS = {"full": (0, 1, 2, 3, 4, 5), "position": (0, 1, 2), "orientation": (3, 4, 5),

@@ -9,11 +9,11 @@ They equal the general `fk` / `jacobian` of `from_planar(L)`; the tests hold the
 
 from __future__ import annotations
 
-from ..errors import InputError
-from ..keywords import strict
-
 import numpy as np
 from numpy.typing import ArrayLike
+
+from ..errors import InputError
+from ..keywords import strict
 
 
 def _inputs(lengths: ArrayLike, theta: ArrayLike) -> tuple[np.ndarray, np.ndarray]:

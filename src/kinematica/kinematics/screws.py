@@ -8,10 +8,9 @@ rebuilds an equivalent robot.
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import numpy as np
 
+from ..errors import InputError
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from .jacobian import fk_jacobian

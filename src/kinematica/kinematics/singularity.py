@@ -17,19 +17,18 @@ size) and the smallest one names the kind.
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import InputError
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from .chain import check_q
 from .fk import fk_frames
 from .jacobian import jacobian
 from .manipulability import JacobianReport, report, select_rows, task_rows
-from ..model.coerce import takes_robot
 
 NEAR = 1e-3
 KIND_TOL = 1e-2  # a geometric measure below this names the kind

@@ -13,7 +13,14 @@ True
 
 from .anfis import Anfis, AnfisError
 from .dynamics import train_dynamics
-from .model import DynamicsModel, IKModel, ModelFileError, WrongRobotError, load_model, save_model
+from .model import (
+           DynamicsModel,
+           IKModel,
+           ModelFileError,
+           WrongRobotError,
+           load_model,
+           save_model,
+)
 from .sampling import LearnError, branch
 from .train import train_ik
 

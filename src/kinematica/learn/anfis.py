@@ -31,8 +31,8 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
@@ -88,7 +88,7 @@ class Anfis:
         """Coefficients per rule and output: d + P + 1."""
         return self.inputs + len(self.products) + 1
 
-    def with_products(self, pairs) -> "Anfis":
+    def with_products(self, pairs) -> Anfis:
         """This network with product regressors `pairs` ((P, 2) input indices) and zero consequents."""
         p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         if p.size and (p.min() < 0 or p.max() >= self.inputs):
@@ -100,7 +100,7 @@ class Anfis:
 SPACINGS = ("even", "ends")
 
 
-def grid(d: int, m: "int | list[int]", shape: str = "gauss", outputs: int = 1, spacing: str = "even") -> Anfis:
+def grid(d: int, m: int | list[int], shape: str = "gauss", outputs: int = 1, spacing: str = "even") -> Anfis:
     """A grid-partition network on [−1, 1]^d: m memberships per input (an int or one per input),
     neighbours crossing at 0.5 (each width from the mean gap to its neighbours); Π m_i rules;
     consequents zero. spacing "even": centres evenly spaced; "ends": at the Chebyshev–Lobatto

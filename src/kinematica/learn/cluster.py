@@ -15,9 +15,9 @@ deviation, the Gaussian membership of a rule centred there.
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import numpy as np
+
+from ..errors import InputError
 
 FUZZINESS = 2.0  # the exponent m: the usual choice
 

@@ -29,7 +29,8 @@ call against batched RNE.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -38,10 +39,10 @@ from ..dynamics.rne import rne
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from . import anfis
+from .cluster import fuzzy_c_means
 from .model import DynamicsModel
 from .sampling import FREE, LearnError
 from .scaling import apply, fit
-from .cluster import fuzzy_c_means
 from .train import PATIENCE, check_counts
 
 SINES = 3

@@ -34,8 +34,8 @@ from ..ik.solve import ik
 from ..ik.target import Target
 from ..kinematics.fk import fk
 from ..kinematics.jacobian import jacobian
-from .model import IKModel
 from . import wrist
+from .model import IKModel
 from .sampling import EDGE, fk_targets, front, inputs
 from .scaling import Scaling, apply
 

@@ -22,17 +22,16 @@ True
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 from typing import Any
 
+from ..errors import InputError
 from ..ik.target import as_target
+from . import elbow
 from .anfis import forward, regressors
-from .model import IKModel
 from .closed import network_joints
 from .complete import needs_orientation, network_inputs
+from .model import IKModel
 from .sampling import TASKS
-from . import elbow
 
 
 def explain_answer(model: IKModel, target, top: int = 5) -> dict[str, Any]:

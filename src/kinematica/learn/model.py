@@ -28,13 +28,13 @@ import numpy as np
 
 from .. import atomic
 from ..errors import InputTypeError
+from ..keywords import strict
 from ..model.robot import Robot
 from ..model.robotfile import read_text, write_text
 from . import elbow as elbow_coords
 from .anfis import Anfis, predict
 from .sampling import Branch, LearnError, task_of
 from .scaling import Scaling, apply
-from ..keywords import strict
 
 FORMAT = "kinematica-anfis"
 VERSION = 3  # 3: a 4/5-joint or 6R arm's network reads the wrist point from the shoulder and
@@ -64,7 +64,7 @@ def same_robot(a: Robot, b: Robot) -> bool:
                 or np.array_equal(a.limits, b.limits))
 
 
-def check_robot(model: "IKModel | DynamicsModel", robot: Robot) -> None:
+def check_robot(model: IKModel | DynamicsModel, robot: Robot) -> None:
     """Raise WrongRobotError unless `robot` is the robot the model was trained for."""
     if not same_robot(model.robot, robot):
         same = model.robot.name == robot.name
@@ -162,7 +162,7 @@ class DynamicsModel:
 
 
 @strict
-def save_model(model: "IKModel | DynamicsModel", path: "str | os.PathLike[str]") -> None:
+def save_model(model: IKModel | DynamicsModel, path: str | os.PathLike[str]) -> None:
     """Write a model file (see the module docstring) to `path`, exactly as given (no suffix
     added), whole or not at all (`kinematica.atomic`: a folder or a missing folder in `path` is
     a WriteError naming it, and nothing is left behind)."""
@@ -188,7 +188,7 @@ def save_model(model: "IKModel | DynamicsModel", path: "str | os.PathLike[str]")
 
 
 @strict
-def load_model(path: "str | os.PathLike[str]") -> "IKModel | DynamicsModel":
+def load_model(path: str | os.PathLike[str]) -> IKModel | DynamicsModel:
     """Read a model file; a file that is not one (or is damaged) raises ModelFileError naming it."""
     where = os.fspath(path)
     try:

@@ -33,18 +33,17 @@ smooth model errs most.
 
 from __future__ import annotations
 
-from ..errors import KinematicaError
-
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import KinematicaError
 from ..ik.frame import fit_target, plane_of, solver_problem
 from ..ik.target import Target, TargetError, as_target
+from ..keywords import strict
 from ..kinematics.fk import fk, fk_frames
 from ..model.robot import Robot
 from . import wrist
-from ..keywords import strict
 
 TASKS = {"planar": ("x", "y", "φ"), "pitch": ("ψ", "ρw", "zw", "pitch"), "pose": ("ψ", "ρw", "zw", "rx", "ry", "rz")}
 ARM_INPUTS = {"planar": 3, "pitch": 3, "pose": 3}  # the leading inputs the network reads (the rest: closed form)
@@ -228,7 +227,7 @@ def front(robot: Robot, br: Branch) -> float:
     return float(np.arctan2(p[1], p[0]))
 
 
-def inputs(robot: Robot, target: "Target | np.ndarray", psi0: float = 0.0, br: Branch | None = None) -> np.ndarray:
+def inputs(robot: Robot, target: Target | np.ndarray, psi0: float = 0.0, br: Branch | None = None) -> np.ndarray:
     """Inputs (N, d) of world targets. Planar: (x, y, φ) in the base frame. Pitch: the wrist
     point's cylindrical coordinates about joint 1's axis and the pitch, (ψ, ρw, zw, pitch), with
     the azimuth ψ taken within ±90° of the branch's `psi0` and the radius ρw signed (negative

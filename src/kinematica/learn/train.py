@@ -28,21 +28,33 @@ R rules at fuzzy c-means centres.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 import numpy as np
 
 from ..bounds import EPOCHS, RULES, TRAINING, count
-from ..model.coerce import takes_robot
 from ..ik.target import Target
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from . import anfis, elbow
+from .closed import network_joints
 from .cluster import fuzzy_c_means
 from .model import IKModel
-from .closed import network_joints
-from .sampling import (ANGULAR, ARM_INPUTS, TASKS, Branch, LearnError, branch, fk_targets, front, inputs,
-                       sample_joints, split, task_of)
+from .sampling import (
+    ANGULAR,
+    ARM_INPUTS,
+    TASKS,
+    Branch,
+    LearnError,
+    branch,
+    fk_targets,
+    front,
+    inputs,
+    sample_joints,
+    split,
+    task_of,
+)
 from .scaling import apply, fit
 
 DEFAULT_GRID = {"planar": (5, 5, 5), "pitch": (1, 8, 8), "pose": (1, 8, 8), "elbow": (1, 24, 1)}  # memberships per

@@ -3,20 +3,19 @@
 import os
 from pathlib import Path
 
-from .builders import from_dh, from_link_frames, from_mdh, from_planar
-from .poe import from_poe
-from .mjcf import MJCFError, MJCFWarning, from_mjcf
-from .inertial import Inertial, InertialError
 from . import library as _library
+from . import urdf as _urdf
+from .builders import from_dh, from_link_frames, from_mdh, from_planar
+from .coerce import takes_robot as _takes_robot
+from .inertial import Inertial, InertialError
 from .library import load, robot_names
+from .mjcf import MJCFError, MJCFWarning, from_mjcf
+from .poe import from_poe
 from .robot import ParameterTable, Robot, RobotError
 from .schema import RobotFileError
-from . import urdf as _urdf
-from .coerce import takes_robot as _takes_robot
+from .servo import from_servo, to_servo
 from .urdf import from_urdf, urdf_tips
 from .urdf_bodies import MissingLimitWarning, OffChainBodiesWarning, URDFWarning
-from .servo import from_servo, to_servo
-
 
 
 # The loader sits below coerce (which loads a robot by name) and urdf.py below the loader (load reads

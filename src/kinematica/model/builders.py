@@ -12,15 +12,16 @@ array([270.,   0.,  70.])
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import spatial
-from .inertial import Inertial
 from ..errors import InputTypeError
 from ..keywords import strict
+from .inertial import Inertial
 from .robot import PRISMATIC, REVOLUTE, ParameterTable, Robot, RobotError
 
 Row = Mapping[str, Any]

@@ -13,23 +13,25 @@ kinematica.errors.InputTypeError: robot: expected a Robot, a bundled robot name 
 
 from __future__ import annotations
 
-from ..errors import InputTypeError
-from ..keywords import exact_wrapper, strict
-
 import functools
 import os
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from ..errors import InputTypeError
+from ..keywords import exact_wrapper, strict
 from .robot import Robot
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _bundled(name: str) -> Robot:
     """A bundled robot, read once: Robots are immutable, and a loop of ``km.fk("puma560", q)``
     must not re-read the file every time (~20 ms)."""
-    from .library import load  # library's save takes a robot too: imported here, not above
+    from .library import (
+        load,  # library's save takes a robot too: imported here, not above
+    )
 
     return load(name)
 
@@ -41,7 +43,7 @@ def _names() -> frozenset[str]:
     return frozenset(robot_names())
 
 
-def as_robot(robot: "Robot | str | os.PathLike[str]") -> Robot:
+def as_robot(robot: Robot | str | os.PathLike[str]) -> Robot:
     """`robot` itself, the bundled robot of that name, or the robot in that file (read on every
     call: load it once with `km.load` to use it in a loop)."""
     if isinstance(robot, Robot):

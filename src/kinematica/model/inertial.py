@@ -6,12 +6,12 @@ mass m, centre of mass c (3,), inertia tensor I (3, 3) about the centre of mass.
 
 from __future__ import annotations
 
-from ..errors import KinematicaError
-
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+from ..errors import KinematicaError
 
 
 class InertialError(KinematicaError, ValueError):
@@ -47,7 +47,7 @@ class Inertial:
 
     @classmethod
     def cylinder(cls, mass: float, radius: float, height: float, axis: str = "z",
-                 com: ArrayLike = (0.0, 0.0, 0.0)) -> "Inertial":
+                 com: ArrayLike = (0.0, 0.0, 0.0)) -> Inertial:
         """Solid cylinder along `axis`: I_axis = m r²/2, I_perp = m (3r² + h²)/12.
 
         >>> Inertial.cylinder(0.102, 0.06, 0.071).inertia.diagonal().round(7)
@@ -60,14 +60,14 @@ class Inertial:
         return cls(mass, np.asarray(com, float), np.diag(d), f"cylinder r={radius} h={height} axis={axis}")
 
     @classmethod
-    def box(cls, mass: float, size: ArrayLike, com: ArrayLike = (0.0, 0.0, 0.0)) -> "Inertial":
+    def box(cls, mass: float, size: ArrayLike, com: ArrayLike = (0.0, 0.0, 0.0)) -> Inertial:
         """Solid box with edges (x, y, z): I_xx = m (y² + z²)/12 and so on."""
         x, y, z = np.asarray(size, dtype=float)
         d = mass / 12.0 * np.array([y * y + z * z, x * x + z * z, x * x + y * y])
         return cls(mass, np.asarray(com, float), np.diag(d), f"box {x}×{y}×{z}")
 
     @classmethod
-    def sphere(cls, mass: float, radius: float, com: ArrayLike = (0.0, 0.0, 0.0)) -> "Inertial":
+    def sphere(cls, mass: float, radius: float, com: ArrayLike = (0.0, 0.0, 0.0)) -> Inertial:
         """Solid sphere: I = 2/5 m r² on every axis."""
         return cls(mass, np.asarray(com, float), np.eye(3) * 0.4 * mass * radius**2, f"sphere r={radius}")
 

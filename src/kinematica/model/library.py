@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import difflib
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Mapping, Sequence
 
+from .. import atomic
+from ..errors import InputError
+from ..keywords import strict
 from .robot import Robot
 from .robotfile import read_text, write_text
 from .schema import RobotFileError
-from ..keywords import strict
-from .. import atomic
 
 _SUFFIXES_YAML = (".yaml", ".yml")
 _SUFFIXES_MJCF = (".xml", ".mjcf")

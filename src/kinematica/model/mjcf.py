@@ -26,13 +26,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..extras import need
 from .. import spatial
+from ..extras import need
+from ..keywords import strict
 from .builders import from_link_frames
 from .inertial import Inertial, combined
 from .robot import Robot, RobotError
 from .urdf_bodies import OffChainBodiesWarning
-from ..keywords import strict
 
 
 class MJCFError(RobotError):

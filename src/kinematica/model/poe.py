@@ -18,14 +18,15 @@ screw is the same with Rot(ω, θ) followed by a slide h·θ along ω (the joint
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..keywords import strict
-from .robot import Robot, RobotError
 from .builders import from_link_frames
+from .robot import Robot, RobotError
 
 FORMS = ("space", "body")
 _TOL = 1e-9  # |ω| = 1, ω·v = 0 and |v| = 1 to this: screws typed from a book to 9+ digits pass

@@ -14,18 +14,18 @@ Cn = An·tool.
 
 from __future__ import annotations
 
-from ..errors import InputError, KinematicaError
-from ..keywords import refuse
-
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import spatial
+from ..errors import InputError, KinematicaError
+from ..keywords import refuse
 from .inertial import Inertial
 
 REVOLUTE, PRISMATIC = "revolute", "prismatic"
@@ -83,7 +83,7 @@ def _check_rigid(T: np.ndarray, what: str) -> None:
         raise RobotError(f"{what}: not a rigid transform (rotation must be orthonormal, last row 0 0 0 1)")
 
 
-def _check_magnitudes(robot: "Robot") -> None:
+def _check_magnitudes(robot: Robot) -> None:
     """Refuse lengths, masses and inertias no robot has (a file saying d = 1e308): finite, they
     still overflow to inf in the dynamics and the Jacobian, which would then answer silently."""
     u = robot.length_unit
@@ -255,7 +255,7 @@ class Robot:
         """Per joint: degrees per unit of q (180/π for revolute, 1 for prismatic)."""
         return np.where(self.revolute, 180.0 / np.pi, 1.0)
 
-    def replace(self, **changes: Any) -> "Robot":
+    def replace(self, **changes: Any) -> Robot:
         """A copy with some fields changed (the original is untouched), e.g. a new tool."""
         unknown = set(changes) - set(self.__dataclass_fields__)
         if unknown:

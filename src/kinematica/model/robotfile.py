@@ -8,9 +8,9 @@ import numpy as np
 
 from .. import spatial
 from .builders import from_dh, from_link_frames, from_mdh, from_planar
-from .poe import from_poe
 from .inertial import Inertial
 from .placement import placement as _placement
+from .poe import from_poe
 from .robot import Robot, RobotError
 from .schema import RobotFileError, dump, parse
 

@@ -5,13 +5,12 @@ The schema is documented for users in docs/robot-files.md; keep the two in step.
 
 from __future__ import annotations
 
-from ..errors import KinematicaError
-
+import re
 from typing import TYPE_CHECKING, Any
 
-import re
-
 import yaml
+
+from ..errors import KinematicaError
 
 if TYPE_CHECKING:
     import jsonschema

@@ -11,15 +11,15 @@ refused rather than clipped: a silently clipped servo would put the arm somewher
 
 from __future__ import annotations
 
-from ..errors import InputError
-
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .robot import Robot
+from ..errors import InputError
 from .coerce import takes_robot
+from .robot import Robot
 
 _TOL = 1e-9  # servo degrees: float noise of the deg/rad conversions, not a real excess
 

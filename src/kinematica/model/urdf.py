@@ -35,24 +35,35 @@ from __future__ import annotations
 import io
 import math
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from lxml import etree
 
 from .. import spatial
+from ..keywords import strict
 from .builders import from_link_frames
 from .inertial import Inertial
 from .robot import PRISMATIC, Robot, RobotError
 from .schema import RobotFileError
-from .urdf_bodies import (MissingLimitWarning, OffChainBodiesWarning, URDFWarning, children_of, folded_message,
-                          held_shapes_message, held_values, limits, rigid_body, warn)
+from .urdf_bodies import (
+    MissingLimitWarning,
+    OffChainBodiesWarning,
+    URDFWarning,
+    children_of,
+    folded_message,
+    held_shapes_message,
+    held_values,
+    limits,
+    rigid_body,
+    warn,
+)
 from .urdf_collision import collision_shapes
+from .urdf_tree import candidate_tips, choose_chain
 from .urdf_visual import mesh_files, visual_shapes, write_visual
 from .visual import gripper_fraction
-from .urdf_tree import candidate_tips, choose_chain
-from ..keywords import strict
 
 _TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 _NUMBERS = {  # element -> {attribute: how many numbers}

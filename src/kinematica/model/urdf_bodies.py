@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import sys
 import warnings
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 

@@ -19,8 +19,9 @@ unevenly, keeps no URDF shapes (a URDFWarning says so; it falls back to capsules
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -13,14 +13,15 @@ URDFWarning for the whole file names them all.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
+from ..errors import InputError
 from .urdf_bodies import URDFWarning, children_of, hanging, warn
 from .urdf_collision import resolve_mesh
-from ..errors import InputError
 from .visual import Visual
 
 

@@ -62,7 +62,7 @@ class EdgeChecker:
     configurations given to the scene so far (states and edge samples)."""
 
     scene: Any
-    robot: "str | tuple[str, ...]"
+    robot: str | tuple[str, ...]
     lo: np.ndarray
     hi: np.ndarray
     weights: np.ndarray
@@ -75,8 +75,8 @@ class EdgeChecker:
     _revision: int = field(default=-1, repr=False)  # the scene's, when `fast` and `_seen` were made
 
     @classmethod
-    def build(cls, scene: Any, robot: "str | tuple[str, ...]", lo: np.ndarray, hi: np.ndarray,
-              resolution: float) -> "EdgeChecker":
+    def build(cls, scene: Any, robot: str | tuple[str, ...], lo: np.ndarray, hi: np.ndarray,
+              resolution: float) -> EdgeChecker:
         # a group: the bound on how far a point moves adds up over its robots (a link of one
         # moves relative to a link of another by both robots' motions at most)
         c, k = [], 0
@@ -114,7 +114,7 @@ class EdgeChecker:
         """Per state of Q (m, n): inside the box and touching nothing (bool (m,)); a collision
         check, cheaper than `clearance`: what a planner asks of a single state."""
         Q = np.atleast_2d(Q)
-        ok = np.all((Q >= self.lo) & (Q <= self.hi), axis=1)
+        ok = np.all((self.lo <= Q) & (self.hi >= Q), axis=1)
         self.checks += int(ok.sum())
         ask = ok & ~(self._bound(Q) > 0)  # (the bound proves the others free)
         for a in range(0, len(Q), CHUNK):
@@ -146,7 +146,7 @@ class EdgeChecker:
         a piece of an edge needs: see the module text)."""
         Q = np.atleast_2d(Q)
         d = np.full(len(Q), -np.inf)
-        inside = np.all((Q >= self.lo) & (Q <= self.hi), axis=1)
+        inside = np.all((self.lo <= Q) & (self.hi >= Q), axis=1)
         self.checks += int(inside.sum())
         if not exact:
             d[inside] = self._bound(Q[inside])

@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 
 
-def names_of(robot: "str | tuple[str, ...]") -> tuple[str, ...]:
+def names_of(robot: str | tuple[str, ...]) -> tuple[str, ...]:
     """The robots a problem moves: one name, or a group's."""
     return (robot,) if isinstance(robot, str) else tuple(robot)
 
 
-def split(scene: Any, robot: "str | tuple[str, ...]", Q: np.ndarray) -> dict[str, np.ndarray]:
+def split(scene: Any, robot: str | tuple[str, ...], Q: np.ndarray) -> dict[str, np.ndarray]:
     """States Q (..., n) of the robot or group as a scene query's q: {name: its joint values}."""
     out, k = {}, 0
     for name in names_of(robot):

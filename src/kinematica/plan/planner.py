@@ -37,7 +37,7 @@ def _sweep(checker: EdgeChecker, path: np.ndarray) -> float:
 
 
 @strict
-def plan(scene, start: "ArrayLike | Mapping[str, ArrayLike]", goal: "ArrayLike | Target | Mapping[str, ArrayLike]", *,
+def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Target | Mapping[str, ArrayLike], *,
          robot: str | None = None, planner: str = "rrtconnect", time_limit: float = 1.0,
          resolution: float | None = None, seed: int | None = None, simplify: bool = True) -> Plan:
     """A path from `start` to `goal` (joint values (n,): rad, or the robot's length unit; or a

@@ -40,7 +40,7 @@ class Problem:
     lo ≤ q ≤ hi, `resolution` (scene length unit), planner name, time limit (s) and seed."""
 
     scene: Any
-    robot: "str | tuple[str, ...]"
+    robot: str | tuple[str, ...]
     start: np.ndarray
     goal: np.ndarray | None
     lo: np.ndarray
@@ -136,7 +136,7 @@ def problem(scene: Any, start: Any, goal: Any, robot: str | None, planner: str, 
     target = None
     if isinstance(start, Mapping):
         names, s, g = _group(scene, start, goal, robot)
-        name: "str | tuple[str, ...]" = names[0] if len(names) == 1 else names
+        name: str | tuple[str, ...] = names[0] if len(names) == 1 else names
     else:
         name = _robot(scene, robot)
         r = scene.robots[name].robot

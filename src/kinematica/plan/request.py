@@ -65,7 +65,7 @@ def _goal(f: YamlFile, robot: Any, q0: np.ndarray) -> np.ndarray:
     return joint_vector(f, at, names, values, robot, q0)
 
 
-def read_request(path: "str | os.PathLike[str]", scene: Any, robot: str | None = None) -> Request:
+def read_request(path: str | os.PathLike[str], scene: Any, robot: str | None = None) -> Request:
     """The start and goal of the MoveIt request file `path` for robot `robot` of `scene`
     (its only robot by default); see the module text."""
     p = Path(path)

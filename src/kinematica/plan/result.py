@@ -21,9 +21,9 @@ from numpy.typing import ArrayLike
 
 from ..keywords import strict
 from ..scene.sweep import motion_bounds
-from .group import split
 from ..trajectory import Trajectory, TrajectoryError, for_robot, time_optimal
 from ..trajectory.topp import timed
+from .group import split
 
 _DENSER = (8.0, 1.0)  # waypoint spacing tried after the plain path, in multiples of the resolution
 
@@ -47,7 +47,7 @@ class Plan:
     success: bool
     reason: str
     path: np.ndarray | None
-    robot: "str | tuple[str, ...]"
+    robot: str | tuple[str, ...]
     planner: str
     status: str
     planning_time: float

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 

@@ -92,7 +92,7 @@ class ClearanceBound:
     pair_of: np.ndarray  # (core pairs, the collider's part pairs): 1 where a core pair stands for a part pair
 
     @classmethod
-    def build(cls, scene: Any, robots: "str | tuple[str, ...]") -> "ClearanceBound":
+    def build(cls, scene: Any, robots: str | tuple[str, ...]) -> ClearanceBound:
         names = (robots,) if isinstance(robots, str) else tuple(robots)
         comp = scene.compiled()
         col = comp.collider

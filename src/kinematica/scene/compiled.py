@@ -6,9 +6,10 @@ the world poses of the bodies at a batch of configurations.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,7 @@ class Compiled:
     part_names: tuple[str, ...] = ()
 
     @classmethod
-    def build(cls, scene: Any) -> "Compiled":
+    def build(cls, scene: Any) -> Compiled:
         names: list[str] = []
         slices, shapes, bodies, places, pairs, links = {}, [], [], [], [], []
         for r in scene._robots.values():

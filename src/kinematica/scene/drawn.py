@@ -17,8 +17,8 @@ import math
 import threading
 import warnings
 from collections import OrderedDict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 

@@ -22,7 +22,7 @@ def scene_names() -> list[str]:
     return sorted(_bundle())
 
 
-def scene_text(name_or_path: "str | os.PathLike[str]") -> tuple[str, str, Path]:
+def scene_text(name_or_path: str | os.PathLike[str]) -> tuple[str, str, Path]:
     """The text of a bundled scene (by name) or a YAML scene file, where it came from (for error
     messages) and the folder its robot and mesh files are relative to; FileNotFoundError /
     SceneError for a missing file or name, SceneFileError for a file that is not text."""

@@ -22,8 +22,9 @@ links that carries geometry is (`allowed_bodies`), so no checked pair is ever dr
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 from scipy.spatial.transform import Rotation
@@ -234,7 +235,7 @@ def allowed_bodies(scene: Scene, robot: str, pairs: set[frozenset[str]], ids: di
             and all(frozenset((x, y)) in pairs for x in names[a] for y in names[b])]
 
 
-def srdf_disabled(path: "str | os.PathLike[str]") -> list[tuple[str, str]]:
+def srdf_disabled(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
     """The link pairs of an SRDF's `<disable_collisions link1 link2>` (MoveIt's pairs never
     checked: adjacent, never or always touching), for `read_moveit(..., allow=)`."""
     from lxml import etree
@@ -255,7 +256,7 @@ def srdf_disabled(path: "str | os.PathLike[str]") -> list[tuple[str, str]]:
     return pairs
 
 
-def read_moveit(path: "str | os.PathLike[str]", robot: Any = None, *, robot_name: str | None = None,
+def read_moveit(path: str | os.PathLike[str], robot: Any = None, *, robot_name: str | None = None,
                 allow: Iterable[tuple[str, str]] = ()) -> Scene:
     """A `km.Scene` from a MoveIt planning-scene YAML file (see the module text), with `robot`
     (a Robot, bundled name or URDF/robot file; None for the obstacles alone) placed at the

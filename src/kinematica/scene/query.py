@@ -17,16 +17,15 @@ name, in the order the scene lists them.
 
 from __future__ import annotations
 
-from ..errors import InputTypeError
-
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..bounds import QUERY, count
+from ..errors import InputTypeError
 from .shapes import SceneError
 
 CHUNK = 2048  # configurations per pass of the engine: its arrays (128 B per part and body each) stay small

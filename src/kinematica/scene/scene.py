@@ -16,10 +16,11 @@ the robot file, else link1..n and "base" for the fixed part below joint 1).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -32,9 +33,9 @@ from ..model.robot import MAX_LENGTH, Robot
 from .library import scene_text
 from .linkgeom import LinkGeometry, link_geometry
 from .query import check, distance
-from .selfpairs import excluded_pairs
 from .scenefile import fail_at, parse
-from .shapes import SIZE_NAMES, Shape, SceneError, make_shape
+from .selfpairs import excluded_pairs
+from .shapes import SIZE_NAMES, SceneError, Shape, make_shape
 
 if TYPE_CHECKING:
     from .compiled import Compiled
@@ -142,7 +143,7 @@ class Scene:
         return name
 
     @strict
-    def add_robot(self, name: str, robot: "Robot | str | os.PathLike[str]", base: ArrayLike | None = None, *,
+    def add_robot(self, name: str, robot: Robot | str | os.PathLike[str], base: ArrayLike | None = None, *,
                   q: ArrayLike | None = None, radius: float | None = None,
                   exclude: Sequence[Sequence[str]] = (), include: Sequence[Sequence[str]] = (),
                   source: str | None = None) -> SceneRobot:
@@ -172,7 +173,7 @@ class Scene:
         return entry
 
     @strict
-    def add_obstacle(self, name: str, shape: "str | Shape", pose: ArrayLike | None = None, **size: Any) -> Obstacle:
+    def add_obstacle(self, name: str, shape: str | Shape, pose: ArrayLike | None = None, **size: Any) -> Obstacle:
         """A fixed obstacle: shape "box" (size=(x, y, z)), "sphere" (radius), "cylinder" or
         "capsule" (radius, length; along z), "mesh" (path, scale) — or a `Shape` — at `pose`."""
         unknown = set(size) - set(SIZE_NAMES)
@@ -283,10 +284,12 @@ class Scene:
         return [f"{robot}/{geom.names[geom.index(link, robot)]}"]
 
     @strict
-    def compiled(self) -> "Compiled":
+    def compiled(self) -> Compiled:
         """The collision engine of the scene as it is now (rebuilt after any change)."""
         if self._compiled is None:
-            from .compiled import Compiled  # compiled.py builds from a Scene: imported when first needed
+            from .compiled import (
+                Compiled,  # compiled.py builds from a Scene: imported when first needed
+            )
 
             self._compiled = Compiled.build(self)
         return self._compiled
@@ -306,7 +309,7 @@ class Scene:
         return distance(self, q, self_pairs)
 
     @strict
-    def for_robot(self, name: str, q: Mapping[str, ArrayLike] | None = None) -> "Seat":
+    def for_robot(self, name: str, q: Mapping[str, ArrayLike] | None = None) -> Seat:
         """Robot `name` of this scene with the others held at q (default their scene q): what
         `km.ik(..., scene=...)` and `km.ik_all` take to judge their solutions."""
         entry = self.robot_entry(name)
@@ -327,7 +330,7 @@ class Scene:
                 "allow": list(self._allowed)}
 
     @strict
-    def save(self, path: "str | os.PathLike[str]") -> Path:
+    def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the scene as YAML; a robot added as a `Robot` object is written beside it
         (`<scene>.<robot>.yaml`) and referenced from the scene file."""
         from ..model.library import save as save_robot
@@ -346,7 +349,7 @@ class Scene:
 
     @classmethod
     @strict
-    def load(cls, name_or_path: "str | os.PathLike[str]") -> "Scene":
+    def load(cls, name_or_path: str | os.PathLike[str]) -> Scene:
         """A bundled scene by name (`kinematica.scene.scene_names()`) or a YAML scene file;
         SceneFileError naming the file, line and field of the first problem."""
         return read_scene_text(*scene_text(name_or_path))
@@ -370,7 +373,7 @@ class Seat:
         return self.scene.check({**self.others, self.robot: q})
 
 
-def read_scene(name_or_path: "str | os.PathLike[str]") -> Scene:
+def read_scene(name_or_path: str | os.PathLike[str]) -> Scene:
     """`Scene.load`: a bundled scene by name, or a YAML scene file."""
     return Scene.load(name_or_path)
 

@@ -29,9 +29,17 @@ import numpy as np
 
 from .. import spatial
 from ..bounds import BOUND_WORDS, joint_bounds
-from ..model.robot import MAX_LENGTH
 from ..model.placement import placement
-from ..model.schema import COLLISION, RobotFileError, dump, field_name, line_of, load_yaml, validate
+from ..model.robot import MAX_LENGTH
+from ..model.schema import (
+    COLLISION,
+    RobotFileError,
+    dump,
+    field_name,
+    line_of,
+    load_yaml,
+    validate,
+)
 from .shapes import SHAPES, SIZES, SceneError, make_shape
 
 _num = {"type": "number"}

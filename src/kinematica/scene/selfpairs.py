@@ -26,7 +26,7 @@ to skip them; skipping only saves time.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 

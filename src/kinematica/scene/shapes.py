@@ -20,9 +20,6 @@ kinematica.scene.shapes.SceneError: box: size must be 3 positive finite numbers 
 
 from __future__ import annotations
 
-from ..extras import need
-from ..errors import KinematicaError
-
 import functools
 import math
 from dataclasses import dataclass
@@ -31,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import KinematicaError
+from ..extras import need
 from ..model.robot import MAX_LENGTH
 
 SHAPES = ("box", "sphere", "cylinder", "capsule", "mesh")

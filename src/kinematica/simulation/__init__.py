@@ -2,7 +2,14 @@
 motion returned as a `Trajectory`. A layer above `dynamics` (the equations) and `trajectory`
 (the value it returns), so that neither points up at the other."""
 
-from .simulate import MAX_EVALUATIONS, METHODS, SimulationStopped, computed_torque, pd_gravity, simulate
+from .simulate import (
+           MAX_EVALUATIONS,
+           METHODS,
+           SimulationStopped,
+           computed_torque,
+           pd_gravity,
+           simulate,
+)
 
 __all__ = ["simulate", "SimulationStopped", "pd_gravity", "computed_torque",
            "MAX_EVALUATIONS", "METHODS"]  # the defaults a face states

@@ -9,19 +9,26 @@ Controllers are torque functions τ(t, q, q̇):
 
 from __future__ import annotations
 
-from ..errors import InputError, KinematicaError
-
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..bounds import EVALUATIONS, count, sample_count
+from ..dynamics import (
+    GRAVITY,
+    energy,
+    forward_dynamics,
+    gravity_torques,
+    length_scale,
+    mass_matrix,
+    rne,
+)
+from ..errors import InputError, KinematicaError
 from ..kinematics.chain import check_q
-from ..model.robot import Robot
-from ..dynamics import GRAVITY, energy, forward_dynamics, gravity_torques, length_scale, mass_matrix, rne
-from ..trajectory.value import Trajectory, for_robot
 from ..model.coerce import takes_robot
+from ..model.robot import Robot
+from ..trajectory.value import Trajectory, for_robot
 
 TorqueFn = Callable[[float, np.ndarray, np.ndarray], np.ndarray]
 Progress = Callable[[float, int], "bool | None"]

@@ -7,7 +7,7 @@ the result), a sequence of joint names (all revolute, metres), or None (names q1
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike

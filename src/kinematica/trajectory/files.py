@@ -9,10 +9,6 @@ quaternion) if poses are present — then one row per sample.
 
 from __future__ import annotations
 
-from ..keywords import strict
-from .. import atomic
-from ..errors import InputError
-
 import csv
 import io
 import json
@@ -21,6 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import atomic
+from ..errors import InputError
+from ..keywords import strict
 from .value import Trajectory, TrajectoryError
 
 FORMAT = "kinematica-trajectory"

@@ -15,15 +15,16 @@ Knots (e.g. the via points of a spline, the middle point of an arc) are always s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..keywords import strict
 from . import ramp
-from ._common import duration as _duration, grid
+from ._common import duration as _duration
+from ._common import grid
 from .value import TrajectoryError
 
 
@@ -77,12 +78,12 @@ class CartesianPath:
     def duration(self) -> float:
         return float(self.t[-1] - self.t[0])
 
-    def __getitem__(self, idx) -> "CartesianPath":
+    def __getitem__(self, idx) -> CartesianPath:
         if isinstance(idx, (int, np.integer)):
             idx = slice(idx, idx + 1 if idx != -1 else None)
         return replace(self, t=self.t[idx], poses=self.poses[idx], s=self.s[idx])
 
-    def then(self, other: "CartesianPath") -> "CartesianPath":
+    def then(self, other: CartesianPath) -> CartesianPath:
         """This path followed by `other`, which must start where this one ends (1e-9 in position
         and rotation); the shared point is kept once, times and arc length run on."""
         gap = np.abs(other.poses[0] - self.poses[-1]).max()

@@ -21,7 +21,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..keywords import strict
-from ._common import build, duration as _duration, grid, vector
+from ._common import build, grid, vector
+from ._common import duration as _duration
 from .value import Trajectory
 
 

@@ -70,16 +70,16 @@ def trapezoid(L: float, vmax: float, amax: float, T: float | None = None) -> tup
             raise TrajectoryError("zero-length move: start and end coincide, there is nothing to time "
                                   "(give a duration to hold still)")
         return float(T), 0.0, 0.0
-    if L >= vmax ** 2 / amax:
+    if vmax ** 2 / amax <= L:
         Tmin, v = L / vmax + vmax / amax, vmax
     else:
         v = np.sqrt(L * amax)
         Tmin = 2.0 * v / amax
     if T is None:
         return float(Tmin), float(v), float(v / amax)
-    if T < Tmin * (1 - 1e-12):
+    if Tmin * (1 - 1e-12) > T:
         raise TrajectoryError(f"duration {T:.6g} s is shorter than the shortest {Tmin:.6g} s these limits allow")
-    if T <= Tmin * (1 + 1e-9):  # the shortest profile itself (avoids the double root's cancellation)
+    if Tmin * (1 + 1e-9) >= T:  # the shortest profile itself (avoids the double root's cancellation)
         return float(Tmin), float(v), float(v / amax)
     v = min(2.0 * L / (T + np.sqrt(max(T * T - 4.0 * L / amax, 0.0))), vmax)
     return float(T), float(v), float(v / amax)

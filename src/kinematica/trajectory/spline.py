@@ -21,12 +21,11 @@ given at the points (or fixed by `R`, or absent).
 
 from __future__ import annotations
 
-from ..keywords import strict
-from ..errors import InputError
-
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import InputError
+from ..keywords import strict
 from .path import CartesianPath, as_rotation, poses_from, sample
 from .value import TrajectoryError
 
@@ -44,8 +43,8 @@ class GluedCubics:
         if m < 2:
             raise TrajectoryError("a glued spline needs at least 3 points")
         self.origin, self.ex, self.ey, self.chord, self.coef, knots = [], [], [], [], [], [0.0]
-        tangent, kinks, j = None, [], 0
-        for start in range(0, m, 2):
+        tangent, kinks = None, []
+        for j, start in enumerate(range(0, m, 2)):  # piece j starts at point start
             A = P[start]
             two = start + 2 <= m
             C = P[start + 2] if two else P[start + 1]
@@ -96,7 +95,6 @@ class GluedCubics:
             c1, c2, c3 = coef
             slope = c1 + 2 * c2 * c + 3 * c3 * c * c
             tangent = (ex + slope * ey) / np.hypot(1.0, slope)
-            j += 1
         self.x = np.array(knots)
         self.kink_deg = max(kinks, default=0.0)
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..extras import need
 from ..bounds import SAMPLES, count, sample_count
+from ..extras import need
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from .value import Trajectory, TrajectoryError, for_robot
@@ -75,7 +75,7 @@ def _solve(path, end, v, a, tau, torque_of, grid):
     return inst.compute_trajectory(0.0, 0.0)
 
 
-def timed(path: "Trajectory | ArrayLike", v: np.ndarray, a: np.ndarray, *, dt: float = 0.01, grid: int = 400,
+def timed(path: Trajectory | ArrayLike, v: np.ndarray, a: np.ndarray, *, dt: float = 0.01, grid: int = 400,
           tau: np.ndarray | None = None, torque_of=None) -> tuple[np.ndarray, ...]:
     """TOPP-RA's samples (t, q, q̇, q̈, τ or None) of the fastest rest-to-rest motion along a path
     of len(v) joints with |q̇| ≤ v, |q̈| ≤ a (and |τ| ≤ tau, τ = torque_of(q, q̇, q̈)), every
@@ -114,7 +114,7 @@ def timed(path: "Trajectory | ArrayLike", v: np.ndarray, a: np.ndarray, *, dt: f
 
 
 @takes_robot
-def time_optimal(robot: Robot, path: "Trajectory | ArrayLike", vmax: ArrayLike, amax: ArrayLike, *,
+def time_optimal(robot: Robot, path: Trajectory | ArrayLike, vmax: ArrayLike, amax: ArrayLike, *,
                  torque: ArrayLike | None = None, dt: float = 0.01, grid: int = 400) -> Trajectory:
     """The fastest motion along `path` from rest to rest with |q̇| ≤ vmax, |q̈| ≤ amax and, if
     given, |τ| ≤ torque (N·m or N, per joint), sampled every `dt` s (the last sample at the end).

@@ -20,7 +20,8 @@ from numpy.typing import ArrayLike
 
 from ..keywords import strict
 from . import ramp
-from ._common import build, duration as _duration, grid, positive, vector
+from ._common import build, grid, positive, vector
+from ._common import duration as _duration
 from .value import Trajectory, TrajectoryError
 
 SYNC = ("line", "time")

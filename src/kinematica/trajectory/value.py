@@ -7,16 +7,15 @@ came from a Cartesian path. Immutable: slicing, concatenation and resampling giv
 
 from __future__ import annotations
 
-from ..keywords import strict
-from ..errors import KinematicaError
-
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..bounds import sample_count
+from ..errors import KinematicaError
+from ..keywords import strict
 from ..model.coerce import takes_robot
 
 
@@ -84,7 +83,7 @@ class Trajectory:
     def __len__(self) -> int:
         return len(self.t)
 
-    def __getitem__(self, idx) -> "Trajectory":
+    def __getitem__(self, idx) -> Trajectory:
         """Samples by index, slice or mask (a single index keeps a one-sample trajectory)."""
         if isinstance(idx, (int, np.integer)):
             idx = slice(idx, idx + 1 if idx != -1 else None)
@@ -93,15 +92,15 @@ class Trajectory:
         return replace(self, t=self.t[idx], q=self.q[idx], qd=self.qd[idx], qdd=self.qdd[idx],
                        tau=pick(self.tau), poses=pick(self.poses))
 
-    def between(self, t0: float, t1: float) -> "Trajectory":
+    def between(self, t0: float, t1: float) -> Trajectory:
         """The samples with t0 ≤ t ≤ t1."""
         return self[(self.t >= t0) & (self.t <= t1)]
 
-    def then(self, other: "Trajectory") -> "Trajectory":
+    def then(self, other: Trajectory) -> Trajectory:
         """This motion followed by `other` (see `concatenate`)."""
         return concatenate([self, other])
 
-    def resample(self, times: ArrayLike | None = None, *, dt: float | None = None) -> "Trajectory":
+    def resample(self, times: ArrayLike | None = None, *, dt: float | None = None) -> Trajectory:
         """Values at new times (within [t0, t_end]): q and q̇ by cubic Hermite interpolation of the
         samples (exact for cubic motion), q̈ and τ linearly. Poses are dropped: recompute them with
         `km.fk` on the new q."""
@@ -125,7 +124,7 @@ class Trajectory:
         return replace(self, t=ts, q=spline(ts), qd=spline(ts, 1), qdd=lin(self.qdd), tau=lin(self.tau),
                        poses=None)
 
-    def with_torques(self, tau: ArrayLike) -> "Trajectory":
+    def with_torques(self, tau: ArrayLike) -> Trajectory:
         return replace(self, tau=tau)
 
 

@@ -17,10 +17,10 @@ require("plot", "kinematica.viz")  # one line naming the extra, not a traceback 
 from .animate import AnimationError, animate, frame_times
 from .arm import ArmDrawing, arm, projections, solutions
 from .geometry import ArmGeometry, arm_geometry, reach
-from .plots import convergence, ee_path, time_plots
-from .style import VizError, new_figure, save
 from .maps import workspace_map
 from .notebook import View, view
+from .plots import convergence, ee_path, time_plots
+from .style import VizError, new_figure, save
 from .workspace import workspace, workspace_points
 
 __all__ = ["arm", "projections", "solutions", "convergence", "time_plots", "ee_path",

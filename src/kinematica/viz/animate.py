@@ -8,26 +8,32 @@ handed straight to the writer: no pyplot, no event loop, safe in a worker thread
 
 from __future__ import annotations
 
-from ..keywords import strict
-from ..errors import KinematicaError
-
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from matplotlib.animation import FFMpegWriter, PillowWriter
 
 from .. import atomic
 from ..bounds import FRAMES, count
+from ..errors import KinematicaError
+from ..keywords import strict
 from ..kinematics.manipulability import is_planar
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from ..trajectory.value import Trajectory
 from . import style
 from .arm import ArmDrawing, fit_plane, plane_span, setup_3d, setup_plane
-from .geometry import PLANE_NAMES, PLANES, ArmGeometry, arm_geometry, azimuth_of, project
+from .geometry import (
+    PLANE_NAMES,
+    PLANES,
+    ArmGeometry,
+    arm_geometry,
+    azimuth_of,
+    project,
+)
 from .style import VizError
-from ..model.coerce import takes_robot
 
 FORMATS = {".gif": "GIF", ".mp4": "MP4"}
 

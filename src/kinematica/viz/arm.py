@@ -13,7 +13,8 @@ base, every link frame and the tool. Arm drawings keep equal aspect: a right ang
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -24,12 +25,21 @@ from numpy.typing import ArrayLike
 
 from ..keywords import accepted, refuse
 from ..kinematics.manipulability import is_planar
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from . import style
-from .geometry import (PLANE_NAMES, PLANES, ArmGeometry, arm_geometry, azimuth_of, configurations,
-                       project, reach, size_scale)
+from .geometry import (
+    PLANE_NAMES,
+    PLANES,
+    ArmGeometry,
+    arm_geometry,
+    azimuth_of,
+    configurations,
+    project,
+    reach,
+    size_scale,
+)
 from .style import VizError
-from ..model.coerce import takes_robot
 
 VIEWS = ("auto", "3d", "projections", *PLANES)
 

@@ -22,9 +22,9 @@ from numpy.typing import ArrayLike
 
 from ..kinematics.chain import check_q
 from ..kinematics.fk import fk_frames
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from .style import VizError
-from ..model.coerce import takes_robot
 
 # 2-D views: which world axes go right and up. "rz" is the vertical plane through the arm
 # (paper 003's "XZ" plane, whose horizontal axis is the hypotenuse √(x² + y²)).

@@ -11,7 +11,8 @@ coloured squares, or the occupied voxels as a 3-D scatter, coloured by a value p
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure

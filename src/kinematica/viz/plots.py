@@ -11,15 +11,15 @@ True
 from __future__ import annotations
 
 import textwrap
-
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..keywords import strict
 from ..dynamics import rne
+from ..keywords import strict
 from ..kinematics.fk import fk
 from ..kinematics.manipulability import is_planar
 from ..model.robot import Robot

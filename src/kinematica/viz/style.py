@@ -10,17 +10,16 @@ global figure registry, no GUI backend, safe to build in several threads at once
 
 from __future__ import annotations
 
-from ..keywords import strict
-from .. import atomic
-from ..errors import KinematicaError
-
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from .. import atomic
+from ..errors import KinematicaError
+from ..keywords import strict
 from ..model.robot import Robot
 
 DEFAULT_SIZE = (8.0, 6.0)  # inches; at the default 100 dpi an 800 x 600 pixel image

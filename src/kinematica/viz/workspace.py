@@ -9,7 +9,7 @@ limits (one batched FK call), optionally coloured by manipulability, in 3-D or i
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from matplotlib import colormaps
@@ -18,15 +18,20 @@ from matplotlib.figure import Figure
 from ..bounds import POINTS, count
 from ..kinematics.fk import fk
 from ..kinematics.jacobian import jacobian
-from ..kinematics.manipulability import is_planar, manipulability, select_rows, task_rows
+from ..kinematics.manipulability import (
+    is_planar,
+    manipulability,
+    select_rows,
+    task_rows,
+)
+from ..model.coerce import takes_robot
 from ..model.robot import Robot
+from ..workspace.envelope import sampling_ranges
+from ..workspace.grid import WorkspaceError
 from . import style
 from .arm import ArmDrawing, fit_plane, plane_span, setup_3d, setup_plane
 from .geometry import PLANE_NAMES, PLANES, arm_geometry, project
 from .style import VizError
-from ..model.coerce import takes_robot
-from ..workspace.envelope import sampling_ranges
-from ..workspace.grid import WorkspaceError
 
 MEASURES = (None, "manipulability")
 

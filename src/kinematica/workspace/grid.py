@@ -14,13 +14,12 @@ array([[2.5, 1.5, 0. ]])
 
 from __future__ import annotations
 
-from ..errors import KinematicaError
-
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..bounds import VOXELS
+from ..errors import KinematicaError
 
 
 class WorkspaceError(KinematicaError, ValueError):

@@ -11,8 +11,6 @@ robot's name and length unit; `robot` is the robot file (YAML) the map was made 
 
 from __future__ import annotations
 
-from ..errors import InputError
-
 import io
 import json
 import os
@@ -22,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InputError
 from .envelope import SAMPLE_BLOCK, Envelope
 from .grid import WorkspaceError
 from .reach import BLOCK_TARGETS, ReachMap

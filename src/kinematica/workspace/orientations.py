@@ -28,11 +28,11 @@ import numpy as np
 
 from ..bounds import ORIENTATIONS, count
 from ..ik import target as targets
+from ..keywords import strict
 from ..kinematics.fk import fk
 from ..kinematics.manipulability import is_planar
 from ..model.robot import Robot
 from .grid import WorkspaceError
-from ..keywords import strict
 
 GOLDEN_ANGLE = np.pi * (3 - np.sqrt(5))
 

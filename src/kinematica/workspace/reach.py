@@ -19,8 +19,9 @@ worker count.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,12 @@ from ..bounds import ENVELOPE, RESTARTS, VOXELS, count
 from ..ik.analytic import has_analytic
 from ..ik.solve import ik
 from ..kinematics.jacobian import jacobian
-from ..kinematics.manipulability import condition, manipulability, select_rows, task_rows
+from ..kinematics.manipulability import (
+    condition,
+    manipulability,
+    select_rows,
+    task_rows,
+)
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from ..model.urdf_bodies import warn  # attributed to the user's line

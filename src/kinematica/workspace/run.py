@@ -19,8 +19,9 @@ import json
 import os
 import re
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -145,7 +146,9 @@ def execute(work: Callable[..., dict], args: Callable[[int, int], tuple], n_bloc
                 progress(count[0], n_blocks)
 
     if scheduler is None:
-        from dask.base import compute  # where they are defined: `dask` re-exports them without __all__
+        from dask.base import (
+            compute,  # where they are defined: `dask` re-exports them without __all__
+        )
         from dask.delayed import delayed
 
         def one(span):

@@ -26,20 +26,18 @@ chunks of `CHUNK` so that the arrays of a chunk stay in cache.
 
 from __future__ import annotations
 
-from ...errors import InputError
-
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...errors import InputError
 from ...kinematics.chain import check_q
 from ...kinematics.fk import fk
+from ...model.memo import per_robot
 from ...model.robot import Robot
 from ..target import Target, as_target
-from . import geometric5, planar, spherical_wrist, ur
-from . import wrist
+from . import geometric5, planar, spherical_wrist, ur, wrist
 from .geometry import NotAnalytic, size
 from .planar import three_link, two_link
-from ...model.memo import per_robot
 
 TOL = 1e-9  # a branch is valid when its FK reproduces the target to this (see `reproduces`)
 
@@ -98,7 +96,7 @@ def solver_name(robot: Robot) -> str | None:
     return _fit(robot)[0]
 
 
-def has_analytic(robot: Robot, target_kind: "str | Target") -> bool:
+def has_analytic(robot: Robot, target_kind: str | Target) -> bool:
     """Whether `analytic_solutions` answers targets of this kind ("pose", "position",
     "approach", "planar", or a Target) on this robot. A planar 3R needs the heading φ: for the
     bare kind "planar" the answer is about (x, y, φ) targets; pass the Target to be exact.
@@ -116,7 +114,7 @@ def has_analytic(robot: Robot, target_kind: "str | Target") -> bool:
     return True
 
 
-def analytic_solutions(robot: Robot, target: "Target | ArrayLike", q_ref: ArrayLike | None = None,
+def analytic_solutions(robot: Robot, target: Target | ArrayLike, q_ref: ArrayLike | None = None,
                        tol: float = TOL) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
     """Every closed-form branch for a stack of N targets, or None when no solver fits.
 
@@ -135,7 +133,7 @@ def analytic_solutions(robot: Robot, target: "Target | ArrayLike", q_ref: ArrayL
     return _run(robot, target, q_ref, tol)
 
 
-def analytic_candidates(robot: Robot, target: "Target | ArrayLike", q_ref: ArrayLike | None = None
+def analytic_candidates(robot: Robot, target: Target | ArrayLike, q_ref: ArrayLike | None = None
                         ) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
     """The same branches before the FK check: q (N, k, n), whether the solver's own geometry
     says the branch is reachable (N, k), labels. Branches it calls reachable that then fail the

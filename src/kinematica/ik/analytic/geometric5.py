@@ -28,13 +28,23 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...model.memo import per_robot
 from ...model.robot import Robot
 from ..target import Target
-from .arm import SHOULDER, ArmPlane, arm_plane, chain, times, to_plane, turn_back, unit, yaw
+from .arm import (
+    SHOULDER,
+    ArmPlane,
+    arm_plane,
+    chain,
+    times,
+    to_plane,
+    turn_back,
+    unit,
+    yaw,
+)
 from .geometry import ANGLE_TOL, LENGTH_TOL, NotAnalytic, frames0, in_frame, require
 from .planar import ELBOWS
 from .planar import LABELS as ELBOW_LABELS
-from ...model.memo import per_robot
 
 
 def paper003(p: ArrayLike, phi: ArrayLike, l_base: float, l2: float, l3: float, l4: float) -> np.ndarray:

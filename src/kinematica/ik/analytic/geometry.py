@@ -7,12 +7,11 @@ the axis of joint i + 1 and its origin a point on that axis (index n: the tool f
 
 from __future__ import annotations
 
-from ...errors import KinematicaError
-
 import numpy as np
 
-from ...model.robot import Robot
+from ...errors import KinematicaError
 from ...model.memo import per_robot
+from ...model.robot import Robot
 
 ANGLE_TOL = 1e-9  # rad: axes parallel / perpendicular to this
 LENGTH_TOL = 1e-9  # relative to the robot's size: axes meet, offsets vanish

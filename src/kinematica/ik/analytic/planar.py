@@ -22,10 +22,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...model.memo import per_robot
 from ...model.robot import Robot
 from ..target import Target
 from .geometry import NotAnalytic
-from ...model.memo import per_robot
 
 ELBOWS = np.array([-1.0, 1.0])  # signs of θ2: elbow up, elbow down
 LABELS = ["elbow up", "elbow down"]

@@ -23,14 +23,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...model.memo import per_robot
 from ...model.robot import Robot
 from ..target import Target
 from . import wrist
-from .arm import SHOULDER, ArmPlane, arm_plane, chain, times, to_plane, turn_back, unit, yaw
+from .arm import (
+    SHOULDER,
+    ArmPlane,
+    arm_plane,
+    chain,
+    times,
+    to_plane,
+    turn_back,
+    unit,
+    yaw,
+)
 from .geometry import LENGTH_TOL, NotAnalytic, common_point, frames0, in_frame, require
 from .planar import ELBOWS
 from .planar import LABELS as ELBOW_LABELS
-from ...model.memo import per_robot
 
 
 @dataclass(frozen=True, eq=False)

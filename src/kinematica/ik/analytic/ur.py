@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...model.memo import per_robot
 from ...model.robot import Robot
 from ..target import Target
 from . import wrist
@@ -32,7 +33,6 @@ from .arm import SHOULDER, ArmPlane, arm_plane, chain, last_angle, times, to_pla
 from .geometry import LENGTH_TOL, NotAnalytic, common_point, frames0, in_frame, require
 from .planar import ELBOWS
 from .planar import LABELS as ELBOW_LABELS
-from ...model.memo import per_robot
 
 
 @dataclass(frozen=True, eq=False)

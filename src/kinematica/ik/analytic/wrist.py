@@ -52,7 +52,7 @@ class Wrist:
     v_row: tuple[complex, complex]
 
     @classmethod
-    def of(cls, B: np.ndarray, C: np.ndarray) -> "Wrist":
+    def of(cls, B: np.ndarray, C: np.ndarray) -> Wrist:
         u, c = B[2, :], C[:, 2]
         psi = float(np.arctan2(u[1], u[0]) - np.arctan2(c[1], c[0]))
         cp, sp = np.cos(psi), np.sin(psi)
