@@ -30,6 +30,10 @@ from .edges import EdgeChecker
 # name → OMPL geometric planner class; anytime ones refine their path until the time is up
 PLANNERS = {"rrtconnect": "RRTConnect", "rrtstar": "RRTstar", "bitstar": "BITstar", "prm": "PRM"}
 ANYTIME = frozenset({"rrtstar", "bitstar"})
+# A tree's longest step, as a fraction of the joint box's diagonal (OMPL's own default is 0.2).
+# Measured on MotionBenchMaker's Panda cage, tall bookshelf and box (10 problems each, 1 s):
+# 0.2 solves 14 of 30, 0.1 19, 0.05 22, 0.025 22 with slower simplification (more vertices).
+RANGE = 0.05
 
 
 @dataclass(frozen=True)
@@ -165,7 +169,10 @@ def solve(checker: EdgeChecker, start: np.ndarray, goals: np.ndarray, planner: s
         ss, validator = _setup(ob, og, checker, guard, n)
         si = ss.getSpaceInformation()
         _goal(ob, ss, si, start, goals)
-        ss.setPlanner(getattr(og, PLANNERS[planner])(si))
+        chosen = getattr(og, PLANNERS[planner])(si)
+        if hasattr(chosen, "setRange"):  # RRT-Connect, RRT*: a tree grows at most RANGE of the box's extent a step
+            chosen.setRange(RANGE * si.getMaximumExtent())
+        ss.setPlanner(chosen)
         if seed is not None and planner in ANYTIME:
             # any path meets an infinite cost threshold: the planner stops at its first one
             objective = ob.PathLengthOptimizationObjective(si)
