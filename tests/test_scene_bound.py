@@ -82,6 +82,18 @@ def test_covering_spheres_contain_a_mesh_and_its_hull(tmp_path):
         assert_covered(shape, P)
 
 
+def panda_scene(table: bool):
+    """example-robot-data's Panda (its URDF collision meshes) as robot "p", on a box table or not."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", km.URDFWarning)  # fingers held at 0: said, and expected
+        robot = km.load(PANDA_URDF)
+    s = km.Scene()
+    s.add_robot("p", robot)
+    if table:
+        s.add_obstacle("table", "box", pose=spatial.transl([0.5, 0.0, 0.2]), size=(0.4, 0.8, 0.05))
+    return s, robot
+
+
 def random_states(robot, rng, count):
     lo = np.where(np.isfinite(robot.limits[:, 0]), robot.limits[:, 0], -np.pi)
     hi = np.where(np.isfinite(robot.limits[:, 1]), robot.limits[:, 1], np.pi)
@@ -136,12 +148,7 @@ def test_a_robot_in_millimetres_in_a_scene_in_metres():
 
 @pytest.mark.skipif(not PANDA_URDF.is_file(), reason="example-robot-data (a test dependency) not installed")
 def test_the_bound_never_exceeds_coal_on_the_pandas_collision_meshes():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", km.URDFWarning)  # fingers held at 0: said, and expected
-        robot = km.load(PANDA_URDF)
-    s = km.Scene()
-    s.add_robot("p", robot)
-    s.add_obstacle("table", "box", pose=spatial.transl([0.5, 0.0, 0.2]), size=(0.4, 0.8, 0.05))
+    s, robot = panda_scene(table=True)
     assert_bound_holds(s, "p", random_states(robot, np.random.default_rng(7), 400))
 
 
@@ -193,12 +200,7 @@ def test_a_check_with_a_margin_is_coals_distance_below_the_margin_on_meshes():
     # margin clear. Oracle: coal's distance, on the Panda's collision meshes (self pairs among
     # them) and a box; a state within 1e-6 m of the margin either way is not counted (coal's GJK
     # and its margin test each round to ~1e-8 of the distance)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", km.URDFWarning)
-        robot = km.load(PANDA_URDF)
-    s = km.Scene()
-    s.add_robot("p", robot)
-    s.add_obstacle("table", "box", pose=spatial.transl([0.5, 0.0, 0.2]), size=(0.4, 0.8, 0.05))
+    s, robot = panda_scene(table=True)
     Q = random_states(robot, np.random.default_rng(11), 400)
     d = np.atleast_1d(s.distance({"p": Q}).min_distance)
     for margin in (0.0, 0.003, 0.01):  # (some Panda link pairs are never more than a few cm apart)
@@ -217,12 +219,7 @@ def test_a_pair_the_spheres_leave_beyond_the_margin_is_beyond_it_under_coal():
     # per body pair, on the Panda's meshes (self pairs) and a box
     from kinematica.scene.query import joint_batch
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", km.URDFWarning)
-        robot = km.load(PANDA_URDF)
-    s = km.Scene()
-    s.add_robot("p", robot)
-    s.add_obstacle("table", "box", pose=spatial.transl([0.5, 0.0, 0.2]), size=(0.4, 0.8, 0.05))
+    s, robot = panda_scene(table=True)
     Q = random_states(robot, np.random.default_rng(12), 60)
     c = s.compiled()
     poses = c.body_poses(joint_batch(s, {"p": Q})[0], len(Q))
@@ -250,11 +247,7 @@ def test_the_wrists_table_keeps_the_bound_below_coal_and_proves_more_states_free
     # Oracle: coal's distance (the bound never above it), and the same bound without tables
     import kinematica.scene.bound as bound_module
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", km.URDFWarning)
-        robot = km.load(PANDA_URDF)
-    s = km.Scene()
-    s.add_robot("p", robot)
+    s, robot = panda_scene(table=False)
     Q = random_states(robot, np.random.default_rng(13), 300)
     with_tables, by_coal = assert_bound_holds(s, "p", Q)
     monkeypatch.setattr(bound_module, "CLOSE", 2.0)  # no pair touches at 200 % of the probes: no table

@@ -159,19 +159,21 @@ class EdgeChecker:
     def _near(self, Q: np.ndarray, cap: float) -> np.ndarray:
         """Per state of Q (m, n): min(cap, coal's distance) over the pairs the core's spheres bring
         within `cap` — never above the true distance, since the others are at least `cap` apart."""
-        c = self.scene.compiled()
-        poses = c.body_poses(joint_batch(self.scene, self._q(Q))[0], len(Q))
         parts = None if self.fast is None else self.fast.near_pairs(Q, cap)
-        return np.array([cap if f is None else f.distance for f in c.collider.distance(poses, parts=parts, below=cap)])
+        found = self.scene.compiled().collider.distance(self._poses(Q), parts=parts, below=cap)
+        return np.array([cap if f is None else f.distance for f in found])
+
+    def _poses(self, Q: np.ndarray) -> np.ndarray:
+        """The scene's body poses (m, bodies, 4, 4) with the moving robots at the states Q."""
+        return self.scene.compiled().body_poses(joint_batch(self.scene, self._q(Q))[0], len(Q))
 
     def _touching(self, Q: np.ndarray, margin: float) -> np.ndarray:
         """Per state of Q (m, n): whether coal finds anything within `margin` (0: a contact), over
         the moving robots' pairs — only those the core's spheres bring within the margin (the
         others are clear by it), so coal sees few pairs of each state."""
-        c = self.scene.compiled()
-        poses = c.body_poses(joint_batch(self.scene, self._q(Q))[0], len(Q))
         only = None if self.fast is None else self.fast.near_pairs(Q, margin)
-        return np.array([bool(h) for h in c.collider.collide(poses, margin=margin, only=only)], dtype=bool)
+        hits = self.scene.compiled().collider.collide(self._poses(Q), margin=margin, only=only)
+        return np.array([bool(h) for h in hits], dtype=bool)
 
     def _bound(self, Q: np.ndarray) -> np.ndarray:
         self._current()

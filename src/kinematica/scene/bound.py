@@ -29,7 +29,7 @@ import numpy as np
 
 from .._core import Clearance
 from ..kinematics.handle import chain_handle
-from .pairtable import tables
+from .pairtable import joint_box, tables
 from .shapes import SceneError, Shape
 from .spheres import placed
 
@@ -71,9 +71,7 @@ def _tabulate(core: Any, scene: Any, names: tuple[str, ...], self_of: list[tuple
     touching at most (`CLOSE`) of `PROBES` states drawn in the joint box (a wrist's links)."""
     if not self_of:
         return
-    boxes = [scene.robots[r].robot.limits for r in names]
-    lo = np.concatenate([np.where(np.isfinite(b[:, 0]), b[:, 0], -np.pi) for b in boxes])
-    hi = np.concatenate([np.where(np.isfinite(b[:, 1]), b[:, 1], np.pi) for b in boxes])
+    lo, hi = np.concatenate([joint_box(scene.robots[r].robot) for r in names], axis=1)
     Q = np.random.default_rng(0).uniform(lo, hi, (PROBES, len(lo)))  # (fixed: the same tables every time)
     touching = core.pairs_near(Q, 0.0)[:, :len(self_of)].mean(axis=0)
     for t in tables(scene, names, self_of, [k for k in range(len(self_of)) if touching[k] >= CLOSE]):

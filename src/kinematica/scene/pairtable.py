@@ -65,6 +65,12 @@ def grid(lo: np.ndarray, hi: np.ndarray, c: np.ndarray, cells: int = CELLS) -> t
     return step, np.ceil(span / step - 1e-9).astype(int) + 1
 
 
+def joint_box(robot: Any) -> np.ndarray:
+    """(2, n): the robot's joint limits, a free end taken at ±π (the box tables and probes span)."""
+    return np.stack([np.where(np.isfinite(robot.limits[:, 0]), robot.limits[:, 0], -math.pi),
+                     np.where(np.isfinite(robot.limits[:, 1]), robot.limits[:, 1], math.pi)])
+
+
 def tables(scene: Any, robots: tuple[str, ...], self_of: list[tuple[int, int]], wanted: list[int]) -> list[Table]:
     """The tables of the self pairs `wanted` (indices into `self_of`, the bound's self pairs as
     scene body pairs) that have one or two joints of one robot between their bodies; the moving
@@ -97,20 +103,17 @@ def _table(scene: Any, name: str, pair: tuple[int, int], joints: tuple[int, ...]
     """(lo, step, c, d) for one pair, made or remembered; None when a joint has no finite range."""
     entry = scene.robots[name]
     robot = entry.robot
-    lim = robot.limits[list(joints)]
-    revolute = robot.revolute[list(joints)]
-    lo = np.where(np.isfinite(lim[:, 0]), lim[:, 0], np.where(revolute, -math.pi, np.nan))
-    hi = np.where(np.isfinite(lim[:, 1]), lim[:, 1], np.where(revolute, math.pi, np.nan))
-    if not np.all(np.isfinite(lo) & np.isfinite(hi)):
-        return None
+    idx = list(joints)
+    if not np.all(robot.revolute[idx] | np.isfinite(robot.limits[idx]).all(axis=1)):
+        return None  # a slide without limits: no finite grid
+    box = joint_box(robot)
+    lo, hi = box[0, idx], box[1, idx]
     comp = scene.compiled()
     start = comp.slices[name].start
     key = (id(robot), float(entry.scale), pair[0] - start, pair[1] - start, joints, lo.tobytes(), hi.tobytes())
     known = _MADE.get(key)
     if known is not None and known[0]() is robot:
         return (lo, *known[1:])
-    box = np.stack([np.where(np.isfinite(robot.limits[:, 0]), robot.limits[:, 0], -math.pi),
-                    np.where(np.isfinite(robot.limits[:, 1]), robot.limits[:, 1], math.pi)])
     c = motion_bounds(entry, scene.geometry(name), box)[list(joints)]
     step, m = grid(lo, hi, c)
     axes = [lo[i] + step[i] * np.arange(m[i]) for i in range(len(joints))]
@@ -129,4 +132,4 @@ def _table(scene: Any, name: str, pair: tuple[int, int], joints: tuple[int, ...]
     return lo, step, c, d
 
 
-__all__ = ["Table", "tables", "grid", "CELLS"]
+__all__ = ["Table", "tables", "grid", "joint_box", "CELLS"]

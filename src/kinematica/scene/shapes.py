@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -155,24 +156,36 @@ def coal_geometry(shape: Shape):
         return coal.Cylinder(shape.radius, shape.length)
     if shape.kind == "capsule":
         return coal.Capsule(shape.radius, shape.length)
-    return _mesh_models(shape)[0]
+    return mesh_derived(shape, "coal", _coal_models)[0]
 
 
 def coal_hull(shape: Shape):
     """A mesh's convex hull as a coal `Convex` (None for a primitive): it contains the mesh, so
     no contact with it means none with the mesh — a test ~3× cheaper on fine meshes."""
-    return None if shape.kind != "mesh" else _mesh_models(shape)[1]
+    return None if shape.kind != "mesh" else mesh_derived(shape, "coal", _coal_models)[1]
 
 
-_MODELS: dict[int, tuple] = {}  # id of mesh_data's vertex array → (its arrays, BVH, hull)
+_DERIVED: dict[tuple[int, str], tuple] = {}  # (id of mesh_data's vertex array, what) → (the array, the value)
 
 
-def _mesh_models(shape: Shape) -> tuple:
-    coal = need("coal", "scene", "collision checking")
+def mesh_derived(shape: Shape, what: str, make: Callable[[np.ndarray, np.ndarray], Any]) -> Any:
+    """make(vertices, triangles) of a mesh shape, made once per file version and kept (a planner
+    makes a scene per problem, and a robot's meshes are the same files each time); `what` names
+    the kind of value. The value is shared: it must not be changed."""
     verts, faces = mesh_data(shape)
-    known = _MODELS.get(id(verts))
-    if known is not None and known[0] is verts:
-        return known[1], known[2]
+    known = _DERIVED.get((id(verts), what))
+    if known is not None and known[0] is verts:  # (the array kept alive here: its id is not reused)
+        return known[1]
+    if len(_DERIVED) >= 512:  # (as many files as mesh_data keeps, a few kinds each: start afresh)
+        _DERIVED.clear()
+    value = make(verts, faces)
+    _DERIVED[id(verts), what] = (verts, value)
+    return value
+
+
+def _coal_models(verts: np.ndarray, faces: np.ndarray) -> tuple:
+    """coal's BVH of a mesh's triangles, and its convex hull (None when qhull refuses it)."""
+    coal = need("coal", "scene", "collision checking")
     vs, tris = coal.StdVec_Vec3s(), coal.StdVec_Triangle()
     vs.extend(list(verts))
     tris.extend([coal.Triangle(int(a), int(b), int(c)) for a, b, c in faces])
@@ -184,9 +197,6 @@ def _mesh_models(shape: Shape) -> tuple:
         hull = coal.Convex.convexHull(vs, False, None)
     except Exception:  # noqa: BLE001 — qhull refuses a flat or degenerate mesh: no hull, the mesh alone
         hull = None
-    if len(_MODELS) >= 256:  # (as many files as mesh_data keeps, and then some: start afresh)
-        _MODELS.clear()
-    _MODELS[id(verts)] = (verts, bvh, hull)
     return bvh, hull
 
 

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from .shapes import Shape, mesh_data
+from .shapes import Shape, mesh_derived
 
 MAX_CELLS = 64  # spheres of one box or mesh at most
 SLABS = 8  # a mesh's slabs at most
@@ -42,21 +42,13 @@ def cover(shape: Shape) -> tuple[np.ndarray, np.ndarray]:
         return _rod(float(shape.radius), float(shape.length))
     if shape.kind == "box":
         return _box(np.asarray(shape.size, dtype=float))
-    verts, _ = mesh_data(shape)  # (read once per file version: the same arrays for the same file)
-    key = id(verts)
-    known = _FITTED.get(key)
-    if known is None or known[0] is not verts:
-        c, r = _hull_slabs(verts)
-        if len(_FITTED) >= 256:  # (as many files as mesh_data keeps, and then some: start afresh)
-            _FITTED.clear()
-        c.flags.writeable = r.flags.writeable = False  # shared by every scene that uses the file
-        known = _FITTED[key] = (verts, c, r)
-    return known[1], known[2]
+    return mesh_derived(shape, "cover", _mesh_cover)
 
 
-# a mesh's cover per vertex array of `mesh_data` (which reads each file version once): a planner
-# rebuilds its bound for every scene, and a robot's meshes are the same files each time
-_FITTED: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+def _mesh_cover(verts: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    c, r = _hull_slabs(verts)
+    c.flags.writeable = r.flags.writeable = False  # shared by every scene that uses the file
+    return c, r
 
 
 def _rod(R: float, length: float) -> tuple[np.ndarray, np.ndarray]:
