@@ -132,7 +132,7 @@ def startup(runs: int) -> dict[str, float]:
         times = []
         for _ in range(runs):
             t0 = time.perf_counter()
-            subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=bc.user_env())
             times.append(time.perf_counter() - t0)
         out[label] = statistics.median(times)
     return out

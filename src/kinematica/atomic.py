@@ -30,7 +30,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import secrets
 import shutil
 import stat
 from collections.abc import Iterator
@@ -64,7 +63,7 @@ def check(path: str | os.PathLike[str], *, folder: bool = False) -> Path:
 
 
 def _temp_name(p: Path) -> Path:
-    return p.with_name(f".{p.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp{p.suffix}")
+    return p.with_name(f".{p.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp{p.suffix}")
 
 
 def _alive(pid: int) -> bool:

@@ -2,9 +2,9 @@
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import library as _library
-from . import urdf as _urdf
 from .builders import from_dh, from_link_frames, from_mdh, from_planar
 from .coerce import takes_robot as _takes_robot
 from .inertial import Inertial, InertialError
@@ -14,8 +14,10 @@ from .poe import from_poe
 from .robot import ParameterTable, Robot, RobotError
 from .schema import RobotFileError
 from .servo import from_servo, to_servo
-from .urdf import from_urdf, urdf_tips
 from .urdf_bodies import MissingLimitWarning, OffChainBodiesWarning, URDFWarning
+
+if TYPE_CHECKING:  # loaded at first use by __getattr__ below
+    from .urdf import from_urdf, urdf_tips
 
 
 # The loader sits below coerce (which loads a robot by name) and urdf.py below the loader (load reads
@@ -44,7 +46,18 @@ def to_urdf(robot: "Robot | str", *, mesh_folder: str | None = None) -> str:
     >>> km.to_urdf("planar-3r").count("<joint ")
     4
     """
-    return _urdf.to_urdf(robot, mesh_folder=mesh_folder)
+    from .urdf import to_urdf as write
+
+    return write(robot, mesh_folder=mesh_folder)
+
+
+def __getattr__(name: str):
+    # the URDF reader loads lxml (~15 ms of every start-up): only when a URDF is read
+    if name in ("from_urdf", "urdf_tips"):
+        from . import urdf
+
+        return getattr(urdf, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["Robot", "RobotError", "RobotFileError", "ParameterTable", "Inertial", "InertialError",
            "from_dh", "from_mdh", "from_planar", "from_link_frames", "load", "save", "robot_names"]
