@@ -84,13 +84,13 @@ KC_INLINE bool rne_of(const Dynamics& dy, const S* q, const S* qd, const S* qdd,
         const V3<double> p{D[P], D[P + 1], D[P + 2]};
         a = mat_t(D + R, a + cross(al, p) + cross(w, cross(w, p)));
         w = mat_t(D + R, w), al = mat_t(D + R, al);
-        f = mat_t(D + R, f), m = mat_t(D + R, m);
+        if (wrench) f = mat_t(D + R, f), m = mat_t(D + R, m);  // else zero: nothing to turn
         Link<S>& j = links[i];
         if (static_cast<int>(D[KIND]) != PRISMATIC) {
             const S th = q[i] + D[OFFSET];
             sincos_of(th, j.s, j.c);
             w = rz_t(j.c, j.s, w), al = rz_t(j.c, j.s, al), a = rz_t(j.c, j.s, a);
-            f = rz_t(j.c, j.s, f), m = rz_t(j.c, j.s, m);
+            if (wrench) f = rz_t(j.c, j.s, f), m = rz_t(j.c, j.s, m);
             const double k = D[PITCH];
             if (k != 0.0) {  // the origin's slide d = k θ, seen from the turned frame
                 j.d = k * th;
