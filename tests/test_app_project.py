@@ -4,6 +4,8 @@ page, a reload restores everything, and the project menu saves and opens files."
 
 from __future__ import annotations
 
+import asyncio
+
 import json
 
 import numpy as np
@@ -203,6 +205,30 @@ async def test_a_reload_restores_the_work() -> None:
         q = kuka.q_home.copy()
         q[1] = np.radians(25.0)
         assert float(one(user, "pose-x").text) == pytest.approx(km.fk(kuka, q)[0, 3], abs=1e-4)
+
+
+@pytest.mark.asyncio
+async def test_a_dragged_slider_is_saved_once_it_pauses_and_a_reload_misses_no_move(monkeypatch) -> None:
+    """A run of joint moves alone is written to the store once, SAVE_AFTER s after the last
+    (each write is a file write: ~1 ms of the server's CPU per slider event, issue 32 item 13);
+    a reload right after the last move still opens at it."""
+    from kinematica.app import page as page_module
+
+    writes = []
+    to_dict = project.to_dict
+    monkeypatch.setattr(project, "to_dict", lambda s: (writes.append(1), to_dict(s))[1])
+    app_main.configure(None)
+    async with user_simulation(root=app_main.root) as user:
+        await user.open("/")
+        writes.clear()
+        for v in range(10, 30, 2):  # a drag: ten slider events
+            one(user, "joint-1-slider").value = v
+        assert writes == []
+        await asyncio.sleep(page_module.SAVE_AFTER + 0.3)
+        assert len(writes) == 1
+        one(user, "joint-1-slider").value = 41
+        await user.open("/")  # at once: the pending save is taken by the new page's restore
+        assert one(user, "joint-1-number").value == pytest.approx(41.0)
 
 
 def test_a_project_from_before_the_looks_were_kept_opens_in_looks() -> None:

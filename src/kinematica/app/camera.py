@@ -93,10 +93,10 @@ def framing(projection: str, reach: float, points=(), floor: float = 0.0,
     extent = hi - lo
     size = 0.5 * float(max(extent[0], extent[1], 1.3 * extent[2]))  # = r for the arm alone
     centre = (lo + hi) / 2
-    must = [*pts, (0.0, 0.0, min(0.0, floor))]
+    must = np.vstack([pts, [(0.0, 0.0, min(0.0, floor))]])
     for _ in range(40):  # back off until every point given is in the view
         pose = _placed(projection, centre, size)
-        if not any(outside(pose, view_size(size), projection, p, pad) for p in must):
+        if not outside(pose, view_size(size), projection, must, pad):
             break
         size *= 1.15
     return pose, view_size(size)
@@ -121,15 +121,18 @@ def outside(pose: CameraPose, size: float, projection: str, point, pad: float = 
     """Whether `point` (scene units), or a ball of radius `pad` around it, is likely out of the
     view of a camera at `pose`: beyond the view's half-height from the look-at point across the
     viewing direction (a cone of 45° in 3-D, the orthographic box otherwise), with a 10 % margin.
-    A view at least as wide as it is high shows all that this cone holds."""
-    p = np.asarray(point, float) - pose.look_at
+    A view at least as wide as it is high shows all that this cone holds. `point` may be many
+    points (k, 3): whether any is out."""
+    p = np.asarray(point, float).reshape(-1, 3) - pose.look_at
     view = np.subtract(pose.look_at, pose.position)
-    view = view / np.linalg.norm(view)
-    across = float(np.linalg.norm(p - (p @ view) * view)) + pad
+    distance = float(np.linalg.norm(view))
+    view = view / distance
+    along = p @ view
+    across = np.sqrt(np.maximum(np.einsum("ij,ij->i", p, p) - along * along, 0.0)) + pad
     if orthographic(projection):
-        return across > 0.45 * size
-    depth = float(np.linalg.norm(pose.position - np.asarray(pose.look_at))) + float(p @ view)
-    return depth <= 0 or across > 0.9 * depth * math.tan(math.radians(22.5))
+        return bool(np.any(across > 0.45 * size))
+    depth = distance + along
+    return bool(np.any((depth <= 0) | (across > 0.9 * depth * math.tan(math.radians(22.5)))))
 
 
 def view_size(reach: float) -> float:

@@ -85,6 +85,7 @@ class Looks:
         self.scene, self.step, self.visuals = scene, float(step), visuals
         self.bodies = [scene.group() for _ in range(n_bodies)]
         self.gripped: list[tuple[object, Visual]] = []
+        self.fraction: float | None = None  # the gripper's as the holders were last placed
         keys = [mesh_key(v.path) for v in visuals if v.kind == "mesh"]
         if any(k not in _glb for k in keys):  # convert while the page builds, not when the browser asks
             threading.Thread(target=_convert, args=(keys,), daemon=True).start()
@@ -121,6 +122,9 @@ class Looks:
         shapes to the gripper's closing `fraction`."""
         for group, F in zip(self.bodies, frames):
             group.move(*(F[:3, 3] / self.step)).rotate_R(F[:3, :3].tolist())
+        if fraction == self.fraction:
+            return  # the holders sit in their bodies' groups: they moved with them
+        self.fraction = fraction
         for holder, v in self.gripped:
             M = v.grip.motion(fraction)
             holder.move(*(M[:3, 3] / self.step)).rotate_R(M[:3, :3].tolist())

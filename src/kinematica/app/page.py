@@ -6,12 +6,17 @@ A tab changes the session, then calls `page.changed(what)` with what changed ("r
 and the page is the one module that imports them (`tab.py` holds their base). Every tab's
 `update(what)` runs; tabs whose content is costly (Math, Plots) only mark themselves stale
 unless they are the one shown, and catch up when selected (`shown`). The session is saved to
-the browser session's storage after every change, so a reload restores it (`restore`).
+the browser session's storage after every change, so a reload restores it (`restore`): at once,
+except a change of q alone (a slider dragged, ~10 events a second), which is saved once the
+moves pause for SAVE_AFTER s — or sooner, when the page goes or its browser opens another page
+(`restore` takes the pending save first, so a reload never misses the last move).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import weakref
 from collections.abc import MutableMapping
 
 from nicegui import events, ui
@@ -29,11 +34,16 @@ from .uploads import FileDrop
 TABS = {"simulator": ("Simulator", "precision_manufacturing"), "plots": ("Plots", "show_chart"),
         "math": ("Math", "functions"), "robot": ("Robot", "table_chart")}
 STORE_KEY = "project"
+SAVE_AFTER = 0.5  # s a run of joint moves pauses before it is saved (a save is ~1 ms of the server's CPU)
+_UNSAVED: weakref.WeakValueDictionary[int, Page] = weakref.WeakValueDictionary()  # id(store) → page
 
 
 def restore(store: MutableMapping | None, robot: str, loaded: dict) -> Session:
     """The session saved in `store` (a reload), or a fresh one with `robot`. A saved project
     that no longer opens (another version) is set aside with a notice, not lost silently."""
+    pending = _UNSAVED.get(id(store))
+    if pending is not None and pending.store is store:
+        pending.flush()  # this browser's other page (the one being reloaded) moved the arm just now
     saved = store.get(STORE_KEY) if store is not None else None
     if saved:
         try:
@@ -56,6 +66,9 @@ class Page:
     def __init__(self, session: Session, store: MutableMapping | None = None, served_with: str = "") -> None:
         self.session = session
         self.store = store
+        self._save_due: asyncio.TimerHandle | None = None
+        if store is not None:
+            ui.context.client.on_disconnect(self.flush)
         self.served_with = served_with
         self.current = "simulator"
         ui.colors(primary="#37474f", accent="#fb8c00")
@@ -84,7 +97,10 @@ class Page:
         for tab in self.tabs.values():
             if tab is not by:
                 tab.update(kinds)
-        self.save()
+        if kinds == {"q"}:
+            self.save_soon()
+        else:
+            self.save()
 
     def played(self) -> None:
         """The player moved `session.t` (nothing else changed: the project is saved when it
@@ -94,9 +110,33 @@ class Page:
             plots.follow(self.session.t)
 
     def save(self) -> None:
+        """The session into the store now (each write is also a file write by NiceGUI)."""
+        if self._save_due is not None:
+            self._save_due.cancel()
+            self._save_due = None
         if self.store is not None:
             self.store[STORE_KEY] = project.to_dict(self.session)
-            self.store["served_with"] = self.served_with
+            if self.store.get("served_with") != self.served_with:
+                self.store["served_with"] = self.served_with
+
+    def save_soon(self) -> None:
+        """`save` once changes pause for SAVE_AFTER s; at once where no event loop runs."""
+        if self.store is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.save()
+            return
+        if self._save_due is not None:
+            self._save_due.cancel()
+        _UNSAVED[id(self.store)] = self
+        self._save_due = loop.call_later(SAVE_AFTER, self.flush)
+
+    def flush(self) -> None:
+        """A pending `save_soon` done now."""
+        if self._save_due is not None:
+            self.save()
 
     def select(self, key: str) -> None:
         self.tab_bar.set_value(key)

@@ -328,7 +328,7 @@ class ArmView:
         has left the view."""
         pose, size = self.camera_pose
         pad = self._pad
-        if any(camera.outside(pose, size, self.projection, p, pad) for p in self._frame_points(arm)):
+        if camera.outside(pose, size, self.projection, self._frame_points(arm), pad):
             self.reframe()
 
     def reframe(self) -> None:

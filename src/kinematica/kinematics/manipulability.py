@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike
 from ..errors import InputError
 from ..keywords import strict
 from ..model.coerce import takes_robot
+from ..model.memo import per_robot
 from ..model.robot import Robot
 
 # a task's rows of the 6 × n Jacobian (vx vy vz ωx ωy ωz): what `rows=` of the measures selects
@@ -28,6 +29,7 @@ ROWS = {"full": (0, 1, 2, 3, 4, 5), "position": (0, 1, 2), "orientation": (3, 4,
 RANK_TOL = 1e-9
 
 
+@per_robot  # two FKs of every frame: the simulator asks at every slider event
 def is_planar(robot: Robot, tol: float = 1e-9) -> bool:
     """True when every joint is revolute about an axis parallel to the base z axis and all joint
     origins share one height, so the tool moves in a plane (paper 000's arm)."""
@@ -80,13 +82,25 @@ def singular_values(J: ArrayLike) -> np.ndarray:
     return np.linalg.svd(_check_J(J), compute_uv=False)
 
 
-def _padded(J: np.ndarray) -> np.ndarray:
-    """σ of J padded with zeros to m values: a wide-or-square J has m, a tall one has only n."""
-    s = singular_values(J)
+def _padded(J: np.ndarray, s: np.ndarray | None = None) -> np.ndarray:
+    """σ of J (or the given s, J's) padded with zeros to m values: a wide-or-square J has m, a
+    tall one has only n."""
+    s = singular_values(J) if s is None else s
     m = J.shape[-2]
     if s.shape[-1] < m:
         s = np.concatenate([s, np.zeros(s.shape[:-1] + (m - s.shape[-1],))], axis=-1)
     return s
+
+
+def _kappa(s: np.ndarray) -> np.ndarray:
+    """σ_max / σ_min of padded singular values (∞ when one is 0)."""
+    with np.errstate(divide="ignore"):
+        return np.where(s[..., -1] > 0, s[..., 0] / np.where(s[..., -1] > 0, s[..., -1], 1), np.inf)
+
+
+def _rank(s: np.ndarray, tol: float) -> np.ndarray:
+    """Singular values above tol · σ_max."""
+    return np.sum(s > tol * np.maximum(s[..., :1], np.finfo(float).tiny), axis=-1)
 
 
 @strict
@@ -104,16 +118,13 @@ def det_jjt(J: ArrayLike) -> np.ndarray:
 @strict
 def condition(J: ArrayLike) -> np.ndarray:
     """κ = σ_max / σ_min over the task's m directions (∞ when a direction is lost)."""
-    s = _padded(_check_J(J))
-    with np.errstate(divide="ignore"):
-        return np.where(s[..., -1] > 0, s[..., 0] / np.where(s[..., -1] > 0, s[..., -1], 1), np.inf)
+    return _kappa(_padded(_check_J(J)))
 
 
 @strict
 def rank(J: ArrayLike, tol: float = RANK_TOL) -> np.ndarray:
     """Numerical rank: singular values above tol · σ_max."""
-    s = singular_values(J)
-    return np.sum(s > tol * np.maximum(s[..., :1], np.finfo(float).tiny), axis=-1)
+    return _rank(singular_values(J), tol)
 
 
 @dataclass(frozen=True)
@@ -130,6 +141,8 @@ class JacobianReport:
 
 
 def report(J_task: np.ndarray, rows: str) -> JacobianReport:
-    """The measures of one task Jacobian (m, n)."""
-    return JacobianReport(J_task, rows, int(rank(J_task)), singular_values(J_task),
-                          float(manipulability(J_task)), float(det_jjt(J_task)), float(condition(J_task)))
+    """The measures of one task Jacobian (m, n), from one SVD."""
+    s = singular_values(J_task)
+    padded = _padded(J_task, s)
+    return JacobianReport(J_task, rows, int(_rank(s, RANK_TOL)), s, float(np.prod(padded)),
+                          float(np.prod(padded ** 2)), float(_kappa(padded)))
