@@ -137,3 +137,15 @@ def test_teleop_between_two_so100s(capsys):
         held, led = fe.positions(), le.positions()
     assert d["ok"] and d["cycles"] == 50 and sum(j["limited"] for j in d["joints"]) == 0
     assert held == {i: round(led[i]) for i in range(1, 7)} and held[1] == CENTRE + 200 and held[2] == CENTRE - 200
+
+
+@pytest.mark.parametrize("signs", [[1, -1], [-1, 1, 1, 1, 1, 2], "reversed"])
+def test_a_robot_file_with_bad_servo_signs_is_refused_in_words(tmp_path, signs):
+    import yaml
+
+    data = yaml.safe_load(km.model.robotfile.write_text(SO100))
+    data["extras"]["servo_signs"] = signs
+    path = tmp_path / "so100-edited.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(km.InputError, match=r"extras.servo_signs must be six values of 1 or -1"):
+        So101("loop://", robot=km.load(path))

@@ -65,7 +65,7 @@ def middle_and_senses(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
     file's home, the middle pose — and each servo's sense in its joint's angle (the file's
     extras.servo_signs, +1 each without them; the gripper's last)."""
     signs = (robot.extras.get("extras") or {}).get("servo_signs", [1] * 6)
-    if len(signs) != 6 or any(v not in (1, -1) for v in signs):
+    if not isinstance(signs, list) or len(signs) != 6 or any(v not in (1, -1) for v in signs):
         raise InputError(f"{robot.name}: extras.servo_signs must be six values of 1 or -1 (the arm's five "
                          f"joints and the gripper), got {signs!r}")
     return np.asarray(robot.q_home[:5], float), np.asarray(signs, int)
