@@ -3,6 +3,8 @@ checked against its published parameters or the papers' worked examples (papers/
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -294,3 +296,13 @@ def test_servo_errors():
         km.to_servo(km.load("puma560"), np.zeros(6))
     with pytest.raises(ValueError, match="no servo mapping"):
         km.from_servo(km.load("planar-3r"), [90, 90, 90])
+
+
+def test_the_readme_lists_every_bundled_robot_with_its_source():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = text.split("## Bundled robots", 1)[1].split("\n## ", 1)[0]
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `([^`]+)` \|[^|]+\|[^|]+\| (.+) \|$", table, re.M)}
+    assert sorted(rows) == NAMES  # the SO-101 had been left out
+    assert all(len(source) > 20 for source in rows.values()), rows

@@ -49,7 +49,9 @@ def test_wheel_carries_the_data_and_the_license(dist):
     if tracked.returncode != 0:
         pytest.skip("not a git checkout: the list of shipped files is unknown")
     shipped = (".yaml", ".ino", ".h", ".py", ".json")
-    wanted = {f.removeprefix("src/") for f in tracked.stdout.split() if f.endswith(shipped)}
+    # and every file of the bundled robots' folders: the SO-ARMs' meshes, URDFs, LICENSE and NOTICE
+    wanted = {f.removeprefix("src/") for f in tracked.stdout.split()
+              if f.endswith(shipped) or f.startswith("src/kinematica/model/robots/")}
     assert not wanted - set(names), f"missing from the wheel: {sorted(wanted - set(names))[:10]}"
     assert any(n.endswith("licenses/LICENSE") for n in names)
     meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
@@ -75,10 +77,11 @@ def test_demo_and_every_bundled_robot_from_the_wheel(venv):
     assert demo.stdout.count("Paper ") >= 5 and "Traceback" not in demo.stderr
     robots = _run(venv / "bin" / "kinematica", "robots", "--json", cwd=venv)
     names = re.findall(r'"name": "([^"]+)"', robots.stdout)
-    assert len(names) >= 9, robots.stdout[:300]
-    code = ("import kinematica as km, numpy as np\n"
+    assert len(names) >= 11 and {"so100", "so101"} <= set(names), robots.stdout[:300]
+    code = ("import kinematica as km, numpy as np, os\n"
             f"for name in {names!r}:\n"
             "    r = km.load(name); T = km.fk(r, r.q_home); assert np.isfinite(T).all(), name\n"
+            "    assert all(os.path.isfile(v.path) for v in r.visuals or () if v.kind == 'mesh'), name\n"
             "from kinematica.scene import scene_names\n"
             "for name in scene_names():\n"
             "    km.Scene.load(name)\n")

@@ -56,7 +56,7 @@ def goals_sent(emu) -> np.ndarray:
 
 def test_the_follower_mirrors_the_leader_through_both_calibrations():
     # the leader's wrist_roll servo is mounted the other way round: its sign is −1
-    default = So101Calibration.default(km.load("so101").limits)
+    default = So101Calibration.default(km.load("so101"))
     flipped = So101Calibration(tuple(ServoCalibration(s.id, 0, s.range, -1 if s.id == 5 else 1)
                                      for s in default.servos))
     with So101Emulator() as le, So101Emulator() as fe, So101(le.url, calibration=flipped) as leader, \

@@ -267,7 +267,7 @@ def _extent(v: Visual) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("name", km.robot_names())
 @pytest.mark.parametrize("fraction", [0.0, 1.0])
 def test_every_bundled_robot_has_looks_and_each_shape_sits_along_its_link(name: str, fraction: float) -> None:
-    """Every bundled robot has a look of primitives (or licensed meshes shipped with it, the SO-101)
+    """Every bundled robot has a look of primitives (or licensed meshes shipped with it, the SO-100 and SO-101)
     on every body, and each shape lies along the
     piece of the skeleton its body carries (the base's from the floor under its pedestal up), or
     touches a shape of the same body that does (a UR5's joint cap on its housing). Whether a

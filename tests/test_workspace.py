@@ -277,14 +277,16 @@ def sideways_5dof():
 FIVE_DOF = [name for name in km.robot_names() if km.load(name).n == 5]
 
 
-def test_there_are_four_bundled_5_dof_arms():
-    assert sorted(FIVE_DOF) == ["arm-5dof", "arm-5dof-geo", "braccio", "so101"]
+def test_there_are_five_bundled_5_dof_arms():
+    assert sorted(FIVE_DOF) == ["arm-5dof", "arm-5dof-geo", "braccio", "so100", "so101"]
 
 
-# The SO-101's wrist roll axis leans 0.0487 rad (2.8°) out of the arm's plane in its URDF
-# (wrist_roll rpy), so its approach leaves the vertical plane through joint 1: no pitch set fits
-# it, and its map takes Fibonacci directions like the sideways arm below.
-@pytest.mark.parametrize("name", [n for n in FIVE_DOF if n != "so101"])
+# The SO-ARMs' tool points sit on the fixed jaw's inner face, 7.9 mm off the wrist roll axis
+# (the SO-101's gripper_frame_link; the SO-100's placed alike), and the SO-101's roll axis also
+# leans 0.0487 rad (2.8°) out of the arm's plane (wrist_roll rpy): rolling the wrist carries the
+# approach out of the vertical plane through joint 1 and the tool point, so no pitch set fits
+# them and their maps take Fibonacci directions like the sideways arm below.
+@pytest.mark.parametrize("name", [n for n in FIVE_DOF if n not in ("so100", "so101")])
 def test_every_bundled_5_dof_arm_reaches_most_voxels_over_its_own_pitches(name):
     """A 5-joint yaw-base arm has one plane of approach directions at each point: the vertical
     plane through joint 1's axis and the point. Fixed world directions rarely lie in it (issue 30:

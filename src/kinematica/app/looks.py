@@ -30,7 +30,7 @@ _files: dict[str, Path] = {}  # key -> mesh file
 # brings its own mesh files, and a closed session's converted meshes must not stay for the
 # server's lifetime; one evicted is converted again if a page asks for it.
 _glb: OrderedDict[str, bytes] = OrderedDict()
-GLB_BUDGET = 64 * 2**20  # bytes of converted meshes kept (of the bundled robots only the SO-101 has meshes: 0.45 MB)
+GLB_BUDGET = 64 * 2**20  # bytes of converted meshes kept (of the bundled robots only the SO-ARMs have meshes: 0.42 and 0.45 MB)
 _lock = threading.Lock()
 
 

@@ -4,8 +4,9 @@
 127.0.0.1 or a pseudo-terminal until Ctrl+C, with imperfections and faults on request; the other
 actions drive the arm on `--port URL` (a USB bus adapter such as /dev/ttyACM0 or COM5, or the
 emulator's socket://127.0.0.1:PORT), each on a bus of its own, locked to this process (one
-controller a bus). `--calibration FILE` maps the servos' ticks to the URDF's joint values (from
-`calibrate`). `--stream [URL]` (state, home, move, play) sends the measured joint states as JSON
+controller a bus). `--arm so100` drives the SO-100 (the same servos, its own model) instead of the
+SO-101. `--calibration FILE` maps the servos' ticks to the URDF's joint values (from
+`calibrate`, on the same arm). `--stream [URL]` (state, home, move, play) sends the measured joint states as JSON
 lines over UDP, each with the goal last sent. A command outside a limit or a calibrated range is refused before anything is sent
 (exit 2); a servo that stops answering or flags a fault stops the arm (exit 1) with the joint and
 the reason; `play` prints its tracking report first. `teleop` (cli/so101_teleop.py) drives a
@@ -88,7 +89,7 @@ def cmd_emulate(args: argparse.Namespace, out: TextIO) -> int:
 
 def _arm(args: argparse.Namespace) -> So101:
     try:
-        arm = So101(args.port, calibration=args.calibration)
+        arm = So101(args.port, robot=args.arm, calibration=args.calibration)
     except So101CalibrationError as e:
         raise UsageError(str(e)) from None
     try:
@@ -229,11 +230,12 @@ def add_parser(sub: Any) -> None:
     """The subparser of so101 and its actions."""
     from .so101_args import add_actions
 
-    p = sub.add_parser("so101", help="the SO-101 arm on its Feetech bus: ports, emulator, state, home, move, play, "
-                                     "calibrate, record, teleop, offsets",
+    p = sub.add_parser("so101", help="the SO-101 (or SO-100) arm on its Feetech bus: ports, emulator, state, home, "
+                                     "move, play, calibrate, record, teleop, offsets",
                        description="Drive an SO-101 (six Feetech STS3215 bus servos) over its bus adapter, or "
-                                   "rehearse with the emulator. Its state is measured: the servos report position, "
-                                   "speed, load, voltage and temperature.")
+                                   "rehearse with the emulator; --arm so100 drives its predecessor, the SO-100, "
+                                   "with the same servos and its own model. Its state is measured: the servos "
+                                   "report position, speed, load, voltage and temperature.")
     add_actions(p, {"ports": cmd_ports, "emulate": cmd_emulate, "state": cmd_state, "home": cmd_home,
                     "move": cmd_move, "play": cmd_play, "calibrate": cmd_calibrate, "record": cmd_record,
                     "teleop": cmd_teleop, "offsets": cmd_offsets})

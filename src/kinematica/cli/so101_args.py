@@ -8,11 +8,20 @@ from collections.abc import Callable
 from ..export import jointstate
 from .common import JSON_HELP
 
+ARM_HELP = ("which arm: so101 (default) or so100, the SO-101's predecessor with the same servos; its model "
+            "gives the joint values, limits, middle pose and servo senses")
+
+
+def _arm(p: argparse.ArgumentParser, help: str = ARM_HELP) -> None:
+    p.add_argument("--arm", choices=("so100", "so101"), default="so101", help=help)
+
 
 def _bus(p: argparse.ArgumentParser, speed: bool = False, stream: bool = False) -> None:
     p.add_argument("--port", required=True, metavar="URL",
                    help="the bus adapter's port (/dev/ttyACM0, COM5) or a pyserial URL (socket://127.0.0.1:PORT)")
-    p.add_argument("--calibration", metavar="FILE", help="the servo calibration from `kinematica so101 calibrate`")
+    p.add_argument("--calibration", metavar="FILE", help="the servo calibration from `kinematica so101 calibrate` "
+                                                         "(made on the same --arm)")
+    _arm(p)
     if stream:
         p.add_argument("--stream", metavar="URL", nargs="?", const=jointstate.DEFAULT_URL, default=None,
                        help=f"send the measured joint states as JSON lines over UDP (default {jointstate.DEFAULT_URL}; "
@@ -25,7 +34,7 @@ def _bus(p: argparse.ArgumentParser, speed: bool = False, stream: bool = False) 
 def add_actions(p: argparse.ArgumentParser, handlers: dict[str, Callable[..., int]]) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("ports", help="list this machine's serial ports")
-    emu = actions.add_parser("emulate", help="a virtual SO-101 bus on 127.0.0.1 until Ctrl+C",
+    emu = actions.add_parser("emulate", help="a virtual SO-101 (or SO-100) bus on 127.0.0.1 until Ctrl+C",
                              description="Serve six emulated STS3215 servos (ids 1-6) speaking Feetech's protocol; "
                                          "they move in real time within their speed and acceleration limits. "
                                          "N counts the packets a servo has received (for --corrupt, its answers).")
@@ -65,7 +74,7 @@ def add_actions(p: argparse.ArgumentParser, handlers: dict[str, Callable[..., in
     rec.add_argument("--seconds", type=float, default=10.0, metavar="S", help="how long to record (default 10)")
     rec.add_argument("--rate", type=float, default=50.0, metavar="HZ", help="readings per second (default 50)")
     _bus(rec)
-    _teleop(actions.add_parser("teleop", help="a leader SO-101 moved by hand (torque off) drives a follower",
+    _teleop(actions.add_parser("teleop", help="a leader arm moved by hand (torque off) drives a follower",
                                description="Read the leader's joints each cycle (sync read), map them through both "
                                            "calibrations, hold them within the follower's limits and ranges and a "
                                            "step per cycle (and out of collision with --scene), and send them to "
@@ -91,6 +100,8 @@ def _teleop(p: argparse.ArgumentParser) -> None:
     for side in ("leader", "follower"):
         p.add_argument(f"--{side}", required=True, metavar="URL", help=f"the {side}'s bus adapter or pyserial URL")
         p.add_argument(f"--{side}-calibration", metavar="FILE", help=f"the {side}'s `so101 calibrate` file")
+    _arm(p, "which arms, leader and follower alike: so101 (default) or so100 (their joint values differ, so a "
+            "pair of one each is not mirrored)")
     p.add_argument("--rate", type=float, default=50.0, metavar="HZ", help="cycles per second (default 50)")
     p.add_argument("--max-step", type=float, default=5.0, metavar="DEG",
                    help="the most any joint's goal changes in one cycle (default 5°: 250°/s at 50 Hz)")

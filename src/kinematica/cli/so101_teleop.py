@@ -1,6 +1,7 @@
 """`kinematica so101 teleop --leader URL --follower URL`: a leader SO-101 moved by hand drives a
 follower SO-101 (`hardware.so101_teleop`), each on its own bus, until --seconds or Ctrl+C; the
-report per joint; a fault on either bus exits 1 after the report, naming the arm and the joint."""
+report per joint; a fault on either bus exits 1 after the report, naming the arm and the joint.
+`--arm so100` makes both SO-100s."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from ..export import JointStateSender, StreamError, jointstate
 from ..hardware import BusError, CommandRefused, So101
-from ..hardware.so101_calibration import NAMES, So101CalibrationError
+from ..hardware.so101_calibration import ARMS, NAMES, So101CalibrationError
 from ..hardware.so101_teleop import TeleopReport, check_session, teleop
 from ..scene import SceneError
 from ..textfmt import table
@@ -36,15 +37,19 @@ def _seat(args: argparse.Namespace, follower_joints: tuple[str, ...]) -> Any:
     name = name or next(iter(scene.robots))
     if name not in scene.robots:
         raise UsageError(f"--scene-robot: unknown robot {name!r}: the scene has {', '.join(scene.robots)}")
+    model = scene.robots[name].robot.name
+    if model in ARMS and model != args.arm:  # the same joint names, other joint values
+        raise UsageError(f"--scene-robot: {name!r} is the {ARMS[model]} model, but --arm is {args.arm}: give "
+                         f"--arm {model}, or a scene with the {ARMS[args.arm]}")
     if tuple(scene.robots[name].robot.joint_names) != follower_joints:
         raise UsageError(f"--scene-robot: {name!r} has joints {', '.join(scene.robots[name].robot.joint_names)}, "
-                         f"not the SO-101's ({', '.join(follower_joints)})")
+                         f"not the follower's ({', '.join(follower_joints)})")
     return scene.for_robot(name)
 
 
-def _open(side: str, url: str, calibration: str | None) -> So101:
+def _open(side: str, url: str, calibration: str | None, robot: str) -> So101:
     try:
-        arm = So101(url, calibration=calibration)
+        arm = So101(url, robot=robot, calibration=calibration)
     except So101CalibrationError as e:
         raise UsageError(f"--{side}-calibration: {e}") from None
     try:
@@ -66,12 +71,12 @@ def cmd_teleop(args: argparse.Namespace, out: TextIO) -> int:
             jointstate.resolve(args.stream)
         except StreamError as e:
             raise UsageError(f"--stream: {e}") from None
-    seat = _seat(args, tuple(load_robot("so101").joint_names))
-    leader = _open("leader", args.leader, args.leader_calibration)
+    seat = _seat(args, tuple(load_robot(args.arm).joint_names))
+    leader = _open("leader", args.leader, args.leader_calibration, args.arm)
     follower = None
     sender = None
     try:
-        follower = _open("follower", args.follower, args.follower_calibration)
+        follower = _open("follower", args.follower, args.follower_calibration, args.arm)
         sender = None if args.stream is None else JointStateSender(args.stream, follower.robot, source="so101")
 
         def streamed(t: float, st: Any) -> None:

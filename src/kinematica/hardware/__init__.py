@@ -1,5 +1,5 @@
 """The physical arms: `Arm`, the interface every driver offers; the Tinkerkit Braccio (firmware,
-serial bridge, emulator) and the SO-101 (Feetech bus, emulator), its drivers.
+serial bridge, emulator) and the SO-101 and SO-100 (Feetech bus, emulator), its drivers.
 
   arm          `Arm`: connect, home, move, play, stop, state (measured or commanded), close
 
@@ -21,7 +21,8 @@ serial bridge, emulator) and the SO-101 (Feetech bus, emulator), its drivers.
   sts_servo    one emulated STS3215: registers, motion within speed/acceleration limits, imperfections
   so101_emulator  a virtual SO-101 bus (six servos) on 127.0.0.1 TCP or a pseudo-terminal, with faults
   so101_calibration  homing offsets, ranges and senses; ticks ↔ joint values; the calibration file
-  so101        `So101(url)`: connect, home, move, play, stop, state (measured), torque
+               and the arm (so100, so101) it was made on
+  so101        `So101(url, robot="so101" | "so100")`: connect, home, move, play, stop, state (measured), torque
   so101_play   streaming at a fixed rate with sync write + sync read, and the tracking error
   so101_teleop  a leader SO-101 moved by hand drives a follower: both calibrations, the follower's
                bounds, a step limit per cycle, a scene's collisions; a fault on either bus stops both

@@ -1,5 +1,7 @@
 """`km.hardware.So101(url)`: the SO-101 arm on its Feetech bus — an `Arm` whose state is
-measured (the STS3215s read their own position, speed, load, voltage and temperature).
+measured (the STS3215s read their own position, speed, load, voltage and temperature). The
+SO-100 has the same servos on the same bus: `So101(url, robot="so100")` drives it with its own
+model (its joint values, limits, middle pose and servo senses; `so101_calibration`).
 
     >>> import kinematica as km, numpy as np
     >>> with km.hardware.So101Emulator() as emu, km.hardware.So101(emu.url) as arm:
@@ -33,7 +35,13 @@ from . import feetech as ft
 from .arm import Arm
 from .feetech_bus import Bus, BusError, ServoFault, ServoSilent
 from .limits import CommandRefused
-from .so101_calibration import NAMES, So101Calibration, load_so101_calibration
+from .so101_calibration import (
+    NAMES,
+    So101Calibration,
+    So101CalibrationError,
+    check_arm,
+    load_so101_calibration,
+)
 
 STATE_FIRST, STATE_LAST = "present_position", "present_temperature"
 STATE_ADDRESS, STATE_BYTES = ft.span(STATE_FIRST, STATE_LAST)  # 56, 8: one sync read a cycle
@@ -74,9 +82,11 @@ class So101Move:
 
 
 class So101(Arm):
-    """The SO-101 on a Feetech bus at `url` (a serial port or a pyserial URL). `robot` gives the
-    model limits, `calibration` (a file or a So101Calibration) the servos' offsets and ranges;
-    `timeout` s per transaction, `retries` more tries before a servo counts as silent."""
+    """The SO-101 (or, with robot="so100", the SO-100) on a Feetech bus at `url` (a serial port
+    or a pyserial URL). `robot` gives the model: its limits, and the middle pose and servo senses
+    that map ticks to its joint values; `calibration` (a file or a So101Calibration, made on the
+    same arm: So101CalibrationError otherwise) the servos' offsets and ranges; `timeout` s per
+    transaction, `retries` more tries before a servo counts as silent."""
 
     measures = True
 
@@ -86,10 +96,16 @@ class So101(Arm):
             raise InputError(f"url: expected a serial port or pyserial URL, got {url!r}")
         self.robot = _load(robot) if isinstance(robot, str) else robot
         if self.robot.n != 5:
-            raise InputError(f"{self.robot.name}: the SO-101 driver drives 5 arm joints and the gripper, "
+            raise InputError(f"{self.robot.name}: the SO-ARM driver drives 5 arm joints and the gripper, "
                              f"this robot has {self.robot.n} joints")
-        self.calibration = (load_so101_calibration(calibration) if isinstance(calibration, (str, Path))
-                            else calibration or So101Calibration.default(self.robot.limits))
+        if isinstance(calibration, (str, Path)):
+            self.calibration = load_so101_calibration(calibration)
+            check_arm(self.calibration, self.robot, str(calibration))
+        elif calibration is None or isinstance(calibration, So101Calibration):
+            self.calibration = calibration or So101Calibration.default(self.robot)
+            check_arm(self.calibration, self.robot)
+        else:
+            raise So101CalibrationError(f"calibration: expected a file or a So101Calibration, got {calibration!r}")
         self.url, self.timeout, self.retries = url, timeout, retries
         self.bus: Bus | None = None
         self.commanded: np.ndarray | None = None  # goal ticks (6,) last sent
@@ -230,7 +246,7 @@ class So101(Arm):
                                  f"{NAMES[worst]} is {err[worst]:+d} ticks from its goal after {duration + timeout:.1f} s")
 
     def home(self, speed: float = 1.0) -> So101Move:
-        """Go to the robot's home (the SO-101's: every servo at its middle tick)."""
+        """Go to the robot's home, the middle pose (every servo at its middle tick once calibrated)."""
         return self.move(self.robot.q_home, speed)
 
     def stop(self) -> So101State:

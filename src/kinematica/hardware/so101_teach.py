@@ -1,9 +1,11 @@
-"""The SO-101 moved by hand, torque off: calibrating its servos (LeRobot's procedure) and
-recording a motion as a trajectory.
+"""The SO-101 (or SO-100) moved by hand, torque off: calibrating its servos (LeRobot's
+procedure) and recording a motion as a trajectory.
 
-Calibration, with the arm placed in the URDF's zero pose (every joint in the middle of its
-travel, as the robot file's home shows): each servo's homing offset is set so that it reads
-2048 there (offset = raw − 2048, written to EEPROM with the lock open, then locked again); then
+Calibration, with the arm placed in its middle pose (every joint in the middle of its travel, as
+the robot file's home shows: the SO-101's URDF zero, the SO-100's range middles): each servo's
+homing offset is set so that it reads 2048 there (offset = raw − 2048, written to EEPROM with the
+lock open, then locked again), and its zero (the tick at the URDF's q = 0) follows from that
+pose and the servo's sense (`so101_calibration`); then
 each joint is moved by hand through its whole travel while the servos are read every 20 ms, and
 the least and greatest ticks seen become its range (also written as the servo's own position
 limits). A joint that moved less than MIN_TRAVEL ticks fails the calibration (no range is
@@ -21,7 +23,15 @@ import numpy as np
 from ..errors import KinematicaError
 from ..trajectory import for_robot
 from . import feetech as ft
-from .so101_calibration import CENTRE, NAMES, ServoCalibration, So101Calibration
+from .so101_calibration import (
+    ARMS,
+    CENTRE,
+    NAMES,
+    PER_RAD,
+    ServoCalibration,
+    So101Calibration,
+    middle_and_senses,
+)
 
 MIN_TRAVEL = 100  # ticks (8.8°): less, and the joint was not moved through its range
 PERIOD = 0.02  # s between readings while the arm is moved by hand
@@ -68,12 +78,14 @@ def calibrate(arm: Any, seconds: float, done: Callable[[], bool] | None = None) 
     if short:  # its range would refuse every command: keep the servos' limits as they were
         raise CalibrationIncomplete(f"{'; '.join(short)}: move every joint through its whole travel and calibrate "
                                     "again (the zero offsets were set; no range was written)")
+    middle, signs = middle_and_senses(arm.robot)
+    zeros = [*(CENTRE - signs[:5] * middle * PER_RAD), CENTRE]  # the gripper: 2048 at 0° of opening
     servos = []
-    for sid, off, a, b in zip(arm.calibration.ids, offsets, lo, hi):
+    for sid, off, a, b, sign, zero in zip(arm.calibration.ids, offsets, lo, hi, signs, zeros):
         _eeprom(arm, sid, "min_position", int(a))
         _eeprom(arm, sid, "max_position", int(b))
-        servos.append(ServoCalibration(sid, int(off), (int(a), int(b)), 1))
-    arm.calibration = So101Calibration(tuple(servos))
+        servos.append(ServoCalibration(sid, int(off), (int(a), int(b)), int(sign), float(zero)))
+    arm.calibration = So101Calibration(tuple(servos), arm.robot.name)
     return arm.calibration
 
 
@@ -95,4 +107,5 @@ def record(arm: Any, seconds: float, rate: float = 50.0) -> Any:
     t_arr, q_arr = np.array(t), np.array(q)
     qd = np.gradient(q_arr, t_arr, axis=0) if len(t) > 1 else np.zeros_like(q_arr)
     qdd = np.gradient(qd, t_arr, axis=0) if len(t) > 1 else np.zeros_like(q_arr)
-    return for_robot(arm.robot, t_arr, q_arr, qd, qdd, meta={"source": f"recorded from an SO-101 at {arm.url}"})
+    which = ARMS.get(arm.robot.name, arm.robot.name)
+    return for_robot(arm.robot, t_arr, q_arr, qd, qdd, meta={"source": f"recorded from the {which} at {arm.url}"})
