@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import kinematica as km
-from kinematica.app.scene import GridScale, along, nice_step, turn_y_to
+from kinematica.app.grid import GridScale, along, nice_step, turn_y_to
 from kinematica.app.state import (
     Session,
     TargetSpec,

@@ -106,7 +106,7 @@ def sample_count(duration: float, dt: float, name: str = "duration / dt",
     if not k <= SAMPLES.value:  # also catches an overflow to inf
         raise error(f"{name} gives {k:.3g} samples, over the limit of {SAMPLES.value:,} {SAMPLES.what} "
                     f"({SAMPLES.name}): use a larger dt or a shorter duration")
-    return int(math.floor(k + 1e-9))
+    return math.floor(k + 1e-9)
 
 
 def joint_bounds(revolute: np.ndarray, length_unit: str, derivative: int = 0) -> np.ndarray:

@@ -32,7 +32,7 @@ class GridScale:
         r = reach(robot)
         r = r if r > 0 else 1.0
         step = nice_step(r / 4)
-        return cls(step, int(math.ceil(1.3 * r / step)) + 1, robot.length_unit, r)
+        return cls(step, math.ceil(1.3 * r / step) + 1, robot.length_unit, r)
 
     @property
     def caption(self) -> str:

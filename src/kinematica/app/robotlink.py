@@ -206,7 +206,7 @@ class RobotLink:
             self._lost(lost)
             return
         self.poll()
-        if res.ok or arm.link is not None and arm.link.fault is None:
+        if res.ok or (arm.link is not None and arm.link.fault is None):
             self.say(f"{res.reason}; {res.acknowledged} of {res.points} points in {res.elapsed:.2f} s",
                      not res.ok)
         else:

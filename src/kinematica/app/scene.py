@@ -16,6 +16,7 @@ a time (the Looks / Skeleton toggle on the view). Scene units are grid squares (
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 
@@ -29,7 +30,7 @@ from kinematica.viz.geometry import arm_geometry
 from . import camera
 from .collision import CollisionShapes
 from .ghosts import MAX_GHOSTS, apex, drawn_and_listed, label_spots, same_drawing
-from .grid import GridScale, along, nice_step, turn_y_to  # noqa: F401  (nice_step: re-exported)
+from .grid import GridScale, along, turn_y_to
 from .handles import AXIS_INDEX, handle_points
 from .looks import Looks, gripper_slider
 
@@ -400,7 +401,7 @@ class ArmView:
                                                    for i in members)
                 group = self.scene.group()
                 with group:
-                    for a, b in zip(pts[:-1], pts[1:]) if body else ():
+                    for a, b in itertools.pairwise(pts) if body else ():
                         mid, R, length = along(a, b)
                         if length > 1e-9:
                             self.scene.cylinder(0.8 * self.radius, 0.8 * self.radius, length, 12) \
@@ -447,7 +448,7 @@ class ArmView:
             pts = to(geom.skeleton)
             self.mirror = self.scene.group()
             with self.mirror:
-                for a, b in zip(pts[:-1], pts[1:]):
+                for a, b in itertools.pairwise(pts):
                     mid, R, length = along(a, b)
                     if length > 1e-9:
                         self.scene.cylinder(0.9 * self.radius, 0.9 * self.radius, length, 12) \

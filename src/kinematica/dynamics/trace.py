@@ -26,7 +26,7 @@ _COMMUTATIVE = ("+", "*")
 class Sym:
     """A value known only when the program runs: an input, or the result of a recorded line."""
 
-    __slots__ = ("tape", "name")
+    __slots__ = ("name", "tape")
 
     def __init__(self, tape: Tape, name: str) -> None:
         self.tape, self.name = tape, name
@@ -101,7 +101,7 @@ def _fold(tape: Tape, kind: str, a: Scalar, b: Scalar) -> Scalar | None:
     na = tape.negated.get(a.name) if isinstance(a, Sym) else None
     nb = tape.negated.get(b.name) if isinstance(b, Sym) else None
     if kind == "+":
-        if _is_num(a) and a == 0 or _is_num(b) and b == 0:
+        if (_is_num(a) and a == 0) or (_is_num(b) and b == 0):
             return b if _is_num(a) and a == 0 else a
         if nb is not None:
             return tape.op("-", a, nb)
@@ -129,7 +129,7 @@ def _fold(tape: Tape, kind: str, a: Scalar, b: Scalar) -> Scalar | None:
             prod = tape.op("*", a if na is None else na, b if nb is None else nb)
             return prod if (na is None) == (nb is None) else tape.neg(prod)
     elif kind == "/":
-        if _is_num(a) and a == 0 or _is_num(b) and b == 1:
+        if (_is_num(a) and a == 0) or (_is_num(b) and b == 1):
             return 0.0 if _is_num(a) and a == 0 else a
         if na is not None:
             return tape.neg(tape.op("/", na, b))

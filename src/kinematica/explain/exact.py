@@ -65,7 +65,7 @@ def angle(x: float, unit: str = "rad") -> sp.Expr:
         return sp.Integer(0)
     k = x / math.pi * 360
     if abs(k - round(k)) < 1e-9 * max(1.0, abs(k)) and round(k) != 0:
-        return sp.Rational(int(round(k)), 360) * sp.pi
+        return sp.Rational(round(k), 360) * sp.pi
     return length(x)
 
 

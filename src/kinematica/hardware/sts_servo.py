@@ -127,7 +127,7 @@ class Servo:
         noise = self.rng.normal(0.0, im.noise) if im.noise > 0 else 0.0
         reading = self.shaft - sag - self.direction * im.backlash / 2 + noise - self.get("homing_offset")
         self._store("present_position", int(max(-32767, min(32767, round(reading)))))
-        self._store("present_speed", int(round(self.speed)))
+        self._store("present_speed", round(self.speed))
         load = 1023 if self.error & (1 << 5) else min(1000, round(abs(sag) * 8))
         self._store("present_load", int(math.copysign(load, -sag)) if sag else load)
         self._store("moving", int(abs(self.speed) > 1.0))

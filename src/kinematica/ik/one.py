@@ -38,7 +38,7 @@ def solve_target(robot: Robot, world: Target, rs: Robot, t: Target, shape: tuple
     if not v[0] and r.reachable[0]:
         qs, st = q[None].copy(), np.array([status])
         rescue(rs, t.reshape(1), qs, st, q0[None], s.enforce, np.array([0]))
-        if st[0] == CONVERGED and status != CONVERGED or np.any(qs[0] != q):
+        if (st[0] == CONVERGED and status != CONVERGED) or np.any(qs[0] != q):
             q, status = qs[0], int(st[0])
             v = verdict_one(pb, q, robot, world)
     verdicts = Verdicts(*(np.array([x]) for x in v))

@@ -151,7 +151,7 @@ def improve(robot: Robot, t: Target, q: np.ndarray, todo: np.ndarray, goals: Goa
     for _ in range(steps):
         if not live.any():
             break
-        e, Je = residual(ts, T, J)
+        _e, Je = residual(ts, T, J)
         pinv = np.linalg.pinv(Je)  # (N, n, m)
         g = gradient(robot, ts, qs, weights, rest)
         null = g - np.einsum("Nnm,Nmk,Nk->Nn", pinv, Je, g)

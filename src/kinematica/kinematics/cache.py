@@ -29,7 +29,7 @@ _KEY = "_kinematica_cache"
 class RobotCache:
     """Derived constants of one robot, each slot filled by the module that owns it."""
 
-    __slots__ = ("solvers", "chain", "core", "local", "dynamics", "fast_ik")
+    __slots__ = ("chain", "core", "dynamics", "fast_ik", "local", "solvers")
 
     def __init__(self) -> None:
         self.chain: tuple[np.ndarray, np.ndarray] | None = None  # (C, joints), see chain_arrays

@@ -17,6 +17,7 @@ size) and the smallest one names the kind.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,7 +99,7 @@ def _candidates(robot: Robot, q: np.ndarray, rows: str) -> list[tuple[float, str
         out.append((_line_distance(w, p[i0], z[i0]) / scale, "shoulder",
                     f"{w_name} lies on the axis of joint {i0 + 1}"))
     arm = [i for i in rev if wrist is None or i < robot.n - 3]
-    for i, j in zip(arm, arm[1:]):
+    for i, j in itertools.pairwise(arm):
         if j != i + 1 or np.linalg.norm(np.cross(z[i], z[j])) > 1e-9:
             continue
         # In the plane normal to the parallel axes: are axis i, axis j and w on one line?

@@ -219,7 +219,7 @@ def consequent_systems(wbar: np.ndarray, x: np.ndarray, products: np.ndarray | N
     """Per output k: (A_k, solve_k), A_k = w̄_k ⊗ φ (N, R(d+P+1)) the consequents' design matrix
     (∂ŷ_k/∂θ_k, φ the regressors) and solve_k(b) = (A_kᵀA_k + ridge)⁻¹ b from one Cholesky
     factorisation — shared by the least-squares pass and the premise step's Schur complement."""
-    K, N, R = wbar.shape
+    K, N, _R = wbar.shape
     X1 = regressors(x, products)
     out = []
     for k in range(K):

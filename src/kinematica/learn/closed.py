@@ -47,7 +47,7 @@ def finish(model, q: np.ndarray, X: np.ndarray) -> np.ndarray:
         psi, pitch = X[:, 0], X[:, 3]
         a = np.column_stack([np.cos(pitch) * np.cos(psi), np.cos(pitch) * np.sin(psi), np.sin(pitch)]) @ C0.T
         k, a0 = J4[:, :3, 2], F[:, -1, :3, 2]
-        dot = lambda u, v: np.einsum("ij,ij->i", u, v)  # noqa: E731
+        dot = lambda u, v: np.einsum("ij,ij->i", u, v)
         turn = np.arctan2(dot(k, np.cross(a0, a)), dot(a0, a) - dot(k, a0) * dot(k, a))
         q[:, 3] = _near(q[:, 3] + turn, box[3])
         return q

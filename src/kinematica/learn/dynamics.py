@@ -195,5 +195,5 @@ def dynamics_report(model: DynamicsModel, X: np.ndarray, tau: np.ndarray) -> dic
     peak = np.abs(tau).max(axis=0)
     return {"joints": list(model.robot.joint_names), "rmse": rmse.tolist(), "peak_torque": peak.tolist(),
             "rmse_percent_of_peak": (100 * rmse / np.where(peak > 0, peak, np.inf)).tolist(),
-            "test_samples": int(len(X)), "seconds_per_call_model": t_model / len(X),
+            "test_samples": len(X), "seconds_per_call_model": t_model / len(X),
             "seconds_per_call_rne": t_rne / len(X)}

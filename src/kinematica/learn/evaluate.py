@@ -52,7 +52,7 @@ def error_stats(robot, pos: np.ndarray, ori: np.ndarray) -> dict[str, Any]:
     if len(pos) == 0:
         return {"count": 0}
     deg = np.degrees(ori)
-    return {"count": int(len(pos)), "position_median": float(np.median(pos)),
+    return {"count": len(pos), "position_median": float(np.median(pos)),
             "position_p95": float(np.percentile(pos, 95)), "position_max": float(pos.max()),
             "orientation_median_deg": float(np.median(deg)), "orientation_p95_deg": float(np.percentile(deg, 95)),
             "orientation_max_deg": float(deg.max()),
@@ -105,7 +105,7 @@ def singular_ratio(model: IKModel, targets: Target, q: np.ndarray) -> np.ndarray
 
 def unreachable_targets(model: IKModel, targets: Target, rng: np.random.Generator) -> Target:
     """The test targets pushed radially 10–50 % beyond the reach bound (from joint 1's point)."""
-    rs, _ = solver_problem(model.robot, fit_target(model.robot, targets))
+    _rs, _ = solver_problem(model.robot, fit_target(model.robot, targets))
     p1, reach = _bound(model.robot)
     d = targets.p - p1
     if targets.kind == "planar":

@@ -192,7 +192,7 @@ def sample_joints(br: Branch, count: int, rng: np.random.Generator, robot: Robot
 def _draw(br: Branch, count: int, rng: np.random.Generator, edge: float) -> np.ndarray:
     lo, hi = br.box[:, 0], br.box[:, 1]
     q = lo + (hi - lo) * rng.random((count, len(lo)))
-    k = int(round(edge * count))
+    k = round(edge * count)
     if k and len(br.learned):
         j = br.learned[rng.integers(len(br.learned), size=k)]
         u = EDGE * rng.random(k)
@@ -238,7 +238,7 @@ def inputs(robot: Robot, target: Target | np.ndarray, psi0: float = 0.0, br: Bra
     t = fit_target(robot, as_target(target))
     task = task_of(robot)
     if task == "planar":
-        rs, tp = solver_problem(robot, t)
+        _rs, tp = solver_problem(robot, t)
         if tp.kind != "planar" or tp.phi is None:
             raise LearnError(f"the model of {robot.name!r} answers (x, y, φ) targets: give the heading φ "
                              f"(a planar point with phi, or a pose)")
@@ -290,8 +290,8 @@ def split(count: int, rng: np.random.Generator, fractions=(0.8, 0.1)) -> tuple[n
     """Indices (train, validation, test) of `count` samples, each a distinct target, shuffled:
     the validation and test targets are never trained on."""
     idx = rng.permutation(count)
-    a = int(round(fractions[0] * count))
-    b = a + int(round(fractions[1] * count))
+    a = round(fractions[0] * count)
+    b = a + round(fractions[1] * count)
     return idx[:a], idx[a:b], idx[b:]
 
 

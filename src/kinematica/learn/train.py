@@ -75,7 +75,7 @@ CLUSTER_FUZZINESS = 1.5  # c-means with the usual m = 2 pulls most of 60 centres
 
 def grid_size(d: int, rules: int) -> int | None:
     """m with m^d == rules, or None."""
-    m = int(round(rules ** (1.0 / d)))
+    m = round(rules ** (1.0 / d))
     for k in (m - 1, m, m + 1):
         if k >= 1 and k ** d == rules:
             return k
@@ -105,7 +105,7 @@ def check_counts(samples: int, rules: int, epochs: int, d: int, train_share: flo
     rules = count(rules, "rules", RULES, error=LearnError)
     epochs = count(epochs, "epochs", EPOCHS, error=LearnError)
     need = rules * (d + products + 1)
-    if int(round(train_share * samples)) < need:
+    if round(train_share * samples) < need:
         share = f", and {train_share:.0%} of the samples train them" if train_share < 1 else ""
         terms = f" with {products} product terms" if products else ""
         raise LearnError(f"{samples} {'training ' if train_share == 1 else ''}samples are too few for {rules} rules on "
@@ -203,7 +203,7 @@ def training_data(robot: Robot, samples: int, branch_spec: str = "elbow+", seed:
     rng = np.random.default_rng(seed)
     q = sample_joints(br, samples, rng, robot)
     tr, va, te = split(samples, rng)
-    edge = int(round(EDGE_SHARE * len(tr)))
+    edge = round(EDGE_SHARE * len(tr))
     q[tr[:edge]] = sample_joints(br, edge, rng, robot, edge=1.0)
     targets = fk_targets(robot, q)
     return TrainingData(br, q, targets, inputs(robot, targets, front(robot, br), br), (tr, va, te), edge, rng)

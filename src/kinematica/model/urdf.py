@@ -178,7 +178,7 @@ def _load(root: etree._Element, where: str):
         return yourdfpy.URDF.load(io.BytesIO(etree.tostring(root)), build_scene_graph=False,
                                   build_collision_scene_graph=False, load_meshes=False,
                                   load_collision_meshes=False)
-    except Exception as e:  # yourdfpy raises many kinds; name the file and the cause
+    except Exception as e:  # noqa: BLE001 — yourdfpy raises many kinds; name the file and the cause
         raise RobotFileError(f"{where}: cannot read the URDF ({type(e).__name__}: {e})") from None
 
 

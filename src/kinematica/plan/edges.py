@@ -34,6 +34,7 @@ is free; one it does not goes to coal, so no answer differs from coal's alone.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -234,7 +235,7 @@ class EdgeChecker:
         Q = np.asarray(Q, dtype=float)
         if len(Q) == 1:
             return bool(self.clearance(Q)[0] > 0)
-        S = np.concatenate([Q[:1]] + [self.samples(a, b)[1:] for a, b in zip(Q[:-1], Q[1:])])
+        S = np.concatenate([Q[:1]] + [self.samples(a, b)[1:] for a, b in itertools.pairwise(Q)])
         d = np.concatenate([self.clearance(S[a:a + CHUNK]) for a in range(0, len(S), CHUNK)])
         return bool(np.all(d > 0)) and self._cleared(S[:-1], S[1:], d[:-1], d[1:])
 

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 
 import numpy as np
@@ -33,7 +34,7 @@ def _failed(p: Problem, reason: str, checks: int, got: Solved | None = None) -> 
 
 
 def _sweep(checker: EdgeChecker, path: np.ndarray) -> float:
-    return float(sum(checker.sweep(a, b) for a, b in zip(path[:-1], path[1:])))
+    return float(sum(checker.sweep(a, b) for a, b in itertools.pairwise(path)))
 
 
 @strict

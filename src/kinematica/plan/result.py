@@ -12,6 +12,7 @@ point more than a few resolutions, so the spline hugs the certified path, and th
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -152,7 +153,7 @@ class Plan:
         else:  # a group: the box-wide bounds the plan's edges were certified with
             c = self.checker.weights
         out = [path[:1]]
-        for a, b in zip(path[:-1], path[1:]):
+        for a, b in itertools.pairwise(path):
             k = max(1, math.ceil(float(np.abs(b - a) @ c) / step))
             out.append(a + np.linspace(0.0, 1.0, k + 1)[1:, None] * (b - a))
         return np.concatenate(out)

@@ -104,7 +104,7 @@ def _validator(ob: Any, si: Any, free: Callable[[Any, Any], bool]) -> Any:
     class EdgeValidator(ob.MotionValidator):
         """Every OMPL edge check goes to `free` (`EdgeChecker.edge_free`, guarded)."""
 
-        def checkMotion(self, a: Any, b: Any) -> bool:  # noqa: N802 (OMPL's name)
+        def checkMotion(self, a: Any, b: Any) -> bool:  # OMPL's name
             return free(a, b)
 
     return EdgeValidator(si)

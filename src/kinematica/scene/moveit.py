@@ -61,7 +61,7 @@ class YamlFile:
                 if k not in v:
                     return default
             v = v[k]
-        if not isinstance(v, kind) or isinstance(v, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+        if not isinstance(v, kind) or (isinstance(v, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))):
             raise self.fail(path, f"expected {_kind_words(kind)}, got {v!r}")
         return v
 

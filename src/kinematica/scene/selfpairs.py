@@ -26,6 +26,7 @@ to skip them; skipping only saves time.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -70,7 +71,7 @@ def excluded_pairs(robot: Robot, geom: LinkGeometry, exclude: Iterable[Sequence[
     exclude = list(own.get("exclude", ())) + list(exclude)
     include = list(own.get("include", ())) + list(include)
     shaped = geom.bodies_with_geometry()
-    out: dict[tuple[int, int], str] = {(a, b): "adjacent" for a, b in zip(shaped, shaped[1:])}
+    out: dict[tuple[int, int], str] = {(a, b): "adjacent" for a, b in itertools.pairwise(shaped)}
     rest = [(a, b) for i, a in enumerate(shaped) for b in shaped[i + 1:] if (a, b) not in out]
     if rest:
         col = Collider([p.shape for p in geom.parts], [p.body for p in geom.parts],

@@ -124,7 +124,7 @@ def _mesh(path: str, scale: float, stamp: float) -> tuple[np.ndarray, np.ndarray
     trimesh = need("trimesh", "scene", "a mesh shape")
     try:
         m = trimesh.load(path, force="mesh", process=False)
-    except Exception as e:  # trimesh raises many kinds on a corrupt file
+    except Exception as e:  # noqa: BLE001 — trimesh raises many kinds on a corrupt file
         raise SceneError(f"mesh: cannot read {path}: {e}") from None
     faces = np.asarray(getattr(m, "faces", ()), dtype=int)
     if faces.ndim != 2 or len(faces) == 0:

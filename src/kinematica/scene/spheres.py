@@ -24,6 +24,7 @@ In the shape's own frame, lengths as the shape's:
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -91,7 +92,7 @@ def _hull_slabs(verts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     a, b = pts[edges[:, 0]], pts[edges[:, 1]]
     ta, tb = t[edges[:, 0]], t[edges[:, 1]]
     centres, radii = [], []
-    for s0, s1 in zip(cuts[:-1], cuts[1:]):
+    for s0, s1 in itertools.pairwise(cuts):
         inside = pts[(t >= s0) & (t <= s1)]
         crossing = [_crossings(a, b, ta, tb, c) for c in (s0, s1)]
         P = np.concatenate([inside] + crossing)

@@ -56,7 +56,7 @@ def frame_times(traj: Trajectory, fps: float, frames: int | None = None,
     if not (np.isfinite(fps) and fps > 0):
         raise VizError(f"fps: expected a positive number, got {fps!r}")
     if frames is None:
-        frames = min(int(round(traj.duration * fps)) + 1, max_frames)
+        frames = min(round(traj.duration * fps) + 1, max_frames)
     return np.linspace(traj.t[0], traj.t[-1], count(frames, "frames", FRAMES, error=VizError)).round(12)
 
 

@@ -45,7 +45,7 @@ def _curves(report: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None]:
 def kept_epoch(report: dict[str, Any]) -> int | None:
     """The epoch (from 1) whose parameters the model kept: the lowest validation RMSE summed
     over the outputs (`learn.anfis.train`), or None without a validation history."""
-    train, val = _curves(report)
+    _train, val = _curves(report)
     return None if val is None else int(np.argmin(val.sum(axis=1))) + 1
 
 
