@@ -164,7 +164,6 @@ class RobotLink:
         if reading is not None and reading is not self.shown_reading:
             self.shown_reading = reading
             self.table.rows = linkreadout.rows(self.driver.robot, reading)
-            self.table.update()
             self.summary.text = linkreadout.summary(self.driver.robot, reading)
 
     def tick(self) -> None:
