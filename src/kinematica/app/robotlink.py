@@ -15,8 +15,9 @@ stop (the Braccio sends S within ~50 ms, the SO-101 holds where it is read withi
 otherwise it stops the arm itself. A page timer (`TICK`) draws what the link last reported and
 hears of a fault the SO-101's poller met: the link is closed and the card names the joint and the
 reason. The speed used is the field's, clamped into the arm's range (`fields.applied`), and the
-field shows it. The link outlives a rebuild of the tab (another robot chosen) and closes, with
-its emulator, when the page does.
+field shows it. The link outlives a rebuild of the tab (another robot chosen: the card stays the
+connected arm's, and refuses to send another robot's joint values to it) and closes, with its
+emulator, when the page does.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ..errors import KinematicaError
 from ..hardware import CommandRefused, LinkError
 from . import linkreadout
 from .fields import applied, bounded_number
-from .linkdrivers import DRIVERS, BraccioLink, So101Link, driver_for
+from .linkdrivers import BraccioLink, So101Link, driver_for
 from .packages import SERVER_FOLDERS
 from .panel import tag
 from .tab import Host
@@ -338,5 +339,3 @@ class RobotLink:
             if words is not None:
                 self.say(words)
 
-
-__all__ = ["RobotLink", "DRIVERS"]
