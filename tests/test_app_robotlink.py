@@ -11,7 +11,8 @@ from app_user import one
 from nicegui.testing import User
 
 import kinematica as km
-from kinematica.app.scene import MIRROR, GridScale
+from kinematica.app.grid import GridScale
+from kinematica.app.mirror import MIRROR
 
 pytestmark = pytest.mark.asyncio
 pytest.importorskip("serial")
@@ -41,7 +42,7 @@ async def test_connect_send_the_pose_and_mirror_the_commanded_arm(user: User) ->
     one(user, "joint-1-slider").value = 30.4  # not a whole servo degree: the board gets 60
     one(user, "link-speed").value = 100  # the top speed (the Braccio library's)
     user.find(marker="link-send").click()
-    await user.should_see("pose sent: servo degrees [60, 45, 180, 180, 90, 10]", retries=100)
+    await user.should_see("pose sent at 100 °/s: servo degrees [60, 45, 180, 180, 90, 10]", retries=100)
     q_sent = km.from_servo(BRACCIO, [60, 45, 180, 180, 90])
     np.testing.assert_allclose(mirror_tool(user), grid.to_scene(km.fk(BRACCIO, q_sent)[:3, 3]), atol=1e-9)
     user.find(marker="link-connect").click()  # disconnect: the ghost goes
@@ -73,10 +74,6 @@ async def test_play_the_pose_list_on_the_arm_and_stop_it(user: User) -> None:
 
 async def test_refusals_in_words_and_nothing_sent(user: User) -> None:
     await connect(user)
-    one(user, "link-speed").value = 500
-    user.find(marker="link-send").click()
-    await user.should_see("not sent: speed 500", retries=20)
-    one(user, "link-speed").value = 60
     user.find(marker="link-play").click()
     await user.should_see("No trajectory: add poses to the pose list")
 
@@ -93,3 +90,25 @@ async def test_another_robot_gets_a_note_instead_of_controls(user: User) -> None
     one(user, "robot-select").value = "puma560"
     await user.should_see("The robot link drives a Tinkerkit Braccio")
     await user.should_not_see(marker="link-send")
+
+
+async def test_an_empty_speed_field_falls_back_to_its_default_never_none(user: User) -> None:
+    await connect(user)
+    one(user, "link-speed").value = None
+    user.find(marker="link-send").click()
+    await user.should_see("pose sent at 60 °/s", retries=100)
+    assert one(user, "link-speed").value == 60  # the field shows the speed used
+    await user.should_not_see("None")
+
+
+async def test_a_speed_past_the_range_is_clamped_and_the_field_shows_what_was_used(user: User) -> None:
+    await connect(user)
+    one(user, "link-speed").value = 1e9
+    user.find(marker="link-send").click()
+    await user.should_see("pose sent at 100 °/s", retries=100)
+    await user.should_see("speed 1e+09 °/s is outside 20 … 100 °/s: 100 °/s used")
+    assert one(user, "link-speed").value == 100
+    one(user, "link-speed").value = 7.4
+    user.find(marker="link-send").click()
+    await user.should_see("pose sent at 20 °/s", retries=100)
+    assert one(user, "link-speed").value == 20

@@ -6,6 +6,7 @@ nothing sent afterwards."""
 from __future__ import annotations
 
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -127,3 +128,47 @@ def test_one_corrupted_answer_is_retried_and_the_play_goes_on():
         assert arm._bus().retried >= 1  # the damaged answer's (a loaded machine may add late ones)
     damaged = [p for p in emu.log()[1] if p[2] == 2 and ft.checksum(p[2:-1]) != p[-1]]
     assert len(damaged) == 1
+
+
+@pytest.mark.parametrize("command", ["move", "play"])
+def test_request_stop_from_another_thread_ends_a_command_where_the_arm_is(command):
+    """The stop button's path: another thread asks, the command ends within a cycle of its loop
+    with every goal set to the position read — the servos settle there, short of the target."""
+    import threading
+
+    with So101Emulator() as emu, So101(emu.url) as arm:
+        far = np.radians([60, -50, 50, -50, 60])
+
+        def stop_once_moving() -> None:  # as a stop button does: while the command runs
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and (arm.last is None or arm.last.q[0] < np.radians(5)):
+                time.sleep(0.005)
+            arm.request_stop()
+
+        threading.Thread(target=stop_once_moving, daemon=True).start()
+        if command == "move":
+            report = arm.move(far, speed=0.5)  # ~2 s for the furthest joint
+        else:
+            t = np.linspace(0, 4, 201)
+            q = np.outer(t / 4, far)
+            report = arm.play(for_robot(arm.robot, t, q, np.gradient(q, t, axis=0), np.zeros_like(q)), rate=50)
+        assert report.stopped and not report.ok and "stopped on request" in report.reason, report.reason
+        for _ in range(100):  # the servos brake (at their acceleration) and settle on the goals
+            held = arm.state()
+            if not any(held.speed):
+                break
+            time.sleep(0.01)
+        np.testing.assert_allclose(held.commanded, held.q, atol=TICK / 2)  # goals = the position read
+        assert np.abs(held.q).max() < np.radians(55)  # short of the target: it did stop on the way
+        arm.move(np.radians([5, 0, 0, 0, 0]), speed=2.0)  # the next command is not stopped by the old request
+        assert arm.last is not None and abs(np.degrees(arm.last.q[0]) - 5) < 1
+
+
+def test_a_stop_asked_for_before_a_move_starts_sends_nothing_and_is_then_forgotten():
+    with So101Emulator() as emu, So101(emu.url) as arm:
+        sent = len(arm._bus().written)
+        arm.request_stop()  # the button pressed as the worker thread was about to start the move
+        report = arm.move(np.radians([30, 0, 0, 0, 0]))
+        assert report.stopped and "nothing sent" in report.reason
+        assert all(p[4] == ft.SYNC_READ for _, p in arm._bus().written[sent:])  # the state read, no goal
+        assert arm.move(np.radians([30, 0, 0, 0, 0]), speed=3.0).ok  # the request went with that move

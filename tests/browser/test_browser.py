@@ -481,3 +481,29 @@ def test_the_plots_are_charts_to_read_zoom_toggle_export_and_follow_the_player(p
         page.wait_for_timeout(100)
         seen.append(now())
     assert seen[-1] == table[-1, 0] and seen[0] > 0.0, seen
+
+
+def test_the_so101_link_draws_the_measured_arm_and_its_commanded_ghost(page):
+    """Issue 28 in a real browser: the SO-101's emulator started from the card, the measured arm
+    drawn in teal at once (the poller's readings), and after a pose is sent the commanded ghost
+    beside it and the table of both, while the page keeps answering its sliders."""
+    def teal(px: np.ndarray) -> int:  # MEASURED (#00897b) at 0.55 over the background, or over the grey ghost
+        r, g, b = px[..., 0], px[..., 1], px[..., 2]
+        return int(((r < 140) & (g - r > 50) & (b - r > 40) & (np.abs(g - b) < 30)).sum())
+
+    choose(page, "robot-select", "so101")
+    wait_for_scene(page)
+    skeleton(page)
+    before = teal(scene_pixels(page))
+    page.get_by_test_id("link-emulator").click()
+    expect(page.get_by_test_id("link-status")).to_contain_text("six STS3215 servos answer", timeout=15_000)
+    expect(page.get_by_test_id("link-summary")).to_contain_text("nothing commanded since connecting")
+    page.wait_for_timeout(400)
+    assert teal(scene_pixels(page)) > before + 300  # the measured arm
+    set_joints(page, {1: 30, 2: -20, 3: 30})  # answered while the link polls
+    page.get_by_test_id("link-send").click()
+    expect(page.get_by_test_id("link-status")).to_contain_text("pose sent at 60 °/s: arrived", timeout=15_000)
+    expect(page.get_by_test_id("link-summary")).to_contain_text("mm apart (FK of each)")
+    expect(page.get_by_test_id("link-readout").locator("tbody tr")).to_have_count(6)
+    page.get_by_test_id("link-connect").click()
+    expect(page.get_by_test_id("link-status")).to_have_text("not connected")

@@ -5,7 +5,7 @@ drawn along its joint axis before the link length a, as in the table), revolute 
 orange cylinders along their axes (prismatic ones a box), the tool a red sphere, a pedestal
 under the base; optional RGB axes (x red, y green, z blue) at the base, every link frame and the
 tool; the IK target as a translucent sphere (with axes for an orientation); IK solutions as
-translucent ghosts numbered at their tools.
+translucent ghosts numbered at their tools; the physical arm of the Robot link as `mirror` draws it.
 
 The view is the orbitable 3-D one or an orthographic XY / XZ / YZ projection (`camera`); in
 IK mode the target marker and its orientation handles (`handles`) can be dragged.
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from nicegui import events, ui
@@ -33,13 +33,13 @@ from .ghosts import MAX_GHOSTS, apex, drawn_and_listed, label_spots, same_drawin
 from .grid import GridScale, along, turn_y_to
 from .handles import AXIS_INDEX, handle_points
 from .looks import Looks, gripper_slider
+from .mirror import LOOKS, MIRROR, MirrorArm  # noqa: F401  (MIRROR: re-exported)
 
 LINK, JOINT, BASE, TOOL = "#37474f", "#fb8c00", "#90a4ae", "#e53935"
 TARGET = "#d81b60"
 AXES = ("#e53935", "#43a047", "#1e88e5")  # x, y, z
 GHOSTS = ("#1e88e5", "#43a047", "#8e24aa", "#00897b", "#f4511e", "#6d4c41", "#3949ab", "#c0ca33")
 OUTSIDE = "#9e9e9e"  # ghosts of solutions outside the joint limits
-MIRROR = "#212121"  # the physical arm, as its board last commanded it (Robot link)
 BACKGROUND = "#f5f7fa"
 CLOUD = [0.55, 0.7, 0.95]  # the workspace overlay's dots (RGB 0–1, as three.js takes them)
 GRID, GRID_AXIS = "#d5dbe1", "#9aa7b4"  # grid lines, and the axes through the base
@@ -78,8 +78,8 @@ class ArmView:
         self.cloud = None
         self.ghosts: list = []
         self.ghost_points = np.zeros((0, 3))  # the skeletons of the ghosts drawn (scene units)
-        self.mirror_q: np.ndarray | None = None  # the physical arm's commanded q (Robot link)
-        self.mirror = None
+        self.mirror_args: list[tuple[str, np.ndarray]] = []  # the physical arm(s) drawn (Robot link)
+        self.mirrors: dict[str, MirrorArm] = {}
         self.ghost_note = None
         # what the robot looks like (robot.visuals) or its kinematic skeleton; the floor goes
         # under the lowest base shape (a Puma's pedestal), never above the base frame
@@ -145,7 +145,7 @@ class ArmView:
                 self.target_axes = self._axes(0.28 * r)
             self.handles = {a: self.scene.sphere(1.1 * self.radius, 16, 12).material(colour, 0.8)
                             for a, colour in (("x", AXES[0]), ("z", AXES[2]))}
-        self.ghosts, self.mirror = [], None
+        self.ghosts, self.mirrors = [], {}
         self.collision.rebuilt()
         self.show(self.q)
         self.show_frames(self.frames_on)
@@ -153,7 +153,7 @@ class ArmView:
         self.show_ghosts(*self.ghost_args)
         self.cloud = None  # the old scene took it along
         self.show_workspace(*(self.cloud_args or (None, 0.0)))
-        self.show_mirror(self.mirror_q)
+        self.show_mirror(self.mirror_args)
 
     def _arm_objects(self) -> None:
         """The pedestal, links, joints, tool and frames (placed by `show`)."""
@@ -433,30 +433,18 @@ class ArmView:
                 self.cloud = self.scene.point_cloud(self.grid.to_scene(points).tolist(), [CLOUD] * len(points),
                                                     point_size=size / self.grid.step)
 
-    def show_mirror(self, q: np.ndarray | None) -> None:
-        """The physical arm beside the plan: a translucent arm at q (what the board last
-        commanded — hobby servos report no position), labelled "arm"; None removes it."""
-        self.mirror_q = None if q is None else np.asarray(q, float)
-        to = self.grid.to_scene
+    def show_mirror(self, arms: Sequence[tuple[str, np.ndarray]]) -> None:
+        """The physical arm beside the plan (`mirror`): (name, q) for each arm to draw — "arm" (the
+        Braccio, commanded), or "measured" and "commanded" (an arm that reads its joints); each
+        is built once and moved after. An empty list removes them."""
+        self.mirror_args = [(name, np.asarray(q, float)) for name, q in arms]
         with self._batched(), self.scene:
-            if self.mirror is not None:
-                self.mirror.delete()
-                self.mirror = None
-            if self.mirror_q is None:
-                return
-            geom = arm_geometry(self.robot, self.mirror_q)
-            pts = to(geom.skeleton)
-            self.mirror = self.scene.group()
-            with self.mirror:
-                for a, b in itertools.pairwise(pts):
-                    mid, R, length = along(a, b)
-                    if length > 1e-9:
-                        self.scene.cylinder(0.9 * self.radius, 0.9 * self.radius, length, 12) \
-                            .material(MIRROR, 0.35).move(*mid).rotate_R(R)
-                self.scene.sphere(1.0 * self.radius, 12, 8).material(MIRROR, 0.5).move(*to(geom.tool))
-                self.scene.text("arm", f"color: {MIRROR}; font-weight: 700; font-size: 14px; "
-                                       "text-shadow: 0 0 3px #fff, 0 0 3px #fff") \
-                    .move(*(to(geom.tool) + [0, 0, 3.0 * self.radius]))
+            for name in [n for n in self.mirrors if n not in dict(self.mirror_args)]:
+                self.mirrors.pop(name).delete()
+            for name, q in self.mirror_args:
+                if name not in self.mirrors:
+                    self.mirrors[name] = MirrorArm(self.scene, self.grid, self.robot, self.radius, LOOKS[name])
+                self.mirrors[name].place(q)
 
 class _Null:
     def __enter__(self):

@@ -144,5 +144,5 @@ class Served:
             if select.select([self._listener], [], [], 0)[0]:
                 self._listener.accept()[0].close()
                 self.refused += 1
-        except OSError:
+        except (OSError, ValueError):  # ValueError: stop() closed the listener meanwhile (its fd is -1)
             pass

@@ -16,11 +16,20 @@ retries (`feetech_bus`). A servo that stops answering, or that flags a fault in 
 bus sends nothing more, and the servos hold their last goals (a servo in overload has already
 released its torque — its own protection); the error (`ServoFault`) names the joint, the servo
 id and the reason. Reconnect to go on.
+
+`request_stop()`, from any thread (a GUI's stop button), ends a `move`, `home` or `play` running
+in another within one cycle of its loop (~20 ms): every goal is set to the position read, and the
+report says it stopped. A request made just before a command starts (its thread not yet in it)
+stops it before it sends a goal; it is forgotten when the command it stopped ends. `last` is the latest state read by whichever call read it, so a viewer
+can show the arm while a command runs without touching the bus (one transaction at a time).
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -79,6 +88,7 @@ class So101Move:
     ok: bool
     error: np.ndarray
     reason: str = ""
+    stopped: bool = False  # ended by request_stop(): the arm holds where it was read
 
 
 class So101(Arm):
@@ -110,6 +120,9 @@ class So101(Arm):
         self.bus: Bus | None = None
         self.commanded: np.ndarray | None = None  # goal ticks (6,) last sent
         self.torque_on = False
+        self.last: So101State | None = None  # the latest state read (by any call)
+        self._stop_asked = threading.Event()
+        self._depth = 0  # commands running (a play's approach is a move inside it)
 
     # --- connection --------------------------------------------------------------------------
     def connect(self) -> So101State:
@@ -181,9 +194,11 @@ class So101(Arm):
         q, g = self.calibration.to_q(ticks)
         col = [raw[i] for i in self.calibration.ids]
         commanded = None if self.commanded is None else self.calibration.to_q(self.commanded)[0]
-        return So101State(q, g, tuple(ticks), tuple(r["present_speed"] for r in col),
-                          tuple(r["present_load"] / 10 for r in col), tuple(r["present_voltage"] / 10 for r in col),
-                          tuple(r["present_temperature"] for r in col), commanded)
+        self.last = So101State(q, g, tuple(ticks), tuple(r["present_speed"] for r in col),
+                               tuple(r["present_load"] / 10 for r in col),
+                               tuple(r["present_voltage"] / 10 for r in col),
+                               tuple(r["present_temperature"] for r in col), commanded)
+        return self.last
 
     # --- commands --------------------------------------------------------------------------------
     def check(self, q: ArrayLike, gripper: float) -> np.ndarray:
@@ -224,30 +239,62 @@ class So101(Arm):
     def move(self, q: ArrayLike, speed: float = 1.0, gripper: float | None = None, timeout: float = 10.0) -> So101Move:
         """Go to q (5, rad) with the joint that moves furthest at `speed` rad/s, all arriving
         together; returns when every servo reads within ARRIVED ticks of its goal, or after the
-        motion's time + `timeout` s (then ok=False, with the error left)."""
+        motion's time + `timeout` s (then ok=False, with the error left). `request_stop()` ends it
+        at once, holding where the arm was read (stopped=True)."""
         if not (isinstance(speed, (int, float)) and 0 < speed <= 5):
             raise CommandRefused(f"speed {speed!r} rad/s: expected a number in (0, 5]")
-        now = self.state()
-        goal = self.check(q, now.gripper if gripper is None else gripper)
-        self.torque(True)
-        delta = np.abs(goal - np.array(now.ticks))
-        duration = max(0.05, float(delta[:5].max()) / (speed * 4096 / (2 * np.pi)))
-        self.send_goals(goal, np.maximum(1, np.ceil(delta / duration)).astype(int))
-        start = time.monotonic()
-        while True:
-            time.sleep(0.02)
-            st = self.state()
-            err = np.array(st.ticks) - goal
-            if np.all(np.abs(err) <= ARRIVED) and max(map(abs, st.speed)) <= STILL:
-                return So101Move(tuple(int(t) for t in goal), time.monotonic() - start, True, st.q - np.asarray(q, float))
-            if time.monotonic() - start > duration + timeout:
-                worst = int(np.argmax(np.abs(err)))
-                return So101Move(tuple(int(t) for t in goal), time.monotonic() - start, False, st.q - np.asarray(q, float),
-                                 f"{NAMES[worst]} is {err[worst]:+d} ticks from its goal after {duration + timeout:.1f} s")
+        with self.command():
+            now = self.state()
+            goal = self.check(q, now.gripper if gripper is None else gripper)
+            if self.stop_requested:  # asked for before this thread got here: nothing is sent
+                return So101Move(tuple(int(t) for t in goal), 0.0, False, now.q - np.asarray(q, float),
+                                 "stopped on request before it started: nothing sent", stopped=True)
+            self.torque(True)
+            delta = np.abs(goal - np.array(now.ticks))
+            duration = max(0.05, float(delta[:5].max()) / (speed * 4096 / (2 * np.pi)))
+            self.send_goals(goal, np.maximum(1, np.ceil(delta / duration)).astype(int))
+            start = time.monotonic()
+            while True:
+                time.sleep(0.02)
+                st = self.state()
+                err = np.array(st.ticks) - goal
+                if self.stop_requested:
+                    held = self.stop()
+                    return So101Move(tuple(int(t) for t in goal), time.monotonic() - start, False,
+                                     held.q - np.asarray(q, float), "stopped on request: the arm holds where it was read",
+                                     stopped=True)
+                if np.all(np.abs(err) <= ARRIVED) and max(map(abs, st.speed)) <= STILL:
+                    return So101Move(tuple(int(t) for t in goal), time.monotonic() - start, True,
+                                     st.q - np.asarray(q, float))
+                if time.monotonic() - start > duration + timeout:
+                    worst = int(np.argmax(np.abs(err)))
+                    return So101Move(tuple(int(t) for t in goal), time.monotonic() - start, False,
+                                     st.q - np.asarray(q, float),
+                                     f"{NAMES[worst]} is {err[worst]:+d} ticks from its goal after {duration + timeout:.1f} s")
 
     def home(self, speed: float = 1.0) -> So101Move:
         """Go to the robot's home, the middle pose (every servo at its middle tick once calibrated)."""
         return self.move(self.robot.q_home, speed)
+
+    def request_stop(self) -> None:
+        """End a `move`, `home` or `play` running in another thread within one cycle of its loop
+        (it holds where the arm is read, and says so). Safe from any thread, at any time."""
+        self._stop_asked.set()
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop_asked.is_set()
+
+    @contextmanager
+    def command(self) -> Iterator[None]:
+        """Around a stoppable command: a stop request is forgotten when the outermost one ends."""
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if not self._depth:
+                self._stop_asked.clear()
 
     def stop(self) -> So101State:
         """Hold where the arm is now: every goal set to the position read."""
@@ -260,4 +307,5 @@ class So101(Arm):
         """Stream a trajectory at `rate` Hz with sync write and sync read (`so101_play.play`)."""
         from .so101_play import play
 
-        return play(self, trajectory, rate, gripper, speed, on_cycle)
+        with self.command():
+            return play(self, trajectory, rate, gripper, speed, on_cycle)

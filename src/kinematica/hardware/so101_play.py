@@ -12,7 +12,8 @@ which holds what the servos add to the plan — gravity sag, gear backlash, enco
 any lag beyond one cycle — but not the cycle itself. The report gives each joint's RMS and
 largest |e|, and the tool's; `late` counts the cycles that started more than half a period
 after their time. A fault (a silent servo, a flagged overload …) ends the stream at once:
-nothing more is sent, and the result says which joint and why.
+nothing more is sent, and the result says which joint and why. `arm.request_stop()` from another
+thread ends it at the next cycle, every goal set to the position read (`stopped`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class TrackingReport:
     elapsed: float = 0.0
     rate: float = 0.0
     late: int = 0
+    stopped: bool = False  # ended by arm.request_stop(): the arm holds where it was read
     t: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
     commanded: np.ndarray = field(default_factory=lambda: np.zeros((0, 5)), repr=False)
     measured: np.ndarray = field(default_factory=lambda: np.zeros((0, 5)), repr=False)
@@ -96,7 +98,7 @@ def play(arm: Any, trajectory: Any, rate: float = 50.0, gripper: float | None = 
                             length_unit=arm.robot.length_unit)
     first = arm.move(q[0], speed, g)
     if not first.ok:
-        report.reason = f"the arm did not reach the first point: {first.reason}"
+        report.reason, report.stopped = f"the arm did not reach the first point: {first.reason}", first.stopped
         return report
     start = time.monotonic()
     try:
@@ -107,6 +109,11 @@ def play(arm: Any, trajectory: Any, rate: float = 50.0, gripper: float | None = 
                 time.sleep(wait)
             elif -wait > 0.5 / rate:
                 report.late += 1
+            if arm.stop_requested:
+                arm.stop()  # every goal set to the position read
+                report.stopped = True
+                report.reason = f"stopped on request after {report.sent} of {len(t)} goals: the arm holds where it was read"
+                break
             st = arm.state()
             if k:
                 report.measured[k - 1] = st.q
@@ -115,7 +122,8 @@ def play(arm: Any, trajectory: Any, rate: float = 50.0, gripper: float | None = 
             if k < len(t):
                 arm.send_goals(ticks[k])
                 report.sent = k + 1
-        report.ok, report.reason = True, f"{len(t)} points streamed at {rate:g} Hz"
+        else:
+            report.ok, report.reason = True, f"{len(t)} points streamed at {rate:g} Hz"
     except ServoFault as e:
         report.reason = str(e)
     except KeyboardInterrupt:
