@@ -90,8 +90,10 @@ def test_calibrate_zeroes_the_middle_pose_and_records_the_ranges_moved_by_hand(c
     start = (2100, 1990, 2048, 2000, 2300, 2048)
     with So101Emulator(positions=start) as emu:
         moves = [(i, d) for i in range(1, 7) for d in (-400, 800, -400)]
-        turning = hand(emu, moves, pause=0.03, after=lambda: _zeroed(emu))  # 0.54 s of turns in a 3 s window
-        d = run_json(capsys, "so101", "calibrate", "--out", str(tmp_path / "cal.json"), "--seconds", "3",
+        # 1.4 s of turns in a 4 s window; each extreme held 80 ms, four of the recorder's 20 ms
+        # readings (held 30 ms, a loaded machine's late reading missed one: range (1648, 2048))
+        turning = hand(emu, moves, pause=0.08, after=lambda: _zeroed(emu))
+        d = run_json(capsys, "so101", "calibrate", "--out", str(tmp_path / "cal.json"), "--seconds", "4",
                      "--port", emu.url)
         turning.join()
         cal = load_so101_calibration(tmp_path / "cal.json")

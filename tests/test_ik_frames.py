@@ -135,6 +135,20 @@ def test_planar_targets_on_an_upright_moved_base():
         assert np.all(np.abs(np.angle(np.exp(1j * (heading - phi))))[res.success] <= SLACK * 1e-6)
 
 
+@pytest.mark.parametrize("tilt", [1e-5, 1e-7])
+def test_an_arm_whose_axes_are_nearly_parallel_is_spatial_and_reaches_its_own_poses(tilt):
+    """Axes tilted `tilt` rad apart are not a planar arm: with a metre of tool its reach leaves
+    the plane by ~tilt m, and its own FK pose was refused as "off the plane" (Hypothesis found
+    alpha = 1e-5: the parallel test compared 1 − |cos| ≈ tilt²/2 with 1e-9)."""
+    robot = km.from_dh([{"name": "j1", "type": "revolute", "alpha": tilt, "limits": [0, 1]},
+                        {"name": "j2", "type": "revolute", "limits": [-1, 0]}],
+                       tool=np.array([[1, 0, 0, 0], [0, 1, 0, 1.0], [0, 0, 1, 0], [0, 0, 0, 1]]))
+    assert not km.kinematics.is_planar(robot)
+    q = np.array([0.0, -1.0])
+    result = km.ik(robot, km.fk(robot, q), np.clip(q + 0.02, robot.limits[:, 0], robot.limits[:, 1]))
+    assert result.success, result.reason
+
+
 def test_planar_target_on_a_tilted_plane_is_refused_in_words():
     r = km.load("planar-3r")
     robot = r.replace(base=np.r_[np.c_[Rotation.from_euler("x", 0.4).as_matrix(), [0, 0, 0]], [[0, 0, 0, 1]]])

@@ -430,6 +430,10 @@ class Braccio(Arm):
                 state = self.state()
             except LinkError:
                 pass
+        if res.last_executed >= res.acknowledged:
+            # the board acknowledges in order: an A k read after the S vouches for the points before
+            # it whose line Ctrl+C took between this host reading it and counting it
+            res.acknowledged, res.last_acknowledged = res.last_executed + 1, res.last_executed
         res.last_executed = max(res.last_executed, res.last_acknowledged)
         where = "" if state is None else f"; the arm holds at servo degrees {list(state.degrees)}"
         res.reason = f"interrupted (Ctrl+C) after point {res.last_acknowledged}: S sent{where}"
