@@ -373,3 +373,33 @@ def test_a_scene_changed_after_planning_is_seen_by_the_plans_checks():
     assert not p.checker.path_free(p.path)
     with pytest.raises(TrajectoryError):
         p.trajectory(1.0, 2.0)
+
+
+@pytest.mark.parametrize("time_limit", [0.005, 0.05, 0.3])
+def test_the_time_limit_bounds_planning_and_simplification_together(boxed, time_limit):
+    # the simplifier gets what the planner left of the limit; a path cut short is still the
+    # simplified-so-far path, certified. Oracle: the plan's own clocks (not the machine's speed:
+    # a 0.5 s allowance for OMPL and coal finishing the check under way) and check_trajectory
+    p = km.plan(boxed, START, GOAL, seed=3, time_limit=time_limit)
+    assert p.planning_time + p.simplification_time < time_limit + 0.5
+    if p.success:
+        rep = check_trajectory(boxed, {"arm": _as_motion(p.path)}, resolution=p.resolution / 10)
+        assert not rep.colliding, str(rep)
+        assert p.checker.path_free(p.path)
+    else:
+        assert p.reason == f"no path found within {time_limit:g} s"
+
+
+def test_past_the_deadline_only_remembered_edges_pass_so_a_cut_simplifier_keeps_its_path(boxed):
+    # what lets a simplification cut by the clock end soon with a certified path: an edge judged
+    # in time is answered from memory, a new one past the deadline is refused unjudged
+    from kinematica.plan.edges import EdgeChecker
+
+    r = boxed.robots["arm"].robot
+    ec = EdgeChecker.build(boxed, "arm", r.limits[:, 0], r.limits[:, 1], resolution=0.01)
+    qa, qb, qc = START, START + np.array([0.1, 0, 0, 0, 0, 0]), START + np.array([0.2, 0, 0, 0, 0, 0])
+    assert ec.edge_free(qa, qb)
+    ec.deadline = 0.0  # long past
+    assert ec.edge_free(qa, qb) and not ec.edge_free(qb, qc)
+    ec.deadline = np.inf
+    assert ec.edge_free(qb, qc)

@@ -253,3 +253,38 @@ def test_the_wrists_table_keeps_the_bound_below_coal_and_proves_more_states_free
     monkeypatch.setattr(bound_module, "CLOSE", 2.0)  # no pair touches at 200 % of the probes: no table
     without, _ = assert_bound_holds(s, "p", Q)
     assert with_tables >= without + 0.2 and with_tables >= 0.4 * by_coal, (with_tables, without, by_coal)  # seen: 0.44, 0.03, 0.88
+
+
+def test_a_pairs_own_rates_bound_how_fast_its_distance_changes_and_are_no_looser_than_the_arms():
+    # scene/pairrate.py: per joint between two links (one or two), how fast their distance can
+    # change. Oracle: coal's distance of the pair at states a small turn of that joint apart,
+    # on the Panda's URDF meshes, for every self pair with one or two joints between
+    from kinematica.scene.pairrate import pair_rates
+    from kinematica.scene.query import joint_batch
+    from kinematica.scene.sweep import motion_bounds
+
+    s, robot = panda_scene(table=False)
+    entry, geom, comp = s.robots["p"], s.geometry("p"), s.compiled()
+    box = np.stack([robot.limits[:, 0], robot.limits[:, 1]])
+    arm = motion_bounds(entry, geom, box)
+    rng = np.random.default_rng(5)
+    Q = random_states(robot, rng, 40)
+    tried = 0
+    for a, b in comp.collider.pair_bodies:
+        if not 1 <= b - a <= 2 or b > robot.n:
+            continue
+        rates = pair_rates(entry, geom, a, b)
+        assert np.all(rates <= arm[a:b] + 1e-12) and np.all(rates > 0)
+        only = np.array([p == (a, b) for p in comp.collider.pair_bodies])
+        for i, j in enumerate(range(a, b)):
+            step = np.zeros(robot.n)
+            step[j] = 0.02  # rad
+            Q2 = np.clip(Q + step, box[0], box[1])
+            d = [np.array([f.distance for f in comp.collider.distance(comp.body_poses(joint_batch(s, {"p": X})[0],
+                                                                                      len(X)), only)])
+                 for X in (Q, Q2)]
+            free = (d[0] > 0) & (d[1] > 0)  # (coal's penetration depth is not a distance)
+            moved = np.abs(Q2[:, j] - Q[:, j])
+            assert np.all(np.abs(d[1] - d[0])[free] <= rates[i] * moved[free] + 1e-9), (a, b, j)
+            tried += int(free.sum())
+    assert tried > 100

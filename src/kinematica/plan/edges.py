@@ -49,7 +49,9 @@ from ..scene.sweep import motion_bounds
 from .group import names_of, split
 
 CHUNK = 256  # states per scene query: the first colliding chunk ends an edge's check early
-SEEN = 65536  # edges remembered (the planner's and the simplifier's retries of one edge)
+SEEN = 262144  # edges remembered (the planner's and the simplifier's retries of one edge, and halves)
+TIMED = 64  # states per coal query between looks at the deadline (~15 ms of coal on the UR5's gripper meshes)
+HALVES = 3  # levels of a free edge's halves remembered: OMPL's smoothBSpline(path, 3) subdivides 3 times
 DEPTH = 12  # bisections of a piece not cleared by its ends' distances: 4096 pieces of it, then blocked
 MARGIN = 0.6  # × resolution: a state with nothing nearer clears both its pieces (each moves ≤ resolution)
 
@@ -190,6 +192,8 @@ class EdgeChecker:
         key = qa.tobytes() + qb.tobytes()
         known = self._seen.get(key)
         if known is None:
+            if time.monotonic() > self.deadline:
+                return False  # time is up: not judged (nor remembered), so the simplifier keeps its path
             try:
                 known = self._edge_free(qa, qb)
             except _Late:
@@ -197,7 +201,22 @@ class EdgeChecker:
             if len(self._seen) >= SEEN:
                 self._seen.clear()
             self._seen[key] = known
+            if known:  # (OMPL may cut it either way round)
+                self._halves(qa, qb, HALVES)
+                self._halves(qb, qa, HALVES)
         return known
+
+    def _halves(self, qa: np.ndarray, qb: np.ndarray, depth: int) -> None:
+        """Remember the halves of a free edge qa → qb, and theirs, `depth` levels down: a piece of
+        a free straight motion is free. OMPL's B-spline smoother cuts the path's edges at their
+        midpoints (its `subdivide`: qa + (qb − qa)·0.5, the same floating-point operations as
+        here, so the keys match exactly) and leaves many pieces as they were: re-certifying them
+        is then a look-up, not a second coal pass after the time limit."""
+        m = qa + (qb - qa) * 0.5
+        for x, y in ((qa, m), (m, qb)):
+            self._seen[x.tobytes() + y.tobytes()] = True
+            if depth > 1:
+                self._halves(x, y, depth - 1)
 
     def _edge_free(self, qa: np.ndarray, qb: np.ndarray) -> bool:
         ends_inside = bool(np.all((qa >= self.lo) & (qa <= self.hi) & (qb >= self.lo) & (qb <= self.hi)))
@@ -211,6 +230,7 @@ class EdgeChecker:
         Q = self.samples(qa, qb)
         self.checks += len(Q)
         d = self._bound(Q)
+        exact = np.zeros(len(Q), bool)  # whether d is coal's own distance (capped at the resolution)
         margin = MARGIN * self.resolution
         near = np.flatnonzero(~(d > margin))
         if len(near):
@@ -219,14 +239,15 @@ class EdgeChecker:
             self.exact_checks += 1 + len(near)
             if self._touching(deepest, 0.0)[0]:
                 return False
-            close = near[self._touching(Q[near], margin)]
-            self._on_time()
+            close = near[self._timed(lambda X: self._touching(X, margin), Q[near])]
             d[near] = np.maximum(d[near], margin)  # nothing within the margin: at least that far
             if len(close):  # within the margin of something: how far exactly (none in contact: blocked)
-                d[close] = self._near(Q[close], margin)
+                # capped at the resolution, as `_cleared` would ask again of a piece they leave uncleared
+                d[close] = self._timed(lambda X: self._near(X, self.resolution), Q[close])
                 if np.any(d[close] <= 0):
                     return False
-        return self._cleared(Q[:-1], Q[1:], d[:-1], d[1:])
+                exact[close] = True
+        return self._cleared(Q[:-1], Q[1:], d[:-1], d[1:], exact[:-1], exact[1:])
 
     def path_free(self, Q: np.ndarray) -> bool:
         """Whether the polyline through the states Q (m, n) touches nothing: each of its edges
@@ -245,11 +266,22 @@ class EdgeChecker:
         if time.monotonic() > self.deadline:
             raise _Late
 
-    def _cleared(self, a: np.ndarray, b: np.ndarray, da: np.ndarray, db: np.ndarray) -> bool:
-        """Whether every piece a_i → b_i, its ends clear by da_i, db_i > 0 (lower bounds), is
-        free: cleared by its ends' distances — made exact where bounds do not clear it — else
-        bisected, `DEPTH` levels at most (see the module text)."""
-        ea, eb = np.zeros(len(a), bool), np.zeros(len(b), bool)  # whether da, db are coal's own
+    def _timed(self, fn: Any, Q: np.ndarray) -> np.ndarray:
+        """fn over the states Q in chunks of `TIMED`, the deadline looked at before each (a deep
+        bisection's level can hold thousands of states: seconds of coal in one call)."""
+        parts = []
+        for a in range(0, len(Q), TIMED):
+            self._on_time()
+            parts.append(fn(Q[a:a + TIMED]))
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def _cleared(self, a: np.ndarray, b: np.ndarray, da: np.ndarray, db: np.ndarray,
+                 ea: np.ndarray | None = None, eb: np.ndarray | None = None) -> bool:
+        """Whether every piece a_i → b_i, its ends clear by da_i, db_i > 0 (lower bounds; ea_i,
+        eb_i: already coal's own distance), is free: cleared by its ends' distances — made exact
+        where bounds do not clear it — else bisected, `DEPTH` levels at most (see the module text)."""
+        ea = np.zeros(len(a), bool) if ea is None else ea.copy()
+        eb = np.zeros(len(b), bool) if eb is None else eb.copy()
         for level in range(DEPTH + 1):
             self._on_time()
             still = da + db <= np.abs(b - a) @ self.weights
@@ -257,7 +289,7 @@ class EdgeChecker:
                 for d, e, x in ((da, ea, a), (db, eb, b)):
                     up = still & ~e
                     if up.any():
-                        d[up], e[up] = self.clearance(x[up], exact=True), True
+                        d[up], e[up] = self._timed(lambda X: self.clearance(X, exact=True), x[up]), True
                 if np.any(da[still] <= 0) or np.any(db[still] <= 0):
                     return False
                 still = da + db <= np.abs(b - a) @ self.weights
@@ -267,7 +299,7 @@ class EdgeChecker:
                 return False  # too close to tell at 2^-DEPTH of a piece: taken as blocked
             a, b, da, db, ea, eb = a[still], b[still], da[still], db[still], ea[still], eb[still]
             m = 0.5 * (a + b)
-            dm = self.clearance(m)
+            dm = self._timed(self.clearance, m)
             if np.any(dm <= 0):
                 return False
             fresh = np.zeros(len(m), bool)

@@ -10,7 +10,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import math
+import time
 from collections.abc import Mapping
 
 import numpy as np
@@ -37,6 +40,34 @@ def _sweep(checker: EdgeChecker, path: np.ndarray) -> float:
     return float(sum(checker.sweep(a, b) for a, b in itertools.pairwise(path)))
 
 
+def _recertified(checker: EdgeChecker, got: Solved) -> tuple[np.ndarray | None, str]:
+    """(the path certified edge by edge, a note for the reason) — or (None, why not). The
+    simplified path's edges were mostly judged by the simplifier (remembered: look-ups); one not
+    judged yet (a partial shortcut's piece of an edge) is judged until the time limit, past which
+    the path before smoothing, then the planner's own (both judged edge by edge) stand in. A
+    smoothed corner that touches the scene also falls back to the planner's path."""
+    candidates = [(got.path, " (simplification cut short by the time limit)" if got.cut else "")]
+    if got.unsmoothed is not None:
+        candidates.append((got.unsmoothed, " (smoothing left out: its re-check ran into the time limit)"))
+    late = False
+    for path, note in candidates:
+        checker.deadline = got.deadline
+        try:
+            bad = checker.first_blocked(path)
+        finally:
+            checker.deadline = math.inf
+        if bad is None:
+            return path, note
+        late = time.monotonic() > got.deadline
+        if not late:
+            break  # blocked, not out of time
+    bad = checker.first_blocked(got.raw)  # (judged whole: its edges were all judged while planning)
+    if bad is not None:
+        return None, f"the planner's path touches the scene on edge {bad} when re-checked"
+    return got.raw, (" (unsimplified: its re-check ran into the time limit)" if late else
+                     " (unsimplified: the smoothed path touched the scene)")
+
+
 @strict
 def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Target | Mapping[str, ArrayLike], *,
          robot: str | None = None, planner: str = "rrtconnect", time_limit: float = 1.0,
@@ -61,9 +92,12 @@ def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Ta
     links after joint j from its axis), a piece moving points by at most L_i = Σ c_j |Δq_j| is
     free when the scene's distances at its ends add up to more than L_i, and bisected until
     they do (see `plan.edges`). The returned path is re-checked that way after simplification
-    (falling back to the unsimplified path if smoothing had cut a corner). A `seed`
-    (1 … 2³² − 1) makes the plan reproducible: the planner then stops at its first solution
-    (see `plan.solver`).
+    (falling back to the unsimplified path if smoothing had cut a corner). `time_limit` bounds
+    planning and simplification together (the simplifier gets what the planner left; when it
+    runs out the path simplified so far is returned, certified as above, and the reason says
+    so); checking the input, a goal target's IK and the robot's one-off bound tables come before
+    it. A `seed` (1 … 2³² − 1) makes the plan reproducible when it finishes within its time
+    limit: the planner then stops at its first solution (see `plan.solver`).
 
     Returns a `Plan`; a start or goal outside the limits or in collision, or no path in time,
     gives success False with the reason in words. Wrong input raises `PlanError`.
@@ -80,13 +114,11 @@ def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Ta
         why = (f"no path found within {p.time_limit:g} s" if got.status in ("Timeout", "Approximate solution")
                else f"the planner gave no path ({got.status})")
         return _failed(p, why, checker.checks, got)
-    path, note = got.path, ""
-    if checker.first_blocked(path) is not None:  # a smoothed corner the simplifier's own checks let by
-        path, note = got.raw, " (unsimplified: the smoothed path touched the scene)"
-        bad = checker.first_blocked(path)
-        if bad is not None:
-            return _failed(p, f"the planner's path touches the scene on edge {bad} when re-checked",
-                           checker.checks, got)
+    t0 = time.perf_counter()
+    path, note = _recertified(checker, got)
+    got = dataclasses.replace(got, simplification_time=got.simplification_time + time.perf_counter() - t0)
+    if path is None:
+        return _failed(p, note, checker.checks, got)
     reached = int(np.argmin(np.abs(goals - path[-1]).max(axis=1)))
     path[0], path[-1] = p.start, goals[reached]  # the exact joint values, not OMPL's copies
     sweep = _sweep(checker, path)

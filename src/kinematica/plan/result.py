@@ -39,7 +39,9 @@ class Plan:
     rows, checked so that no link point moves more than `resolution` (scene `length_unit`)
     between two checked states; None when `success` is False. `reason`: the verdict in words.
     `status`: OMPL's planner status ("Exact solution", "Timeout", ...; "not run" when the
-    start or goal was refused first). Times in s; `checks`: configurations the scene was asked
+    start or goal was refused first). Times in s — `simplification_time` includes the path's
+    re-certification, and planning + simplification keep to the plan's time limit but for the
+    check under way when it passed; `checks`: configurations the scene was asked
     about (collision or distance; the IK of a goal target not counted).
     `raw_path`: the planner's path before simplification. `sweep`: the most any link point
     moves along the whole path (scene unit).

@@ -8,9 +8,15 @@ and simplifier are made fixes them all. A run that stops on a clock is only repr
 stops at the same point: RRT-Connect stops at its first solution anyway; with a seed the
 anytime planners RRT* and BIT* are given a path-length objective whose threshold any path
 meets, so they too stop at their first solution (skipping their refinement); and the
-simplifier's steps are bounded by counts of tries, not by a clock. OMPL's PRM grows its
-roadmap in a second thread while the first looks for a path, so no seed can make it
-reproducible: `problem` refuses a seed for it.
+simplifier's steps are bounded by counts of tries. OMPL's PRM grows its roadmap in a second
+thread while the first looks for a path, so no seed can make it reproducible: `problem`
+refuses a seed for it.
+
+The time limit bounds planning and simplification together: the simplifier gets what the
+planner left of it. Once it is spent every edge the simplifier proposes counts as blocked
+(`EdgeChecker.deadline`), so it keeps the path it has — every change it made was certified —
+and its remaining steps are skipped (`Solved.cut`). A seeded plan is therefore reproducible when
+it finishes within its time limit; one cut short by the clock is cut where the clock says.
 """
 
 from __future__ import annotations
@@ -46,6 +52,9 @@ class Solved:
     status: str
     planning_time: float
     simplification_time: float
+    cut: bool = False  # the time limit ended the simplification early
+    unsmoothed: np.ndarray | None = None  # the path before B-spline smoothing (its edges all judged)
+    deadline: float = math.inf  # time.monotonic() when the time limit ends
 
 
 def _ompl() -> tuple[Any, Any, Any]:
@@ -116,16 +125,22 @@ def _state(si: Any, q: np.ndarray) -> Any:
     return s
 
 
-def _simplify(ps: Any, path: Any) -> None:
-    """OMPL's simplifier steps, each bounded by a count of tries (not a clock, so a seeded
-    plan stays reproducible): drop needless vertices, shortcut, merge close vertices, drop
-    again, then smooth the corners with B-splines. Every change is edge-checked by OMPL
-    through our motion validator."""
-    ps.reduceVertices(path)
-    ps.partialShortcutPath(path)
-    ps.collapseCloseVertices(path)
-    ps.reduceVertices(path)
+def _simplify(ps: Any, path: Any, deadline: float, n: int) -> tuple[bool, np.ndarray | None]:
+    """OMPL's simplifier steps, each bounded by a count of tries: drop needless vertices,
+    shortcut, merge close vertices, drop again, then smooth the corners with B-splines. Every
+    change is edge-checked by OMPL through our motion validator, which refuses every edge past
+    `deadline` (time.monotonic(), s): a step running then winds down keeping its path, and the
+    steps after it are skipped. Returns whether the deadline cut it short, and the path (k, n)
+    before smoothing (None when smoothing did not run)."""
+    for step in (ps.reduceVertices, ps.partialShortcutPath, ps.collapseCloseVertices, ps.reduceVertices):
+        if time.monotonic() > deadline:
+            return True, None
+        step(path)
+    if time.monotonic() > deadline:
+        return True, None
+    before = np.array([s[0:n] for s in path.getStates()], dtype=float)
     ps.smoothBSpline(path, 3)
+    return time.monotonic() > deadline, before
 
 
 def _setup(ob: Any, og: Any, checker: EdgeChecker, guard: _Guard, n: int) -> tuple[Any, Any]:
@@ -159,8 +174,8 @@ def _goal(ob: Any, ss: Any, si: Any, start: np.ndarray, goals: np.ndarray) -> No
 
 def solve(checker: EdgeChecker, start: np.ndarray, goals: np.ndarray, planner: str, time_limit: float,
           seed: int | None, simplify: bool = True) -> Solved:
-    """Plan start → any of `goals` (m, n) with OMPL's `planner` within `time_limit` s (see the
-    module text)."""
+    """Plan start → any of `goals` (m, n) with OMPL's `planner`, then simplify, both within
+    `time_limit` s (see the module text)."""
     ob, og, ou = _ompl()
     n, guard = len(start), _Guard()
     with _quiet(ou):
@@ -180,25 +195,27 @@ def solve(checker: EdgeChecker, start: np.ndarray, goals: np.ndarray, planner: s
             ss.setOptimizationObjective(objective)
         ptc = ob.timedPlannerTerminationCondition(time_limit)
         guard.stop = ptc.terminate
-        checker.deadline = time.monotonic() + time_limit  # an edge still being judged then is given up
+        deadline = time.monotonic() + time_limit
+        checker.deadline = deadline  # an edge still being judged then is given up
+        cut, unsmoothed = False, None
         try:
             status = ss.solve(ptc)
-        finally:
-            checker.deadline = math.inf  # (the simplifier's edges are judged whole)
-        guard.reraise()
-        planning_time = ss.getLastPlanComputationTime()
-        if not ss.haveExactSolutionPath():
-            return Solved(None, None, status.asString(), planning_time, 0.0)
-        path = ss.getSolutionPath()
-        raw = np.array([s[0:n] for s in path.getStates()], dtype=float)
-        t0 = time.perf_counter()
-        if simplify:
-            _simplify(ss.getPathSimplifier(), path)  # a guarded error makes every edge invalid: it ends soon
             guard.reraise()
-        simplification_time = time.perf_counter() - t0
+            planning_time = ss.getLastPlanComputationTime()
+            if not ss.haveExactSolutionPath():
+                return Solved(None, None, status.asString(), planning_time, 0.0)
+            path = ss.getSolutionPath()
+            raw = np.array([s[0:n] for s in path.getStates()], dtype=float)
+            t0 = time.perf_counter()
+            if simplify:  # a guarded error makes every edge invalid: it ends soon
+                cut, unsmoothed = _simplify(ss.getPathSimplifier(), path, deadline, n)
+                guard.reraise()
+            simplification_time = time.perf_counter() - t0
+        finally:
+            checker.deadline = math.inf  # (the caller's re-certification judges every edge whole)
         Q = np.array([s[0:n] for s in path.getStates()], dtype=float)
         del validator
-    return Solved(Q, raw, status.asString(), planning_time, simplification_time)
+    return Solved(Q, raw, status.asString(), planning_time, simplification_time, cut, unsmoothed, deadline)
 
 
 __all__ = ["PLANNERS", "ANYTIME", "Solved", "solve"]

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .pairrate import pair_rates
 from .query import joint_batch
 from .sweep import motion_bounds
 
@@ -114,7 +115,9 @@ def _table(scene: Any, name: str, pair: tuple[int, int], joints: tuple[int, ...]
     known = _MADE.get(key)
     if known is not None and known[0]() is robot:
         return (lo, *known[1:])
-    c = motion_bounds(entry, scene.geometry(name), box)[list(joints)]
+    # the pair's own rates where they are smaller (a base about its pan axis: its radius, not the arm's reach)
+    geom = scene.geometry(name)
+    c = np.minimum(motion_bounds(entry, geom, box)[list(joints)], pair_rates(entry, geom, *sorted((pair[0] - start, pair[1] - start))))
     step, m = grid(lo, hi, c)
     axes = [lo[i] + step[i] * np.arange(m[i]) for i in range(len(joints))]
     Q = np.repeat(np.clip(entry.q, box[0], box[1])[None], int(np.prod(m)), axis=0)
