@@ -54,8 +54,18 @@ def test_move_then_play_reports_tracking_per_joint_and_at_the_tool(capsys, emu, 
     d = run_json(capsys, "so101", "play", str(_trajectory(tmp_path)), "--port", emu.url, "--plot", str(plot))
     assert d["ok"] and d["sent"] == d["points"] == 51 and plot.stat().st_size > 1000
     sag = 5 * 360 / 4096  # degrees: the emulator's only imperfection here
-    for j in d["joints"]:
-        assert j["rms_deg"] == pytest.approx(sag, abs=360 / 4096 / 2 + 1e-9), j  # ± rounding to whole ticks
+    half_tick = 360 / 4096 / 2 + 1e-9  # readings are whole ticks
+    # error k = the reading one cycle after goal k − goal k (the report's rows k)
+    rows = [k for k, m in enumerate(d["measured"]) if m is not None]
+    e = np.degrees(np.array([d["measured"][k] for k in rows]) - np.array([d["commanded"][k] for k in rows]))
+    for i, j in enumerate(d["joints"]):
+        # the typical goal holds the sag alone; a cycle the machine held up (a late host cycle, or
+        # the emulator's thread starved: goals read back at once) adds the steps it missed, which
+        # the RMS rightly shows (seen on a loaded machine: 0.49° on the pan against 0.44°)
+        assert np.median(np.abs(e[:, i])) == pytest.approx(sag, abs=half_tick), j
+        assert j["rms_deg"] == pytest.approx(np.sqrt(np.mean(e[:, i] ** 2)), rel=1e-9), j  # the report's own rows
+        if not np.any(np.abs(np.abs(e[:, i]) - sag) > half_tick):  # no goal read back early
+            assert j["rms_deg"] == pytest.approx(sag, abs=half_tick), j
     assert 0 < d["tool"]["max"] < 0.01 and all(row is not None for row in d["measured"])
 
 

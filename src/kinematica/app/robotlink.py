@@ -290,16 +290,25 @@ class RobotLink:
             self.show()
         return None
 
+    def _checked(self, check, what) -> tuple[int, str] | None:
+        """(speed, its note) when `check(what, speed)` lets the command go; else None, the
+        refusal said in the card (nothing is sent)."""
+        speed, note = self._speed()
+        try:
+            check(what, speed)
+        except CommandRefused as e:
+            self.say(f"{note}not sent: {e}", True)
+            return None
+        return speed, note
+
     async def send_pose(self) -> None:
         driver, q = self.driver, self.host.session.q.copy()
         if driver is None or self.busy or self._other_robot():
             return
-        speed, note = self._speed()
-        try:
-            driver.check_move(q, speed)
-        except CommandRefused as e:
-            self.say(f"{note}not sent: {e}", True)
+        checked = self._checked(driver.check_move, q)
+        if checked is None:
             return
+        speed, note = checked
         words = await self._run("move", f"{note}moving at {speed} °/s…", driver.move, q, speed)
         if words is not None:
             self.say(note + words)
@@ -320,12 +329,10 @@ class RobotLink:
         if tr is None:
             self.say("No trajectory: add poses to the pose list, and it is planned.", True)
             return
-        speed, note = self._speed()
-        try:
-            driver.check_play(tr, speed)
-        except CommandRefused as e:
-            self.say(f"{note}not sent: {e}", True)
+        checked = self._checked(driver.check_play, tr)
+        if checked is None:
             return
+        speed, note = checked
         self.progress.value = 0.0
         done = await self._run("play", f"{note}playing {len(tr)} points…", driver.play, tr, speed)
         if done is not None:
