@@ -5,7 +5,7 @@ targets made with joints exactly on a limit. The verdict is still an FK check, w
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import kinematica as km
 from kinematica import spatial
@@ -54,6 +54,8 @@ fractions = st.lists(st.floats(0, 1), min_size=6, max_size=6)
 @settings(max_examples=25, deadline=None)
 @given(name=st.sampled_from(sorted(ARMS)), u=fractions, s=fractions,
        on_limit=st.lists(st.integers(0, 5), max_size=2, unique=True))
+@example(name="kuka-kr6-r900", u=[0.8882382519985823, 0.5, 0.044830336838628033, 0.0, 0.5, 0.0],
+         s=[0.0, 0.0, 1.0, 0.0, 0.0, 0.0], on_limit=[])  # the wrist at exactly ±π
 def test_closed_form_seed_solves_from_the_first_attempt(name, u, on_limit, s):
     robot = ARMS[name]
     q_true, seed = _problem(robot, u, on_limit, s)
@@ -67,8 +69,11 @@ def test_closed_form_seed_solves_from_the_first_attempt(name, u, on_limit, s):
         return
     assert r.iterations == 0  # the closed-form seed needed no LM step
     # the answer is the in-limit branch nearest the seed; branches are isolated (8 of them,
-    # apart by far more than this), so a loose tolerance still tells a wrong branch apart
-    assert np.allclose(r.q, _nearest_branch(robot, T, seed), atol=1e-6)
+    # apart by far more than this), so a loose tolerance still tells a wrong branch apart.
+    # Compared as angles, as "nearest" measures them: a joint at exactly ±π (the KR6's wrist,
+    # limits ±185°) is π from the core's atan2 and −π from NumPy's, the same branch and pose
+    gap = (r.q - _nearest_branch(robot, T, seed) + np.pi) % (2 * np.pi) - np.pi
+    assert np.allclose(gap, 0.0, atol=1e-6)
 
 
 @pytest.mark.parametrize("name", sorted(ARMS))
