@@ -83,14 +83,19 @@ def _zeroed(emu) -> bool:
     return sum(p[2] == 6 and p[4] == 0x03 and p[5] == 31 for p in emu.log()[0]) >= 2
 
 
-def hand(emu, moves, pause=0.15, after=lambda: True):
-    """Turn the emulated shafts as a hand would, one (servo, ticks) after another, once `after()`."""
+def hand(emu, moves, pause=0.15, after=lambda: True, seen=0):
+    """Turn the emulated shafts as a hand would, one (servo, ticks) after another, once `after()`;
+    with `seen`, each turn is held until the bus has carried that many more packets (the host's
+    readings): on a loaded machine a reader starved for longer than `pause` missed a turn."""
     def go():
         while not after():
             time.sleep(0.01)
         for servo, ticks in moves:
             time.sleep(pause)
             emu.turn(servo, ticks)
+            count, deadline = len(emu.log()[0]), time.monotonic() + 10.0
+            while len(emu.log()[0]) < count + seen and time.monotonic() < deadline:
+                time.sleep(0.005)
     th = threading.Thread(target=go, daemon=True)
     th.start()
     return th
@@ -100,9 +105,10 @@ def test_calibrate_zeroes_the_middle_pose_and_records_the_ranges_moved_by_hand(c
     start = (2100, 1990, 2048, 2000, 2300, 2048)
     with So101Emulator(positions=start) as emu:
         moves = [(i, d) for i in range(1, 7) for d in (-400, 800, -400)]
-        # 1.4 s of turns in a 4 s window; each extreme held 80 ms, four of the recorder's 20 ms
-        # readings (held 30 ms, a loaded machine's late reading missed one: range (1648, 2048))
-        turning = hand(emu, moves, pause=0.08, after=lambda: _zeroed(emu))
+        # each extreme held until the recorder has read the bus twice since (held a fixed 30 or
+        # 80 ms, a loaded machine's starved recorder missed one: range (1648, 2048)); ~1 s of
+        # turns in a 4 s window
+        turning = hand(emu, moves, pause=0.03, after=lambda: _zeroed(emu), seen=2)
         d = run_json(capsys, "so101", "calibrate", "--out", str(tmp_path / "cal.json"), "--seconds", "4",
                      "--port", emu.url)
         turning.join()
