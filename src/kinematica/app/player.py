@@ -22,6 +22,7 @@ from .panel import tag
 from .playlist import q_at
 from .state import SPEEDS
 from .tab import Host
+from .ticker import Ticker
 
 FPS = 30.0
 
@@ -37,7 +38,7 @@ class Player:
         self._last = 0.0  # time.monotonic() of the last frame
         self.stop_at = None  # the workspace's first collision ahead of this playback, if any
         plan = self.session.plan
-        with ui.row().classes("w-full items-center no-wrap gap-3 px-1") as self.bar:
+        with ui.row().classes("w-full items-center no-wrap gap-3 px-1"):
             self.button = tag(ui.button(icon="play_arrow", on_click=self.toggle), "player-play") \
                 .props("round dense unelevated").tooltip("play / pause the pose list")
             self.scrub = tag(ui.slider(min=0.0, max=1.0, step=0.01, value=0.0,
@@ -49,15 +50,13 @@ class Player:
                 .props("dense options-dense").classes("w-20 shrink-0").tooltip("playback speed")
             self.loop = tag(ui.checkbox("loop", value=plan.loop, on_change=lambda e: self.set_loop(e.value)),
                             "player-loop").props("dense")
-        # made at play, cancelled at stop: NiceGUI wakes an inactive timer at its interval too
-        # (30 times a second, ~10 ms of the server's CPU a second for every open page)
-        self.timer: ui.timer | None = None
+        self.frames = Ticker(1.0 / FPS, self.tick, immediate=False)  # exists only while playing
         self.reload()
 
     # --- state ------------------------------------------------------------------------------
     @property
     def playing(self) -> bool:
-        return self.timer is not None
+        return self.frames.running
 
     @property
     def duration(self) -> float:
@@ -101,16 +100,13 @@ class Player:
             self.session.t = 0.0
         self.stop_at = self.first_collision(self.session.trajectory, self.session.t)
         self._last = time.monotonic()
-        with self.bar:
-            self.timer = ui.timer(1.0 / FPS, self.tick, immediate=False)
+        self.frames.start()
         self.button.props("icon=pause")
         self.show()
 
     def halt(self) -> None:
         """Stop the timer without telling the page (another change is already on its way)."""
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
+        self.frames.stop()
         self.button.props("icon=play_arrow")
 
     def pause(self) -> None:

@@ -35,6 +35,7 @@ from .linkdrivers import BraccioLink, So101Link, driver_for
 from .packages import SERVER_FOLDERS
 from .panel import tag
 from .tab import Host
+from .ticker import Ticker
 
 TICK = 0.1  # s between redraws of what the link reports (its progress, the arm's state)
 SPEED_DEFAULT = 60  # °/s
@@ -51,10 +52,8 @@ class RobotLink:
         self.message, self.error = "not connected", False
         self.port_value, self.calibration_value, self.speed_value = "", "", SPEED_DEFAULT
         self.shown_reading: Any = None  # the state the readout shows (redrawn when another comes)
-        # made in this slot, not the card's: it outlives the tab's rebuilds. It exists only while
-        # a link is open (NiceGUI wakes an inactive timer at its interval too: every page paid)
-        self.slot = ui.context.slot
-        self.timer: ui.timer | None = None
+        # made in this slot, not the card's: it outlives the tab's rebuilds; it runs while a link is open
+        self.timer = Ticker(TICK, self.tick)
         ui.context.client.on_delete(self.close)
 
     @property
@@ -227,17 +226,14 @@ class RobotLink:
             self.say(str(e), True)
             return
         self.driver, self.busy = driver, ""
-        with self.slot:
-            self.timer = ui.timer(TICK, self.tick)
+        self.timer.start()
         self.say(message)
 
     def _drop(self) -> BraccioLink | So101Link | None:
         """Forget the link (the caller closes it); the card is redrawn for the session's robot
         when that is not the arm it was for (another robot was chosen while connected)."""
         driver, self.driver = self.driver, None
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
+        self.timer.stop()
         if driver is not None and type(driver) is not self.kind and hasattr(self, "box") and not self.box.is_deleted:
             self.box.clear()
             with self.box:
