@@ -41,6 +41,7 @@ the wall time of `python -c "import …; load; 100 IK calls"` for ours and the p
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import statistics
@@ -60,6 +61,7 @@ import peer_rtb
 HERE = Path(__file__).resolve().parent
 
 
+@functools.cache
 def user_env() -> dict[str, str]:
     """The environment a user's fresh process has: this one without PYTHONDONTWRITEBYTECODE, and
     Kinematica's modules compiled to bytecode first, as a wheel install leaves them (an editable
