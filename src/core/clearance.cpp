@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "convex.hpp"
 #include "trig.hpp"
 
 namespace kc {
@@ -67,7 +68,7 @@ void enclose(Clearance& m) {
 std::size_t clearance_scratch(const Clearance& m) {
     std::size_t most = 0;
     for (const Mover& r : m.movers) most = std::max<std::size_t>(most, r.chain.n + 2);
-    return 16 * most + 3 * (m.sphere.size() / 4) + 3 * m.bodies + 3 * m.n;
+    return 16 * most + 3 * (m.sphere.size() / 4) + 15 * m.bodies + 3 * m.n;
 }
 
 namespace {
@@ -88,14 +89,29 @@ inline double gap(const double* a, const double* b) {
 
 namespace {
 
-// World centres of every sphere (W, 3 each) and of every body's enclosing sphere (H, 3 each) at the
-// state q; false if q holds NaN or infinity. The scratch layout is clearance_scratch's.
-bool place(const Clearance& m, const double* q, double* scratch, double*& W, double*& H) {
+// Body frame T (top rows) of robot r into the world: Y = base · [R, s·t] (top rows).
+inline void body_pose(const Mover& r, const double* T, double* Y) {
+    for (int i = 0; i < 3; ++i) {
+        const double* B = r.base + 4 * i;
+        for (int j = 0; j < 3; ++j) Y[4 * i + j] = B[0] * T[j] + B[1] * T[4 + j] + B[2] * T[8 + j];
+        Y[4 * i + 3] = r.scale * (B[0] * T[3] + B[1] * T[7] + B[2] * T[11]) + B[3];
+    }
+}
+
+// Where the state q puts things: world centres of every sphere (W, 3 each), of every body's
+// enclosing sphere (H, 3 each), and — when there are convex pieces — every body's world pose (P, 12
+// each); false if q holds NaN or infinity. The scratch layout is clearance_scratch's.
+struct Placed {
+    double *W, *H, *P;
+};
+
+bool place(const Clearance& m, const double* q, double* scratch, Placed& at) {
     std::size_t most = 0;  // frames of the longest chain
     for (const Mover& r : m.movers) most = std::max<std::size_t>(most, r.chain.n + 2);
     double* F = scratch;
-    W = F + 16 * most, H = W + 3 * (m.sphere.size() / 4);
-    double *theta = H + 3 * m.bodies, *s = theta + m.n, *c = s + m.n;
+    double *W = F + 16 * most, *H = W + 3 * (m.sphere.size() / 4), *P = H + 3 * m.bodies;
+    at = {W, H, P};
+    double *theta = P + 12 * m.bodies, *s = theta + m.n, *c = s + m.n;
     bool ok = true;
     for (int i = 0; i < m.n; ++i) ok &= std::isfinite(q[i]);
     if (!ok) return false;
@@ -108,6 +124,7 @@ bool place(const Clearance& m, const double* q, double* scratch, double*& W, dou
             const int b = r.body0 + k;
             to_world(r, F + 16 * k, &m.hull[4 * b], H + 3 * b);
             for (int i = m.first[b]; i < m.first[b + 1]; ++i) to_world(r, F + 16 * k, &m.sphere[4 * i], W + 3 * i);
+            if (!m.piece_first.empty()) body_pose(r, F + 16 * k, P + 12 * b);
         }
     }
     return true;
@@ -125,10 +142,43 @@ inline double table_bound(const PairTable& t, const double* q) {
     return t.d[static_cast<std::size_t>(at[0]) * t.m[1] + at[1]] - slack;
 }
 
-// The lower bound for self pair p (bodies a, b) — the larger of its spheres' distance and its
-// table's — or `skip` when it is at least `skip` (the enclosing spheres or the table show it).
-inline double self_gap(const Clearance& m, const double* q, const double* W, const double* H, std::size_t p,
-                       double skip) {
+inline Convex piece(const Clearance& m, int p) {
+    return {&m.verts[3 * static_cast<std::size_t>(m.vfirst[p])], m.vfirst[p + 1] - m.vfirst[p], m.piece_radius[p]};
+}
+
+// The point x (3) of a piece placed by T (top rows; nullptr: the world) in the world, y (3).
+inline void placed_point(const double* T, const double* x, double* y) {
+    if (!T) {
+        y[0] = x[0], y[1] = x[1], y[2] = x[2];
+        return;
+    }
+    for (int r = 0; r < 3; ++r) y[r] = T[4 * r] * x[0] + T[4 * r + 1] * x[1] + T[4 * r + 2] * x[2] + T[4 * r + 3];
+}
+
+// The smallest of GJK's lower bounds between the pieces [a0, a1) placed by Ta and [b0, b1) by Tb
+// (nullptr: in the world), or `skip` when it is at least `skip`; a piece pair whose enclosing
+// spheres are already that far apart is not measured.
+double pieces_gap(const Clearance& m, int a0, int a1, const double* Ta, int b0, int b1, const double* Tb,
+                  double skip) {
+    double best = skip, ca[3], cb[3];
+    for (int j = b0; j < b1; ++j) {
+        placed_point(Tb, &m.piece_ball[4 * j], cb);
+        for (int i = a0; i < a1; ++i) {
+            placed_point(Ta, &m.piece_ball[4 * i], ca);
+            if (gap(ca, cb) - m.piece_ball[4 * i + 3] - m.piece_ball[4 * j + 3] >= best) continue;
+            const double tol = 1e-3 * std::min(m.piece_ball[4 * i + 3], m.piece_ball[4 * j + 3]);
+            best = std::min(best, convex_distance(piece(m, i), Ta, piece(m, j), Tb, best, tol));
+        }
+    }
+    return best;
+}
+
+// The lower bound for self pair p (bodies a, b) — the larger of its spheres' distance, its table's
+// and (spheres within `refine`) its pieces' — or `skip` when it is at least `skip` (the enclosing
+// spheres or the table show it).
+inline double self_gap(const Clearance& m, const double* q, const Placed& at, std::size_t p, double skip,
+                       double refine) {
+    const double *W = at.W, *H = at.H;
     const int a = m.self_pairs[p], b = m.self_pairs[p + 1], t = m.table_of.empty() ? -1 : m.table_of[p / 2];
     const double tabled = t < 0 ? -INFINITY : table_bound(m.tables[t], q);
     if (tabled >= skip) return skip;
@@ -137,39 +187,58 @@ inline double self_gap(const Clearance& m, const double* q, const double* W, con
     for (int i = m.first[a]; i < m.first[a + 1]; ++i)
         for (int j = m.first[b]; j < m.first[b + 1]; ++j)
             best = std::min(best, gap(W + 3 * i, W + 3 * j) - m.sphere[4 * i + 3] - m.sphere[4 * j + 3]);
+    if (best < skip && best <= refine && !m.piece_first.empty() && m.piece_first[a] < m.piece_first[a + 1] &&
+        m.piece_first[b] < m.piece_first[b + 1])
+        best = std::max(best, pieces_gap(m, m.piece_first[a], m.piece_first[a + 1], at.P + 12 * a, m.piece_first[b],
+                                         m.piece_first[b + 1], at.P + 12 * b, skip));
     return std::max(best, tabled);
 }
 
 // The same for thing pair p (body a, thing t).
-inline double thing_gap(const Clearance& m, const double* W, const double* H, std::size_t p, double skip) {
+inline double thing_gap(const Clearance& m, const Placed& at, std::size_t p, double skip, double refine) {
+    const double *W = at.W, *H = at.H;
     const int a = m.thing_pairs[p], t = m.thing_pairs[p + 1];
     const double *P = &m.pose[12 * t], *Z = &m.size[3 * t];
     if (to_thing(m.kind[t], P, Z, H + 3 * a) - m.hull[4 * a + 3] >= skip) return skip;
     double best = skip;
     for (int i = m.first[a]; i < m.first[a + 1]; ++i)
         best = std::min(best, to_thing(m.kind[t], P, Z, &W[3 * i]) - m.sphere[4 * i + 3]);
-    return best;
+    const int tp = m.thing_piece.empty() ? -1 : m.thing_piece[t];
+    if (!(best < skip && best <= refine && tp >= 0 && m.piece_first[a] < m.piece_first[a + 1])) return best;
+    double near = skip;  // the body's pieces: those whose enclosing spheres come nearer the thing than that
+    const double* T = at.P + 12 * a;
+    for (int i = m.piece_first[a]; i < m.piece_first[a + 1]; ++i) {
+        double c[3];
+        placed_point(T, &m.piece_ball[4 * i], c);
+        if (to_thing(m.kind[t], P, Z, c) - m.piece_ball[4 * i + 3] >= near) continue;
+        const double tol = 1e-3 * std::min(m.piece_ball[4 * i + 3], m.piece_ball[4 * tp + 3]);
+        near = std::min(near, convex_distance(piece(m, i), T, piece(m, tp), nullptr, near, tol));
+    }
+    return std::max(best, near);
 }
 
 }  // namespace
 
-bool clearance(const Clearance& m, const double* q, double* scratch, double* out) {
-    double *W, *H;
-    if (!place(m, q, scratch, W, H)) return false;
-    double best = INFINITY;
-    for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2) best = std::min(best, self_gap(m, q, W, H, p, best));
-    for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2) best = std::min(best, thing_gap(m, W, H, p, best));
+bool clearance(const Clearance& m, const double* q, double* scratch, double* out, double cap) {
+    Placed at;
+    if (!place(m, q, scratch, at)) return false;
+    double best = cap;
+    for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2)
+        best = std::min(best, self_gap(m, q, at, p, best, m.refine));
+    for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2)
+        best = std::min(best, thing_gap(m, at, p, best, m.refine));
     *out = best;
     return true;
 }
 
 bool pairs_near(const Clearance& m, const double* q, double margin, double* scratch, unsigned char* near) {
-    double *W, *H;
-    if (!place(m, q, scratch, W, H)) return false;
+    Placed at;
+    if (!place(m, q, scratch, at)) return false;
     const double cap = std::nextafter(margin, INFINITY);  // a pair culled at it is farther than the margin
     std::size_t k = 0;
-    for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2) near[k++] = self_gap(m, q, W, H, p, cap) <= margin;
-    for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2) near[k++] = thing_gap(m, W, H, p, cap) <= margin;
+    for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2)
+        near[k++] = self_gap(m, q, at, p, cap, INFINITY) <= margin;
+    for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2) near[k++] = thing_gap(m, at, p, cap, INFINITY) <= margin;
     return true;
 }
 
@@ -185,7 +254,7 @@ bool edge_clear(const Clearance& m, const double* qa, const double* qb, const do
     auto at = [&](double s, double& d) {  // the bound at qa + s (qb − qa)
         for (int j = 0; j < n; ++j) q[j] = qa[j] + s * (qb[j] - qa[j]);
         ++states;
-        return clearance(m, q, scratch, &d) && d > 0.0;
+        return clearance(m, q, scratch, &d, resolution) && d > 0.0;  // (a piece needs no more: see above)
     };
     struct Piece {
         double sa, sb, da, db;
@@ -212,6 +281,36 @@ bool edge_clear(const Clearance& m, const double* qa, const double* qb, const do
         todo.push_back({p.sa, sm, p.da, dm, p.level + 1});
         todo.push_back({sm, p.sb, dm, p.db, p.level + 1});
     }
+    return true;
+}
+
+bool set_pieces(Clearance& m, std::vector<int> piece_first, std::vector<int> vfirst, std::vector<double> verts,
+                std::vector<double> radius, std::vector<int> thing_piece) {
+    const std::size_t np = radius.size(), T = m.kind.size();
+    if (piece_first.size() != static_cast<std::size_t>(m.bodies) + 1 || vfirst.size() != np + 1 || vfirst[0] != 0 ||
+        static_cast<std::size_t>(vfirst[np]) * 3 != verts.size() || thing_piece.size() != T ||
+        piece_first[0] != 0 || piece_first[m.bodies] > static_cast<int>(np))
+        return false;
+    for (std::size_t p = 0; p < np; ++p)
+        if (vfirst[p + 1] <= vfirst[p] || !(radius[p] >= 0.0)) return false;  // (a piece has a vertex)
+    for (int b = 0; b < m.bodies; ++b)
+        if (piece_first[b + 1] < piece_first[b]) return false;
+    for (int t : thing_piece)
+        if (t < -1 || t >= static_cast<int>(np) || (t >= 0 && t < piece_first[m.bodies])) return false;
+    for (double x : verts)
+        if (!std::isfinite(x)) return false;
+    m.piece_ball.assign(4 * np, 0.0);  // centre (its vertices' box's middle) and radius, radius included
+    for (std::size_t p = 0; p < np; ++p) {
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int i = vfirst[p]; i < vfirst[p + 1]; ++i)
+            for (int r = 0; r < 3; ++r) lo[r] = std::min(lo[r], verts[3 * i + r]), hi[r] = std::max(hi[r], verts[3 * i + r]);
+        double* c = &m.piece_ball[4 * p];
+        for (int r = 0; r < 3; ++r) c[r] = 0.5 * (lo[r] + hi[r]);
+        for (int i = vfirst[p]; i < vfirst[p + 1]; ++i) c[3] = std::max(c[3], gap(c, &verts[3 * i]));
+        c[3] += radius[p];
+    }
+    m.piece_first = std::move(piece_first), m.vfirst = std::move(vfirst), m.verts = std::move(verts);
+    m.piece_radius = std::move(radius), m.thing_piece = std::move(thing_piece);
     return true;
 }
 

@@ -18,6 +18,7 @@
 // after the other; the bodies are numbered the same way (robot 1's n1 + 1, then robot 2's, …).
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 #include "chain.hpp"
@@ -60,19 +61,34 @@ struct Clearance {
     std::vector<double> hull;       // per body: a sphere holding all its spheres (centre, radius), made at packing
     std::vector<int> table_of;      // per self pair: its PairTable in `tables`, or −1
     std::vector<PairTable> tables;
+    // Convex pieces (convex.hpp) that refine a pair the spheres leave within `refine`: a body's
+    // pieces [piece_first[b], piece_first[b + 1]) in its scaled frame (together they contain all of
+    // its geometry; none: the spheres alone), a thing's one piece thing_piece[t] (−1: none) in the
+    // world. Piece p: vertices [vfirst[p], vfirst[p + 1]) of verts (3 each), radius, and a sphere
+    // holding it (piece_ball: centre, radius; GJK stops within 1e-3 of the smaller one's radius).
+    std::vector<int> piece_first, vfirst, thing_piece;
+    std::vector<double> verts, piece_radius, piece_ball;
+    double refine = 0.0;  // scene unit: a pair's spheres within it are refined by the pieces (clearance())
 };
+
+// Check and keep the convex pieces (the fields above); false if an index is out of range.
+bool set_pieces(Clearance& m, std::vector<int> piece_first, std::vector<int> vfirst, std::vector<double> verts,
+                std::vector<double> radius, std::vector<int> thing_piece);
 
 // Fill m.hull from m.sphere and m.first (a body's sphere skips a pair that cannot lower the minimum).
 void enclose(Clearance& m);
 
 // The lower bound at the state q (n) into *out; false if q holds NaN or infinity. A pair whose bodies'
 // enclosing spheres are already as far apart as the smallest distance found is skipped (none of
-// its spheres can be nearer), so the result is the spheres' exact minimum.
-bool clearance(const Clearance& m, const double* q, double* scratch, double* out);
+// its spheres can be nearer); one whose spheres come within `refine` and nearer than the smallest
+// found takes the larger of its spheres' and its convex pieces' distance (both lower bounds).
+// With `cap`, the bound found is min(cap, the bound): pairs the enclosing spheres show to be `cap`
+// apart are not measured (a planner's edge needs no more than its resolution: plan/edges.py).
+bool clearance(const Clearance& m, const double* q, double* scratch, double* out, double cap = INFINITY);
 
 // Per pair — the self pairs, then the thing pairs, in their order — whether its spheres come within
-// `margin` of each other at the state q (near[k] = 1), so that only those pairs need the exact
-// check: a pair not near is at least `margin` clear. False if q holds NaN or infinity.
+// `margin` of each other at the state q (near[k] = 1) — and their convex pieces too, where they
+// have some — so that only those pairs need the exact check: a pair not near is at least `margin` clear. False if q holds NaN or infinity.
 bool pairs_near(const Clearance& m, const double* q, double margin, double* scratch, unsigned char* near);
 
 // Doubles of scratch `clearance` and `pairs_near` need.

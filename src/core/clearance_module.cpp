@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "clearance.hpp"
+#include "convex.hpp"
 #include "numpy_api.hpp"
 #include "parallel.hpp"
 
@@ -64,7 +65,7 @@ void init_clearance(kc::Clearance* m, std::vector<const kc::Chain*> chains, nb::
 }
 
 // The lower bounds (...) of states Q (..., n); ValueError("not finite") for NaN or infinity.
-nb::object clearances(const kc::Clearance& m, nb::handle Q_in) {
+nb::object clearances(const kc::Clearance& m, nb::handle Q_in, double cap) {
     const kc::np::View Q = kc::np::view(Q_in);
     const std::size_t n = m.n;
     if (Q.ndim < 1 || static_cast<std::size_t>(Q.shape[Q.ndim - 1]) != n) throw nb::index_error("q: (..., n)");
@@ -77,7 +78,7 @@ nb::object clearances(const kc::Clearance& m, nb::handle Q_in) {
     auto run = [&](std::size_t from, std::size_t to) {
         std::vector<double> scratch(need);
         bool ok = true;
-        for (std::size_t k = from; k < to; ++k) ok &= kc::clearance(m, Q.data + n * k, scratch.data(), out + k);
+        for (std::size_t k = from; k < to; ++k) ok &= kc::clearance(m, Q.data + n * k, scratch.data(), out + k, cap);
         return ok;
     };
     bool ok;
@@ -131,6 +132,18 @@ void add_table(kc::Clearance& m, int pair, std::vector<int> joints, std::vector<
     m.tables.push_back(std::move(t));
 }
 
+// The convex pieces (clearance.hpp): per body its pieces' range, per piece its vertices' range,
+// the vertices (V, 3), radii, and per thing its piece or −1.
+void set_pieces(kc::Clearance& m, std::vector<int> piece_first, std::vector<int> vfirst, nb::handle verts_in,
+                std::vector<double> radius, std::vector<int> thing_piece) {
+    const kc::np::View v = kc::np::view(verts_in);
+    if (v.ndim != 2 || v.shape[1] != 3) throw nb::index_error("verts: (V, 3)");
+    std::vector<double> verts(v.data, v.data + v.size());
+    if (!kc::set_pieces(m, std::move(piece_first), std::move(vfirst), std::move(verts), std::move(radius),
+                        std::move(thing_piece)))
+        throw nb::value_error("pieces: an offset, radius, vertex or thing's piece out of range");
+}
+
 // Whether the bound proves the edge qa → qb (n,) free, and the states it bounded (clearance.hpp).
 nb::tuple edge_clear(const kc::Clearance& m, nb::handle qa_in, nb::handle qb_in, nb::handle w_in, double resolution,
                      int depth) {
@@ -143,9 +156,25 @@ nb::tuple edge_clear(const kc::Clearance& m, nb::handle qa_in, nb::handle qb_in,
     return nb::make_tuple(free, states);
 }
 
+// GJK's lower bound between two pieces conv(V) ⊕ ball(r), each placed by T (4, 4) (convex.hpp).
+double convex_distance(nb::handle Va_in, nb::handle Ta_in, double ra, nb::handle Vb_in, nb::handle Tb_in, double rb,
+                       double enough, double tol) {
+    const kc::np::View Va = kc::np::view(Va_in), Vb = kc::np::view(Vb_in);
+    if (Va.ndim != 2 || Va.shape[1] != 3 || Va.shape[0] < 1 || Vb.ndim != 2 || Vb.shape[1] != 3 || Vb.shape[0] < 1)
+        throw nb::index_error("V: (k, 3), k >= 1");
+    const kc::np::View Ta = sized(Ta_in, 16, "Ta: (4, 4)"), Tb = sized(Tb_in, 16, "Tb: (4, 4)");
+    if (!(ra >= 0.0) || !(rb >= 0.0) || !(tol >= 0.0)) throw nb::value_error("radii and tol: >= 0");
+    const kc::Convex a{Va.data, static_cast<int>(Va.shape[0]), ra}, b{Vb.data, static_cast<int>(Vb.shape[0]), rb};
+    return kc::convex_distance(a, Ta.data, b, Tb.data, enough, tol);
+}
+
 }  // namespace
 
 void bind_clearance(nb::module_& m) {
+    m.def("convex_distance", &convex_distance, "Va"_a, "Ta"_a, "ra"_a, "Vb"_a, "Tb"_a, "rb"_a,
+          "enough"_a = INFINITY, "tol"_a = 1e-12,
+          "GJK's lower bound on the distance between conv(Va) ⊕ ball(ra) placed by Ta (4, 4) and conv(Vb) ⊕ "
+          "ball(rb) placed by Tb: never above it; within tol of it unless it reached `enough` first.");
     nb::class_<kc::Clearance>(m, "Clearance",
                               "A lower bound on the clearance of robots moving together in a scene: their bodies "
                               "covered by spheres, the scene's things exact primitives (scene/bound.py packs it).")
@@ -157,9 +186,18 @@ void bind_clearance(nb::module_& m) {
              "bodies) and thing_pairs flattened (a, b) pairs.")
         .def_ro("bodies", &kc::Clearance::bodies)
         .def_ro("n", &kc::Clearance::n)
-        .def("clearances", &clearances, "q"_a, "Lower bounds (...) on the clearance of states q (..., n).")
+        .def("clearances", &clearances, "q"_a, "cap"_a = INFINITY,
+             "Lower bounds (...) on the clearance of states q (..., n), each at most `cap` (pairs farther are "
+             "not measured).")
         .def("add_table", &add_table, "pair"_a, "joints"_a, "lo"_a, "step"_a, "c"_a, "d"_a,
              "Give self pair `pair` a table of its exact distance over the joints between its bodies.")
+        .def("set_pieces", &set_pieces, "piece_first"_a, "vfirst"_a, "verts"_a, "radius"_a, "thing_piece"_a,
+             "Convex pieces that refine the pairs the spheres bring within `refine`: body b's are "
+             "[piece_first[b], piece_first[b + 1]) (vertices in its scaled frame), piece p's vertices "
+             "verts[vfirst[p]:vfirst[p + 1]] with its radius; thing t's piece thing_piece[t] (world; −1 none).")
+        .def_rw("refine", &kc::Clearance::refine,
+                "Scene length: a pair whose spheres come within it is refined by its convex pieces (0: only "
+                "pairs the spheres leave touching).")
         .def_prop_ro("self_pairs", [](const kc::Clearance& m) { return m.self_pairs; })
         .def("pairs_near", &pairs_near, "q"_a, "margin"_a,
              "Per state of q (B, n), per pair (self pairs, then thing pairs): whether its spheres come within "

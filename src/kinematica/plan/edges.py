@@ -30,6 +30,14 @@ d_i ≥ m: with every piece's L_i ≤ resolution < 2m, two such ends clear their
 few states within m of something get coal's exact distance (one in contact blocks the edge),
 and a piece their distances do not clear is bisected as above. A state the bound finds positive
 is free; one it does not goes to coal, so no answer differs from coal's alone.
+
+That is the exact mode (`exact=True`). Without it the planner plans on the core's model alone:
+a state is free when the bound is positive, an edge when the core's certificate above proves it
+from the bound alone (`ClearanceBound.edge_clear`), and nothing goes to coal. The model contains
+every link's geometry (covering spheres, convex pieces of its meshes, exact tables of the
+always-close pairs), so a path free under it is free under the meshes; what it gives up is
+the few states where the meshes are free but their pieces touch (a gripper around a post, two
+links nested closer than a table's slack), which it takes as blocked.
 """
 
 from __future__ import annotations
@@ -71,6 +79,7 @@ class EdgeChecker:
     weights: np.ndarray
     resolution: float
     fast: ClearanceBound | None = None
+    exact: bool = True  # coal wherever the bound cannot tell; False: the bound alone (module text)
     checks: int = field(default=0)
     exact_checks: int = field(default=0)
     deadline: float = math.inf  # time.monotonic() after which an edge still being judged counts as blocked
@@ -79,7 +88,7 @@ class EdgeChecker:
 
     @classmethod
     def build(cls, scene: Any, robot: str | tuple[str, ...], lo: np.ndarray, hi: np.ndarray,
-              resolution: float) -> EdgeChecker:
+              resolution: float, exact: bool = True) -> EdgeChecker:
         # a group: the bound on how far a point moves adds up over its robots (a link of one
         # moves relative to a link of another by both robots' motions at most)
         c, k = [], 0
@@ -88,8 +97,8 @@ class EdgeChecker:
             n = entry.robot.n
             c.append(motion_bounds(entry, scene.geometry(name), np.stack([lo[k:k + n], hi[k:k + n]])))
             k += n
-        return cls(scene, robot, lo, hi, np.concatenate(c), float(resolution), ClearanceBound.build(scene, robot),
-                   _revision=scene.revision)
+        return cls(scene, robot, lo, hi, np.concatenate(c), float(resolution),
+                   ClearanceBound.build(scene, robot, refine=float(resolution)), bool(exact), _revision=scene.revision)
 
     def _current(self) -> None:
         """Remade bound and forgotten edges when the scene changed since they were made (an
@@ -97,7 +106,7 @@ class EdgeChecker:
         if self.scene.revision != self._revision:
             self._seen.clear()
             if self.fast is not None:
-                self.fast = ClearanceBound.build(self.scene, self.robot)
+                self.fast = ClearanceBound.build(self.scene, self.robot, refine=self.resolution)
             self._revision = self.scene.revision
 
     def _q(self, Q: np.ndarray) -> dict[str, np.ndarray]:
@@ -119,6 +128,8 @@ class EdgeChecker:
         Q = np.atleast_2d(Q)
         ok = np.all((self.lo <= Q) & (self.hi >= Q), axis=1)
         self.checks += int(ok.sum())
+        if not self.exact:
+            return ok & (self._bound(Q) > 0)
         ask = ok & ~(self._bound(Q) > 0)  # (the bound proves the others free)
         for a in range(0, len(Q), CHUNK):
             part = ask[a:a + CHUNK]
@@ -137,8 +148,10 @@ class EdgeChecker:
         self._current()
         if self.fast is not None:
             self.checks += 1
-            if self.fast.core.clearances(q) > 0:
+            if self.fast.core.clearances(q, self.resolution) > 0:
                 return True
+            if not self.exact:
+                return False
             self.checks -= 1  # (counted again by `free`)
         return bool(self.free(q[None])[0])
 
@@ -153,6 +166,8 @@ class EdgeChecker:
         self.checks += int(inside.sum())
         if not exact:
             d[inside] = self._bound(Q[inside])
+            if not self.exact:
+                return d  # (the model alone)
         ask = inside & ~(d > 0)
         if ask.any():
             self.exact_checks += int(ask.sum())
@@ -180,7 +195,8 @@ class EdgeChecker:
 
     def _bound(self, Q: np.ndarray) -> np.ndarray:
         self._current()
-        return np.full(len(Q), -np.inf) if self.fast is None or not len(Q) else self.fast.bound(Q)
+        # capped at the resolution: a piece of an edge (≤ resolution) needs no more of its ends
+        return np.full(len(Q), -np.inf) if self.fast is None or not len(Q) else self.fast.bound(Q, self.resolution)
 
     def edge_free(self, qa: np.ndarray, qb: np.ndarray) -> bool:
         """Whether the straight motion qa → qb touches nothing (see the module text): first the
@@ -225,8 +241,8 @@ class EdgeChecker:
         if self.fast is not None:
             clear, states = self.fast.edge_clear(qa, qb, self.weights, self.resolution, DEPTH)
             self.checks += states
-            if clear:
-                return True
+            if clear or not self.exact:
+                return clear
         Q = self.samples(qa, qb)
         self.checks += len(Q)
         d = self._bound(Q)
@@ -285,7 +301,7 @@ class EdgeChecker:
         for level in range(DEPTH + 1):
             self._on_time()
             still = da + db <= np.abs(b - a) @ self.weights
-            if still.any() and self.fast is not None:  # the exact ends may clear what bounds do not
+            if still.any() and self.fast is not None and self.exact:  # the exact ends may clear what bounds do not
                 for d, e, x in ((da, ea, a), (db, eb, b)):
                     up = still & ~e
                     if up.any():

@@ -68,10 +68,21 @@ def _recertified(checker: EdgeChecker, got: Solved) -> tuple[np.ndarray | None, 
                      " (unsimplified: the smoothed path touched the scene)")
 
 
+def _exact(checker: EdgeChecker, exact: bool | None, start: np.ndarray, goals: np.ndarray) -> bool:
+    """Whether to plan with coal's exact checks: as asked, or (None) only when the core's model
+    cannot clear the start or a goal (free, as `endpoint_fault` found, but nearer than its slack)."""
+    if exact is not None:
+        return bool(exact)
+    if checker.fast is None:
+        return True
+    return not bool(np.all(checker.fast.bound(np.vstack([start[None], goals])) > 0))
+
+
 @strict
 def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Target | Mapping[str, ArrayLike], *,
          robot: str | None = None, planner: str = "rrtconnect", time_limit: float = 1.0,
-         resolution: float | None = None, seed: int | None = None, simplify: bool = True) -> Plan:
+         resolution: float | None = None, seed: int | None = None, simplify: bool = True,
+         exact: bool | None = None) -> Plan:
     """A path from `start` to `goal` (joint values (n,): rad, or the robot's length unit; or a
     `km.Target` — `km.targets.pose(T)`, `km.targets.position(p)`, … in the robot's own base
     frame and unit, as `km.ik` takes it — reached at whichever of its collision-free IK
@@ -91,7 +102,13 @@ def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Ta
     with c_j bounding the motion of a link point per unit of joint j (the farthest point of the
     links after joint j from its axis), a piece moving points by at most L_i = Σ c_j |Δq_j| is
     free when the scene's distances at its ends add up to more than L_i, and bisected until
-    they do (see `plan.edges`). The returned path is re-checked that way after simplification
+    they do (see `plan.edges`). The distances are the compiled core's lower bounds: the links
+    covered by spheres and by convex pieces of their meshes, which contain them, so a path free
+    under them is free under the meshes (`exact=False`: the fast model alone); with `exact=True`
+    coal measures the meshes wherever the bounds cannot tell (complete where pieces touch but
+    meshes do not, such as fingers around a post; several times slower). By default (None) the
+    model alone, unless the start or a goal is free but not clear under it (then exact). The
+    returned path is re-checked that way after simplification
     (falling back to the unsimplified path if smoothing had cut a corner). `time_limit` bounds
     planning and simplification together (the simplifier gets what the planner left; when it
     runs out the path simplified so far is returned, certified as above, and the reason says
@@ -108,6 +125,15 @@ def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Ta
     if fault or goal_fault or goals is None:
         return _failed(p, fault or goal_fault or "", 1 if fault else 2)
     checker = EdgeChecker.build(p.scene, p.robot, p.lo, p.hi, p.resolution)
+    checker.exact = _exact(checker, exact, p.start, goals)
+    if not checker.exact:
+        clear = checker.fast.bound(np.vstack([p.start[None], goals])) > 0
+        if not clear.all():  # (exact=False asked: the model must clear the start and a goal)
+            which = "the start" if not clear[0] else "every goal" if not clear[1:].any() else None
+            if which is not None:
+                return _failed(p, f"{which} is free but not clear under the planning model (the links' convex "
+                                  "pieces touch something): plan with exact=True to check the meshes", 1 + len(goals))
+            goals = goals[clear[1:]]
     checker.checks = 1 + len(goals)
     got = solve(checker, p.start, goals, p.planner, p.time_limit, p.seed, simplify)
     if got.path is None:

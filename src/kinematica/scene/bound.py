@@ -30,12 +30,13 @@ import numpy as np
 from .._core import Clearance
 from ..kinematics.handle import chain_handle
 from .pairtable import joint_box, tables
+from .pieces import Piece, placed_pieces
 from .shapes import SceneError, Shape
 from .spheres import placed
 
 KINDS = {"sphere": 0, "box": 1, "capsule": 2, "cylinder": 3}  # src/core/clearance.hpp: Primitive
-PROBES = 256  # states drawn to find the self pairs the spheres cannot separate
-CLOSE = 0.5  # … touching at this fraction of them or more: tabulated (scene/pairtable.py)
+PROBES = 256  # states drawn to find the self pairs the spheres and pieces cannot separate
+CLOSE = 0.2  # … by `refine` at this fraction of them or more: tabulated (scene/pairtable.py)
 
 
 def _thing(shape: Shape, pose: np.ndarray) -> tuple[list[int], list[np.ndarray], list[np.ndarray]]:
@@ -68,14 +69,35 @@ def _part_pairs(col: Any, self_of: list[tuple[int, int]], thing_of: list[tuple[i
 
 def _tabulate(core: Any, scene: Any, names: tuple[str, ...], self_of: list[tuple[int, int]]) -> None:
     """Give the core an exact table (scene/pairtable.py) for each self pair its spheres leave
-    touching at most (`CLOSE`) of `PROBES` states drawn in the joint box (a wrist's links)."""
+    within `core.refine` of touching at `CLOSE` of `PROBES` states drawn in the joint box (a wrist's
+    links: always a centimetre or two apart, nearer than a planner's resolution)."""
     if not self_of:
         return
     lo, hi = np.concatenate([joint_box(scene.robots[r].robot) for r in names], axis=1)
     Q = np.random.default_rng(0).uniform(lo, hi, (PROBES, len(lo)))  # (fixed: the same tables every time)
-    touching = core.pairs_near(Q, 0.0)[:, :len(self_of)].mean(axis=0)
+    touching = core.pairs_near(Q, max(float(core.refine), 0.0))[:, :len(self_of)].mean(axis=0)
     for t in tables(scene, names, self_of, [k for k in range(len(self_of)) if touching[k] >= CLOSE]):
         core.add_table(t.pair, list(t.joints), t.lo.tolist(), t.step.tolist(), t.c.tolist(), t.d)
+
+
+class _Pieces:
+    """The convex pieces of the moving bodies (`body`, per body a list) and of the things (`thing`,
+    one each), as `Clearance.set_pieces` takes them: the things' after the bodies'."""
+
+    def __init__(self, bodies: int) -> None:
+        self.body: list[list[Piece]] = [[] for _ in range(bodies)]
+        self.thing: list[Piece] = []
+
+    def give(self, core: Any) -> None:
+        own = [p for b in self.body for p in b]
+        shared = {id(p): p for p in self.thing}  # (one piece per mesh, however many spheres stand for it)
+        order = own + list(shared.values())
+        index = {id(p): len(own) + i for i, p in enumerate(shared.values())}
+        piece_first = np.concatenate([[0], np.cumsum([len(b) for b in self.body])]).astype(int).tolist()
+        vfirst = np.concatenate([[0], np.cumsum([len(V) for V, _ in order])]).astype(int).tolist()
+        verts = np.concatenate([V for V, _ in order]) if order else np.zeros((0, 3))
+        core.set_pieces(piece_first, vfirst, np.ascontiguousarray(verts, dtype=float), [r for _, r in order],
+                        [index[id(p)] for p in self.thing])
 
 
 @dataclass(frozen=True)
@@ -90,7 +112,9 @@ class ClearanceBound:
     pair_of: np.ndarray  # (core pairs, the collider's part pairs): 1 where a core pair stands for a part pair
 
     @classmethod
-    def build(cls, scene: Any, robots: str | tuple[str, ...]) -> ClearanceBound:
+    def build(cls, scene: Any, robots: str | tuple[str, ...], refine: float = 0.0) -> ClearanceBound:
+        """The model of `robots` in `scene` as it is now; a pair whose spheres come within `refine`
+        (scene length unit) of touching is measured again on its convex pieces (`pieces.piece`)."""
         names = (robots,) if isinstance(robots, str) else tuple(robots)
         comp = scene.compiled()
         col = comp.collider
@@ -101,15 +125,19 @@ class ClearanceBound:
                 local[b], k = k, k + 1
         at = comp.body_poses({r.name: r.q[None] for r in comp.entries}, 1)[0]  # everything else where it stands
         spheres: list[list[np.ndarray]] = [[] for _ in range(k)]
+        pieces = _Pieces(k)
         things: dict[int, list[int]] = {}  # body of another robot or an obstacle → its things
         kinds, poses, sizes, source = [], [], [], []  # (source: the collider part a thing stands for)
         for part, (shape, body) in enumerate(zip(col.shapes, col.bodies)):
             if int(body) in local:
                 c, r = placed(shape, col.placements[part])
                 spheres[local[int(body)]].append(np.column_stack([c, r]))
+                pieces.body[local[int(body)]] += placed_pieces(shape, col.placements[part], slabs=True)
                 continue
-            kk, p, z = _thing(shape, at[body] @ col.placements[part])
+            pose = at[body] @ col.placements[part]
+            kk, p, z = _thing(shape, pose)
             things.setdefault(int(body), []).extend(range(len(kinds), len(kinds) + len(kk)))
+            pieces.thing += placed_pieces(shape, pose) * len(kk)  # (a mesh's spheres share its one piece)
             source += [part] * len(kk)
             kinds += kk
             poses += p
@@ -132,14 +160,17 @@ class ClearanceBound:
                          np.array([np.asarray(e.base, dtype=float) for e in entries]),
                          [float(e.scale) for e in entries], first, allS, kinds,
                          np.array(poses).reshape(-1, 4, 4), np.array(sizes).reshape(-1, 3), self_pairs, thing_pairs)
+        pieces.give(core)
+        core.refine = float(refine)
         _tabulate(core, scene, names, self_of)
         return cls(core, names, float(allS[:, 3].max()) if len(allS) else 0.0, _part_pairs(col, self_of, thing_of))
 
-    def bound(self, Q: np.ndarray) -> np.ndarray:
+    def bound(self, Q: np.ndarray, cap: float = np.inf) -> np.ndarray:
         """Per state of Q (..., n) (the group's joint values, robot after robot): a lower bound on
-        the robots' clearance (scene length unit; inf with nothing to test)."""
+        the robots' clearance (scene length unit; inf with nothing to test), or `cap` where it is
+        at least that (found sooner: pairs that far apart are not measured)."""
         try:
-            return self.core.clearances(np.ascontiguousarray(Q, dtype=float))
+            return self.core.clearances(np.ascontiguousarray(Q, dtype=float), float(cap))
         except ValueError:  # the core found NaN or infinity
             raise SceneError(f"q[{', '.join(map(repr, self.robots))}]: contains NaN or infinity") from None
 

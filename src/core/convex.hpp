@@ -1,0 +1,30 @@
+// A lower bound on the distance between two convex pieces, by GJK (Gilbert, Johnson and Keerthi,
+// 1988). A piece is conv(vertices) ⊕ ball(radius): a mesh's convex hull (which contains the mesh),
+// a box's 8 corners, a capsule's 2 end points with its radius, a sphere's centre with its radius.
+//
+// GJK walks a simplex in the Minkowski difference D = A − B towards the origin: at the simplex's
+// point v nearest the origin it asks the support point w = s_A(−v) − s_B(v) (the point of D
+// farthest along −v). Every point x of D has x·v ≥ w·v, so
+//
+//   dist(0, D) ≥ (v · w) / |v|                 a lower bound at every step,
+//
+// whatever the simplex's round-off: only the support points must be exact, and they are a
+// maximum over vertices. The bound returned is the best of these, less the two radii, so it is
+// never above the pieces' true distance; the walk stops when it is within `tol` of |v| (an upper
+// bound), or as soon as it reaches `enough` (the caller needs no more).
+#pragma once
+
+namespace kc {
+
+struct Convex {
+    const double* v = nullptr;  // vertices (count × 3) in the piece's frame
+    int count = 0;
+    double radius = 0.0;
+};
+
+// Where a piece is: world point = R x + t, with T the top rows of [R t] (12), or nullptr for a
+// piece whose vertices are already in the world.
+double convex_distance(const Convex& a, const double* Ta, const Convex& b, const double* Tb, double enough,
+                       double tol);
+
+}  // namespace kc

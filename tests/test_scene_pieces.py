@@ -1,0 +1,140 @@
+"""The convex pieces the planner's bound refines with (scene/pieces.py) and GJK's lower bound on
+their distance (src/core/convex.cpp). Oracles: coal's distance between the same convex hulls
+(GJK/EPA, independent code), and the hulls' own half-space equations (qhull) for containment."""
+
+from __future__ import annotations
+
+import math
+import sysconfig
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial import ConvexHull
+
+from kinematica import spatial
+from kinematica._core import convex_distance
+from kinematica.scene.pieces import pieces
+from kinematica.scene.shapes import make_shape, mesh_data
+
+coal = pytest.importorskip("coal")
+
+MESHES = (Path(sysconfig.get_paths()["purelib"]) /
+          "cmeel.prefix/share/example-robot-data/robots/panda_description/meshes/collision")
+
+
+def _coal_distance(A: np.ndarray, Ta: np.ndarray, B: np.ndarray, Tb: np.ndarray) -> float:
+    """coal's distance between the hulls' surfaces (triangle meshes from qhull): for disjoint
+    hulls, the hulls' distance; 0 when they touch or cross."""
+    models = []
+    for V in (A, B):
+        tris = ConvexHull(V).simplices
+        vs, ts = coal.StdVec_Vec3s(), coal.StdVec_Triangle()
+        vs.extend(list(V))
+        ts.extend([coal.Triangle(int(a), int(b), int(c)) for a, b, c in tris])
+        m = coal.BVHModelOBBRSS()
+        m.beginModel(len(tris), len(V))
+        m.addSubModel(vs, ts)
+        m.endModel()
+        models.append(m)
+    req, res = coal.DistanceRequest(), coal.DistanceResult()
+    d = coal.distance(models[0], coal.Transform3s(Ta[:3, :3], Ta[:3, 3]),
+                      models[1], coal.Transform3s(Tb[:3, :3], Tb[:3, 3]), req, res)
+    return max(d, 0.0)
+
+
+clouds = st.integers(4, 40).flatmap(lambda k: st.lists(st.tuples(*[st.floats(-0.2, 0.2)] * 3), min_size=k,
+                                                       max_size=k))
+poses = st.tuples(st.floats(-0.5, 0.5), st.floats(-0.5, 0.5), st.floats(-0.5, 0.5),
+                  st.floats(-math.pi, math.pi), st.floats(-1.5, 1.5), st.floats(-math.pi, math.pi))
+
+
+def _pose(p) -> np.ndarray:
+    return spatial.transl(p[:3]) @ spatial.rotz(p[3]) @ spatial.roty(p[4]) @ spatial.rotx(p[5])
+
+
+@settings(max_examples=150, deadline=None)
+@given(clouds, clouds, poses, poses, st.floats(0.0, 0.05), st.floats(0.0, 0.05))
+def test_gjk_never_exceeds_the_distance_and_meets_it_when_apart(a, b, pa, pb, ra, rb):
+    # the bound is what certifies a state free: it must never be above the true distance (coal's
+    # between the hulls' surfaces, less the radii; one hull inside the other also gives a bound
+    # ≤ 0 ≤ coal's). Apart, it is within its tolerance of it (GJK converges).
+    A, B = np.array(a), np.array(b)
+    for V in (A, B):
+        try:
+            ConvexHull(V)
+        except Exception:  # noqa: BLE001 — flat clouds: coal's hull refuses them too
+            return
+    Ta, Tb = _pose(pa), _pose(pb)
+    d = _coal_distance(A, Ta, B, Tb)
+    lb = convex_distance(A, Ta, ra, B, Tb, rb, tol=1e-9)
+    assert lb <= d - ra - rb + 1e-9, (lb, d)
+    if d - ra - rb > 1e-3:  # apart, radii included (touching, it stops as soon as it knows)
+        assert lb >= d - ra - rb - 1e-5, (lb, d)
+
+
+def test_gjk_stops_once_the_bound_is_enough():
+    A = np.array(list(np.ndindex(2, 2, 2)), float)
+    T = np.eye(4)
+    T[0, 3] = 5.0
+    full = convex_distance(A, np.eye(4), 0.0, A, T, 0.0)
+    assert full == pytest.approx(4.0, abs=1e-9)
+    early = convex_distance(A, np.eye(4), 0.0, A, T, 0.0, enough=1.0)
+    assert 1.0 <= early <= 4.0 + 1e-12
+
+
+@pytest.mark.parametrize("kind, size", [("box", dict(size=(0.2, 0.1, 0.4))), ("sphere", dict(radius=0.1)),
+                                        ("capsule", dict(radius=0.05, length=0.3)),
+                                        ("cylinder", dict(radius=0.05, length=0.3))])
+def test_a_primitives_piece_contains_it(kind, size):
+    shape = make_shape(kind, **size)
+    [(V, r)] = pieces(shape)
+    rng = np.random.default_rng(0)
+    # points on the primitive's surface: each within r of the hull of V (half-spaces, qhull)
+    if kind == "box":
+        P = rng.uniform(-0.5, 0.5, (2000, 3)) * np.array(size["size"])
+    else:
+        u = rng.normal(size=(2000, 3))
+        u /= np.linalg.norm(u, axis=1)[:, None]
+        R = size["radius"]
+        if kind == "sphere":
+            P = R * u
+        else:
+            z = rng.uniform(-0.5, 0.5, 2000) * size["length"]
+            ring = u[:, :2] / np.linalg.norm(u[:, :2], axis=1)[:, None] * R
+            P = np.column_stack([ring, z])
+    _assert_within(P, V, r)
+
+
+def _assert_within(P: np.ndarray, V: np.ndarray, r: float) -> None:
+    if len(V) < 4:  # a point or segment with a radius
+        a, b = V[0], V[-1]
+        ab = b - a
+        t = np.clip(((P - a) @ ab) / max(ab @ ab, 1e-300), 0, 1)
+        assert np.all(np.linalg.norm(P - (a + t[:, None] * ab), axis=1) <= r + 1e-12)
+        return
+    eq = ConvexHull(V).equations  # n·x + c ≤ 0 inside
+    assert np.all((P @ eq[:, :3].T + eq[:, 3]).max(axis=1) <= r + 1e-9)
+
+
+@pytest.mark.skipif(not MESHES.is_dir(), reason="example-robot-data (a test dependency) not installed")
+@pytest.mark.parametrize("link", ["link2", "link4", "link6", "hand"])
+def test_a_meshs_slab_pieces_together_contain_every_triangle(link):
+    # each triangle clipped to a slab lies in that slab's piece: sample points on every triangle
+    # and ask that each lie within its slab piece's hull (+ its radius from thinning)
+    path = MESHES / f"{link}.stl"
+    shape = make_shape("mesh", path=str(path))
+    verts, faces = mesh_data(shape)
+    parts = pieces(shape, slabs=True)
+    assert 1 <= len(parts) <= 8
+    rng = np.random.default_rng(1)
+    w = rng.dirichlet(np.ones(3), size=len(faces))
+    P = np.einsum("fk,fkx->fx", w, verts[faces])
+    inside = np.zeros(len(P), bool)
+    for V, r in parts:
+        if len(V) >= 4:
+            eq = ConvexHull(V).equations
+            inside |= (P @ eq[:, :3].T + eq[:, 3]).max(axis=1) <= r + 1e-9
+    assert inside.all(), f"{(~inside).sum()} of {len(P)} points outside every piece"
