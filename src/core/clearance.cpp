@@ -155,19 +155,30 @@ inline void placed_point(const double* T, const double* x, double* y) {
     for (int r = 0; r < 3; ++r) y[r] = T[4 * r] * x[0] + T[4 * r + 1] * x[1] + T[4 * r + 2] * x[2] + T[4 * r + 3];
 }
 
-// The smallest of GJK's lower bounds between the pieces [a0, a1) placed by Ta and [b0, b1) by Tb
-// (nullptr: in the world), or `skip` when it is at least `skip`; a piece pair whose enclosing
-// spheres are already that far apart is not measured.
+// GJK between piece i placed by Ti and piece j by Tj (centres ci, cj in the world), started along
+// warm (3: the direction it ended on last time for this piece pair, from i to j; zero: none) or
+// else the line between the centres, and warm set to where it ends.
+inline double measured(const Clearance& m, int i, const double* Ti, const double* ci, int j, const double* Tj,
+                       const double* cj, double enough, double* warm) {
+    const double tol = 1e-3 * std::min(m.piece_ball[4 * i + 3], m.piece_ball[4 * j + 3]);
+    const double line[3] = {cj[0] - ci[0], cj[1] - ci[1], cj[2] - ci[2]};
+    const bool known = warm && (warm[0] != 0.0 || warm[1] != 0.0 || warm[2] != 0.0);
+    return convex_distance(piece(m, i), Ti, piece(m, j), Tj, enough, tol, known ? warm : line, warm);
+}
+
+// The smallest of GJK's lower bounds between the pieces [a0, a1) placed by Ta and [b0, b1) by Tb,
+// or `skip` when it is at least `skip`; a piece pair whose enclosing spheres are already that far
+// apart is not measured. warm: the pair's start directions (a1 − a0) × (b1 − b0) × 3, or nullptr.
 double pieces_gap(const Clearance& m, int a0, int a1, const double* Ta, int b0, int b1, const double* Tb,
-                  double skip) {
+                  double skip, double* warm) {
     double best = skip, ca[3], cb[3];
     for (int j = b0; j < b1; ++j) {
         placed_point(Tb, &m.piece_ball[4 * j], cb);
         for (int i = a0; i < a1; ++i) {
             placed_point(Ta, &m.piece_ball[4 * i], ca);
             if (gap(ca, cb) - m.piece_ball[4 * i + 3] - m.piece_ball[4 * j + 3] >= best) continue;
-            const double tol = 1e-3 * std::min(m.piece_ball[4 * i + 3], m.piece_ball[4 * j + 3]);
-            best = std::min(best, convex_distance(piece(m, i), Ta, piece(m, j), Tb, best, tol));
+            double* w = warm ? warm + 3 * ((j - b0) * (a1 - a0) + (i - a0)) : nullptr;
+            best = std::min(best, measured(m, i, Ta, ca, j, Tb, cb, best, w));
         }
     }
     return best;
@@ -175,9 +186,9 @@ double pieces_gap(const Clearance& m, int a0, int a1, const double* Ta, int b0, 
 
 // The lower bound for self pair p (bodies a, b) — the larger of its spheres' distance, its table's
 // and (spheres within `refine`) its pieces' — or `skip` when it is at least `skip` (the enclosing
-// spheres or the table show it).
+// spheres or the table show it). warm: the state's start directions (Clearance::warm_at), or nullptr.
 inline double self_gap(const Clearance& m, const double* q, const Placed& at, std::size_t p, double skip,
-                       double refine) {
+                       double refine, double* warm) {
     const double *W = at.W, *H = at.H;
     const int a = m.self_pairs[p], b = m.self_pairs[p + 1], t = m.table_of.empty() ? -1 : m.table_of[p / 2];
     const double tabled = t < 0 ? -INFINITY : table_bound(m.tables[t], q);
@@ -190,12 +201,14 @@ inline double self_gap(const Clearance& m, const double* q, const Placed& at, st
     if (best < skip && best <= refine && !m.piece_first.empty() && m.piece_first[a] < m.piece_first[a + 1] &&
         m.piece_first[b] < m.piece_first[b + 1])
         best = std::max(best, pieces_gap(m, m.piece_first[a], m.piece_first[a + 1], at.P + 12 * a, m.piece_first[b],
-                                         m.piece_first[b + 1], at.P + 12 * b, skip));
+                                         m.piece_first[b + 1], at.P + 12 * b, skip,
+                                         warm ? warm + m.warm_at[p / 2] : nullptr));
     return std::max(best, tabled);
 }
 
 // The same for thing pair p (body a, thing t).
-inline double thing_gap(const Clearance& m, const Placed& at, std::size_t p, double skip, double refine) {
+inline double thing_gap(const Clearance& m, const Placed& at, std::size_t p, double skip, double refine,
+                        double* warm) {
     const double *W = at.W, *H = at.H;
     const int a = m.thing_pairs[p], t = m.thing_pairs[p + 1];
     const double *P = &m.pose[12 * t], *Z = &m.size[3 * t];
@@ -207,26 +220,26 @@ inline double thing_gap(const Clearance& m, const Placed& at, std::size_t p, dou
     if (!(best < skip && best <= refine && tp >= 0 && m.piece_first[a] < m.piece_first[a + 1])) return best;
     double near = skip;  // the body's pieces: those whose enclosing spheres come nearer the thing than that
     const double* T = at.P + 12 * a;
-    for (int i = m.piece_first[a]; i < m.piece_first[a + 1]; ++i) {
+    double* w = warm ? warm + m.warm_at[m.self_pairs.size() / 2 + p / 2] : nullptr;
+    for (int i = m.piece_first[a]; i < m.piece_first[a + 1]; ++i, w = w ? w + 3 : w) {
         double c[3];
         placed_point(T, &m.piece_ball[4 * i], c);
         if (to_thing(m.kind[t], P, Z, c) - m.piece_ball[4 * i + 3] >= near) continue;
-        const double tol = 1e-3 * std::min(m.piece_ball[4 * i + 3], m.piece_ball[4 * tp + 3]);
-        near = std::min(near, convex_distance(piece(m, i), T, piece(m, tp), nullptr, near, tol));
+        near = std::min(near, measured(m, i, T, c, tp, nullptr, &m.piece_ball[4 * tp], near, w));
     }
     return std::max(best, near);
 }
 
 }  // namespace
 
-bool clearance(const Clearance& m, const double* q, double* scratch, double* out, double cap) {
+bool clearance(const Clearance& m, const double* q, double* scratch, double* out, double cap, double* warm) {
     Placed at;
     if (!place(m, q, scratch, at)) return false;
     double best = cap;
     for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2)
-        best = std::min(best, self_gap(m, q, at, p, best, m.refine));
+        best = std::min(best, self_gap(m, q, at, p, best, m.refine, warm));
     for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2)
-        best = std::min(best, thing_gap(m, at, p, best, m.refine));
+        best = std::min(best, thing_gap(m, at, p, best, m.refine, warm));
     *out = best;
     return true;
 }
@@ -237,8 +250,9 @@ bool pairs_near(const Clearance& m, const double* q, double margin, double* scra
     const double cap = std::nextafter(margin, INFINITY);  // a pair culled at it is farther than the margin
     std::size_t k = 0;
     for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2)
-        near[k++] = self_gap(m, q, at, p, cap, INFINITY) <= margin;
-    for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2) near[k++] = thing_gap(m, at, p, cap, INFINITY) <= margin;
+        near[k++] = self_gap(m, q, at, p, cap, INFINITY, nullptr) <= margin;
+    for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2)
+        near[k++] = thing_gap(m, at, p, cap, INFINITY, nullptr) <= margin;
     return true;
 }
 
@@ -251,10 +265,12 @@ bool edge_clear(const Clearance& m, const double* qa, const double* qb, const do
     if (!(steps < 1e6)) return false;  // (NaN, or an edge too long to sample: the exact path says why)
     const long k = std::max(1L, static_cast<long>(steps));
     double* q = scratch + clearance_scratch(m);
+    // the states are near one another: GJK starts each piece pair where it ended at the last state
+    std::vector<double> warm(3 * static_cast<std::size_t>(m.warm_size), 0.0);
     auto at = [&](double s, double& d) {  // the bound at qa + s (qb − qa)
         for (int j = 0; j < n; ++j) q[j] = qa[j] + s * (qb[j] - qa[j]);
         ++states;
-        return clearance(m, q, scratch, &d, resolution) && d > 0.0;  // (a piece needs no more: see above)
+        return clearance(m, q, scratch, &d, resolution, warm.data()) && d > 0.0;  // (a piece needs no more: see above)
     };
     struct Piece {
         double sa, sb, da, db;
@@ -311,6 +327,14 @@ bool set_pieces(Clearance& m, std::vector<int> piece_first, std::vector<int> vfi
     }
     m.piece_first = std::move(piece_first), m.vfirst = std::move(vfirst), m.verts = std::move(verts);
     m.piece_radius = std::move(radius), m.thing_piece = std::move(thing_piece);
+    const std::size_t S = m.self_pairs.size() / 2;  // each pair's block of GJK start directions
+    auto count = [&](int b) { return m.piece_first[b + 1] - m.piece_first[b]; };
+    m.warm_at.assign(S + m.thing_pairs.size() / 2, 0);
+    m.warm_size = 0;
+    for (std::size_t p = 0; p < m.warm_at.size(); ++p) {
+        m.warm_at[p] = 3 * m.warm_size;
+        m.warm_size += p < S ? count(m.self_pairs[2 * p]) * count(m.self_pairs[2 * p + 1]) : count(m.thing_pairs[2 * (p - S)]);
+    }
     return true;
 }
 

@@ -69,6 +69,11 @@ struct Clearance {
     std::vector<int> piece_first, vfirst, thing_piece;
     std::vector<double> verts, piece_radius, piece_ball;
     double refine = 0.0;  // scene unit: a pair's spheres within it are refined by the pieces (clearance())
+    // Where GJK last ended for each piece pair, as clearance() may keep them between nearby states:
+    // pair p's block (self pairs, then thing pairs) starts at warm_at[p] (doubles), 3 per piece
+    // pair; warm_size piece pairs in all.
+    std::vector<int> warm_at;
+    int warm_size = 0;
 };
 
 // Check and keep the convex pieces (the fields above); false if an index is out of range.
@@ -84,7 +89,10 @@ void enclose(Clearance& m);
 // found takes the larger of its spheres' and its convex pieces' distance (both lower bounds).
 // With `cap`, the bound found is min(cap, the bound): pairs the enclosing spheres show to be `cap`
 // apart are not measured (a planner's edge needs no more than its resolution: plan/edges.py).
-bool clearance(const Clearance& m, const double* q, double* scratch, double* out, double cap = INFINITY);
+// `warm` (3 × warm_size doubles, zero at first, or nullptr): GJK's start directions, kept from the
+// last state measured with them (a nearby state's converge in a step or two).
+bool clearance(const Clearance& m, const double* q, double* scratch, double* out, double cap = INFINITY,
+               double* warm = nullptr);
 
 // Per pair — the self pairs, then the thing pairs, in their order — whether its spheres come within
 // `margin` of each other at the state q (near[k] = 1) — and their convex pieces too, where they

@@ -95,10 +95,11 @@ bool nearest(Simplex& s, V3& v) {
 }  // namespace
 
 double convex_distance(const Convex& a, const double* Ta, const Convex& b, const double* Tb, double enough,
-                       double tol) {
+                       double tol, const double* towards, double* ended) {
+    const V3 start = towards ? V3{towards[0], towards[1], towards[2]} : V3{1, 0, 0};
     const double r = a.radius + b.radius;
     Simplex s;
-    V3 v = support(a, Ta, {1, 0, 0}) - support(b, Tb, {-1, 0, 0});
+    V3 v = support(a, Ta, start) - support(b, Tb, -start);
     double lower = 0.0;  // (a distance is never negative)
     for (int it = 0; it < 64; ++it) {
         const double vv = dot(v, v);
@@ -110,6 +111,7 @@ double convex_distance(const Convex& a, const double* Ta, const Convex& b, const
         s.y[s.k++] = w;
         if (!nearest(s, v)) break;
     }
+    if (ended && dot(v, v) > 0) ended[0] = -v.x, ended[1] = -v.y, ended[2] = -v.z;
     return lower - r;
 }
 

@@ -23,8 +23,10 @@ struct Convex {
 };
 
 // Where a piece is: world point = R x + t, with T the top rows of [R t] (12), or nullptr for a
-// piece whose vertices are already in the world.
+// piece whose vertices are already in the world. `towards` (3, or nullptr): roughly from a to b (the
+// line between their centres, or where the last walk for a nearby pose ended), where the walk
+// starts: it then often ends at its first step. `ended` (3, or nullptr): where it ended, from a to b.
 double convex_distance(const Convex& a, const double* Ta, const Convex& b, const double* Tb, double enough,
-                       double tol);
+                       double tol, const double* towards = nullptr, double* ended = nullptr);
 
 }  // namespace kc

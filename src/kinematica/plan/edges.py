@@ -83,6 +83,7 @@ class EdgeChecker:
     checks: int = field(default=0)
     exact_checks: int = field(default=0)
     deadline: float = math.inf  # time.monotonic() after which an edge still being judged counts as blocked
+    halving: bool = False  # remember a free edge's halves (`_halves`: while OMPL's simplifier runs)
     _seen: dict = field(default_factory=dict, repr=False)  # edge (qa, qb) as bytes → free
     _revision: int = field(default=-1, repr=False)  # the scene's, when `fast` and `_seen` were made
 
@@ -217,17 +218,22 @@ class EdgeChecker:
             if len(self._seen) >= SEEN:
                 self._seen.clear()
             self._seen[key] = known
-            if known:  # (OMPL may cut it either way round)
-                self._halves(qa, qb, HALVES)
-                self._halves(qb, qa, HALVES)
+            if known and self.halving:  # (OMPL may cut it either way round)
+                self.remember_halves(qa, qb)
         return known
+
+    def remember_halves(self, qa: np.ndarray, qb: np.ndarray) -> None:
+        """`_halves` of an edge found free (both ways round), `HALVES` levels down."""
+        self._halves(qa, qb, HALVES)
+        self._halves(qb, qa, HALVES)
 
     def _halves(self, qa: np.ndarray, qb: np.ndarray, depth: int) -> None:
         """Remember the halves of a free edge qa → qb, and theirs, `depth` levels down: a piece of
         a free straight motion is free. OMPL's B-spline smoother cuts the path's edges at their
         midpoints (its `subdivide`: qa + (qb − qa)·0.5, the same floating-point operations as
         here, so the keys match exactly) and leaves many pieces as they were: re-certifying them
-        is then a look-up, not a second coal pass after the time limit."""
+        is then a look-up, not a second pass after the time limit. (Only the simplifier's edges:
+        most of a tree's are never cut, and remembering 14 pieces of each costs more than it saves.)"""
         m = qa + (qb - qa) * 0.5
         for x, y in ((qa, m), (m, qb)):
             self._seen[x.tobytes() + y.tobytes()] = True
