@@ -28,7 +28,7 @@ def robot_html(robot) -> str:
     rows = [(name, kind, _value(lo, rev, robot.length_unit),
              _value(hi, rev, robot.length_unit), _value(home, rev, robot.length_unit))
             for name, kind, rev, (lo, hi), home in zip(robot.joint_names, robot.kinds, robot.revolute, robot.limits,
-                                                       robot.q_home)]
+                                                       robot.q_home, strict=True)]
     kinds = robot.letters
     caption = f"{robot.name}: {robot.n} joints {kinds}, lengths in {robot.length_unit}"
     return _table(("joint", "type", "lower", "upper", "home"), rows, caption)
@@ -39,15 +39,15 @@ def ik_html(result, joint_names: Sequence[str] | None = None) -> str:
     if result.batched:
         ok = np.asarray(result.success)
         reasons, counts = np.unique(np.asarray(result.reason, dtype=str), return_counts=True)
-        return _table(("reason", "targets"), list(zip(reasons, counts)),
+        return _table(("reason", "targets"), list(zip(reasons, counts, strict=True)),
                       f"IK ({result.method}): {int(ok.sum())} of {ok.size} solved")
     q = np.asarray(result.q)
     names = joint_names or [f"q{i + 1}" for i in range(q.size)]
     verdict = "solved" if result.success else "not solved"
     caption = (f"IK ({result.method}): {verdict} — {result.reason}; position error {float(result.position_error):.3g}, "
                f"orientation error {float(result.orientation_error):.3g} rad, {int(result.iterations)} iterations")
-    return _table(("joint", "q (rad)", "q (deg)"), [(n, f"{v:.6f}", f"{np.degrees(v):.4f}") for n, v in zip(names, q)],
-                  caption)
+    rows = [(n, f"{v:.6f}", f"{np.degrees(v):.4f}") for n, v in zip(names, q, strict=True)]
+    return _table(("joint", "q (rad)", "q (deg)"), rows, caption)
 
 
 __all__ = ["robot_html", "ik_html"]

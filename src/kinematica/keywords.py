@@ -44,7 +44,7 @@ def refuse(where: str, given: Iterable[str], takes: Sequence[str]) -> InputTypeE
     each named, with the nearest accepted name when one is close, then everything it takes."""
     unknown = sorted(given)
     hints = [difflib.get_close_matches(k, takes, n=1) for k in unknown]
-    said = ", ".join(repr(k) + (f" (did you mean {h[0]!r}?)" if h else "") for k, h in zip(unknown, hints))
+    said = ", ".join(repr(k) + (f" (did you mean {h[0]!r}?)" if h else "") for k, h in zip(unknown, hints, strict=True))
     plural = "s" if len(unknown) > 1 else ""
     return InputTypeError(f"{where}: unknown keyword argument{plural} {said}; it takes "
                           f"{', '.join(takes) if takes else 'no keyword arguments'}")

@@ -85,10 +85,10 @@ def matrix(M: Any, decimals: int = 4, row_labels: Sequence[str] | None = None,
     lines = []
     if heads:
         pad = " " * (lab_w + 1) if row_labels is not None else ""
-        lines.append(indent + pad + "  " + "  ".join(h.rjust(w) for h, w in zip(heads, width)))
+        lines.append(indent + pad + "  " + "  ".join(h.rjust(w) for h, w in zip(heads, width, strict=True)))
     for i, row in enumerate(cells):
         lab = (row_labels[i].ljust(lab_w) + " ") if row_labels is not None else ""
-        lines.append(indent + lab + "[ " + "  ".join(c.rjust(w) for c, w in zip(row, width)) + " ]")
+        lines.append(indent + lab + "[ " + "  ".join(c.rjust(w) for c, w in zip(row, width, strict=True)) + " ]")
     return "\n".join(lines)
 
 
@@ -118,7 +118,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], decimals: int =
              [bool(rows) and all(_numeric(r[j]) for r in rows) for j in range(n)])
 
     def line(cells: Sequence[str]) -> str:
-        out = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, width, right)]
+        out = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, width, right, strict=True)]
         return (indent + "  ".join(out)).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in width])] + [line(r) for r in text])

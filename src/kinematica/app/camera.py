@@ -75,7 +75,7 @@ def camera_pose(projection: str, reach: float) -> CameraPose:
     direction, up = _LOOK[projection]
     # side views centre a little above the base: arms reach up more than down
     look = (0.0, 0.0, 0.0) if projection == "xy" else (0.0, 0.0, 0.3 * r)
-    position = tuple(float(c + 20.0 * r * d) for c, d in zip(look, direction))
+    position = tuple(float(c + 20.0 * r * d) for c, d in zip(look, direction, strict=True))
     return CameraPose(position, look, up)  # type: ignore[arg-type]
 
 

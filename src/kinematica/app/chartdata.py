@@ -83,7 +83,7 @@ def _joint_chart(key: str, title: str, symbol: str, t: np.ndarray, values: np.nd
                  names: Sequence[str], units: list[str]) -> ChartData:
     mixed = len(set(units)) > 1
     series = tuple(Series(f"{n} [{u}]" if mixed else n, values[:, j], units[j]) for j, (n, u) in
-                   enumerate(zip(names, units)))
+                   enumerate(zip(names, units, strict=True)))
     return ChartData(f"chart-{key}", title, "t [s]", t, series,
                      (f"{symbol} [{' | '.join(dict.fromkeys(units))}]",), timed=True)
 

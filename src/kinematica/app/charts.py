@@ -53,7 +53,7 @@ def rounded(v: float) -> float | None:
 def _points(x: np.ndarray, y: np.ndarray, floor: float | None = None) -> list[list[float | None]]:
     if floor is not None:  # a log axis has no place for zero or below: such values sit on the floor
         y = np.where(np.isfinite(y) & (y <= floor), floor, y)
-    return [[rounded(a), rounded(b)] for a, b in zip(x, y)]
+    return [[rounded(a), rounded(b)] for a, b in zip(x, y, strict=True)]
 
 
 def _log_floor(c: ChartData, axis: int) -> float | None:

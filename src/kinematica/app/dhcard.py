@@ -64,7 +64,7 @@ def dh_view(robot: km.Robot, convention: str) -> DHView:
     headers = ("joint", "type") + tuple(f"{h} ({'°' if angle else unit})" for _, h, angle in cols)
     rows = tuple((name, r["type"]) + tuple(
         number_text(round(float(np.degrees(r[k])) if angle else float(r[k]), 4 if angle else 6)) for k, _, angle in cols)
-        for name, r in zip(robot.joint_names, table.table.as_dicts()))
+        for name, r in zip(robot.joint_names, table.table.as_dicts(), strict=True))
     placement = (f"Base (frame 0 in the world): {_placement(table.base, unit)}.",
                  f"Tool (in frame {robot.n}): {_placement(table.tool, unit)}.")
     return DHView(convention, headers, rows, placement)
@@ -93,8 +93,9 @@ class DHCard:
             with ui.grid(columns=len(view.headers)).classes("gap-x-4 gap-y-1 text-sm"):
                 for h in view.headers:
                     ui.label(h).classes("text-xs font-medium text-grey-8")
+                keys = ("name", "type") + tuple(k for k, _, _ in COLUMNS[convention])
                 for i, row in enumerate(view.rows):
-                    for key, text in zip(("name", "type") + tuple(k for k, _, _ in COLUMNS[convention]), row):
+                    for key, text in zip(keys, row, strict=True):
                         tag(ui.label(text), f"dh-cell-{i + 1}-{key}")
             for line in view.placement:
                 ui.label(line).classes("text-xs text-grey-8")

@@ -60,7 +60,7 @@ def trajectory_caption(traj: km.Trajectory, robot: km.Robot) -> str:
     """Duration, samples, the peak |q̇| of every joint and the peak |τ| (when known)."""
     qd = np.abs(np.asarray(traj.qd)).max(axis=0) * robot.angle_scale
     rates = ", ".join(f"{name} {v:.3g} {_rate_unit(robot, i)}"
-                      for i, (name, v) in enumerate(zip(robot.joint_names, qd)))
+                      for i, (name, v) in enumerate(zip(robot.joint_names, qd, strict=True)))
     words = f"{traj.duration:.3g} s, {len(traj)} samples; peak |q̇|: {rates}"
     tau = plots.torques(traj, robot)
     if tau is not None:

@@ -28,7 +28,7 @@ def same_drawing(robot: km.Robot, solutions: list, outside: bool = True) -> list
         if not (sol.within_limits or outside):
             continue
         shape = arm_geometry(robot, sol.q).skeleton
-        for members, other in zip(groups, shapes):
+        for members, other in zip(groups, shapes, strict=True):
             if np.allclose(shape, other, atol=tol):
                 members.append(i)
                 break
@@ -62,7 +62,7 @@ def label_spots(tools: np.ndarray, elbows: np.ndarray, gap: float) -> list[tuple
     ([[0.1, 0.0, 0.0], [0.2, 0.0, 0.0]], [False, True])
     """
     out: list[tuple[np.ndarray, bool]] = []
-    for tool, elbow in zip(np.asarray(tools, float), np.asarray(elbows, float)):
+    for tool, elbow in zip(np.asarray(tools, float), np.asarray(elbows, float), strict=True):
         way = elbow - tool
         n = np.linalg.norm(way)
         way = way / n if n > 1e-12 else np.array([0.0, 0.0, 1.0])

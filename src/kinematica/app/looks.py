@@ -120,7 +120,7 @@ class Looks:
     def place(self, frames: np.ndarray, fraction: float = 0.0) -> None:
         """Move the bodies to `frames` (robot units: base, link frames, …) and the gripped
         shapes to the gripper's closing `fraction`."""
-        for group, F in zip(self.bodies, frames):
+        for group, F in zip(self.bodies, frames[:-1], strict=True):  # the last, the tool's, carries no body
             group.move(*(F[:3, 3] / self.step)).rotate_R(F[:3, :3].tolist())
         if fraction == self.fraction:
             return  # the holders sit in their bodies' groups: they moved with them

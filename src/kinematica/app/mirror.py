@@ -66,7 +66,7 @@ class MirrorArm:
         self.q = q
         geom = arm_geometry(self.robot, q)
         pts = self.grid.to_scene(geom.skeleton)
-        for cyl, a, b in zip(self.links, pts[:-1], pts[1:]):
+        for cyl, a, b in zip(self.links, pts[:-1], pts[1:], strict=True):
             mid, R, length = along(a, b)
             cyl.move(*mid).rotate_R(R).scale(1.0, max(length, 1e-9), 1.0)  # a zero-length link: invisible
         tool = self.grid.to_scene(geom.tool)

@@ -61,8 +61,9 @@ def training_words(loaded: LoadedModel) -> str:
              f"{r.get('train', '?')} samples; ")
     tool, kept = r.get("tool_validation"), viz_learned.kept_epoch(r)
     if not isinstance(tool, dict) or kept is None:
-        return words + ("final training RMSE per joint " + ", ".join(
-            f"{n} {v:.3g}" for n, v in zip(r.get("joints", []), train[-1])) + f" {output_unit(loaded)}.")
+        named = zip(r.get("joints", []), train[-1], strict=False)  # a report without "joints": no names, no values
+        return words + ("final training RMSE per joint " + ", ".join(f"{n} {v:.3g}" for n, v in named)
+                        + f" {output_unit(loaded)}.")
     unit = r.get("length_unit", loaded.model.robot.length_unit)
     deg = tool["orientation_median_deg"][kept - 1]
     return words + (f"at the epoch kept ({kept}) its answers to {tool['count']} validation targets (a subsample) missed "

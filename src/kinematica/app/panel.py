@@ -109,7 +109,7 @@ class JointPanel:
     def show(self, values: np.ndarray) -> None:
         self.shown = np.array(values, dtype=float)
         with self.quiet():
-            for slider, number, v in zip(self.sliders, self.numbers, values):
+            for slider, number, v in zip(self.sliders, self.numbers, values, strict=True):
                 if slider.value is None or abs(slider.value - v) > 1e-9:
                     slider.value = float(v)
                 if number.value is None or abs(number.value - v) > 1e-6:
@@ -136,9 +136,9 @@ class ReadoutPanel:
 
     def show(self, r: Readout) -> None:
         d = length_digits(self.unit)
-        for name, v in zip(self.NAMES[:3], r.position):
+        for name, v in zip(self.NAMES[:3], r.position, strict=True):
             self.values[name].set_text(fmt(v, d))
-        for name, v in zip(self.NAMES[3:], r.rpy_deg):
+        for name, v in zip(self.NAMES[3:], r.rpy_deg, strict=True):
             self.values[name].set_text(fmt(v, 2))
         self.singularity.set_text(f"Jacobian: {r.singularity}")
         self.singularity.classes(replace="text-sm " + ("text-red-9" if r.singular else
@@ -167,13 +167,13 @@ class IKPanel:
             self.position = [tag(ui.number(f"{a} ({unit})", value=v,
                                            on_change=lambda _: self._edited()), f"target-{a}")
                              .classes("grow").props("dense outlined")
-                             for a, v in zip("xyz", t.position)]
+                             for a, v in zip("xyz", t.position, strict=True)]
         self.rpy_row = ui.row().classes("w-full no-wrap gap-2")
         with self.rpy_row:
             self.rpy = [tag(ui.number(f"{a} (°)", value=v,
                                       on_change=lambda _: self._edited()), f"target-{a}")
                         .classes("grow").props("dense outlined")
-                        for a, v in zip(("roll", "pitch", "yaw"), t.rpy_deg)]
+                        for a, v in zip(("roll", "pitch", "yaw"), t.rpy_deg, strict=True)]
         self.pitch_row = ui.row().classes("w-full no-wrap gap-2")
         with self.pitch_row:
             self.pitch = tag(ui.number("pitch of the tool axis above the horizontal (°)", value=t.pitch_deg,
@@ -231,9 +231,9 @@ class IKPanel:
         self._quiet = True
         try:
             self.kind.value = t.kind
-            for f, v in zip(self.position, t.position):
+            for f, v in zip(self.position, t.position, strict=True):
                 f.value = v
-            for f, v in zip(self.rpy, t.rpy_deg):
+            for f, v in zip(self.rpy, t.rpy_deg, strict=True):
                 f.value = v
             self.pitch.value = t.pitch_deg
         finally:
@@ -257,7 +257,7 @@ class IKPanel:
             for i, sol in enumerate(session.solutions):
                 colour = GHOSTS[i % len(GHOSTS)] if sol.within_limits else OUTSIDE
                 values = ", ".join(f"{v:.1f}{'°' if r else ''}" for v, r in
-                                   zip(sol.q * robot.angle_scale, robot.revolute))
+                                   zip(sol.q * robot.angle_scale, robot.revolute, strict=True))
                 current = bool(np.allclose(sol.q, session.q, atol=1e-9))
                 with tag(ui.row(), f"solution-{i + 1}").classes("w-full items-center no-wrap gap-2"):
                     ui.label(str(i + 1)).classes("text-white text-xs font-bold rounded-full w-6 h-6 "

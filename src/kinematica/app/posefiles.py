@@ -65,7 +65,7 @@ def poses_to_csv(robot: km.Robot, poses: list[Pose]) -> str:
     out = io.StringIO()
     out.write(f"# {FORMAT}: robot={robot.name} length_unit={robot.length_unit} angle_unit=deg\n")
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(["name"] + [f"{n} [{u}]" for n, u in zip(robot.joint_names, units(robot))])
+    w.writerow(["name"] + [f"{n} [{u}]" for n, u in zip(robot.joint_names, units(robot), strict=True)])
     for p in poses:
         w.writerow([p.name] + [repr(v) for v in _display(robot, p.q)])
     return out.getvalue()
@@ -74,7 +74,8 @@ def poses_to_csv(robot: km.Robot, poses: list[Pose]) -> str:
 def poses_to_json(robot: km.Robot, poses: list[Pose]) -> str:
     """JSON text of the pose list (see the module docstring)."""
     doc = {"format": FORMAT, "version": VERSION, "robot": robot.name, "length_unit": robot.length_unit,
-           "angle_unit": "deg", "joints": [{"name": n, "unit": u} for n, u in zip(robot.joint_names, units(robot))],
+           "angle_unit": "deg",
+           "joints": [{"name": n, "unit": u} for n, u in zip(robot.joint_names, units(robot), strict=True)],
            "poses": [{"name": p.name, "q": _display(robot, p.q)} for p in poses]}
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 
@@ -84,12 +85,12 @@ def _factors(robot: km.Robot, names: list[str], file_units: list[str], where: st
     if len(names) != robot.n:
         raise PoseFileError(f"{where}: {len(names)} joints ({', '.join(names) or 'none'}), but "
                             f"{robot.name} has {robot.n} ({', '.join(robot.joint_names)})")
-    wrong = [(a, b) for a, b in zip(names, robot.joint_names) if a != b]
+    wrong = [(a, b) for a, b in zip(names, robot.joint_names, strict=True) if a != b]
     if wrong:
         raise PoseFileError(f"{where}: joint {wrong[0][0]!r} where {robot.name} has {wrong[0][1]!r}; "
                             f"the file's joints are {', '.join(names)}, the robot's {', '.join(robot.joint_names)}")
     k = np.ones(robot.n)
-    for i, (name, unit) in enumerate(zip(names, file_units)):
+    for i, (name, unit) in enumerate(zip(names, file_units, strict=True)):
         table = _ANGLE if robot.revolute[i] else _LENGTH_TO_M
         if unit not in table:
             kind = "an angle (deg or rad)" if robot.revolute[i] else "a length (m or mm)"

@@ -181,7 +181,7 @@ def form_from_robot(robot: km.Robot) -> RobotForm:
         row |= _param_cells(data["kind"], joint, to_deg)
         lim = joint.get("limits", (-math.inf, math.inf))
         scale = to_deg if jtype in ("revolute", "helical") else float  # a helical joint turns
-        for key, value in zip(("lower", "upper"), lim):
+        for key, value in zip(("lower", "upper"), lim, strict=True):
             row[key] = number_text(scale(value)) if math.isfinite(value) else ""
             if math.isfinite(value) and jtype in ("revolute", "helical") and not deg:  # rad shown in degrees
                 row[key] = degrees_text(value)
@@ -202,8 +202,9 @@ def _param_cells(kind: str, joint: dict, to_deg) -> dict[str, str]:
         rpy = np.degrees(spatial.matrix_to_rpy(np.asarray(joint["rotation"], dtype=float)))
     else:
         rpy = [to_deg(v) for v in joint.get("rpy", (0.0, 0.0, 0.0))]
-    cells = dict(zip("xyz", joint.get("xyz", (0.0, 0.0, 0.0))))
-    cells |= dict(zip(("roll", "pitch", "yaw"), rpy)) | dict(zip(("ax", "ay", "az"), joint.get("axis", (0, 0, 1))))
+    cells = dict(zip("xyz", joint.get("xyz", (0.0, 0.0, 0.0)), strict=True))
+    cells |= dict(zip(("roll", "pitch", "yaw"), rpy, strict=True))
+    cells |= dict(zip(("ax", "ay", "az"), joint.get("axis", (0, 0, 1)), strict=True))
     return {k: number_text(v) for k, v in cells.items()}
 
 

@@ -185,7 +185,7 @@ class ArmView:
         """A group of three thin cylinders along its local x (red), y (green), z (blue)."""
         group = self.scene.group()
         with group:
-            for axis, colour in zip(np.eye(3), AXES):
+            for axis, colour in zip(np.eye(3), AXES, strict=True):
                 mid, R, _ = along(np.zeros(3), axis * length)
                 self.scene.cylinder(0.25 * self.radius, 0.25 * self.radius, length, 8) \
                     .material(colour).move(*mid).rotate_R(R)
@@ -203,7 +203,7 @@ class ArmView:
         geom = arm_geometry(self.robot, self.q)
         to = self.grid.to_scene
         with self._batched():
-            for group, F in zip(self.frames, geom.frames):
+            for group, F in zip(self.frames, geom.frames, strict=True):
                 group.move(*to(F[:3, 3])).rotate_R(F[:3, :3].tolist())
             if self._looks_on:
                 self.looks.place(geom.frames, self.grip)
@@ -236,11 +236,11 @@ class ArmView:
         self.pedestal.move(*(foot + z * (0.45 * self.radius if self.post_on else -0.45 * self.radius))) \
             .rotate_R(turn_y_to(z))
         self.link_on = []
-        for cyl, a, b in zip(self.links, pts[:-1], pts[1:]):
+        for cyl, a, b in zip(self.links, pts[:-1], pts[1:], strict=True):
             mid, R, length = along(a, b)
             cyl.move(*mid).rotate_R(R).scale(1.0, max(length, 1e-9), 1.0)
             self.link_on.append(length > 1e-9)
-        for joint, p, axis in zip(self.joints, to(geom.joints), geom.axes):
+        for joint, p, axis in zip(self.joints, to(geom.joints), geom.axes, strict=True):
             joint.move(*p).rotate_R(turn_y_to(axis))
         self.tool.move(*to(geom.tool))
 
@@ -251,7 +251,7 @@ class ArmView:
         for obj in (self.pedestal, self.tool, *self.joints):
             obj.visible(not looks)
         self.post.visible(self.post_on and not looks)
-        for cyl, on in zip(self.links, self.link_on):
+        for cyl, on in zip(self.links, self.link_on, strict=True):
             cyl.visible(on and not looks)
         if self.looks is not None:
             self.looks.visible(looks)
@@ -393,7 +393,7 @@ class ArmView:
             for obj in self.ghosts:
                 obj.delete()
             self.ghosts = []
-            for members, geom, tool, (spot, leader) in zip(drawn, geoms, tools, spots):
+            for members, geom, tool, (spot, leader) in zip(drawn, geoms, tools, spots, strict=True):
                 first = solutions[members[0]]
                 colour = GHOSTS[members[0] % len(GHOSTS)] if first.within_limits else OUTSIDE
                 pts = to(geom.skeleton)

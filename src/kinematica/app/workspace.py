@@ -143,7 +143,7 @@ class Workspace:
 
             def fill(name: str) -> None:
                 p = self.scene.obstacles[name].pose[:3, 3]
-                for f, v in zip(fields, p):
+                for f, v in zip(fields, p, strict=True):
                     f.set_value(float(v))
             pick.on_value_change(lambda e: fill(e.value))
             fill(names[0])
@@ -269,7 +269,7 @@ class Workspace:
         c = self.scene.compiled()
         view = self.host.view.scene
         with view:
-            for shape, body, M in zip(c.collider.shapes, c.collider.bodies, c.collider.placements):
+            for shape, body, M in zip(c.collider.shapes, c.collider.bodies, c.collider.placements, strict=True):
                 name = c.names[body]
                 if name.startswith(self.seat + "/"):
                     continue  # this arm's: the view's overlay
@@ -317,7 +317,7 @@ class Workspace:
         mid, R, length = along(a, b)
         r = L(shape.radius)
         parts[0].move(*mid).rotate_R(R).scale(r, length, r)
-        for ball, p in zip(parts[1:], (a, b)):
+        for ball, p in zip(parts[1:], (a, b), strict=True):
             ball.move(*p).scale(r)
 
     def show(self, q: np.ndarray) -> None:

@@ -34,7 +34,7 @@ def state_text(d: dict[str, Any]) -> str:
     names = [*s["joint_names"], "gripper"]
     w = max(map(len, names))
     rows = [f"  {name:<{w}}  servo {deg:>3}°" + (f"   q = {q:8.3f}°" if i < 5 else "")
-            for i, (name, deg, q) in enumerate(zip(names, s["degrees"], [*s["q_deg"], None]))]
+            for i, (name, deg, q) in enumerate(zip(names, s["degrees"], [*s["q_deg"], None], strict=True))]
     return f"State of the arm on {d['port']} ({STATE_NOTE}):\n" + "\n".join(rows)
 
 

@@ -106,7 +106,7 @@ def _state_data(arm: So101, st: Any) -> dict[str, Any]:
          "gripper_deg": st.gripper if n == "gripper" else None, "ticks": t, "speed": v, "load": ld,
          "voltage": vo, "temperature": te}
         for n, sid, qv, t, v, ld, vo, te in zip(NAMES, arm.calibration.ids, q, st.ticks, st.speed, st.load,
-                                                 st.voltage, st.temperature)],
+                                                 st.voltage, st.temperature, strict=True)],
         "commanded": None if st.commanded is None else st.commanded.tolist()}
 
 
@@ -205,7 +205,7 @@ def cmd_calibrate(args: argparse.Namespace, out: TextIO) -> int:
             raise Failure(str(e)) from None
         path = save_so101_calibration(cal, args.out)
         data = {"path": str(path), "servos": [{"name": n, "id": s.id, "homing_offset": s.homing_offset,
-                                               "range": list(s.range)} for n, s in zip(NAMES, cal.servos)]}
+                                               "range": list(s.range)} for n, s in zip(NAMES, cal.servos, strict=True)]}
         return emit(args, data, lambda d: "\n".join([table(["joint", "id", "offset", "min", "max"],
                                                            [[s["name"], s["id"], s["homing_offset"], *s["range"]]
                                                             for s in d["servos"]]), f"Wrote {d['path']}"]), out)

@@ -107,7 +107,7 @@ def report_data(r: TeleopReport, args: argparse.Namespace) -> dict[str, Any]:
             "sent": r.sent, "elapsed": r.elapsed, "rate": r.rate, "late": r.late, "max_step_deg": args.max_step,
             "collisions": r.collisions, "collision": r.collision,
             "joints": [{"name": n, "limited": int(a), "stepped": int(b), "lag_rms_deg": _deg(c), "lag_max_deg": _deg(d)}
-                       for n, a, b, c, d in zip(NAMES, r.limited, r.stepped, r.lag_rms, r.lag_max)],
+                       for n, a, b, c, d in zip(NAMES, r.limited, r.stepped, r.lag_rms, r.lag_max, strict=True)],
             "last_leader_deg": None if not r.cycles else np.degrees(r.leader[-1]).tolist(),
             "last_goal_deg": None if not r.cycles else np.degrees(r.goals[-1]).tolist()}
 

@@ -30,7 +30,7 @@ def joint_kinds(robot: km.Robot) -> str:
 def frame_names(robot: km.Robot) -> list[str]:
     """Names of the frames `fk_frames` returns: base, link frame i (with its joint), tool."""
     links = robot.link_names or [f"link {i + 1}" for i in range(robot.n)]
-    return ["base"] + [f"{lk} ({j})" for lk, j in zip(links, robot.joint_names)] + ["tool"]
+    return ["base"] + [f"{lk} ({j})" for lk, j in zip(links, robot.joint_names, strict=True)] + ["tool"]
 
 
 def heading(robot: km.Robot) -> str:
@@ -78,7 +78,7 @@ def _parameter_table(robot: km.Robot) -> str:
     heads = [_column_header(c, robot, t.angle_unit) for c in t.columns]
     kind = {"dh": "standard DH", "mdh": "modified DH", "planar": "planar link lengths",
             "frames": "link frames", "urdf": "URDF joints"}.get(t.kind, t.kind)
-    rows = [[_table_cell(col, c) for col, c in zip(t.columns, r)] for r in t.rows]
+    rows = [[_table_cell(col, c) for col, c in zip(t.columns, r, strict=True)] for r in t.rows]
     align = "".join("r" if t.rows and all(isinstance(r[j], (int, float)) for r in t.rows) else "l"
                     for j in range(len(heads)))
     return (f"Parameter table ({kind}, as written; angles in {t.angle_unit}):\n"
@@ -109,7 +109,7 @@ def _inertials_table(robot: km.Robot) -> str | None:
     if robot.inertials is None:
         return None
     rows = []
-    for name, inert in zip(robot.joint_names, robot.inertials):
+    for name, inert in zip(robot.joint_names, robot.inertials, strict=True):
         if inert is None:
             rows.append([name, "—", "—", "—", "—"])
         else:
@@ -126,7 +126,7 @@ def _servo_table(robot: km.Robot) -> str | None:
     if not servo:
         return None
     rows = [[name, *(compact(m.get(k, "—")) if m else "—" for k in ("zero", "sign", "range", "pin"))]
-            for name, m in zip(robot.joint_names, servo)]
+            for name, m in zip(robot.joint_names, servo, strict=True)]
     return ("Servo mapping (servo = zero + sign · q, degrees):\n"
             + table(["joint", "zero", "sign", "range", "pin"], rows, indent="  "))
 
@@ -181,7 +181,7 @@ def fk_text(robot: km.Robot, data: dict[str, Any], frames: bool) -> str:
                      ("RPY (deg)", vector(_half_open(data["rpy_deg"]), 4)
                       + "  roll, pitch, yaw about fixed x, y, z")])]
     if frames:
-        origins = [[name, *map(float, F[:3, 3])] for name, F in zip(data["frame_names"], data["frames"])]
+        origins = [[name, *map(float, F[:3, 3])] for name, F in zip(data["frame_names"], data["frames"], strict=True)]
         parts += ["", f"Frame origins ({u}):", table(["frame", "x", "y", "z"], origins, indent="  ")]
     return "\n".join(parts)
 

@@ -81,7 +81,7 @@ def ik_text(robot: km.Robot, data: dict[str, Any]) -> str:
     parts += ["", f"Solution{'s' if len(sols) > 1 else ''} (joint values in {_joint_units(robot)}):",
               table(heads, rows, indent="  ", align=align)]
     if short:
-        parts.append("  joints: " + ", ".join(f"{a} = {b}" for a, b in zip(names, robot.joint_names)))
+        parts.append("  joints: " + ", ".join(f"{a} = {b}" for a, b in zip(names, robot.joint_names, strict=True)))
     if any(s["near_singular"] for s in sols):
         parts.append("  * near a singularity (σmin/σmax of the task Jacobian < 1e-3)")
     return "\n".join(parts)

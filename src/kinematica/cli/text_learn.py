@@ -74,7 +74,7 @@ def dynamics_text(d: dict[str, Any], full: bool) -> str:
                      ("time per call", f"model {1e6 * d['seconds_per_call_model']:.2f} µs, batched RNE "
                                        f"{1e6 * d['seconds_per_call_rne']:.2f} µs")])]
     rows = [[j, _g(r), _g(p), f"{pct:.1f}"] for j, r, p, pct in
-            zip(d["joints"], d["rmse"], d["peak_torque"], d["rmse_percent_of_peak"])]
+            zip(d["joints"], d["rmse"], d["peak_torque"], d["rmse_percent_of_peak"], strict=True)]
     parts += ["", f"Against RNE on {d['test']} held-out trajectories:",
               table(["joint", "RMSE (N·m)", "peak |τ| (N·m)", "RMSE % of peak"], rows, indent="  ", align="lrrr")]
     return "\n".join(parts)

@@ -25,7 +25,7 @@ from .newton_euler import add, joint_force, rot, times, to_parent
 
 def _turn(R, I):
     """R I Rᵀ for a constant R and a symmetric I (rows): upper triangle computed, mirrored."""
-    RI = [rot(R, col) for col in zip(*I)]  # columns of R I
+    RI = [rot(R, col) for col in zip(*I, strict=True)]  # columns of R I
     out = [[None] * 3 for _ in range(3)]
     for r in range(3):
         for c in range(r, 3):
@@ -89,7 +89,7 @@ def mass_matrix(L: Local, joints):
         if i:
             up = _into_parent(L, i, joints[i], bodies[i])
             m0, h0, I0 = bodies[i - 1]
-            bodies[i - 1] = (m0 + up[0], add(h0, up[1]), tuple(add(a, b) for a, b in zip(I0, up[2])))
+            bodies[i - 1] = (m0 + up[0], add(h0, up[1]), tuple(add(a, b) for a, b in zip(I0, up[2], strict=True)))
     return tuple(tuple(row) for row in M)
 
 

@@ -36,7 +36,7 @@ def cross(a, b):
 
 
 def add(*vs):
-    return tuple(sum(c[1:], c[0]) for c in zip(*vs))
+    return tuple(sum(c[1:], c[0]) for c in zip(*vs, strict=True))
 
 
 def times(k, v):

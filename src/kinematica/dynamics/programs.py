@@ -62,7 +62,7 @@ def _trace(L: Local, kind: Kind) -> Callable:
         outputs = list(tau)
         if kind.what == "solve":
             u = [tape.input(f"u{i}") for i in range(n)]
-            x, D, bound = crba.ldl_solve(crba.mass_matrix(L, joints), [a - b for a, b in zip(u, tau)])
+            x, D, bound = crba.ldl_solve(crba.mass_matrix(L, joints), [a - b for a, b in zip(u, tau, strict=True)])
             outputs = list(x) + list(D) + [bound]
     return compile_program(tape, outputs, kind.what)
 
@@ -74,7 +74,7 @@ def run_single(L: Local, kind: Kind, q: list[float], qd: list[float] | None = No
     """The program's outputs for one state: q, qd, qdd in the robot's units, g the non-zero
     gravity components, wrench (6) and u (n) in N / N·m. Plain floats all along."""
     x = []
-    for qi, off, rev, s, k in zip(q, L.offsets, L.revolute, L.scale, L.pitch):
+    for qi, off, rev, s, k in zip(q, L.offsets, L.revolute, L.scale, L.pitch, strict=True):
         if rev:
             x += (math.cos(qi + off), math.sin(qi + off))
             if k:
@@ -83,7 +83,7 @@ def run_single(L: Local, kind: Kind, q: list[float], qd: list[float] | None = No
             x.append(qi * s + off)
     for use, v in ((kind.velocity, qd), (kind.acceleration, qdd)):
         if use:
-            x += v if L.si is None else [a * s for a, s in zip(v, L.scale)]
+            x += v if L.si is None else [a * s for a, s in zip(v, L.scale, strict=True)]
     x += g
     if kind.wrench:
         x += wrench
@@ -97,7 +97,7 @@ def friction_single(L: Local, qd: list[float], qdd: list[float] | None = None) -
     robot's units, turned into SI by s)."""
     acc = qdd if qdd is not None else [0.0] * L.n
     return [b * v * s + c * ((v > 0) - (v < 0)) + j * a * s
-            for b, c, j, v, a, s in zip(L.viscous, L.coulomb, L.armature, qd, acc, L.scale)]
+            for b, c, j, v, a, s in zip(L.viscous, L.coulomb, L.armature, qd, acc, L.scale, strict=True)]
 
 
 # --- many states: rows of NumPy arrays, batch last ----------------------------------------
@@ -157,7 +157,7 @@ def run_rows(L: Local, kind: Kind, targets: list[list[np.ndarray]], Q: np.ndarra
         rows = _geometry_rows(L, QT[:, sl])
         for block in inputs:
             rows += block if isinstance(block, list) else list(block[:, sl])
-        for v, views in zip(fn(rows), targets):
+        for v, views in zip(fn(rows), targets, strict=True):
             for t in views:
                 np.add(v, 0.0, out=t[sl])  # −0.0 + 0.0 = 0.0: no "-0." in printed results
 

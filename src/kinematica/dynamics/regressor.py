@@ -57,7 +57,7 @@ def _body(p: np.ndarray, scale: float) -> Inertial:
     """The Inertial (robot units) of π_i = p (SI), m > 0."""
     m, h = p[0], p[1:4]
     Io = np.empty((3, 3))
-    for (a, b), v in zip(_SYM, p[4:]):
+    for (a, b), v in zip(_SYM, p[4:], strict=True):
         Io[a, b] = Io[b, a] = v
     c = h / m
     Ic = Io - m * (c @ c * np.eye(3) - np.outer(c, c))

@@ -40,7 +40,8 @@ def _torques(robot: Robot, kind: pg.Kind, q: np.ndarray, qd: np.ndarray | None, 
     QD = None if qd is None else qd.reshape(-1, robot.n)
     if q.size <= SMALL * robot.n:
         QDs = [None] * len(Q) if QD is None else QD.tolist()
-        return np.array([pg.run_single(L, kind, a, b, g=g) for a, b in zip(Q.tolist(), QDs)]).reshape(q.shape)
+        rows = [pg.run_single(L, kind, a, b, g=g) for a, b in zip(Q.tolist(), QDs, strict=True)]
+        return np.array(rows).reshape(q.shape)
     tau = np.empty(Q.shape)
     pg.run_rows(L, kind, pg.columns(tau), Q, QD, g=g)
     return tau.reshape(q.shape)
@@ -131,7 +132,7 @@ def forward_dynamics(robot: Robot, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, 
     if q.size <= SMALL * n:  # one or a few states: floats all along
         Ws = [None] * len(Q) if Wf is None else Wf.tolist()
         A = [_solve_single(robot, L, kind, a, b, c, g, gravity, w)
-             for a, b, c, w in zip(Q.tolist(), QD.tolist(), TAU.tolist(), Ws)]
+             for a, b, c, w in zip(Q.tolist(), QD.tolist(), TAU.tolist(), Ws, strict=True)]
         return np.array(A).reshape(q.shape)
     return _solve_rows(robot, L, kind, Q, QD, TAU, g, gravity, Wf).reshape(q.shape)
 
@@ -154,7 +155,7 @@ def _solve_rows(robot, L, kind, Q, QD, TAU, g, gravity, W) -> np.ndarray:
 def _solve_single(robot, L, kind, q, qd, tau, g, gravity, wrench) -> list[float]:
     """q̈ of one state (lists of floats) by the traced L D Lᵀ solve; the exact test and solve
     when the bound cannot prove M regular."""
-    u = tau if not L.rough else [a - b for a, b in zip(tau, pg.friction_single(L, qd))]
+    u = tau if not L.rough else [a - b for a, b in zip(tau, pg.friction_single(L, qd), strict=True)]
     try:
         out = pg.run_single(L, kind, q, qd, g=g, wrench=wrench, u=u)
     except ZeroDivisionError:  # a pivot exactly zero
@@ -165,7 +166,7 @@ def _solve_single(robot, L, kind, q, qd, tau, g, gravity, wrench) -> list[float]
                          None if wrench is None else np.array(wrench))
     else:
         a = out[:n]
-    return [x / s for x, s in zip(a, L.scale)]
+    return [x / s for x, s in zip(a, L.scale, strict=True)]
 
 
 def _solve_plain(robot: Robot, q, qd, tau, gravity, wrench) -> np.ndarray:

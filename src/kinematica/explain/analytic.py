@@ -27,7 +27,8 @@ from ..model.robot import Robot
 from .common import joints_text, use_degrees
 from .document import Document, Math, Table, number_text
 
-BRANCHES = tuple(zip(ELBOWS.tolist(), ELBOW_LABELS))  # the solver's own: (−1, elbow up), (+1, elbow down)
+# the solver's own: (−1, elbow up), (+1, elbow down)
+BRANCHES = tuple(zip(ELBOWS.tolist(), ELBOW_LABELS, strict=True))
 
 
 def _deg(x: float) -> str:
@@ -50,7 +51,7 @@ def _branch_table(robot: Robot, t: Target, q_ref: np.ndarray, deg: bool) -> Tabl
         return None
     q, valid, labels = out
     rows = []
-    for qi, ok, lab in zip(q[0], valid[0], labels):
+    for qi, ok, lab in zip(q[0], valid[0], labels, strict=True):
         err = float(distance(fk(robot, qi)[:3, 3] - t.p.reshape(3)))  # (no overflow for a far target)
         inside = bool(robot.within_limits(qi))
         vals = [(_deg(v) if robot.revolute[i] and deg else number_text(v, 4)) for i, v in enumerate(qi)]

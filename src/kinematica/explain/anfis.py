@@ -70,7 +70,8 @@ def explain_anfis(robot: Robot, model: Any, target, *, top: int = TOP, deg: bool
                    "Its answer is approximate; FK judges it at the end.")
     _model(doc, model, r)
     _inputs(doc, model, e)
-    for k, (j, joint) in enumerate(zip(network_joints(robot, model.branch), e["joints"])):  # the wrist: closed form
+    learned = network_joints(robot, model.branch)  # the wrist: closed form
+    for k, (j, joint) in enumerate(zip(learned, e["joints"], strict=True)):
         _joint(doc, robot, model, k, j, joint, top, deg)
     _answer(doc, robot, model, t, deg)
     return doc
@@ -156,7 +157,7 @@ def _joint(doc: Document, robot: Robot, model, k: int, j: int, e: dict, top: int
     total = sum(w)
     rows = []
     for r in strongest:
-        sets = ", ".join(f"{n}:{m + 1}" for n, m in zip(names, r["memberships"]))
+        sets = ", ".join(f"{n}:{m + 1}" for n, m in zip(names, r["memberships"], strict=True))
         rows.append([r["rule"] + 1, sets, w[r["rule"]], r["weight"], r["output"], r["contribution"]])
     s.step(f"Layers 2–4 for the {len(strongest)} strongest of {net.n_rules} rules: the firing strength w_r "
            "(the product of the rule's membership degrees), the normalised weight w̄_r, the rule's output f_r "

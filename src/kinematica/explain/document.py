@@ -195,12 +195,12 @@ def matrix_lines(a: np.ndarray, decimals: int | None = 4) -> list[str]:
     """A matrix as aligned text rows inside ⎡ ⎤ / ⎢ ⎥ / ⎣ ⎦ brackets."""
     cells = [[number_text(v, decimals) for v in row] for row in np.atleast_2d(a)]
     width = [max(len(r[j]) for r in cells) for j in range(len(cells[0]))]
-    body = ["  ".join(c.rjust(w) for c, w in zip(r, width)) for r in cells]
+    body = ["  ".join(c.rjust(w) for c, w in zip(r, width, strict=True)) for r in cells]
     if len(body) == 1:
         return [f"[ {body[0]} ]"]
     left = ["⎡"] + ["⎢"] * (len(body) - 2) + ["⎣"]
     right = ["⎤"] + ["⎥"] * (len(body) - 2) + ["⎦"]
-    return [f"{l} {b} {r}" for l, b, r in zip(left, body, right)]
+    return [f"{l} {b} {r}" for l, b, r in zip(left, body, right, strict=True)]
 
 
 def quantity_text(q: Quantity) -> list[str]:

@@ -36,7 +36,7 @@ LONG = 700  # a closed form longer than this (LaTeX characters) is left to the P
 
 
 def _subs(ch: Chain, q: np.ndarray) -> dict:
-    return dict(zip(ch.q, (sp.Float(v) for v in q)))
+    return dict(zip(ch.q, (sp.Float(v) for v in q), strict=True))
 
 
 def _table_section(doc: Document, robot: Robot, ch: Chain, q: np.ndarray, deg: bool) -> None:
@@ -85,7 +85,7 @@ def _value(robot: Robot, i: int, v: float, deg: bool) -> str:
 
 def _text_matrix(rows: list[list[str]]) -> str:
     width = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
-    return "\n      ".join("[ " + "  ".join(c.ljust(w) for c, w in zip(r, width)) + " ]" for r in rows)
+    return "\n      ".join("[ " + "  ".join(c.ljust(w) for c, w in zip(r, width, strict=True)) + " ]" for r in rows)
 
 
 def _chain_section(doc: Document, robot: Robot, q: np.ndarray) -> np.ndarray:

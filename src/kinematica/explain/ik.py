@@ -80,7 +80,7 @@ def _problem(doc: Document, robot: Robot, t: Target, q0: np.ndarray, deg: bool) 
             goal = t.p
             s.step("Written out with the forward kinematics (the closed forms of the FK explanation):",
                    formulas=[Math(f"{number_text(goal[i], None)} = {f.latex}",
-                                  f"{number_text(goal[i], None)} = {f.text}") for i, f in zip(range(len(fs)), fs)])
+                                  f"{number_text(goal[i], None)} = {f.text}") for i, f in enumerate(fs)])
             doc.notation = [Math(d.latex, d.text) for d in legend(exprs, ch.q)]
     free = robot.n - t.dof
     if free > 0:

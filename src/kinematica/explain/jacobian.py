@@ -72,7 +72,7 @@ def _whole(doc: Document, robot: Robot, J: np.ndarray, rows: str, params: str) -
     fs = [[Formula(Js[r, c], ch.q) for c in range(robot.n)] for r in idx]
     if all(len(f.latex) < LONG for row in fs for f in row) and robot.n <= 7:
         lines_t, lines_x = [], []
-        for r, row in zip(idx, fs):
+        for r, row in zip(idx, fs, strict=True):
             for c, f in enumerate(row):
                 if f.expr == 0:
                     continue

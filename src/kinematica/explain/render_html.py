@@ -93,7 +93,7 @@ def _table(t: Table) -> str:
     def cls(x, n):
         return "num" if n else _MARK.get(x, "txt") if isinstance(x, str) else "txt"
     rows = "".join("<tr>" + "".join(f'<td class="{cls(x, n)}">{html.escape(cell_text(x, t.decimals))}</td>'
-                                    for x, n in zip(r, num)) + "</tr>" for r in t.rows)
+                                    for x, n in zip(r, num, strict=True)) + "</tr>" for r in t.rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 

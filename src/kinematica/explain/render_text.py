@@ -17,7 +17,8 @@ def table_lines(t: Table, indent: str = "    ") -> list[str]:
     numeric = [all(not isinstance(row[j], str) for row in t.rows) and bool(t.rows) for j in range(n)]
 
     def line(row):
-        return indent + "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(row, width, numeric)).rstrip()
+        parts = zip(row, width, numeric, strict=True)
+        return indent + "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in parts).rstrip()
 
     return [line(t.headers), indent + "  ".join("-" * w for w in width)] + [line(r) for r in cells]
 

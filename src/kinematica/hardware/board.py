@@ -118,7 +118,7 @@ class Board:
         return self._stream(cmd)
 
     def _range_error(self, degrees: tuple[int, ...]) -> str | None:
-        for name, v, (lo, hi) in zip(pr.SERVOS, degrees, self.banner.ranges):
+        for name, v, (lo, hi) in zip(pr.SERVOS, degrees, self.banner.ranges, strict=True):
             if not lo <= v <= hi:
                 return f"{name}={v} outside {lo}..{hi}"
         return None
@@ -131,7 +131,7 @@ class Board:
                                                   f"speed={cmd.speed} outside {lo}..{hi}")
         if bad:
             return self._error(1, bad)
-        far = max(abs(a - b) for a, b in zip(cmd.degrees, self.written))
+        far = max(abs(a - b) for a, b in zip(cmd.degrees, self.written, strict=True))
         ramp, length = pr.move_profile(far, cmd.speed, self.banner.accel)
         self._push(Segment(cmd.degrees, ramp, length, "OK", False))
         return []
@@ -147,7 +147,7 @@ class Board:
         bad = self._range_error(cmd.degrees) or (None if lo <= cmd.ms <= hi else f"ms={cmd.ms} outside {lo}..{hi}")
         previous = self.queue[-1].target if self.queue else tuple(self.written)
         vmax = self.banner.speed[1]
-        for name, a, b in zip(pr.SERVOS, previous, cmd.degrees):
+        for name, a, b in zip(pr.SERVOS, previous, cmd.degrees, strict=True):
             if not bad and abs(b - a) * 1000 > vmax * cmd.ms:  # exact: no slack to exploit
                 bad = f"{name} step {abs(b - a)} in {cmd.ms} ms over {vmax} deg/s"
         if bad:
@@ -181,7 +181,7 @@ class Board:
         """start + (target − start)·num/den rounded half up, (num, den) the profile's fraction
         at `at` ms: the sketch's integer floor((2·d·num + den) / 2·den)."""
         num, den = pr.profile_fraction(at - seg.t0, seg.ramp, seg.length)
-        return [a + (2 * (b - a) * num + den) // (2 * den) for a, b in zip(seg.start, seg.target)]
+        return [a + (2 * (b - a) * num + den) // (2 * den) for a, b in zip(seg.start, seg.target, strict=True)]
 
     def advance(self, now: float) -> list[str]:
         """Move the servos to time `now`: finish segments whose time is up (their replies

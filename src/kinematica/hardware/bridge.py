@@ -258,7 +258,7 @@ class Braccio(Arm):
     def _move_time(self, degrees: tuple[int, ...], speed: int) -> float:
         """Seconds the board takes for a move (its trapezoidal profile)."""
         assert self.commanded is not None and self.banner is not None
-        far = max(abs(a - b) for a, b in zip(degrees, self.commanded))
+        far = max(abs(a - b) for a, b in zip(degrees, self.commanded, strict=True))
         return sum(pr.move_profile(far, speed, self.banner.accel)) / 1000
 
     def _send_move(self, degrees: tuple[int, ...], speed: int, home: bool = False) -> float | None:

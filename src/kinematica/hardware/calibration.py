@@ -54,7 +54,7 @@ class Calibration:
     def __post_init__(self) -> None:
         if len(self.offset) != 6 or len(self.direction) != 6:
             raise CalibrationError("a calibration has 6 offsets and 6 directions (M1…M6)")
-        for name, off, sign in zip(SERVOS, self.offset, self.direction):
+        for name, off, sign in zip(SERVOS, self.offset, self.direction, strict=True):
             if not (isinstance(off, (int, float)) and math.isfinite(off) and abs(off) <= MAX_OFFSET):
                 raise CalibrationError(f"{name}: offset must be a number within ±{MAX_OFFSET:g} deg, got {off!r}")
             if sign not in (1, -1):
@@ -92,7 +92,7 @@ class Calibration:
 
     def to_data(self) -> dict[str, Any]:
         return {"servos": {name: {"offset": off, "direction": sign}
-                           for name, off, sign in zip(SERVOS, self.offset, self.direction)}}
+                           for name, off, sign in zip(SERVOS, self.offset, self.direction, strict=True)}}
 
 
 def load_calibration(path: str | Path) -> Calibration:

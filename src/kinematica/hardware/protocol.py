@@ -280,7 +280,7 @@ DEFAULT_BANNER = Banner(VERSION, DEPTH, WATCHDOG_MS, SPEED_RANGE, RANGES, HOME)
 
 def format_reply(reply: Reply) -> str:
     if isinstance(reply, Banner):
-        ranges = " ".join(f"{name}={lo}..{hi}" for name, (lo, hi) in zip(SERVOS, reply.ranges))
+        ranges = " ".join(f"{name}={lo}..{hi}" for name, (lo, hi) in zip(SERVOS, reply.ranges, strict=True))
         return (f"READY v={reply.version} depth={reply.depth} watchdog={reply.watchdog_ms} "
                 f"speed={reply.speed[0]}..{reply.speed[1]} accel={reply.accel} {ranges} home="
                 + ",".join(map(str, reply.home)) + f" boot={int(reply.boot)}")

@@ -130,7 +130,7 @@ class So101(Arm):
         self.close()
         self.bus = Bus(self.url, timeout=self.timeout, retries=self.retries)
         try:
-            for name, sid in zip(NAMES, self.calibration.ids):
+            for name, sid in zip(NAMES, self.calibration.ids, strict=True):
                 self._checked(sid, lambda s=sid: self._bus().ping(s))
                 model = self._checked(sid, lambda s=sid: self._bus().read_register(s, "model_number"))
                 if model != ft.STS3215_MODEL:
@@ -224,7 +224,7 @@ class So101(Arm):
         """One sync write of goal positions (ticks) and speeds (ticks/s, 0: the servo's top)."""
         speeds = np.zeros(6, int) if speeds is None else speeds
         data = {sid: ft.encode("goal_position", int(t)) + ft.encode("goal_time", 0) + ft.encode("goal_speed", int(v))
-                for sid, t, v in zip(self.calibration.ids, ticks, speeds)}
+                for sid, t, v in zip(self.calibration.ids, ticks, speeds, strict=True)}
         self._bus().sync_write(GOAL_ADDRESS, data)
         self.commanded = np.asarray(ticks, int)
 

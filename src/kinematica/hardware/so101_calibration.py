@@ -85,7 +85,7 @@ class So101Calibration:
         (rad, within the servo's 0 … 4095 ticks) and the gripper's."""
         middle, signs = middle_and_senses(robot)
         rows = []
-        for i, (sign, m, limits) in enumerate(zip(signs, middle, robot.limits[:5])):
+        for i, (sign, m, limits) in enumerate(zip(signs[:5], middle, robot.limits[:5], strict=True)):
             zero = CENTRE - sign * m * PER_RAD
             lo, hi = sorted(np.clip(np.rint(zero + sign * limits * PER_RAD), 0, ft.TICKS - 1).astype(int).tolist())
             rows.append(ServoCalibration(i + 1, 0, (lo, hi), int(sign), float(zero)))
@@ -118,7 +118,7 @@ class So101Calibration:
         if d.shape != (5,) or not np.all(np.isfinite(d)) or np.abs(d).max() > np.pi / 4:
             raise InputError(f"offsets: expected 5 finite joint offsets within ±π/4 rad, got {offsets!r}")
         return replace(self, servos=tuple(replace(s, zero=s.zero - s.sign * float(v) * PER_RAD)
-                                          for s, v in zip(self.servos, [*d, 0.0])))
+                                          for s, v in zip(self.servos, [*d, 0.0], strict=True)))
 
     def angle_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lo, hi) (6,): each servo's calibrated range as its joint's angle, rad — the five
@@ -129,10 +129,10 @@ class So101Calibration:
 
     def outside(self, ticks: np.ndarray) -> str | None:
         """Words for the first servo whose goal lies outside its calibrated range, else None."""
-        for name, s, t in zip(NAMES, self.servos, np.atleast_2d(ticks).max(axis=0)):
+        for name, s, t in zip(NAMES, self.servos, np.atleast_2d(ticks).max(axis=0), strict=True):
             if t > s.range[1]:
                 return f"{name} (servo {s.id}) to tick {t}: beyond its calibrated range {s.range[0]} … {s.range[1]}"
-        for name, s, t in zip(NAMES, self.servos, np.atleast_2d(ticks).min(axis=0)):
+        for name, s, t in zip(NAMES, self.servos, np.atleast_2d(ticks).min(axis=0), strict=True):
             if t < s.range[0]:
                 return f"{name} (servo {s.id}) to tick {t}: below its calibrated range {s.range[0]} … {s.range[1]}"
         return None
@@ -151,7 +151,7 @@ def check_arm(cal: So101Calibration, robot: Robot, where: str = "calibration") -
 
 def save_so101_calibration(cal: So101Calibration, path: str | Path) -> Path:
     data = {"arm": cal.arm, "ticks_per_turn": ft.TICKS,
-            "servos": {name: {**asdict(s), "range": list(s.range)} for name, s in zip(NAMES, cal.servos)}}
+            "servos": {name: {**asdict(s), "range": list(s.range)} for name, s in zip(NAMES, cal.servos, strict=True)}}
     return atomic.write_text(Path(path), json.dumps(data, indent=2) + "\n")
 
 
@@ -173,7 +173,7 @@ def load_so101_calibration(path: str | Path) -> So101Calibration:
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
         raise So101CalibrationError(f"{path}: not an SO-ARM calibration file ({type(e).__name__}: {e}); "
                                     "write one with `kinematica so101 calibrate`") from None
-    for n, s in zip(NAMES, servos):
+    for n, s in zip(NAMES, servos, strict=True):
         if s.sign not in (1, -1) or not 0 <= s.range[0] < s.range[1] <= ft.TICKS - 1 or not 0 <= s.id <= 253 \
                 or not 0 <= s.zero <= ft.TICKS - 1:
             raise So101CalibrationError(f"{path}: {n}: expected an id 0 … 253, sign ±1, a range and a zero within "

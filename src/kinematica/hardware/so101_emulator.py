@@ -62,7 +62,7 @@ class So101Emulator(Served):
         for name, f in vars(fault).items():
             if f is not None and f[0] not in IDS:
                 raise InputError(f"fault {name}: servo id {f[0]} is not on the bus (ids {IDS})")
-        self.servos = {i: Servo(i, int(p), im, seed + i) for i, p, im in zip(IDS, positions, per)}
+        self.servos = {i: Servo(i, int(p), im, seed + i) for i, p, im in zip(IDS, positions, per, strict=True)}
         self.fault = fault
         self.lock = threading.Lock()
         self.received: list[bytes] = []  # every packet received and every packet sent

@@ -73,15 +73,15 @@ def calibrate(arm: Any, seconds: float, done: Callable[[], bool] | None = None) 
         ticks = np.array(arm.state().ticks)
         lo, hi = np.minimum(lo, ticks), np.maximum(hi, ticks)
         time.sleep(PERIOD)
-    short = [f"{n} moved only {b - a} ticks ({(b - a) * 360 / ft.TICKS:.0f}°)" for n, a, b in zip(NAMES, lo, hi)
-             if b - a < MIN_TRAVEL]
+    short = [f"{n} moved only {b - a} ticks ({(b - a) * 360 / ft.TICKS:.0f}°)"
+             for n, a, b in zip(NAMES, lo, hi, strict=True) if b - a < MIN_TRAVEL]
     if short:  # its range would refuse every command: keep the servos' limits as they were
         raise CalibrationIncomplete(f"{'; '.join(short)}: move every joint through its whole travel and calibrate "
                                     "again (the zero offsets were set; no range was written)")
     middle, signs = middle_and_senses(arm.robot)
     zeros = [*(CENTRE - signs[:5] * middle * PER_RAD), CENTRE]  # the gripper: 2048 at 0° of opening
     servos = []
-    for sid, off, a, b, sign, zero in zip(arm.calibration.ids, offsets, lo, hi, signs, zeros):
+    for sid, off, a, b, sign, zero in zip(arm.calibration.ids, offsets, lo, hi, signs, zeros, strict=True):
         _eeprom(arm, sid, "min_position", int(a))
         _eeprom(arm, sid, "max_position", int(b))
         servos.append(ServoCalibration(sid, int(off), (int(a), int(b)), int(sign), float(zero)))

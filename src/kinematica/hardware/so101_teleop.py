@@ -201,7 +201,7 @@ def _hold_after(side: str, follower: Any) -> str:
 def _score(report: TeleopReport, rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
     if not rows:
         return
-    report.leader, report.goals, report.follower = (np.array(r) for r in zip(*rows))
+    report.leader, report.goals, report.follower = (np.array(r) for r in zip(*rows, strict=True))
     if len(rows) > 1:
         lag = report.follower[1:] - report.goals[:-1]
         report.lag_rms, report.lag_max = np.sqrt(np.mean(lag ** 2, axis=0)), np.abs(lag).max(axis=0)

@@ -60,7 +60,7 @@ def _candidates(robot: Robot, t: Target, current: np.ndarray, seeds: int, rng, m
     found = analytic_solutions(robot, t.reshape(1), q_ref=current) if analytic_solutions else None
     if found is not None:
         q, valid, labels = found
-        return q[0][valid[0]], [l for l, v in zip(labels, valid[0]) if v], "analytic"
+        return q[0][valid[0]], [l for l, v in zip(labels, valid[0], strict=True) if v], "analytic"
     start = np.vstack([current, random_seeds(robot, seeds - 1, rng)])
     # Half the seeds iterate inside the limits (clipped after every step), half freely: free
     # iteration finds every branch, clipped iteration finds the in-limit members of a redundant
@@ -119,7 +119,7 @@ def ik_all(robot: Robot, target: Target | ArrayLike, current: ArrayLike | None =
         return []
     pos, ori = _world_errors(robot, world, q)
     good = (pos < default_tolerance(robot)) & (ori < ORIENTATION_TOL)
-    q, labels = q[good], [l for l, g in zip(labels, good) if g]
+    q, labels = q[good], [l for l, g in zip(labels, good, strict=True) if g]
     order = np.argsort(_distance(robot, q, cur), kind="stable")
     q, labels = q[order], [labels[i] for i in order]
     keep = _distinct(robot, q, SAME * 100)

@@ -90,7 +90,7 @@ def _pack_arm(robot: Robot, kind: int, S: np.ndarray, F: np.ndarray, P: np.ndarr
         return
     wr = arm.wrist
     S[PSI] = wr.psi
-    for at, z in zip((V0, V1, VR0, VR1), (*wr.v, *wr.v_row)):
+    for at, z in zip((V0, V1, VR0, VR1), (*wr.v, *wr.v_row), strict=True):
         S[at], S[at + 1] = z.real, z.imag
     F[PRE], F[B], F[C] = getattr(arm, "pre", np.eye(3)), wr.B, wr.C
 

@@ -70,7 +70,7 @@ def mark(result: IKResult, seat: Any) -> IKResult:
     shape = np.shape(result.success)
     ok = np.asarray(result.success).reshape(-1)
     reasons = np.asarray(result.reason, dtype=object).reshape(-1)
-    words = [_words(r, p, bool(s)) for r, p, s in zip(reasons, pairs, ok)]
+    words = [_words(r, p, bool(s)) for r, p, s in zip(reasons, pairs, ok, strict=True)]
     col = np.empty(len(pairs), dtype=object)
     col[:] = pairs
     clear = np.array([p is None for p in pairs])
@@ -103,7 +103,7 @@ def avoid(robot: Robot, world: Any, result: IKResult, seat: Any, solve: Callable
         return again[int(rows[0])]
     shape = np.shape(first.success)
     fields = {k: np.array(getattr(first, k)).reshape((-1, n) if k == "q" else (-1,)).copy() for k in FIELDS}
-    for i, row, hit in zip(todo, rows, found):
+    for i, row, hit in zip(todo, rows, found, strict=True):
         if hit:
             one = again[int(row)]
             for k in FIELDS:

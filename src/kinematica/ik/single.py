@@ -63,7 +63,7 @@ class Problem:
         out = [0.0] * len(self.lo_l)
         wrap_floats(q.tolist(), self.lo_l, self.hi_l, self.rev_l, LIMIT_TOL, out)
         m = self.margin
-        return any(x < lo - m or x > hi + m for x, lo, hi in zip(out, self.lo_l, self.hi_l))
+        return any(x < lo - m or x > hi + m for x, lo, hi in zip(out, self.lo_l, self.hi_l, strict=True))
 
 
 def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
@@ -162,7 +162,7 @@ def verdict_one(pb: Problem, q: np.ndarray, robot: Robot | None = None, t: Targe
         pos, ori = pose_error_one(t.p.reshape(3), t.R.reshape(3, 3), T)[2:]
     else:
         pos, ori = (float(x) for x in errors(t, T))
-    inside = all(lo - LIMIT_TOL <= x <= hi + LIMIT_TOL for x, lo, hi in zip(q.tolist(), pb.lo_l, pb.hi_l))
+    inside = all(lo - LIMIT_TOL <= x <= hi + LIMIT_TOL for x, lo, hi in zip(q.tolist(), pb.lo_l, pb.hi_l, strict=True))
     ok = pos < opts.tol_position and ori < opts.tol_orientation and (inside or not pb.enforce)
     if robot is not pb.robot:
         J = end_single(pb.robot, q, True)[1]

@@ -255,12 +255,12 @@ def to_dh(robot: Robot, convention: str = "dh") -> Robot:
     size = max(1.0, float(np.abs(S[:, 3:]).max()), float(np.abs(M[:3, 3]).max()))
     axes = _axes(robot, S, modified)
     o, z, x = _mdh_frames(axes, size) if modified else _frames(axes, size)
-    F = [_frame(*f) for f in zip(o, z, x)]
+    F = [_frame(*f) for f in zip(o, z, x, strict=True)]
     if modified:
         F.insert(0, F[0])  # frame 0 is frame 1 at q = 0
     F = _tidy(F, modified)
     rows = [r | {"type": "revolute" if rev else "prismatic", "name": name}
-            for r, rev, name in zip(_rows(F, modified), robot.revolute, robot.joint_names)]
+            for r, rev, name in zip(_rows(F, modified), robot.revolute, robot.joint_names, strict=True)]
     build = from_mdh if modified else from_dh
     return build(rows, name=f"{robot.name}-{convention}", length_unit=robot.length_unit, limits=robot.limits,
                  joint_names=robot.joint_names, home=robot.q_home, base=F[0], tool=np.linalg.inv(F[-1]) @ M)

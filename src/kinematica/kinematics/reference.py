@@ -69,7 +69,7 @@ def fk_space(robot: Robot, q: ArrayLike) -> np.ndarray:
     M, S = screw_list(robot)
     theta = np.asarray(q, dtype=float) + robot.offsets
     T = np.eye(4)
-    for Si, ti in zip(S, theta):
+    for Si, ti in zip(S, theta, strict=True):
         T = T @ matrix_exp6(Si, ti)
     return T @ M
 
@@ -80,7 +80,7 @@ def jacobian_space(robot: Robot, q: ArrayLike) -> np.ndarray:
     theta = np.asarray(q, dtype=float) + robot.offsets
     J = np.empty((6, robot.n))
     T = np.eye(4)
-    for i, (Si, ti) in enumerate(zip(S, theta)):
+    for i, (Si, ti) in enumerate(zip(S, theta, strict=True)):
         J[:, i] = adjoint(T) @ Si
         T = T @ matrix_exp6(Si, ti)
     return J

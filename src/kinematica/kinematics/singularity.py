@@ -62,14 +62,14 @@ def _spherical_wrist(z: np.ndarray, p: np.ndarray, scale: float) -> np.ndarray |
     """The common point of the last three axes, when they meet in one point."""
     A = np.zeros((3, 3))
     b = np.zeros(3)
-    for zi, pi in zip(z[-3:], p[-3:]):
+    for zi, pi in zip(z[-3:], p[-3:], strict=True):
         P = np.eye(3) - np.outer(zi, zi)  # least-squares point nearest all three lines
         A += P
         b += P @ pi
     if np.linalg.cond(A) > 1e8:
         return None
     w = np.linalg.solve(A, b)
-    ok = all(_line_distance(w, pi, zi) < 1e-9 * scale for zi, pi in zip(z[-3:], p[-3:]))
+    ok = all(_line_distance(w, pi, zi) < 1e-9 * scale for zi, pi in zip(z[-3:], p[-3:], strict=True))
     return w if ok else None
 
 

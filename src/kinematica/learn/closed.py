@@ -57,7 +57,7 @@ def finish(model, q: np.ndarray, X: np.ndarray) -> np.ndarray:
     side = 1 if "wrist flip" in model.branch.spec else 0
     ref = box[3].mean() + robot.offsets[3]
     th = wrist_solver.solve(M[:, :, 2], M[:, :, 0], wrist_solver.Wrist.of(C[4], C[5]), ref)
-    for j, t in zip((3, 4, 5), th):
+    for j, t in zip((3, 4, 5), th, strict=True):
         if j in rest:
             q[:, j] = _near(t[:, side] - robot.offsets[j], box[j])
     return q

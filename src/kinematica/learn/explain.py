@@ -46,10 +46,11 @@ def explain_answer(model: IKModel, target, top: int = 5) -> dict[str, Any]:
     x = model.scaled_inputs(X)
     L = forward(net, x)
     names = TASKS[model.task][:net.inputs] if el is None else elbow.NAMES
-    out = {"inputs": dict(zip(names, raw[0].tolist())), "scaled": dict(zip(names, x[0].tolist())),
+    out = {"inputs": dict(zip(names, raw[0].tolist(), strict=True)),
+           "scaled": dict(zip(names, x[0].tolist(), strict=True)),
            "picked": needs_orientation(model, t), "joints": []}
     if el is not None:
-        out["wrist_point"] = dict(zip(TASKS[model.task][:net.inputs], X[0, :net.inputs].tolist()))
+        out["wrist_point"] = dict(zip(TASKS[model.task][:net.inputs], X[0, :net.inputs].tolist(), strict=True))
         out["elbow"] = {"shoulder": el.shoulder.tolist(), "straight": el.straight, "side": el.side}
     X1 = regressors(x, net.products)[0]
     values = model.joints_from(L["y"][:, :1].T)[0]

@@ -161,7 +161,8 @@ def train_ik(robot: Robot, *, samples: int = 10_000, rules: int | None = None, e
     model = replace(model, net=net)
     names = [robot.joint_names[j] for j in J]
     report = {"kind": "ik", "robot": robot.name, "task": task, "inputs": list(TASKS[task][:d] if el is None else elbow.NAMES),
-              "outputs": names if el is None else [elbow.output_name(n) if j == 2 else n for j, n in zip(J, names)],
+              "outputs": names if el is None else [elbow.output_name(n) if j == 2 else n
+                                                   for j, n in zip(J, names, strict=True)],
               "branch": br.spec, "joints": names,
               "closed_form_joints": [robot.joint_names[j] for j in np.setdiff1d(br.learned, J)], "rules": net.n_rules,
               "memberships": [int(net.rules[:, i].max()) + 1 for i in range(d)],

@@ -189,7 +189,7 @@ def _drives(m, joints: list[int], jnames: list[str], where: str) -> dict:
 
 def _which(values: list[float], joints: list[int], jnames: list[str]) -> str:
     return "joint" + ("s " if sum(v != 0 for v in values) > 1 else " ") + ", ".join(
-        repr(jnames[j]) for j, v in zip(joints, values) if v)
+        repr(jnames[j]) for j, v in zip(joints, values, strict=True) if v)
 
 
 def _rotation_about(axis: np.ndarray, angle: float) -> np.ndarray:

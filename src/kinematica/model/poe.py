@@ -101,7 +101,7 @@ def from_poe(M: ArrayLike, screws: ArrayLike, form: str = "space", *, name: str 
         S = S @ adjoint(M).T  # S_i = Ad_M · B_i
     kinds = [_kind(i, s) for i, s in enumerate(S)]
     rows, before = [], np.zeros(3)
-    for (kind, pitch), s in zip(kinds, S):
+    for (kind, pitch), s in zip(kinds, S, strict=True):
         w, v = s[:3], s[3:]
         # ω × v = ω × (−ω × p + h·ω) = p − (ω·p)·ω: the axis point nearest the origin
         p = np.cross(w, v) if kind == "revolute" else before

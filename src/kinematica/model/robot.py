@@ -62,7 +62,7 @@ class ParameterTable:
     angle_unit: str = "rad"
 
     def as_dicts(self) -> list[dict[str, Any]]:
-        return [dict(zip(self.columns, r)) for r in self.rows]
+        return [dict(zip(self.columns, r, strict=True)) for r in self.rows]
 
 
 def _frozen(a: ArrayLike, shape: tuple[int, ...], what: str, allow_inf: bool = False) -> np.ndarray:
@@ -214,7 +214,7 @@ class Robot:
     @property
     def kinds(self) -> tuple[str, ...]:
         """Per joint: "revolute", "prismatic" or "helical" (a revolute joint with a pitch)."""
-        return tuple("helical" if h else t for t, h in zip(self.joint_types, self.helical))
+        return tuple("helical" if h else t for t, h in zip(self.joint_types, self.helical, strict=True))
 
     @property
     def letters(self) -> str:

@@ -165,7 +165,7 @@ def _joint_rows(robot: Robot, deg: bool) -> tuple[str, list[dict], np.ndarray]:
     if t is not None and t.kind in ("dh", "mdh"):
         keys = ("theta", "d", "a", "alpha")
         rows = [{"name": nm, "type": r["type"], **{k: _clean(r[k]) for k in keys}}
-                for nm, r in zip(robot.joint_names, t.as_dicts())]
+                for nm, r in zip(robot.joint_names, t.as_dicts(), strict=True)]
         if t.angle_unit != ("deg" if deg else "rad"):
             f = 180 / np.pi if deg else np.pi / 180
             for r in rows:
@@ -173,11 +173,11 @@ def _joint_rows(robot: Robot, deg: bool) -> tuple[str, list[dict], np.ndarray]:
         return t.kind, rows, tool
     if t is not None and t.kind == "planar":
         L = [r["L"] for r in t.as_dicts()]
-        return "planar", [{"name": nm, "length": _clean(l)} for nm, l in zip(robot.joint_names, L)], \
+        return "planar", [{"name": nm, "length": _clean(l)} for nm, l in zip(robot.joint_names, L, strict=True)], \
             spatial.trans(x=-L[-1]) @ tool
     if t is not None and t.kind == "frames":
         rows = []
-        for nm, r in zip(robot.joint_names, t.as_dicts()):
+        for nm, r in zip(robot.joint_names, t.as_dicts(), strict=True):
             row = {"name": nm, "type": r["type"], "xyz": _clean(r["xyz"])}
             row |= {"rotation": _clean(r["rotation"])} if r["rotation"] is not None else {"rpy": _clean(r["rpy"])}
             if not np.allclose(r["axis"], (0, 0, 1)):

@@ -54,7 +54,7 @@ def _goal(f: YamlFile, robot: Any, q0: np.ndarray) -> np.ndarray:
     rows = f.get(at, list, [])
     names = [f.get(at + [i, "joint_name"], str) for i in range(len(rows))]
     values = [f.get(at + [i, "position"], (int, float)) for i in range(len(rows))]
-    for i, (n, v) in enumerate(zip(names, values)):
+    for i, (n, v) in enumerate(zip(names, values, strict=True)):
         if n is None or v is None:
             raise f.fail(at + [i], "a joint constraint needs joint_name and position")
         if names.index(n) != i:

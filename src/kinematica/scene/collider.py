@@ -62,17 +62,18 @@ class Collider:
                     pa.append(i)
                     pb.append(j)
         self.pa, self.pb = np.array(pa, dtype=int), np.array(pb, dtype=int)
-        self._pairs = [(i, j, (int(self.bodies[i]), int(self.bodies[j]))) for i, j in zip(pa, pb)]  # plain ints: fast in the loops
-        self._collide = [coal.ComputeCollision(self.geoms[i], self.geoms[j]) for i, j in zip(pa, pb)]
+        # plain ints: fast in the loops
+        self._pairs = [(i, j, (int(self.bodies[i]), int(self.bodies[j]))) for i, j in zip(pa, pb, strict=True)]
+        self._collide = [coal.ComputeCollision(self.geoms[i], self.geoms[j]) for i, j in zip(pa, pb, strict=True)]
         # a pair with a mesh is first tested on the meshes' convex hulls (which contain them): no
         # contact there, none on the meshes (on the UR5's gripper: 11 µs a pair against 37)
         hulls = [coal_hull(sh) for sh in shapes]
         hulled = [None if hulls[i] is None and hulls[j] is None else
                   (self.geoms[i] if hulls[i] is None else hulls[i], self.geoms[j] if hulls[j] is None else hulls[j])
-                  for i, j in zip(pa, pb)]
+                  for i, j in zip(pa, pb, strict=True)]
         self._hull_collide = [None if h is None else coal.ComputeCollision(*h) for h in hulled]
         self._hull_distance = [None if h is None else coal.ComputeDistance(*h) for h in hulled]
-        self._distance = [coal.ComputeDistance(self.geoms[i], self.geoms[j]) for i, j in zip(pa, pb)]
+        self._distance = [coal.ComputeDistance(self.geoms[i], self.geoms[j]) for i, j in zip(pa, pb, strict=True)]
         self._T = (coal.Transform3s(), coal.Transform3s())
         self.pair_bodies = sorted({p[2] for p in self._pairs})  # the body pairs tested, a < b
         where = {p: k for k, p in enumerate(self.pair_bodies)}
@@ -155,9 +156,9 @@ class Collider:
         req = self._coal.DistanceRequest()
         res = self._coal.DistanceResult()
         out: list[Contact | None] = []
-        for b, (ks, lbs) in enumerate(zip(order.tolist(), bound.tolist())):
+        for b, (ks, lbs) in enumerate(zip(order.tolist(), bound.tolist(), strict=True)):
             best, where, pts = float(below), None, None
-            for k, low in zip(ks, lbs):
+            for k, low in zip(ks, lbs, strict=True):
                 if low >= best:
                     break
                 poses = self._set(W, b, k)

@@ -189,7 +189,7 @@ def joint_vector(f: YamlFile, at: list, names: list, values: list, robot: Any, q
     if len(names) != len(values):
         raise f.fail(at + ["position"], f"{len(values)} positions for {len(names)} joint names")
     q = np.array(q0, dtype=float)
-    for name, v in zip(names, values):
+    for name, v in zip(names, values, strict=True):
         if name in robot.joint_names:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v):
                 raise f.fail(at + ["position"], f"{name}: expected a finite number, got {v!r}")
@@ -289,7 +289,7 @@ def read_moveit(path: str | os.PathLike[str], robot: Any = None, *, robot_name: 
 
 def _pose_msg(T: np.ndarray, u: float) -> dict[str, Any]:
     x, y, z, w = Rotation.from_matrix(T[:3, :3]).as_quat()
-    return {"position": dict(zip("xyz", map(float, u * T[:3, 3]))),
+    return {"position": dict(zip("xyz", map(float, u * T[:3, 3]), strict=True)),
             "orientation": {"x": float(x), "y": float(y), "z": float(z), "w": float(w)}}
 
 
@@ -320,7 +320,8 @@ def moveit_text(scene: Scene) -> str:
         out["robot_model_name"] = robot.name
         out["robot_state"] = {
             "joint_state": {"name": list(robot.robot.joint_names), "position": [
-                float(v if rev else v * UNIT_IN_M[robot.robot.length_unit]) for v, rev in zip(robot.q, robot.robot.revolute)]},
+                float(v if rev else v * UNIT_IN_M[robot.robot.length_unit])
+                for v, rev in zip(robot.q, robot.robot.revolute, strict=True)]},
             "multi_dof_joint_state": {"joint_names": ["virtual_joint"], "transforms": [
                 {"translation": [float(u * v) for v in robot.base[:3, 3]], "rotation": [float(x), float(y), float(z),
                                                                                     float(w)]}]}}

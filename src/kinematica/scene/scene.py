@@ -338,7 +338,7 @@ class Scene:
 
         path = atomic.check(path)  # before a robot file is written beside it
         data = self.to_dict()
-        for r, d in zip(self._robots.values(), data["robots"]):
+        for r, d in zip(self._robots.values(), data["robots"], strict=True):
             if d["source"] is None:
                 own = path.with_name(f"{path.stem}.{r.name}.yaml")
                 save_robot(r.robot, own)

@@ -212,7 +212,7 @@ def dump_scene(data: dict[str, Any]) -> str:
             e["base"] = base
         if r.get("q") is not None:
             rev = r["revolute"]
-            e["q"] = [_short(np.degrees(v) if deg and rv else v) for v, rv in zip(r["q"], rev)]
+            e["q"] = [_short(np.degrees(v) if deg and rv else v) for v, rv in zip(r["q"], rev, strict=True)]
         if r.get("collision"):
             e["collision"] = r["collision"]
         out["robots"].append(e)

@@ -181,7 +181,7 @@ def _trajectory(robot: Robot, t: np.ndarray, ys: np.ndarray, tau_fn: TorqueFn, g
     """The sampled motion with q̈, the applied τ and the energy at both ends."""
     n = robot.n
     q, qd = ys[:, :n], ys[:, n:]
-    tau = np.array([tau_fn(ti, a, b) for ti, a, b in zip(t, q, qd)])
+    tau = np.array([tau_fn(ti, a, b) for ti, a, b in zip(t, q, qd, strict=True)])
     qdd = forward_dynamics(robot, q, qd, tau, gravity=gravity)
     E = energy(robot, q, qd, gravity)
     meta = {"solver": method, "evaluations": int(evaluations), "energy_start": float(E[0]),

@@ -40,10 +40,10 @@ def _columns(tr: Trajectory, degrees: bool) -> tuple[list[str], np.ndarray]:
     heads = ["t [s]"]
     blocks = [tr.t[:, None]]
     for key, suffix, data in (("q", "", tr.q), ("qd", "/s", tr.qd), ("qdd", "/s²", tr.qdd)):
-        heads += [f"{key}_{nm} [{u}{suffix}]" for nm, u in zip(tr.joint_names, units)]
+        heads += [f"{key}_{nm} [{u}{suffix}]" for nm, u in zip(tr.joint_names, units, strict=True)]
         blocks.append(data * k)
     if tr.tau is not None:
-        heads += [f"tau_{nm} [{'N·m' if r else 'N'}]" for nm, r in zip(tr.joint_names, tr.revolute)]
+        heads += [f"tau_{nm} [{'N·m' if r else 'N'}]" for nm, r in zip(tr.joint_names, tr.revolute, strict=True)]
         blocks.append(tr.tau)
     if tr.poses is not None:
         heads += [f"{a} [{tr.length_unit}]" for a in "xyz"] + [f"{a} [1]" for a in ("qw", "qx", "qy", "qz")]
@@ -186,6 +186,6 @@ def save_scenarios(tr: Trajectory, folder: str | Path, degrees: bool = False) ->
     with atomic.folder(folder) as tmp:  # all the joints' files or none
         for j, name in enumerate(tr.joint_names):
             lines = [f"# joint {name}: time [s], value [{units[j]}]"]
-            lines += [f"{t!r} {v!r}" for t, v in zip(tr.t.tolist(), (tr.q[:, j] * k[j]).tolist())]
+            lines += [f"{t!r} {v!r}" for t, v in zip(tr.t.tolist(), (tr.q[:, j] * k[j]).tolist(), strict=True)]
             (tmp / names[j]).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return [folder / n for n in names]

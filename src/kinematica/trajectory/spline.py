@@ -165,7 +165,7 @@ def _points(points: ArrayLike) -> np.ndarray:
 def arc_length_table(c, sub: int = 16) -> tuple[np.ndarray, np.ndarray]:
     """(u, s) on `sub` sub-intervals of every knot interval: s(u) = ∫|c′(u)| du by 5-point
     Gauss–Legendre on each sub-interval."""
-    u = np.concatenate([np.linspace(a, b, sub + 1)[:-1] for a, b in zip(c.x[:-1], c.x[1:])] + [c.x[-1:]])
+    u = np.concatenate([np.linspace(a, b, sub + 1)[:-1] for a, b in zip(c.x[:-1], c.x[1:], strict=True)] + [c.x[-1:]])
     h = np.diff(u)
     mid = 0.5 * (u[:-1] + u[1:])
     nodes = (mid[:, None] + 0.5 * h[:, None] * _GL_X[None, :]).ravel()

@@ -60,7 +60,8 @@ def min_duration(q0: ArrayLike, q1: ArrayLike, vmax: ArrayLike, amax: ArrayLike,
     if sync == "line":
         V, A = _line_limits(d, v, acc)
         return ramp.trapezoid(1.0, V, A)[0]
-    return max(ramp.trapezoid(float(di), float(vi), float(ai))[0] for di, vi, ai in zip(d, v, acc) if di > 0)
+    return max(ramp.trapezoid(float(di), float(vi), float(ai))[0]
+               for di, vi, ai in zip(d, v, acc, strict=True) if di > 0)
 
 
 @strict

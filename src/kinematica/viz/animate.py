@@ -134,7 +134,7 @@ def animate(robot: Robot, traj: Trajectory, path: str | Path, *, fps: float = 20
     with atomic.replacing(path) as tmp, writer.saving(fig, str(tmp), dpi=fig.dpi):  # the whole file or none
         for k, t in enumerate(times):
             g = _frame(geo, k)
-            for d, trail, v in zip(drawings, trails, views):
+            for d, trail, v in zip(drawings, trails, views, strict=True):
                 d.update(g)
                 tail = np.vstack([planned[traj.t < t], geo.tool[k]])  # the file's own samples
                 if v == "3d":

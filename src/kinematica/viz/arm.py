@@ -86,7 +86,7 @@ class ArmDrawing:
         self._set(self.tool, g.tool)
         if self.base is not None:
             self._set(self.base, g.base)
-        for F, lines in zip(g.frames, self.axes_lines):
+        for F, lines in zip(g.frames, self.axes_lines, strict=True):
             for k, line in enumerate(lines):
                 self._set(line, np.stack([F[:3, 3], F[:3, 3] + self.axis_length * F[:3, k]]))
 
@@ -234,7 +234,7 @@ def draw_arms(fig: Figure, robot: Robot, q: ArrayLike | None, *, views: Sequence
                            layer=0.01 * j)
             d.update(_pick(geo, j))
             if frames and i == 0 and j == 0:  # one legend entry per axis colour
-                for line, axis in zip(d.axes_lines[0], "xyz"):
+                for line, axis in zip(d.axes_lines[0], "xyz", strict=True):
                     line.set_label(f"frame {axis} axes")
         if tgt is not None:
             _plot_point(ax, v, tgt, az, marker="X", ms=12, color=style.TARGET, mec="white",
@@ -340,7 +340,8 @@ def solutions(robot: Robot, sols: Sequence[Any] | ArrayLike, *, labels: Sequence
         Q = configurations(robot, sols)
     if labels is None:
         labels = [f"solution {i + 1}" for i in range(len(Q))]
-    labels = [f"{lab}: {style.format_q(robot, qi)}" for lab, qi in zip(labels, Q)]
+    labels = _labels(len(Q), labels, "labels")  # a label for each solution: none left over
+    labels = [f"{lab}: {style.format_q(robot, qi)}" for lab, qi in zip(labels, Q, strict=True)]
     if view is None:
         view = "xy" if is_planar(robot) else "projections"
     if size is None and view == "projections":

@@ -156,7 +156,7 @@ def time_plots(traj: Trajectory, *, robot: Robot | None = None,
     fig = style.new_figure(size if size is not None else (8.0, 2.0 + 1.7 * len(quantities)), dpi)
     axes = fig.subplots(len(quantities), 1, sharex=True, squeeze=False)[:, 0]
     t = np.asarray(traj.t)
-    for ax, key in zip(axes, quantities):
+    for ax, key in zip(axes, quantities, strict=True):
         name, symbol, suffix = QUANTITIES[key]
         if key == "tau":
             name += " (from the trajectory)" if traj.tau is not None else " (Newton–Euler)"
@@ -239,7 +239,7 @@ def ee_path(traj: Trajectory, *, robot: Robot | None = None, title: str | None =
         else:
             lo, hi = p.min(axis=0), p.max(axis=0)
             half = max(float((hi - lo).max()) / 2, 1e-9) * 1.08
-            for f, c in zip((ax3.set_xlim, ax3.set_ylim, ax3.set_zlim), (lo + hi) / 2):
+            for f, c in zip((ax3.set_xlim, ax3.set_ylim, ax3.set_zlim), (lo + hi) / 2, strict=True):
                 f(c - half, c + half)
             ax3.set_box_aspect((1, 1, 1))
     ax3.set_title("path of the end effector", fontsize="medium")

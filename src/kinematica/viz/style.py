@@ -107,7 +107,7 @@ def units_label(units: Sequence[str]) -> str:
 def format_q(robot: Robot, q: np.ndarray, digits: int = 1) -> str:
     """Joint values for a title: degrees for revolute joints, the length unit for prismatic."""
     parts = [f"{v * 180 / np.pi:.{digits}f}°" if r else f"{v:.{digits + 1}g} {robot.length_unit}"
-             for v, r in zip(np.asarray(q, float), robot.revolute)]
+             for v, r in zip(np.asarray(q, float), robot.revolute, strict=True)]
     return "(" + ", ".join(parts) + ")"
 
 

@@ -51,11 +51,11 @@ def common_point(robot: Robot, joints: tuple[int, ...]) -> tuple[np.ndarray, flo
     largest distance from any of them (0 when the axes meet in one point)."""
     F = frames0(robot)
     P = [np.eye(3) - np.outer(F[j, :3, 2], F[j, :3, 2]) for j in joints]
-    A, b = sum(P), sum(Pj @ F[j, :3, 3] for Pj, j in zip(P, joints))
+    A, b = sum(P), sum(Pj @ F[j, :3, 3] for Pj, j in zip(P, joints, strict=True))
     if np.linalg.cond(A) > 1e9:
         return np.zeros(3), np.inf
     x = np.linalg.solve(A, b)
-    return x, max(float(np.linalg.norm(Pj @ (x - F[j, :3, 3]))) for Pj, j in zip(P, joints))
+    return x, max(float(np.linalg.norm(Pj @ (x - F[j, :3, 3]))) for Pj, j in zip(P, joints, strict=True))
 
 
 def require(ok: bool, robot: Robot, why: str) -> None:
