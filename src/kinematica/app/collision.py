@@ -60,6 +60,8 @@ class CollisionShapes:
 
     def place(self, frames: np.ndarray) -> None:
         """Move the bodies to `frames` (robot units: base, link frames, …)."""
+        if not self.groups:
+            return  # not drawn (the toggle off): nothing to move
         step = self.view.grid.step
         for group, F in zip(self.groups, frames[:-1], strict=True):  # the last, the tool's, carries no body
             group.move(*(F[:3, 3] / step)).rotate_R(F[:3, :3].tolist())

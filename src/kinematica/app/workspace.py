@@ -317,8 +317,9 @@ class Workspace:
         mid, R, length = along(a, b)
         r = L(shape.radius)
         parts[0].move(*mid).rotate_R(R).scale(r, length, r)
-        for ball, p in zip(parts[1:], (a, b), strict=True):
-            ball.move(*p).scale(r)
+        if shape.kind == "capsule":  # its balls at the two ends (a cylinder has none)
+            for ball, p in zip(parts[1:], (a, b), strict=True):
+                ball.move(*p).scale(r)
 
     def show(self, q: np.ndarray) -> None:
         """Check the scene with the arm at q; place and colour the shapes; say the verdict."""

@@ -55,7 +55,7 @@ def run_offsets(args: argparse.Namespace, out: TextIO, arm: So101, points: np.nd
                             "residual_rms": fit.residual_rms, "residual_max": fit.residual_max,
                             "condition": fit.condition, "length_unit": arm.robot.length_unit,
                             "joints": [{"name": n, "offset_deg": float(np.degrees(d)), "std_deg": float(np.degrees(s))}
-                                       for n, d, s in zip(NAMES, fit.offsets, fit.std, strict=True)],
+                                       for n, d, s in zip(NAMES[:5], fit.offsets, fit.std, strict=True)],  # the gripper: no offset
                             "q_read": q.tolist()}
     if fit.success:
         data["path"] = str(save_so101_calibration(arm.calibration.with_offsets(fit.offsets), args.out))

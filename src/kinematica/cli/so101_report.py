@@ -17,7 +17,7 @@ def report_data(r: Any) -> dict[str, Any]:
             "rate": r.rate, "late": r.late, "length_unit": r.length_unit,
             "joints": [{"name": n, "rms": float(a), "max": float(b), "rms_deg": float(np.degrees(a)),
                         "max_deg": float(np.degrees(b))}
-                       for n, a, b in zip(NAMES, r.joint_rms, r.joint_max, strict=True)],
+                       for n, a, b in zip(NAMES[:5], r.joint_rms, r.joint_max, strict=True)],  # the arm's joints
             "tool": {"rms": r.tool_rms, "max": r.tool_max},
             "t": r.t.tolist(), "commanded": r.commanded.tolist(),
             "measured": [None if np.isnan(row).any() else row.tolist() for row in r.measured]}

@@ -86,6 +86,8 @@ class ArmDrawing:
         self._set(self.tool, g.tool)
         if self.base is not None:
             self._set(self.base, g.base)
+        if not self.axes_lines:
+            return  # no frames drawn
         for F, lines in zip(g.frames, self.axes_lines, strict=True):
             for k, line in enumerate(lines):
                 self._set(line, np.stack([F[:3, 3], F[:3, 3] + self.axis_length * F[:3, k]]))
