@@ -110,19 +110,23 @@ def exact_wrapper(fn: Callable[..., Any], first: str | None = None,
 def strict(fn: F) -> F:
     """Decorator: `fn` refuses a keyword it does not take, naming itself and what it takes (see
     the module). For a function taking ``**kwargs`` of its own it changes nothing."""
-    wrapper = exact_wrapper(fn)
-    if wrapper is None:
-        sig, build = inspect.signature(fn), _refuser(fn)
-
-        def wrapper(*args, **kwargs):
-            try:
-                sig.bind(*args, **kwargs)
-            except TypeError:
-                unknown = set(kwargs) - set(accepted(fn))
-                if unknown:
-                    raise build(dict.fromkeys(unknown)) from None
-            return fn(*args, **kwargs)
+    wrapper = exact_wrapper(fn) or _generic_wrapper(fn)
     return functools.wraps(fn)(wrapper)  # type: ignore[return-value]
+
+
+def _generic_wrapper(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The `strict` wrapper of a signature `exact_wrapper` cannot copy: binds every call."""
+    sig, build = inspect.signature(fn), _refuser(fn)
+
+    def wrapper(*args, **kwargs):
+        try:
+            sig.bind(*args, **kwargs)
+        except TypeError:
+            unknown = set(kwargs) - set(accepted(fn))
+            if unknown:
+                raise build(dict.fromkeys(unknown)) from None
+        return fn(*args, **kwargs)
+    return wrapper
 
 
 __all__ = ["accepted", "exact_wrapper", "refuse", "strict"]

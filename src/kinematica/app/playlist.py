@@ -157,16 +157,20 @@ def _smooth(total: float, T: float) -> dict[str, float]:
 
 
 def _lines(T: np.ndarray, seconds: float) -> CartesianPath:
-    path = None
-    for a, b in pairwise(T):
-        L = float(np.linalg.norm(b[:3, 3] - a[:3, 3]))
-        angle = _angle(a[:3, :3], b[:3, :3])
-        if max(L, angle) <= 1e-9:  # the same tool pose twice: hold still for the segment
-            seg = CartesianPath(np.array([0.0, seconds]), np.stack([a, b]), np.zeros(2), True, {"kind": "hold"})
-        else:
-            seg = km.trajectory.line(a, b, steps=STEPS, **_smooth(L if L > 1e-12 else angle, seconds))
-        path = seg if path is None else path.then(seg)
+    """Straight lines through the poses T (k ≥ 2: `plan` checks), one segment each `seconds`."""
+    first, *rest = (_line(a, b, seconds) for a, b in pairwise(T))
+    path = first
+    for seg in rest:
+        path = path.then(seg)
     return path
+
+
+def _line(a: np.ndarray, b: np.ndarray, seconds: float) -> CartesianPath:
+    L = float(np.linalg.norm(b[:3, 3] - a[:3, 3]))
+    angle = _angle(a[:3, :3], b[:3, :3])
+    if max(L, angle) <= 1e-9:  # the same tool pose twice: hold still for the segment
+        return CartesianPath(np.array([0.0, seconds]), np.stack([a, b]), np.zeros(2), True, {"kind": "hold"})
+    return km.trajectory.line(a, b, steps=STEPS, **_smooth(L if L > 1e-12 else angle, seconds))
 
 
 def _arc(T: np.ndarray, seconds: float) -> CartesianPath:

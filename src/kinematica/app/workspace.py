@@ -264,7 +264,7 @@ class Workspace:
         overlay = self.host.view.collision
         overlay.use(None if self.scene is None else self.scene.geometry(self.seat))
         overlay.hits(set())
-        if self.scene is None:
+        if self.scene is None or self.seat is None:  # (a scene is open with its seat)
             return
         c = self.scene.compiled()
         view = self.host.view.scene
@@ -323,7 +323,7 @@ class Workspace:
 
     def show(self, q: np.ndarray) -> None:
         """Check the scene with the arm at q; place and colour the shapes; say the verdict."""
-        if self.scene is None:
+        if self.scene is None or self.seat is None:  # (a scene is open with its seat)
             if self.status is not None:
                 self.status.text = "no scene: pick one to see other arms and obstacles around this one"
             return
@@ -364,4 +364,4 @@ class Workspace:
             return None
         q = np.vstack([q_at(trajectory, t_from), trajectory.q[later]])
         rep = check_trajectory(self.scene, {self.seat: (t, q)})
-        return rep if rep.colliding and rep.time > t_from else None
+        return rep if rep.colliding and rep.time is not None and rep.time > t_from else None

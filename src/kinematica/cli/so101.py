@@ -58,8 +58,8 @@ def _fault(text: str | None, flag: str, parts: int) -> tuple[int, ...] | None:
     try:
         values = tuple(int(v) for v in text.split(":"))
     except ValueError:
-        values = ()
-    if len(values) != parts or values[0] not in range(1, 7) or min(values[1:]) < (0 if parts == 3 else 1):
+        values = None
+    if values is None or len(values) != parts or values[0] not in range(1, 7) or min(values[1:]) < (0 if parts == 3 else 1):
         raise UsageError(f"{flag}: expected ID:N{':K' if parts == 3 else ''} with ID 1 … 6 and N ≥ 1, got {text!r}")
     return values
 

@@ -64,7 +64,8 @@ def base_split(Y: np.ndarray, names: list[str]) -> BaseParameters:
     """`BaseParameters` from a stacked regressor Y (m, p) of generic states (m ≫ p)."""
     from scipy.linalg import qr
 
-    _, R, perm = qr(Y, mode="economic", pivoting=True)
+    # SciPy ships no stubs: its qr's result is inferred as the union of every mode's tuple
+    _, R, perm = qr(Y, mode="economic", pivoting=True)  # pyright: ignore[reportAssignmentType]
     d = np.abs(np.diag(R))
     r = int(np.sum(d > RANK_TOL * d[0])) if d.size and d[0] > 0 else 0
     K = np.linalg.solve(R[:r, :r], R[:r, r:])

@@ -13,7 +13,7 @@ hand side u = τ − τ_friction.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -69,8 +69,8 @@ def _trace(L: Local, kind: Kind) -> Callable:
 
 # --- one state: Python floats ----------------------------------------------------------------
 def run_single(L: Local, kind: Kind, q: list[float], qd: list[float] | None = None,
-               qdd: list[float] | None = None, g: list[float] = (), wrench: list[float] | None = None,
-               u: list[float] | None = None) -> tuple[float, ...]:
+               qdd: list[float] | None = None, g: Sequence[float] = (), wrench: list[float] | None = None,
+               u: list[float] | None = None) -> list[float]:
     """The program's outputs for one state: q, qd, qdd in the robot's units, g the non-zero
     gravity components, wrench (6) and u (n) in N / N·m. Plain floats all along."""
     x = []
@@ -83,9 +83,11 @@ def run_single(L: Local, kind: Kind, q: list[float], qd: list[float] | None = No
             x.append(qi * s + off)
     for use, v in ((kind.velocity, qd), (kind.acceleration, qdd)):
         if use:
+            assert v is not None  # a program of the rates is run with them
             x += v if L.si is None else [a * s for a, s in zip(v, L.scale, strict=True)]
     x += g
     if kind.wrench:
+        assert wrench is not None  # a program of the wrench is run with one
         x += wrench
     if u is not None:
         x += u

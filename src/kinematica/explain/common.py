@@ -54,11 +54,11 @@ def joints_text(robot: Robot, q: Sequence[float], deg: bool) -> str:
 
 def joints_quantity(robot: Robot, q: Sequence[float], deg: bool, name: Math) -> Quantity:
     """The joint values as one vector (degrees when every joint is revolute and deg is set)."""
-    q = np.asarray(q, dtype=float)
+    v = np.asarray(q, dtype=float)
     if deg and np.all(robot.revolute):
-        return Quantity(name, np.degrees(q), "°", 3)
+        return Quantity(name, np.degrees(v), "°", 3)
     unit = "rad" if np.all(robot.revolute) else ""
-    return Quantity(name, q, unit, 4, "" if unit else f"rad for revolute joints, {robot.length_unit} for prismatic ones")
+    return Quantity(name, v, unit, 4, "" if unit else f"rad for revolute joints, {robot.length_unit} for prismatic ones")
 
 
 def parameter_table(robot: Robot) -> Table | None:

@@ -17,6 +17,7 @@ user wrote (0.246, not 123/500), keeping halves as fractions (√2/2 stays √2/
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import sympy as sp
 
@@ -34,7 +35,10 @@ def _decimal(x: float) -> sp.Rational | None:
         if float(s) != x:
             return None
     digits = s.lstrip("-").replace(".", "").lstrip("0")
-    return sp.Rational(s) if len(digits) <= 10 else None
+    if len(digits) > 10:
+        return None
+    r = sp.Rational(s)  # a finite decimal: always a Rational (SymPy's hints add NaN and zoo)
+    return r if isinstance(r, sp.Rational) else None
 
 
 def length(x: float) -> sp.Expr:
@@ -102,4 +106,4 @@ def for_display(expr: sp.Expr) -> sp.Expr:
     printing only: the result holds Floats, keep computing with the exact original."""
     reps = {r: _display_number(r) for r in expr.atoms(sp.Rational) if not r.is_Integer}
     reps = {k: v for k, v in reps.items() if v is not k}
-    return expr.xreplace(reps) if reps else expr
+    return cast(sp.Expr, expr.xreplace(reps)) if reps else expr  # (SymPy's hints: xreplace gives a Basic)

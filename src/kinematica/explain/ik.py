@@ -58,7 +58,7 @@ def _target_words(robot: Robot, t: Target) -> str:
     words = f"the point ({', '.join(number_text(v, None) for v in p)}) {u}"
     if t.kind == "planar" and t.phi is not None:
         words += f" with heading φ = {np.degrees(float(t.phi)):.3f}°"
-    elif t.kind == "approach":
+    elif t.kind == "approach" and t.a is not None:  # (an approach target has its axis)
         words += f" with the tool's z axis along {tuple(round(float(v), 4) for v in t.a)}"
     elif t.kind == "pose":
         words += " with a given orientation"

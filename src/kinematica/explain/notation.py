@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
@@ -73,7 +74,7 @@ def shorthand(expr: sp.Expr, q: Sequence[sp.Symbol]) -> tuple[sp.Expr, list[Defi
         tex = rf"\{fn} {tex_args}" if len(idx) == 1 else rf"\{fn}({tex_args})"
         defs[sym] = Definition(sym, f"{kind}_{{{tag}}} = {tex}", f"{kind}{tag.replace(',', '')} = {text}")
     order = sorted(defs, key=lambda s: (s.name[0], len(s.name), s.name))
-    return expr.xreplace(reps), [defs[s] for s in order]
+    return cast(sp.Expr, expr.xreplace(reps)), [defs[s] for s in order]  # (SymPy's hints: xreplace gives a Basic)
 
 
 def pull_common(expr: sp.Expr) -> sp.Expr:

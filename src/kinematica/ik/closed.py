@@ -94,12 +94,16 @@ def nearest_branches(rs: Robot, t: Target, seeds: np.ndarray, enforce: bool, che
 
     if not has_analytic(rs, t):
         return None
-    found = _core_solutions(rs, t, seeds) if checked else None
-    Q, valid, _ = found or (analytic_solutions if checked else analytic_candidates)(rs, t, q_ref=seeds)
+    sols = _core_solutions(rs, t, seeds) if checked else None
+    if sols is None:
+        sols = (analytic_solutions if checked else analytic_candidates)(rs, t, q_ref=seeds)
+    if sols is None:  # (has_analytic said one fits: not reached)
+        return None
+    Q, valid, _ = sols
     usable = valid & (rs.within_limits(Q) if enforce else True)
     d = np.linalg.norm((Q - seeds[:, None] + np.pi) % (2 * np.pi) - np.pi, axis=-1)
     best = np.argmin(np.where(usable, d, np.inf), axis=1)
-    found = usable.any(axis=1)
+    found = np.asarray(usable.any(axis=1))  # (N,) also for a single target
     q = seeds.copy()
     q[found] = Q[np.flatnonzero(found), best[found]]
     return q, found

@@ -95,7 +95,7 @@ def wrap_inside(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     fits = (w >= a - LIMIT_TOL) & (w <= b + LIMIT_TOL)
     q[i[fits], k[fits]] = w[fits]
     out[i[fits], k[fits]] = False
-    return q, ~out.any(axis=0)
+    return q, np.asarray(~out.any(axis=0))  # (an array of the NumPy hints' array-or-scalar)
 
 
 def wrap_floats(q, lo, hi, rev, limit_tol: float, out) -> bool:

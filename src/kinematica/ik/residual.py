@@ -25,7 +25,7 @@ def errors(target: Target, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Position error (N,) in length units and orientation error (N,) in rad of poses T (N, 4, 4).
     An axis with weight 0 is free: it counts in neither error."""
     if target.weights is not None and target.kind in ("pose", "position") and np.any(target.weights == 0):
-        return _weighted_errors(target, T)
+        return _weighted_errors(target, target.weights, T)
     if target.kind == "planar":
         pos = distance(target.p[..., :2] - T[..., :2, 3])
         if target.phi is None:
@@ -48,8 +48,8 @@ def _batch_last(R: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(R.reshape(-1, 3, 3).transpose(1, 2, 0))
 
 
-def _weighted_errors(target: Target, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    on = target.weights > 0
+def _weighted_errors(target: Target, weights: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    on = weights > 0
     pos = distance((target.p - T[..., :3, 3]) * on[:3])
     if target.kind == "position":
         return pos, np.zeros_like(pos)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
@@ -107,7 +108,8 @@ def grid(d: int, m: int | list[int], shape: str = "gauss", outputs: int = 1, spa
     points c_k = −cos(πk/(m−1)), gaps ∝ sin(πk/(m−1)): ~π²/m² at the ends against π/m in the
     middle, for a function whose slope grows without bound at the ends of its range (√ at a
     singularity) — the same m fits it there with ~m× finer memberships."""
-    ms = [m] * d if np.ndim(m) == 0 else list(m)
+    # np.ndim tells one count (an int, also NumPy's) from one per input
+    ms = [cast(int, m)] * d if np.ndim(m) == 0 else list(cast("list[int]", m))
     if len(ms) != d or any(int(k) < 1 for k in ms):
         raise AnfisError(f"memberships per input: expected {d} counts >= 1, got {m!r}")
     if spacing not in SPACINGS:

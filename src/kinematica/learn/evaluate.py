@@ -71,7 +71,7 @@ def near_edges(model: IKModel, q: np.ndarray) -> np.ndarray:
     box = model.branch.box[model.branch.learned]
     qj = q[:, model.branch.learned]
     span = box[:, 1] - box[:, 0]
-    return ((qj - box[:, 0] < EDGE * span) | (box[:, 1] - qj < EDGE * span)).any(axis=1)
+    return np.asarray(((qj - box[:, 0] < EDGE * span) | (box[:, 1] - qj < EDGE * span)).any(axis=1))
 
 
 def wrist_centre_stats(robot, q: np.ndarray, targets: Target, reach: float) -> dict[str, float]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from ..errors import InputError
 from ..ik.analytic import analytic_solutions, solver_name
 from ..kinematics.fk import fk, fk_frames
 from ..model.robot import Robot
@@ -70,14 +71,23 @@ def fits(robot: Robot) -> bool:
 
 def labels(robot: Robot) -> list[str]:
     """The closed-form solver's branch labels, e.g. 'shoulder front / elbow up / wrist no flip'."""
-    return list(analytic_solutions(robot, fk(robot, robot.q_home))[2])
+    return list(_solutions(robot, fk(robot, robot.q_home))[2])
+
+
+def _solutions(robot: Robot, target: np.ndarray, q_ref: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """`analytic_solutions`, for a robot the caller knows has a closed form."""
+    out = analytic_solutions(robot, target, q_ref=q_ref)
+    if out is None:
+        raise InputError(f"{robot.name}: no closed-form solver fits it, so it has no branches to learn")
+    return out
 
 
 def in_branch(robot: Robot, q: np.ndarray, label: str) -> np.ndarray:
     """Which samples q (N, n) lie on the branch `label`: the closed-form solution of their own
     FK that is q itself carries that label (samples at a singularity, where branches meet,
     match none and are dropped)."""
-    Q, valid, names = analytic_solutions(robot, fk(robot, q), q_ref=q)
+    Q, valid, names = _solutions(robot, fk(robot, q), q_ref=q)
     k = names.index(label)
     d = np.abs(np.angle(np.exp(1j * (Q[:, k] - q)))).max(axis=1)
     return valid[:, k] & (d < SAME)
@@ -106,6 +116,8 @@ def reference(robot: Robot, box: np.ndarray) -> tuple[float, np.ndarray]:
     the centre of the branch box."""
     T = fk(robot, box.mean(axis=1))
     C0 = robot.C[0]
-    c = (T[:3, 3] - T[:3, :3] @ wrist_offset(robot) - C0[:3, 3]) @ C0[:3, :3]
+    w = wrist_offset(robot)
+    assert w is not None  # a spherical wrist: task "pose" is learned for a robot that `fits`
+    c = (T[:3, 3] - T[:3, :3] @ w - C0[:3, 3]) @ C0[:3, :3]
     psi0 = float(np.arctan2(c[1], c[0]))
     return psi0, _seen_from_plane((C0[:3, :3].T @ T[:3, :3])[None], np.array([psi0]))[0]

@@ -72,9 +72,13 @@ def takes_robot(fn: F) -> F:
     if code is not None and code.co_argcount and code.co_varnames[0] == "robot":
         verb = exact_wrapper(fn, "robot if isinstance(robot, Robot) else as_robot(robot)",
                              {"Robot": Robot, "as_robot": as_robot, "isinstance": isinstance})
-    if verb is None:
-        checked = strict(fn)
+    return functools.wraps(fn)(verb or _generic_verb(fn))  # type: ignore[return-value]
 
-        def verb(robot, *args, **kwargs):
-            return checked(robot if isinstance(robot, Robot) else as_robot(robot), *args, **kwargs)
-    return functools.wraps(fn)(verb)  # type: ignore[return-value]
+
+def _generic_verb(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The `takes_robot` wrapper of a signature `exact_wrapper` cannot copy."""
+    checked = strict(fn)
+
+    def verb(robot, *args, **kwargs):
+        return checked(robot if isinstance(robot, Robot) else as_robot(robot), *args, **kwargs)
+    return verb

@@ -8,11 +8,17 @@ array([1., 2., 3.])
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 
 from .. import spatial
 
 
+@overload
+def placement(p: dict, deg: bool) -> np.ndarray: ...
+@overload
+def placement(p: None, deg: bool) -> None: ...
 def placement(p: dict | None, deg: bool) -> np.ndarray | None:
     """The 4×4 transform of placement `p` (None for none); rpy in degrees when `deg`, else rad."""
     if p is None:

@@ -136,6 +136,7 @@ def write_visual(link: Any, v: Visual, H: np.ndarray, per_m: float, fraction: fl
     else:
         etree.SubElement(geometry, "mesh", filename=files.get(v.path, Path(v.path).resolve().as_uri()),
                          scale=" ".join(repr(s / per_m) for s in v.scale))
-    if v.color is not None:
-        material = etree.SubElement(el, "material", name=v.hex_color + (f"_{round(v.color[3] * 100)}" if v.color[3] < 1 else ""))
+    hex_color = v.hex_color
+    if v.color is not None and hex_color is not None:  # (a colour has its hex form)
+        material = etree.SubElement(el, "material", name=hex_color + (f"_{round(v.color[3] * 100)}" if v.color[3] < 1 else ""))
         etree.SubElement(material, "color", rgba=" ".join(repr(float(c)) for c in v.color))

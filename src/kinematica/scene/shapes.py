@@ -149,6 +149,7 @@ def coal_geometry(shape: Shape):
     changed once built)."""
     coal = need("coal", "scene", "collision checking")
     if shape.kind == "box":
+        assert shape.size is not None  # a box has its edges (make_shape checks them)
         return coal.Box(*shape.size)
     if shape.kind == "sphere":
         return coal.Sphere(shape.radius)
@@ -206,10 +207,10 @@ def bounding_sphere(shape: Shape) -> tuple[np.ndarray, float]:
         return np.zeros(3), 0.5 * float(np.linalg.norm(shape.size))
     if shape.kind == "sphere":
         return np.zeros(3), float(shape.radius)
-    if shape.kind == "cylinder":
-        return np.zeros(3), float(math.hypot(shape.radius, shape.length / 2))
-    if shape.kind == "capsule":
-        return np.zeros(3), float(shape.length / 2 + shape.radius)
+    if shape.kind in ("cylinder", "capsule"):
+        r, length = shape.radius, shape.length
+        assert r is not None and length is not None  # make_shape gives a cylinder and a capsule both
+        return np.zeros(3), float(math.hypot(r, length / 2) if shape.kind == "cylinder" else length / 2 + r)
     verts, _ = mesh_data(shape)
     centre = 0.5 * (verts.min(axis=0) + verts.max(axis=0))
     return centre, float(np.linalg.norm(verts - centre, axis=1).max())
@@ -223,4 +224,5 @@ def scaled(shape: Shape, s: float) -> Shape:
         return Shape("box", size=tuple(v * s for v in shape.size))  # type: ignore[arg-type]
     if shape.kind == "mesh":
         return Shape("mesh", path=shape.path, scale=shape.scale * s)
+    assert shape.radius is not None  # a sphere, cylinder or capsule has its radius (make_shape checks it)
     return Shape(shape.kind, radius=shape.radius * s, length=None if shape.length is None else shape.length * s)

@@ -74,8 +74,10 @@ def pd_gravity(robot: Robot, q_target: ArrayLike, kp: ArrayLike | None = None, k
     if kp is None or kd is None:
         w = 2 * np.pi * bandwidth
         Mii = np.diagonal(mass_matrix(robot, qt))
-    Kp = _gains(robot, w * w * Mii if kp is None else kp, "kp")
-    Kd = _gains(robot, 2 * damping * w * Mii if kd is None else kd, "kd")
+        kp = w * w * Mii if kp is None else kp
+        kd = 2 * damping * w * Mii if kd is None else kd
+    Kp = _gains(robot, kp, "kp")
+    Kd = _gains(robot, kd, "kd")
     return lambda t, q, qd: Kp * (qt - q) * si - Kd * qd * si + gravity_torques(robot, q, gravity)
 
 
@@ -206,7 +208,7 @@ def _stop_message(robot: Robot, stop: str, solver, duration: float, evaluations:
     return f"{where}: the integrator {stop} ({speed})"
 
 
-def _torque_function(robot: Robot, torque) -> TorqueFn:
+def _torque_function(robot: Robot, torque: TorqueFn | ArrayLike | None) -> TorqueFn:
     if torque is None:
         zero = np.zeros(robot.n)
         return lambda t, q, qd: zero

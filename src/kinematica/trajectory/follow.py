@@ -315,7 +315,7 @@ def _rates(Q: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros_like(Q), np.zeros_like(Q)
 
 
-def _path_inputs(path) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray | None]:
+def _path_inputs(path) -> tuple[np.ndarray, np.ndarray | None, bool, np.ndarray]:
     """(times, poses (k, 4, 4) or None, oriented, positions) from a CartesianPath or an array."""
     if isinstance(path, CartesianPath):
         return path.t, (path.poses if path.oriented else None), path.oriented, path.positions
@@ -327,11 +327,10 @@ def _path_inputs(path) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray | None]
         raise TrajectoryError("empty path: nothing to follow")
     if not np.all(np.isfinite(a)):
         raise TrajectoryError("path: contains NaN or infinity")
-    t = np.arange(len(a), dtype=float) if a.ndim >= 2 else None
     if a.ndim == 3 and a.shape[1:] == (4, 4):
-        return t, a, True, a[:, :3, 3]
+        return np.arange(len(a), dtype=float), a, True, a[:, :3, 3]
     if a.ndim == 2 and a.shape[1] == 3:
-        return t, None, False, a
+        return np.arange(len(a), dtype=float), None, False, a
     raise TrajectoryError(f"path: expected a CartesianPath, poses (k, 4, 4) or points (k, 3), got shape {a.shape}")
 
 

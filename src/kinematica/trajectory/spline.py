@@ -21,6 +21,8 @@ given at the points (or fixed by `R`, or absent).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -84,6 +86,7 @@ class GluedCubics:
                     coef = (m0, c2, c3)
                 knots += [j + xb / c, j + 1.0]
             else:  # y(c) = 0, y'(0) = m0, y''(c) = 0
+                assert m0 is not None  # a last lone piece follows a pair: the tangent is known
                 c3 = m0 / (2 * c * c)
                 coef = (m0, -3 * c3 * c, c3)
                 knots += [j + 1.0]
@@ -118,7 +121,7 @@ class GluedCubics:
 
 
 @strict
-def curve(points: ArrayLike, kind: str = "cubic", bc="natural"):
+def curve(points: ArrayLike, kind: str = "cubic", bc: str | Sequence[ArrayLike] = "natural"):
     """The curve through points (k, 3) as a callable u ↦ p(u) (and `curve(u, nu)` for its nu-th
     derivative), with the points' parameters in `.x`: a scipy `CubicSpline` over chord length
     (kind "cubic"), or `GluedCubics` (kind "glued").

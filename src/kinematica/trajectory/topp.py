@@ -76,7 +76,8 @@ def _solve(path, end, v, a, tau, torque_of, grid):
 
 
 def timed(path: Trajectory | ArrayLike, v: np.ndarray, a: np.ndarray, *, dt: float = 0.01, grid: int = 400,
-          tau: np.ndarray | None = None, torque_of=None) -> tuple[np.ndarray, ...]:
+          tau: np.ndarray | None = None, torque_of=None
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """TOPP-RA's samples (t, q, q̇, q̈, τ or None) of the fastest rest-to-rest motion along a path
     of len(v) joints with |q̇| ≤ v, |q̈| ≤ a (and |τ| ≤ tau, τ = torque_of(q, q̇, q̈)), every
     limit kept at every sample (module text) — for one robot (`time_optimal`) or several moving

@@ -321,7 +321,7 @@ def projections(robot: Robot, q: ArrayLike | None = None, **kw: Any) -> Figure:
 
 
 @takes_robot
-def solutions(robot: Robot, sols: Sequence[Any] | ArrayLike, *, labels: Sequence[str] | None = None,
+def solutions(robot: Robot, sols: Sequence[Any] | np.ndarray, *, labels: Sequence[str] | None = None,
               current: ArrayLike | None = None, target: ArrayLike | None = None,
               view: str | None = None, title: str | None = None,
               size: Sequence[float] | None = None, dpi: float | None = None) -> Figure:
@@ -342,8 +342,8 @@ def solutions(robot: Robot, sols: Sequence[Any] | ArrayLike, *, labels: Sequence
         Q = configurations(robot, sols)
     if labels is None:
         labels = [f"solution {i + 1}" for i in range(len(Q))]
-    labels = _labels(len(Q), labels, "labels")  # a label for each solution: none left over
-    labels = [f"{lab}: {style.format_q(robot, qi)}" for lab, qi in zip(labels, Q, strict=True)]
+    names = _labels(len(Q), labels, "labels")  # a label for each solution: none left over
+    labels = [f"{lab}: {style.format_q(robot, qi)}" for lab, qi in zip(names, Q, strict=True)]
     if view is None:
         view = "xy" if is_planar(robot) else "projections"
     if size is None and view == "projections":

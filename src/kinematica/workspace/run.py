@@ -167,7 +167,7 @@ def check_address(address: object) -> str:
     """A scheduler address [tcp|tls|ws|wss://]HOST:PORT, else a WorkspaceError (checked before
     Dask sees it: a Client made from a malformed address hangs for seconds as it is collected)."""
     m = ADDRESS.match(address) if isinstance(address, str) else None
-    if m is None or not 0 < int(m.group(1)) < 65536:
+    if not isinstance(address, str) or m is None or not 0 < int(m.group(1)) < 65536:
         raise WorkspaceError(f"scheduler: expected a Dask scheduler address such as tcp://10.0.0.5:8786, "
                              f"got {address!r}")
     return address

@@ -171,7 +171,7 @@ def finite_branches(q: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndar
     """q (N, k, n) with every non-finite branch (a far finite target overflows the geometry)
     replaced by the reference ref ((1, n) or (N, n)), so FK can run on it, and which were
     replaced (N, k): those are no branch at all."""
-    lost = ~np.isfinite(q).all(axis=-1)
+    lost = np.asarray(~np.isfinite(q).all(axis=-1))  # an array, also of a single branch
     if lost.any():
         q = np.where(lost[..., None], np.broadcast_to(ref[:, None, :], q.shape), q)
     return q, lost
