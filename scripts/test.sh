@@ -53,7 +53,7 @@ fi
 echo "test.sh: installing .[test] into $("$python" -c 'import sys; print(sys.prefix)')"
 "$python" -m pip install --quiet --disable-pip-version-check -e ".[test]"
 # Static checks on src/, configured in pyproject.toml: ruff (lint) and basedpyright (pyright's
-# checker with Node.js bundled in its wheel; basic mode with the rules listed there). ~1–2 min.
+# checker with Node.js bundled in its wheel; standard mode less the rules listed there). ~1–2 min.
 "$python" -m ruff check src
 "$(dirname "$python")/basedpyright"
 # The suite runs in one process per core, at most 4 (pytest-xdist; the wheel build and the fresh

@@ -190,12 +190,13 @@ def rotation_error(Rd: np.ndarray, R: np.ndarray, out: np.ndarray | None = None)
     s2 = np.sqrt(np.einsum("aP,aP->P", v, v))
     theta = np.arctan2(0.5 * s2, c)
     far = np.flatnonzero(c < -0.99)
+    v_far = None
     if far.size:  # M itself, for those few only
         M = np.einsum("ikF,jkF->ijF", Rd[..., far], R[..., far])
         v_far = _log_near_pi(M, v[:, far], c[far], theta[far])
     small = s2 < 1e-12
     v *= theta / np.where(small, 1.0, s2) + 0.5 * small  # v becomes log(M) = θ·a
-    if far.size:
+    if v_far is not None:
         v[:, far] = v_far
     return v, theta
 

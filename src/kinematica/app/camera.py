@@ -94,11 +94,12 @@ def framing(projection: str, reach: float, points=(), floor: float = 0.0,
     size = 0.5 * float(max(extent[0], extent[1], 1.3 * extent[2]))  # = r for the arm alone
     centre = (lo + hi) / 2
     must = np.vstack([pts, [(0.0, 0.0, min(0.0, floor))]])
+    pose = _placed(projection, centre, size)
     for _ in range(40):  # back off until every point given is in the view
-        pose = _placed(projection, centre, size)
         if not outside(pose, view_size(size), projection, must, pad):
             break
         size *= 1.15
+        pose = _placed(projection, centre, size)
     return pose, view_size(size)
 
 

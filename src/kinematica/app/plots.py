@@ -96,28 +96,28 @@ class PlotsTab(BackgroundTab):
         key = (id(traj), id(robot), id(run), refused, plan_note, id(loaded))
         return key, (traj, robot, run, loaded), work
 
-    def show(self, content: PlotsContent) -> None:
+    def show(self, result: PlotsContent) -> None:
         self._timed, self._path, self._sent = [], None, (-math.inf, math.nan)
         ui.label("Trajectory").classes("text-h6")
-        if content.trajectory_note:
-            tag(ui.label(content.trajectory_note), "plots-trajectory-note").classes("text-grey-9")
-        if not content.trajectory:
+        if result.trajectory_note:
+            tag(ui.label(result.trajectory_note), "plots-trajectory-note").classes("text-grey-9")
+        if not result.trajectory:
             tag(ui.button("Go to the Simulator tab", icon="precision_manufacturing",
                           on_click=lambda: self.page.select("simulator")), "plots-go-simulator") \
                 .props("outline")
-        for plot in content.trajectory:
+        for plot in result.trajectory:
             self._group(plot)
         ui.separator()
         ui.label("Convergence of the last IK solve").classes("text-h6")
-        if content.convergence is not None:
-            self._group(content.convergence)
+        if result.convergence is not None:
+            self._group(result.convergence)
         else:
-            tag(ui.label(content.convergence_note), "plots-convergence-note").classes("text-grey-9")
+            tag(ui.label(result.convergence_note), "plots-convergence-note").classes("text-grey-9")
         ui.separator()
         ui.label("Learned IK model").classes("text-h6")
-        if content.model_note:
-            tag(ui.label(content.model_note), "plots-model-note").classes("text-grey-9")
-        for plot in content.model:
+        if result.model_note:
+            tag(ui.label(result.model_note), "plots-model-note").classes("text-grey-9")
+        for plot in result.model:
             self._group(plot)
 
     def _group(self, plot: figures.Plot) -> None:

@@ -52,8 +52,9 @@ class PageHost(Protocol):
     session: Session
     current: str  # the key of the tab shown
 
-    def changed(self, *what: str) -> None:
-        """The session changed in `what`: every tab updates, and the work is saved."""
+    def changed(self, *what: str, by: object = None) -> None:
+        """The session changed in `what`: every tab updates (but `by`, which has), and the work
+        is saved."""
         ...
 
     def select(self, key: str) -> None:

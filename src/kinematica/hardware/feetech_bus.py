@@ -105,7 +105,7 @@ class Bus:
 
     # --- the transaction ----------------------------------------------------------------------
     def _transact(self, packet: bytes, servos: list[int], n: int) -> dict[int, ft.Status]:
-        why = ""
+        why, got = "", {}
         for attempt in range(self.retries + 1):
             if attempt:
                 self.retried += 1

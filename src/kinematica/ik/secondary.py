@@ -124,12 +124,11 @@ def _back_on_target(robot: Robot, t: Target, q: np.ndarray, corrections: int = 4
     """Gauss–Newton steps q ← q + J_e⁺e: a finite step along the null space leaves the target by
     O(step²), which these bring back (quadratically); returns q, its errors, its pose and
     Jacobian (the next step starts from them)."""
-    for k in range(corrections + 1):
-        T, J = fk_jacobian(robot, q)
-        if k == corrections:
-            break
+    T, J = fk_jacobian(robot, q)
+    for _ in range(corrections):
         e, Je = residual(t, T, J)
         q = q + np.einsum("Nnm,Nm->Nn", np.linalg.pinv(Je), e)
+        T, J = fk_jacobian(robot, q)
     pos, ori = errors(t, T)
     return q, pos, ori, T, J
 

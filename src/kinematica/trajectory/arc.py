@@ -90,6 +90,7 @@ def _through(p1, p2, p3, steps, R, total_angle, timing, kind) -> CartesianPath:
     phi2, phi3 = float(geo.angle2), float(geo.angle3)
     Phi = phi3 if total_angle is None else total_angle
     fixed = as_rotation(R)
+    R0 = fixed if fixed is not None else np.eye(3)  # the orientation held without three given
     if all(given):
         keys = [0.0, phi2, phi3] + ([2 * np.pi] if total_angle is not None else [])
         mats = [R1, R2, R3] + ([R1] if total_angle is not None else [])
@@ -98,7 +99,6 @@ def _through(p1, p2, p3, steps, R, total_angle, timing, kind) -> CartesianPath:
         turn = Slerp(keys, Rotation.from_matrix(np.stack(mats)))
     else:
         turn = None
-        R0 = fixed if fixed is not None else np.eye(3)
 
     def pose_at(s):
         phi = np.clip(s / r, 0.0, Phi)

@@ -90,6 +90,7 @@ def timed(path: Trajectory | ArrayLike, v: np.ndarray, a: np.ndarray, *, dt: flo
         raise TrajectoryError(f"dt: must be positive, got {dt!r}")
     toppra_path, end = _path(n, path)
     lim_v, lim_a, lim_t = v.copy(), a.copy(), None if tau is None else tau.copy()
+    worst = np.inf  # (each try sets it)
     for _ in range(_TRIES):
         jt = _solve(toppra_path, end, lim_v, lim_a, lim_t, torque_of, grid)
         if jt is None:

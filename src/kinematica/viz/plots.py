@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
@@ -206,17 +207,17 @@ def ee_path(traj: Trajectory, *, robot: Robot | None = None, title: str | None =
                 if planar else (p[:, 2], f"z [{unit}]"))
     fig = style.new_figure(size if size is not None else (11.0, 5.5), dpi)
     grid = fig.add_gridspec(3, 2, width_ratios=[1.0, 1.15])
-    first = None
+    axes: list[Axes] = []
     for i, (values, label) in enumerate(rows):
-        ax = fig.add_subplot(grid[i, 0], sharex=first)
-        first = first or ax
+        ax = fig.add_subplot(grid[i, 0], sharex=axes[0] if axes else None)
+        axes.append(ax)
         ax.plot(t, values, lw=1.8, color=style.AXES_RGB[i] if i < 2 or not planar else "#7f7f7f")
         ax.set_ylabel(label)
         ax.grid(True, lw=0.5, alpha=0.5)
         if i < 2:
             ax.tick_params(labelbottom=False)
-    ax.set_xlabel("t [s]")
-    first.set_title("end-effector position over time", fontsize="medium", loc="left")
+    axes[-1].set_xlabel("t [s]")
+    axes[0].set_title("end-effector position over time", fontsize="medium", loc="left")
     if planar:
         ax3 = fig.add_subplot(grid[:, 1])
         ax3.plot(p[:, 0], p[:, 1], lw=2, color=style.TOOL, label="path")
