@@ -50,7 +50,7 @@ def _thing(shape: Shape, pose: np.ndarray) -> tuple[list[int], list[np.ndarray],
     elif shape.kind == "sphere":
         size = np.array([shape.radius, 0.0, 0.0])
     else:
-        size = np.array([shape.radius, 0.5 * shape.length, 0.0])
+        size = np.array([shape.radius, 0.5 * float(shape.length), 0.0])
     return [KINDS[shape.kind]], [pose], [size]
 
 
@@ -128,7 +128,7 @@ class ClearanceBound:
         pieces = _Pieces(k)
         things: dict[int, list[int]] = {}  # body of another robot or an obstacle → its things
         kinds, poses, sizes, source = [], [], [], []  # (source: the collider part a thing stands for)
-        for part, (shape, body) in enumerate(zip(col.shapes, col.bodies)):
+        for part, (shape, body) in enumerate(zip(col.shapes, col.bodies, strict=True)):
             if int(body) in local:
                 c, r = placed(shape, col.placements[part])
                 spheres[local[int(body)]].append(np.column_stack([c, r]))
