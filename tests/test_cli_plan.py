@@ -103,3 +103,18 @@ def test_a_goal_pose_as_position_and_rpy(capsys):
 def test_the_goal_is_given_one_way(capsys, goal, message):
     code, out, err = run(capsys, "plan", "kuka-table", "--start", *START, *goal)
     assert code == 2 and out == "" and message in err
+
+
+def test_a_long_plan_reports_progress_on_stderr(capsys, tmp_path):
+    # a wall no path gets round (as in test_plan): the 2.5 s the planner searches is reported on
+    # stderr (after the first second, then every 2 s) so the run never looks like a hang
+    scene = tmp_path / "wall.yaml"
+    s = km.Scene(length_unit="mm")
+    s.add_robot("arm", "planar-3r")
+    s.add_obstacle("wall", "box", pose=km.spatial.transl([0, 16, 0]), size=(2, 10, 40))
+    s.save(scene)
+    code, out, err = run(capsys, "plan", str(scene), "--start", "0.8", "0", "0", "--goal", "2.3", "0", "0",
+                         "--time-limit", "2.5")
+    assert code == 0 and "no path found within 2.5 s" in out, (code, out, err)
+    lines = [ln for ln in err.splitlines() if "planning with rrtconnect" in ln]
+    assert lines and "of 2.5 s" in lines[0] and "states checked" in lines[0] and "Ctrl+C" in lines[0], err

@@ -267,11 +267,11 @@ def test_a_goal_target_without_a_usable_ik_solution_is_refused_in_words(boxed):
 
 
 def test_the_cores_bound_spares_coal_most_checks_and_changes_no_plan(boxed):
-    # the same seeded plan with the bound and with coal alone: the same path (the bound only
-    # proves free what coal would find free), coal asked for a small share of the states
+    # in exact mode, the same seeded plan with the bound and with coal alone: the same path (the
+    # bound only proves free what coal would find free), coal asked for a small share of the states
     from kinematica.plan import edges
 
-    p = km.plan(boxed, START, GOAL, seed=11, time_limit=1.0)
+    p = km.plan(boxed, START, GOAL, seed=11, time_limit=1.0, exact=True)
     assert p.success and p.checker.exact_checks < p.checks / 3, (p.checker.exact_checks, p.checks)
     build = edges.EdgeChecker.build
 
@@ -280,13 +280,12 @@ def test_the_cores_bound_spares_coal_most_checks_and_changes_no_plan(boxed):
 
     edges.EdgeChecker.build = coal_only
     try:
-        q = km.plan(boxed, START, GOAL, seed=11, time_limit=1.0)
+        q = km.plan(boxed, START, GOAL, seed=11, time_limit=1.0, exact=True)
     finally:
         edges.EdgeChecker.build = build
-    # measured (deterministic: the same seeded runs): 4011 exact checks alone, 1465 of 4530 with
-    # the bound. The Puma's capsules fitted to its Looks are fatter than the 5 %-of-reach
-    # skeleton ones (pedestal 0.23 m, upper arm 0.11 m), and the covering spheres' slack grows
-    # with the radius: around skeleton capsules it was 240 of 2232
+    # measured (deterministic: the same seeded runs): 4574 exact checks alone, 1164 of 4877 with
+    # the bound (spheres and convex pieces). The Puma's capsules fitted to its Looks are fatter
+    # than the 5 %-of-reach skeleton ones, so more states come near the box
     assert q.checker.exact_checks > 2.5 * p.checker.exact_checks
     np.testing.assert_array_equal(p.path, q.path)
 
@@ -403,3 +402,31 @@ def test_past_the_deadline_only_remembered_edges_pass_so_a_cut_simplifier_keeps_
     assert ec.edge_free(qa, qb) and not ec.edge_free(qb, qc)
     ec.deadline = np.inf
     assert ec.edge_free(qb, qc)
+
+
+def test_progress_hears_of_every_edge_with_growing_time_and_checks():
+    # the command line's progress lines come from this callback: called after each edge judged,
+    # with the seconds since the plan began and the states checked so far, both never falling
+    s = km.Scene(length_unit="mm")
+    s.add_robot("arm", "planar-3r")
+    s.add_obstacle("wall", "box", pose=km.spatial.transl([0, 16, 0]), size=(2, 10, 40))
+    heard = []
+    p = km.plan(s, [0.8, 0, 0], [2.3, 0, 0], time_limit=0.3, progress=lambda t, n: heard.append((t, n)))
+    assert not p.success and len(heard) > 10
+    t, n = np.array(heard).T
+    assert np.all(np.diff(t) >= 0) and np.all(np.diff(n) >= 0) and n[-1] <= p.checks
+    assert 0 < t[-1] < 0.3 + 0.5  # (a 0.5 s allowance for the edge under way, as above)
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_the_fast_model_and_the_exact_meshes_both_give_paths_coal_finds_clear(boxed, exact):
+    # exact=False plans on the core's model alone (spheres, convex pieces, tables: all containing
+    # the links), exact=True asks coal wherever the model cannot tell; either path is free under
+    # coal's own check at a tenth of the resolution (the independent oracle)
+    p = km.plan(boxed, START, GOAL, seed=5, exact=exact)
+    assert p.success, p.reason
+    assert p.checker.exact is exact
+    rep = check_trajectory(boxed, {"arm": _as_motion(p.path)}, resolution=p.resolution / 10)
+    assert not rep.colliding, str(rep)
+    if not exact:
+        assert p.checker.exact_checks == 0  # (coal never asked while planning)

@@ -15,6 +15,7 @@ error; 1 when the report is printed but --out was withheld because there is no p
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any, TextIO
 
 import numpy as np
@@ -25,6 +26,7 @@ from ..plan import PLANNERS, read_request
 from ..textfmt import table, vector
 from .common import Failure, UsageError, emit, finite_numbers, joint_values, q_deg
 from .dynamics import FORMATS, _out_path
+from .progress import Progress
 from .targets import ORIENTATION_FLAGS, add_target_args, ik_target
 
 
@@ -97,8 +99,11 @@ def cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
             raise UsageError("give the start: --start joint values")
         start = joint_values(robot, args.start, args.deg, flag="--start")
         goal, target = _goal(robot, args)
+    report = Progress(sys.stderr, f"planning with {args.planner}", "s", args.time_limit,
+                      detail=lambda t, n: f"{t:.1f} of {args.time_limit:g} s, {n:,.0f} states checked")
     p = km.plan(scene, start, goal, robot=name, planner=args.planner, time_limit=args.time_limit,
-                resolution=_positive(args.resolution, "--resolution"), seed=args.seed)
+                resolution=_positive(args.resolution, "--resolution"), seed=args.seed,
+                exact=True if args.exact else None, progress=report)
     tr = None
     if path_out is not None and p.success:
         tr = p.trajectory(_positive(args.vmax, "--vmax"), _positive(args.amax, "--amax"),
@@ -191,4 +196,6 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--amax", default="2.0", metavar="A", help="--out: joint acceleration limit, rad/s² (default 2)")
     p.add_argument("--dt", default="0.01", metavar="S", help="--out: sample period, s (default 0.01)")
     p.add_argument("--deg", action="store_true", help="joint values of revolute joints in degrees (also in --out)")
+    p.add_argument("--exact", action="store_true", help="check the links' meshes (coal) wherever the fast model "
+                   "cannot tell (default: only when the start or goal needs it)")
     p.set_defaults(func=cmd_plan)

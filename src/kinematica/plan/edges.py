@@ -84,6 +84,8 @@ class EdgeChecker:
     exact_checks: int = field(default=0)
     deadline: float = math.inf  # time.monotonic() after which an edge still being judged counts as blocked
     halving: bool = False  # remember a free edge's halves (`_halves`: while OMPL's simplifier runs)
+    progress: Any = None  # progress(seconds since `started`, checks) after each edge judged, or None
+    started: float = 0.0  # time.monotonic() when the plan began
     _seen: dict = field(default_factory=dict, repr=False)  # edge (qa, qb) as bytes → free
     _revision: int = field(default=-1, repr=False)  # the scene's, when `fast` and `_seen` were made
 
@@ -218,6 +220,8 @@ class EdgeChecker:
             if len(self._seen) >= SEEN:
                 self._seen.clear()
             self._seen[key] = known
+            if self.progress is not None:
+                self.progress(time.monotonic() - self.started, self.checks)
             if known and self.halving:  # (OMPL may cut it either way round)
                 self.remember_halves(qa, qb)
         return known

@@ -14,7 +14,7 @@ import dataclasses
 import itertools
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -82,7 +82,7 @@ def _exact(checker: EdgeChecker, exact: bool | None, start: np.ndarray, goals: n
 def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Target | Mapping[str, ArrayLike], *,
          robot: str | None = None, planner: str = "rrtconnect", time_limit: float = 1.0,
          resolution: float | None = None, seed: int | None = None, simplify: bool = True,
-         exact: bool | None = None) -> Plan:
+         exact: bool | None = None, progress: Callable[[float, int], None] | None = None) -> Plan:
     """A path from `start` to `goal` (joint values (n,): rad, or the robot's length unit; or a
     `km.Target` — `km.targets.pose(T)`, `km.targets.position(p)`, … in the robot's own base
     frame and unit, as `km.ik` takes it — reached at whichever of its collision-free IK
@@ -116,6 +116,9 @@ def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Ta
     it. A `seed` (1 … 2³² − 1) makes the plan reproducible when it finishes within its time
     limit: the planner then stops at its first solution (see `plan.solver`).
 
+    `progress(seconds, checks)`, if given, is called after every edge judged (the command line
+    prints a line on stderr now and then from it: a long plan never looks like a hang).
+
     Returns a `Plan`; a start or goal outside the limits or in collision, or no path in time,
     gives success False with the reason in words. Wrong input raises `PlanError`.
     """
@@ -135,6 +138,7 @@ def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Ta
                                   "pieces touch something): plan with exact=True to check the meshes", 1 + len(goals))
             goals = goals[clear[1:]]
     checker.checks = 1 + len(goals)
+    checker.progress, checker.started = progress, time.monotonic()
     got = solve(checker, p.start, goals, p.planner, p.time_limit, p.seed, simplify)
     if got.path is None:
         why = (f"no path found within {p.time_limit:g} s" if got.status in ("Timeout", "Approximate solution")
