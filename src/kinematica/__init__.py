@@ -84,7 +84,7 @@ if TYPE_CHECKING:  # what __getattr__ below loads at first use, named for type c
         to_urdf,
         urdf_tips,
     )
-    from .plan import Plan, PlanError, plan
+    from .plan import Plan, PlanError, Roadmap, plan
     from .scene import Scene, SceneError, SceneFileError
     from .simulation import SimulationStopped, computed_torque, pd_gravity, simulate
     from .trajectory import Trajectory
@@ -107,7 +107,7 @@ __getattr__ = attach(__name__, {
     **table("simulation", "SimulationStopped computed_torque pd_gravity simulate"),
     "Trajectory": "trajectory",
     **table("scene", "Scene SceneError SceneFileError"),
-    **table("plan", "plan Plan PlanError"),
+    **table("plan", "plan Plan PlanError Roadmap"),
 }, modules=("model", "kinematics", "spatial", "trajectory", "dynamics", "simulation", "hardware", "scene", "workspace", "export",
             "viz"))
 
@@ -144,7 +144,7 @@ __all__ = [
     # shared workspaces
     "Scene", "SceneError", "SceneFileError",
     # motion planning in a scene (OMPL loads when a plan runs)
-    "plan", "Plan", "PlanError",
+    "plan", "Plan", "PlanError", "Roadmap",
     "spatial",
     # the physical Braccio: firmware, serial bridge, emulator (pyserial loads when a link opens)
     "hardware",

@@ -123,11 +123,20 @@ def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Ta
     gives success False with the reason in words. Wrong input raises `PlanError`.
     """
     p = problem(scene, start, goal, robot, planner, time_limit, resolution, seed)
+    return answer(p, None, lambda checker, goals: solve(checker, p.start, goals, p.planner, p.time_limit, p.seed,
+                                                         simplify), exact, progress)
+
+
+def answer(p: Problem, checker: EdgeChecker | None, run: Callable[[EdgeChecker, np.ndarray], Solved],
+           exact: bool | None, progress: Callable[[float, int], None] | None) -> Plan:
+    """The `Plan` of the checked query `p`: its start and goal judged, the goal set made, then
+    `run(checker, goals)` (OMPL) and the path re-certified — on `checker`, or one built for it."""
     fault = endpoint_fault(p, "start", p.start)
     goals, goal_fault = goal_set(p) if fault is None else (None, None)
     if fault or goal_fault or goals is None:
         return _failed(p, fault or goal_fault or "", 1 if fault else 2)
-    checker = EdgeChecker.build(p.scene, p.robot, p.lo, p.hi, p.resolution)
+    if checker is None:
+        checker = EdgeChecker.build(p.scene, p.robot, p.lo, p.hi, p.resolution)
     checker.exact = _exact(checker, exact, p.start, goals)
     if not checker.exact:
         clear = checker.fast.bound(np.vstack([p.start[None], goals])) > 0
@@ -139,7 +148,7 @@ def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Ta
             goals = goals[clear[1:]]
     checker.checks = 1 + len(goals)
     checker.progress, checker.started = progress, time.monotonic()
-    got = solve(checker, p.start, goals, p.planner, p.time_limit, p.seed, simplify)
+    got = run(checker, goals)
     if got.path is None:
         why = (f"no path found within {p.time_limit:g} s" if got.status in ("Timeout", "Approximate solution")
                else f"the planner gave no path ({got.status})")
@@ -160,4 +169,4 @@ def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Ta
                 checker.checks, p.resolution, p.scene.length_unit, p.seed, sweep, got.raw, p.scene, checker)
 
 
-__all__ = ["plan"]
+__all__ = ["plan", "answer"]

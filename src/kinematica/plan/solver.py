@@ -173,54 +173,83 @@ def _goal(ob: Any, ss: Any, si: Any, start: np.ndarray, goals: np.ndarray) -> No
     ss.setGoal(region)
 
 
+class Search:
+    """OMPL's SimpleSetup for one checker and planner, kept between queries: a PRM keeps its
+    roadmap (OMPL's `clearQuery` forgets only the last start and goal), so a later query in the
+    same scene often needs no new states. `run` plans one query (see `solve`)."""
+
+    def __init__(self, checker: EdgeChecker, planner: str, n: int) -> None:
+        ob, og, ou = _ompl()
+        self.checker, self.planner, self.n, self.guard, self.runs = checker, planner, n, _Guard(), 0
+        with _quiet(ou):
+            self.ss, self.validator = _setup(ob, og, checker, self.guard, n)  # (the validator held: OMPL keeps a reference)
+            si = self.ss.getSpaceInformation()
+            chosen = getattr(og, PLANNERS[planner])(si)
+            if hasattr(chosen, "setRange"):  # RRT-Connect, RRT*: a tree grows at most RANGE of the box's extent a step
+                chosen.setRange(RANGE * si.getMaximumExtent())
+            self.ss.setPlanner(chosen)
+
+    def vertices(self) -> int:
+        """States in the planner's graph (a PRM's roadmap; a tree's nodes)."""
+        ob, _, _ = _ompl()
+        data = ob.PlannerData(self.ss.getSpaceInformation())
+        self.ss.getPlanner().getPlannerData(data)
+        return int(data.numVertices())
+
+    def run(self, start: np.ndarray, goals: np.ndarray, time_limit: float, seeded: bool,
+            simplify: bool = True) -> Solved:
+        """Plan start → any of `goals` (m, n), then simplify, both within `time_limit` s (module text)."""
+        ob, _, ou = _ompl()
+        n, ss, checker, guard = self.n, self.ss, self.checker, self.guard
+        with _quiet(ou):
+            if self.runs:  # (a new query on the same graph)
+                ss.getPlanner().clearQuery()
+                ss.getProblemDefinition().clearSolutionPaths()
+            self.runs += 1
+            si = ss.getSpaceInformation()
+            _goal(ob, ss, si, start, goals)
+            if seeded and self.planner in ANYTIME:
+                # any path meets an infinite cost threshold: the planner stops at its first one
+                objective = ob.PathLengthOptimizationObjective(si)
+                objective.setCostThreshold(ob.Cost(math.inf))
+                ss.setOptimizationObjective(objective)
+            ptc = ob.timedPlannerTerminationCondition(time_limit)
+            guard.stop = ptc.terminate
+            deadline = time.monotonic() + time_limit
+            checker.deadline = deadline  # an edge still being judged then is given up
+            cut, unsmoothed = False, None
+            try:
+                status = ss.solve(ptc)
+                guard.reraise()
+                planning_time = ss.getLastPlanComputationTime()
+                if not ss.haveExactSolutionPath():
+                    return Solved(None, None, status.asString(), planning_time, 0.0)
+                path = ss.getSolutionPath()
+                raw = np.array([s[0:n] for s in path.getStates()], dtype=float)
+                t0 = time.perf_counter()
+                if simplify:  # a guarded error makes every edge invalid: it ends soon
+                    checker.halving = True  # (the path's edges, judged by the planner, are remembered whole)
+                    for a, b in itertools.pairwise(raw):
+                        checker.remember_halves(a, b)
+                    cut, unsmoothed = _simplify(ss.getPathSimplifier(), path, deadline, n)
+                    guard.reraise()
+                simplification_time = time.perf_counter() - t0
+            finally:
+                checker.deadline = math.inf  # (the caller's re-certification judges every edge whole)
+                checker.halving = False
+            Q = np.array([s[0:n] for s in path.getStates()], dtype=float)
+        return Solved(Q, raw, status.asString(), planning_time, simplification_time, cut, unsmoothed, deadline)
+
+
 def solve(checker: EdgeChecker, start: np.ndarray, goals: np.ndarray, planner: str, time_limit: float,
           seed: int | None, simplify: bool = True) -> Solved:
     """Plan start → any of `goals` (m, n) with OMPL's `planner`, then simplify, both within
-    `time_limit` s (see the module text)."""
-    ob, og, ou = _ompl()
-    n, guard = len(start), _Guard()
-    with _quiet(ou):
-        if seed is not None:
+    `time_limit` s (see the module text): a `Search` made for this one query, after the seed."""
+    _, _, ou = _ompl()
+    if seed is not None:
+        with _quiet(ou):
             ou.RNG.setSeed(int(seed))
-        ss, validator = _setup(ob, og, checker, guard, n)
-        si = ss.getSpaceInformation()
-        _goal(ob, ss, si, start, goals)
-        chosen = getattr(og, PLANNERS[planner])(si)
-        if hasattr(chosen, "setRange"):  # RRT-Connect, RRT*: a tree grows at most RANGE of the box's extent a step
-            chosen.setRange(RANGE * si.getMaximumExtent())
-        ss.setPlanner(chosen)
-        if seed is not None and planner in ANYTIME:
-            # any path meets an infinite cost threshold: the planner stops at its first one
-            objective = ob.PathLengthOptimizationObjective(si)
-            objective.setCostThreshold(ob.Cost(math.inf))
-            ss.setOptimizationObjective(objective)
-        ptc = ob.timedPlannerTerminationCondition(time_limit)
-        guard.stop = ptc.terminate
-        deadline = time.monotonic() + time_limit
-        checker.deadline = deadline  # an edge still being judged then is given up
-        cut, unsmoothed = False, None
-        try:
-            status = ss.solve(ptc)
-            guard.reraise()
-            planning_time = ss.getLastPlanComputationTime()
-            if not ss.haveExactSolutionPath():
-                return Solved(None, None, status.asString(), planning_time, 0.0)
-            path = ss.getSolutionPath()
-            raw = np.array([s[0:n] for s in path.getStates()], dtype=float)
-            t0 = time.perf_counter()
-            if simplify:  # a guarded error makes every edge invalid: it ends soon
-                checker.halving = True  # (the path's edges, judged by the planner, are remembered whole)
-                for a, b in itertools.pairwise(raw):
-                    checker.remember_halves(a, b)
-                cut, unsmoothed = _simplify(ss.getPathSimplifier(), path, deadline, n)
-                guard.reraise()
-            simplification_time = time.perf_counter() - t0
-        finally:
-            checker.deadline = math.inf  # (the caller's re-certification judges every edge whole)
-            checker.halving = False
-        Q = np.array([s[0:n] for s in path.getStates()], dtype=float)
-        del validator
-    return Solved(Q, raw, status.asString(), planning_time, simplification_time, cut, unsmoothed, deadline)
+    return Search(checker, planner, len(start)).run(start, goals, time_limit, seed is not None, simplify)
 
 
-__all__ = ["PLANNERS", "ANYTIME", "Solved", "solve"]
+__all__ = ["PLANNERS", "ANYTIME", "Solved", "Search", "solve"]
