@@ -129,3 +129,22 @@ def test_the_so100s_jaw_opens_with_the_gripper():
         turned = Rotation.from_rotvec(axis * angle).apply(tip - pivot) + pivot
         gaps.append(robot.tool[0, 3] - turned[:, 0].max())
     assert 0.01 < gaps[0] < 0.03 < gaps[1]  # 15.8 mm at the URDF's zero, as the SO-101's
+
+
+def test_the_default_calibration_takes_the_grippers_sense_from_the_robot_file():
+    # extras.servo_signs' sixth value is the gripper's: a jaw servo mounted the other way opens
+    # towards fewer ticks, and its default range is mirrored about the middle tick with it
+    from dataclasses import replace
+
+    from kinematica.hardware.so101_calibration import CENTRE, So101Calibration
+
+    robot = km.load("so101")
+    flipped = replace(robot, extras={**robot.extras, "extras": {**robot.extras.get("extras", {}),
+                                                                "servo_signs": [1, 1, 1, 1, 1, -1]}})
+    plain, mirrored = So101Calibration.default(robot), So101Calibration.default(flipped)
+    assert plain.servos[5].sign == 1 and mirrored.servos[5].sign == -1
+    lo, hi = plain.servos[5].range
+    assert mirrored.servos[5].range == (2 * CENTRE - hi, 2 * CENTRE - lo)
+    q = robot.home[:5]
+    assert plain.to_ticks(q, 50.0)[5] > CENTRE > mirrored.to_ticks(q, 50.0)[5]
+    np.testing.assert_allclose(mirrored.to_q(mirrored.to_ticks(q, 50.0))[1], 50.0, atol=0.1)

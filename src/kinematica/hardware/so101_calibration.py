@@ -89,8 +89,8 @@ class So101Calibration:
             zero = CENTRE - sign * m * PER_RAD
             lo, hi = sorted(np.clip(np.rint(zero + sign * limits * PER_RAD), 0, ft.TICKS - 1).astype(int).tolist())
             rows.append(ServoCalibration(i + 1, 0, (lo, hi), int(sign), float(zero)))
-        g = tuple(round(CENTRE + d * PER_DEG) for d in GRIPPER_RANGE)
-        return So101Calibration((*rows, ServoCalibration(6, 0, (g[0], g[1]))), robot.name)
+        g = sorted(round(CENTRE + int(signs[5]) * d * PER_DEG) for d in GRIPPER_RANGE)  # (the jaw's sense too)
+        return So101Calibration((*rows, ServoCalibration(6, 0, (g[0], g[1]), int(signs[5]))), robot.name)
 
     @property
     def ids(self) -> list[int]:
