@@ -25,6 +25,10 @@ import numpy as np
 
 from .errors import InputError
 
+__all__ = ["Limit", "SAMPLES", "POINTS", "FRAMES", "RESTARTS", "SEEDS", "SOLVES", "ITERATIONS", "TRAINING",
+           "EPOCHS", "RULES", "EVALUATIONS", "ENVELOPE", "VOXELS", "QUERY", "REGRESSOR", "ORIENTATIONS",
+           "MAX_TURNS", "MAX_TRAVEL_M", "MAX_RATE", "BOUND_WORDS", "count", "sample_count", "joint_bounds"]
+
 
 @dataclass(frozen=True)
 class Limit:

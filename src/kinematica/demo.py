@@ -22,6 +22,8 @@ import kinematica as km
 from .kinematics import select_rows
 from .textfmt import compact, vector
 
+__all__ = ["Check", "Example", "run", "EXAMPLES"]
+
 
 @dataclass(frozen=True)
 class Check:

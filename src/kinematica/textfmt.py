@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+__all__ = ["LARGE", "num", "vector", "gvector", "compact", "matrix", "table", "fields"]
+
 LARGE = 1e10
 """From this magnitude on, numbers are written in scientific notation: fixed point would spell
 out digits that mean nothing (1e308 has 309 of them) and break the columns."""

@@ -24,6 +24,9 @@ from .packages import SERVER_FOLDERS
 from .page import Page, restore
 from .state import DEFAULT_ROBOT, Session
 
+__all__ = ["TITLE", "Config", "CONFIG", "configure", "root", "give_back_memory", "state_dir",
+           "storage_secret", "run"]
+
 TITLE = "Kinematica — robot simulator"
 
 

@@ -27,6 +27,10 @@ from ..model.servo import servo_mapping
 from . import protocol as pr
 from .calibration import Calibration
 
+__all__ = ["CommandRefused", "gripper_name", "check_robot", "servo_degrees", "gripper_degrees",
+           "whole_degrees", "check_speed", "check_stream_speed", "check_stream_steps", "check_stream_accel",
+           "reached_q", "quantisation_error"]
+
 _TOL = 1e-9  # degrees or radians: float noise of the conversions, not a real excess
 
 

@@ -54,6 +54,13 @@ from dataclasses import dataclass
 
 from ..errors import InputTypeError, KinematicaError
 
+__all__ = ["VERSION", "BAUD", "SERVOS", "RANGES", "HOME", "SPEED_RANGE", "ACCEL", "HOME_SPEED",
+           "SOFT_START_MS", "DEPTH", "WATCHDOG_MS", "MS_RANGE", "MAX_LINE", "Degrees", "ProtocolError",
+           "crc8", "crc8_hex", "with_checksum", "strip_checksum", "Move", "Home", "Stream", "Query", "Stop",
+           "Version", "KeepAlive", "Command", "Reader", "format_command", "format_stream", "parse_command",
+           "Banner", "Ok", "Ack", "State", "Error", "Reply", "ERRORS", "DEFAULT_BANNER", "format_reply",
+           "parse_banner", "RESTARTED", "parse_reply", "move_profile", "profile_fraction"]
+
 VERSION = 2
 BAUD = 115200
 SERVOS = ("M1", "M2", "M3", "M4", "M5", "M6")

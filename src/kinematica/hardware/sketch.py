@@ -13,6 +13,8 @@ from pathlib import Path
 
 from .. import atomic
 
+__all__ = ["SKETCH", "sketch_text", "write_firmware"]
+
 SKETCH = "braccio_kinematica"
 
 

@@ -52,6 +52,9 @@ from .so101_calibration import (
     load_so101_calibration,
 )
 
+__all__ = ["STATE_FIRST", "STATE_LAST", "STATE_ADDRESS", "STATE_BYTES", "GOAL_ADDRESS", "GOAL_BYTES",
+           "ARRIVED", "STILL", "MEASURED_NOTE", "So101State", "So101Move", "So101"]
+
 STATE_FIRST, STATE_LAST = "present_position", "present_temperature"
 STATE_ADDRESS, STATE_BYTES = ft.span(STATE_FIRST, STATE_LAST)  # 56, 8: one sync read a cycle
 GOAL_ADDRESS, GOAL_BYTES = ft.span("goal_position", "goal_speed")  # 42, 6: position, time, speed

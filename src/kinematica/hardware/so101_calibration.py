@@ -39,6 +39,10 @@ from ..errors import InputError
 from ..model import Robot
 from . import feetech as ft
 
+__all__ = ["CENTRE", "PER_RAD", "PER_DEG", "NAMES", "GRIPPER_RANGE", "ARMS", "So101CalibrationError",
+           "ServoCalibration", "middle_and_senses", "So101Calibration", "check_arm", "save_so101_calibration",
+           "load_so101_calibration"]
+
 CENTRE = ft.TICKS // 2
 PER_RAD = ft.TICKS / (2 * math.pi)
 PER_DEG = ft.TICKS / 360.0

@@ -31,6 +31,8 @@ from .limits import CommandRefused
 from .reports import sample
 from .sts_servo import TOP_SPEED
 
+__all__ = ["MIN_RATE", "MAX_RATE", "TrackingReport", "score", "plan", "play"]
+
 MIN_RATE, MAX_RATE = 1.0, 200.0  # Hz
 
 

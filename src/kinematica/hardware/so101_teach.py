@@ -33,6 +33,8 @@ from .so101_calibration import (
     middle_and_senses,
 )
 
+__all__ = ["MIN_TRAVEL", "PERIOD", "set_zero", "CalibrationIncomplete", "calibrate", "record"]
+
 MIN_TRAVEL = 100  # ticks (8.8°): less, and the joint was not moved through its range
 PERIOD = 0.02  # s between readings while the arm is moved by hand
 

@@ -40,6 +40,8 @@ from .feetech_bus import BusError
 from .limits import CommandRefused
 from .so101_calibration import GRIPPER_RANGE, NAMES
 
+__all__ = ["MIN_RATE", "MAX_RATE", "TeleopReport", "angles", "bounds", "check_session", "teleop"]
+
 MIN_RATE, MAX_RATE = 1.0, 200.0  # Hz, as so101_play
 
 

@@ -34,6 +34,8 @@ from .anfis import predict
 from .closed import finish, network_joints
 from .sampling import fk_targets, front, inputs, sample_joints, task_of
 
+__all__ = ["HEADINGS", "ROLLS", "ORIENTATIONS", "needs_orientation", "network_inputs", "joints"]
+
 HEADINGS = np.radians(np.arange(-180.0, 180.0, 10.0))  # planar φ and pitch candidates
 ROLLS = np.radians(np.arange(-180.0, 180.0, 15.0))  # about a given approach (6R pose models)
 ORIENTATIONS = 64  # branch orientations tried for a position alone (6R pose models)

@@ -39,6 +39,10 @@ from .model import IKModel
 from .sampling import EDGE, fk_targets, front, inputs
 from .scaling import Scaling, apply
 
+__all__ = ["SINGULAR_SHARE", "mm", "error_stats", "answer_errors", "near_edges", "wrist_centre_stats",
+           "nearest_answers", "singular_ratio", "unreachable_targets", "seed_comparison", "ik_report",
+           "fresh_test"]
+
 SINGULAR_SHARE = 0.10  # the most singular tenth of the test targets
 
 

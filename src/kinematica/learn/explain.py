@@ -33,6 +33,8 @@ from .complete import needs_orientation, network_inputs
 from .model import IKModel
 from .sampling import TASKS
 
+__all__ = ["explain_answer"]
+
 
 def explain_answer(model: IKModel, target, top: int = 5) -> dict[str, Any]:
     """The layers of the model's answer to one target (see the module docstring); `top` strongest

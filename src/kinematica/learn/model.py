@@ -36,6 +36,9 @@ from .anfis import Anfis, predict
 from .sampling import Branch, LearnError, task_of
 from .scaling import Scaling, apply
 
+__all__ = ["FORMAT", "VERSION", "ModelFileError", "WrongRobotError", "same_robot", "check_robot", "IKModel",
+           "DynamicsModel", "save_model", "load_model"]
+
 FORMAT = "kinematica-anfis"
 VERSION = 3  # 3: a 4/5-joint or 6R arm's network reads the wrist point from the shoulder and
 # answers the elbow's cosine (`learn.elbow`, its arrays in the file); 2: it read the wrist point and

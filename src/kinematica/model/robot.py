@@ -28,6 +28,9 @@ from ..errors import InputError, KinematicaError
 from ..keywords import refuse
 from .inertial import Inertial
 
+__all__ = ["REVOLUTE", "PRISMATIC", "LENGTH_UNITS", "LIMIT_TOL", "MAX_LENGTH", "MAX_MASS", "MAX_INERTIA",
+           "RobotError", "ParameterTable", "Robot"]
+
 REVOLUTE, PRISMATIC = "revolute", "prismatic"
 LENGTH_UNITS = ("m", "mm")
 # "Within the joint limits" means lo − LIMIT_TOL ≤ q ≤ hi + LIMIT_TOL (rad, or the length unit

@@ -14,6 +14,8 @@ from .poe import from_poe
 from .robot import Robot, RobotError
 from .schema import RobotFileError, dump, parse
 
+__all__ = ["robot_from_dict", "read_text", "robot_to_dict", "write_text"]
+
 _BUILDERS = {"dh": from_dh, "mdh": from_mdh, "frames": from_link_frames}
 
 

@@ -12,6 +12,9 @@ import yaml
 
 from ..errors import KinematicaError
 
+__all__ = ["SCHEMA", "COLLISION", "VISUALS", "dump", "RobotFileError", "load_yaml", "validate", "line_of",
+           "field_name", "parse"]
+
 if TYPE_CHECKING:
     import jsonschema
 

@@ -27,6 +27,8 @@ import numpy as np
 
 from .urdf_bodies import URDFWarning, children_of, hanging, motion, warn
 
+__all__ = ["resolve_mesh", "collision_shapes"]
+
 
 def resolve_mesh(filename: str, folder: Path | None, package_dirs: Sequence[str | Path] = ()) -> Path | None:
     """The mesh file a URDF names, or None when it is not found: as ROS finds it from the URDF's

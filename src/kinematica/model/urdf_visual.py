@@ -24,6 +24,8 @@ from .urdf_bodies import URDFWarning, children_of, hanging, warn
 from .urdf_collision import resolve_mesh
 from .visual import Visual
 
+__all__ = ["visual_shapes", "mesh_files", "write_visual"]
+
 
 def _colour(material: Any, named: dict[str, Any]) -> tuple[float, ...] | None:
     if material is None:

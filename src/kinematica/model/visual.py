@@ -29,6 +29,9 @@ import numpy as np
 from .. import spatial
 from ..errors import InputError
 
+__all__ = ["KINDS", "Grip", "Visual", "turn", "visuals", "gripper_fraction", "placements", "lowest_point",
+           "missing_bodies", "color_of", "from_dicts", "to_dicts", "rescaled_dicts"]
+
 KINDS = ("box", "cylinder", "sphere", "mesh")
 _SIZES = {"box": 3, "cylinder": 2, "sphere": 1, "mesh": 0}
 

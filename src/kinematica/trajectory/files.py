@@ -22,6 +22,8 @@ from ..errors import InputError
 from ..keywords import strict
 from .value import Trajectory, TrajectoryError
 
+__all__ = ["FORMAT", "to_csv", "from_csv", "to_json", "from_json", "save", "load", "save_scenarios"]
+
 FORMAT = "kinematica-trajectory"
 _HEAD = re.compile(r"^(?P<name>[^\[]+?)\s*\[(?P<unit>[^\]]*)\]$")
 

@@ -25,6 +25,8 @@ from numpy.typing import ArrayLike
 
 from .value import TrajectoryError
 
+__all__ = ["evaluate", "trapezoid", "trapezoid_knots", "inverse"]
+
 
 def evaluate(t: ArrayLike, knots: ArrayLike, v: ArrayLike, q0: ArrayLike = 0.0):
     """(q, q̇, q̈) at times t (k,) of the ramp through velocities v (m+1, ...) at knot times

@@ -26,6 +26,9 @@ from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from .style import VizError
 
+__all__ = ["PLANES", "PLANE_NAMES", "ArmGeometry", "body_pieces", "arm_geometry", "reach", "size_scale",
+           "configurations", "project", "azimuth_of"]
+
 # 2-D views: which world axes go right and up. "rz" is the vertical plane through the arm
 # (paper 003's "XZ" plane, whose horizontal axis is the hypotenuse √(x² + y²)).
 PLANES = {"xy": (0, 1), "xz": (0, 2), "yz": (1, 2), "rz": (None, 2)}

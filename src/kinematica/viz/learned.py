@@ -25,6 +25,8 @@ from matplotlib.ticker import MaxNLocator
 from . import style
 from .style import VizError
 
+__all__ = ["COLOURS", "kept_epoch", "training_curve", "error_histogram"]
+
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
 
 

@@ -29,6 +29,8 @@ from . import style
 from .arm import setup_3d, setup_plane
 from .style import VizError
 
+__all__ = ["QUANTITIES", "convergence", "torques", "time_plots", "tool_poses", "ee_path"]
+
 QUANTITIES = {  # key: (panel name, symbol, unit suffix)
     "q": ("joint values", "q", ""),
     "qd": ("joint rates", "q̇", "/s"),

@@ -22,6 +22,10 @@ from ..errors import KinematicaError
 from ..keywords import strict
 from ..model.robot import Robot
 
+__all__ = ["DEFAULT_SIZE", "DEFAULT_DPI", "ARM", "ARM_FRAMES", "JOINT_FACE", "TOOL", "TARGET", "REACH",
+           "AXES_RGB", "GHOST_ALPHA", "PALETTE", "SAVE_FORMATS", "VizError", "new_figure", "save", "title",
+           "settle", "joint_scale", "joint_unit", "units_label", "format_q", "format_point"]
+
 DEFAULT_SIZE = (8.0, 6.0)  # inches; at the default 100 dpi an 800 x 600 pixel image
 DEFAULT_DPI = 100.0
 

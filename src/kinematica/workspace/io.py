@@ -26,6 +26,8 @@ from .grid import WorkspaceError
 from .reach import BLOCK_TARGETS, ReachMap
 from .run import write_whole
 
+__all__ = ["FORMATS", "SEEDING", "meta", "columns", "check_path", "save", "ARRAYS", "META", "read"]
+
 FORMATS = (".npz", ".csv", ".ply")
 SEEDING = ("block b of stream s (0 envelope, 1 reachability) draws from "
            "numpy.random.SeedSequence([seed, s, b]); envelope blocks hold {sample} configurations, "
