@@ -7,10 +7,14 @@
 - no arrow up: every import between two packages points to a lower layer (`LAYERS`, the table
   of docs/architecture.md), whatever its kind.
 - no private name (leading underscore) and no private module crosses a package boundary, in any
-  package (the compiled core `_core` and the generated `_version` are the package's own).
+  package, whether imported by name or read off an imported module (`robot._frozen`); the
+  compiled core `_core` and the generated `_version` are the package's own.
 - the faces (cli/, app/, hardware/) use the other packages' public surface: a name they take from a
   module that declares `__all__` is in it, and what they take from `SHALLOW`'s subpackages comes
   from the subpackage itself (its `__all__`), not from a module inside it.
+- the user faces (cli/, app/) take nothing from another package that is not in an `__all__`: a
+  module they import from must declare one, and a module they import whole is read only through
+  it (`km.trajectory.line`, `pr.SPEED_RANGE` of `hardware.protocol`).
 
 An edge `a -> b` means: running module a's import executes module b (b's package `__init__`
 is already running or done when a submodule of it is imported, so it is not an edge).
@@ -47,6 +51,7 @@ class Edge:
     kind: str  # "module", "type-checking" or "function"
     line: int
     name: str  # the name imported ("*" for `import x`)
+    local: str = ""  # the name the statement binds in the importing module
 
 
 def modules(root: Path = SRC) -> dict[str, Path]:
@@ -75,8 +80,9 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> list[Edge]:
 
     def visit(node: ast.AST, ancestors: list[ast.AST]) -> None:
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                edges.append(Edge(name, alias.name, _kind(ancestors), node.lineno, "*"))
+            for alias in node.names:  # `import a.b` binds `a`, `import a.b as c` binds `c`
+                edges.append(Edge(name, alias.name, _kind(ancestors), node.lineno, "*",
+                                  alias.asname or alias.name.split(".")[0]))
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
@@ -86,7 +92,7 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> list[Edge]:
             for alias in node.names:
                 sub = f"{module}.{alias.name}"  # `from pkg import submodule` imports the submodule
                 edges.append(Edge(name, sub if sub in known else module, _kind(ancestors), node.lineno,
-                                  alias.name))
+                                  alias.name, alias.asname or alias.name))
         for child in ast.iter_child_nodes(node):
             visit(child, ancestors + [node])
 
@@ -232,11 +238,30 @@ def test_no_package_imports_upward():
     assert not up, "\n".join(up)
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_crossings(known: dict[str, Path]) -> list[str]:
+    """Each private name or module one package takes from another: imported by name, or read
+    off a module imported whole (`from ..model import robot` then `robot._frozen`)."""
+    found = []
+    trees: dict[str, ast.AST] = {}
+    for e in _cross_package_edges(known):
+        if e.target in OWN_PRIVATE:
+            continue
+        if _private(e.name) or any(_private(p) for p in e.target.split(".")[1:]):
+            found.append(f"{e.source}:{e.line} imports {e.name} from {e.target}")
+        elif e.target in known and (e.name == "*" or e.target.endswith(f".{e.name}")):
+            tree = trees.setdefault(e.source, ast.parse(known[e.source].read_text(encoding="utf-8")))
+            found += [f"{e.source}:{e.line} reads {e.local}.{'.'.join(chain)}"
+                      for chain in _attribute_chains(tree, e.local) if any(_private(a) for a in chain)]
+    return sorted(set(found))
+
+
 def test_no_private_name_crosses_a_package():
-    private = [f"{e.source}:{e.line} imports {e.name} from {e.target}" for e in _cross_package_edges()
-               if e.target not in OWN_PRIVATE
-               and (e.name.startswith("_") or any(p.startswith("_") for p in e.target.split(".")[1:]))]
-    assert not private, "\n".join(private)
+    found = private_crossings(modules())
+    assert not found, "\n".join(found)
 
 
 def declared_all(path: Path) -> set[str] | None:
@@ -261,16 +286,91 @@ def test_faces_take_from_a_module_only_what_its_all_lists():
     assert not outside, "\n".join(outside)
 
 
+USER_FACES = ("cli", "app")  # what a user runs: every name they take from another package is declared public
+
+
+def _attribute_chains(tree: ast.AST, local: str) -> list[list[str]]:
+    """Every `local.a.b…` read in a module, as [a, b, …] (the longest chain at each place)."""
+    inner = set()
+    chains = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node not in inner:
+            chain = []
+            while isinstance(node, ast.Attribute):
+                inner.add(node.value)
+                chain.append(node.attr)
+                node = node.value
+            if isinstance(node, ast.Name) and node.id == local:
+                chains.append(chain[::-1])
+    return chains
+
+
+def _outside_all(module: str, attrs: list[str], known: dict[str, Path]) -> str | None:
+    """Why `module.attrs[0].attrs[1]…` passes a module's surface, or None when each step is in an
+    `__all__` (a step into a submodule needs no listing when the submodule is a package's own
+    layer unit, e.g. `km.trajectory`, and is then checked against the submodule's `__all__`)."""
+    for attr in attrs:
+        public = declared_all(known[module])
+        sub = f"{module}.{attr}"
+        if sub in known and (module == "kinematica" or (public is not None and attr in public)):
+            module = sub
+            continue
+        if public is None:
+            return f"{module} declares no __all__"
+        public_dunder = attr.startswith("__") and attr.endswith("__")  # `km.__version__`
+        return None if attr in public or public_dunder else f"{attr} is not in {module}.__all__"
+    return None
+
+
+def public_use_violations(known: dict[str, Path], faces: tuple[str, ...] = USER_FACES) -> list[str]:
+    """Each place a face takes a name from another package that the target does not declare
+    public: a name imported from a module must be in its `__all__` (a module without one offers
+    nothing), and a module imported whole (`import kinematica as km`, `from ..viz import plots`)
+    is read only through names in its `__all__` (`km.trajectory.line` needs `line` in
+    `kinematica.trajectory.__all__`)."""
+    found = []
+    for name, path in known.items():
+        if _package(name) not in faces:
+            continue
+        tree = None
+        for e in imports(name, path, known):
+            if e.target not in known or _package(e.target) == _package(name):
+                continue
+            where = f"{e.source}:{e.line}"
+            whole = e.name == "*" or e.target.endswith(f".{e.name}")
+            if not whole:
+                why = _outside_all(e.target, [e.name], known)
+                if why:
+                    found.append(f"{where} imports {e.name}: {why}")
+                continue
+            tree = tree or ast.parse(path.read_text(encoding="utf-8"))
+            module = e.target.split(".")[0] if e.name == "*" and e.local == e.target.split(".")[0] else e.target
+            for chain in _attribute_chains(tree, e.local):
+                why = _outside_all(module, chain, known)
+                if why:
+                    found.append(f"{where} reads {e.local}.{'.'.join(chain)}: {why}")
+    return sorted(set(found))
+
+
+def test_user_faces_use_only_names_in_an_all():
+    """cli/ and app/ reach model, viz, learn, explain, hardware, export and the rest through the
+    names those modules declare in `__all__`, whether imported by name or read off a module."""
+    found = public_use_violations(modules())
+    assert not found, "\n".join(found)
+
+
 def test_the_rules_see_what_they_forbid(tmp_path):
     """The checks themselves, on a small package: an upward arrow, a private name across
-    packages, and a name outside a module's __all__."""
+    packages (imported, or read off a module), and a face taking a name outside an __all__."""
     pkg = tmp_path / "kinematica"
-    (pkg / "model").mkdir(parents=True)
-    (pkg / "ik").mkdir()
-    for init in ("__init__.py", "model/__init__.py", "ik/__init__.py"):
+    for sub in ("model", "ik", "cli"):
+        (pkg / sub).mkdir(parents=True)
+    for init in ("__init__.py", "model/__init__.py", "ik/__init__.py", "cli/__init__.py"):
         (pkg / init).write_text("")
     (pkg / "model" / "robot.py").write_text("from ..ik.solve import ik\n__all__ = ['Robot']\n")
     (pkg / "ik" / "solve.py").write_text("from ..model.robot import _helper, Robot\n")
+    (pkg / "cli" / "run.py").write_text("from ..model.robot import Robot, hidden\nfrom ..ik import solve\n"
+                                        "solve.quiet()\nfrom ..model import robot\nrobot._frozen(Robot)\n")
     known = modules(pkg)
     edges = _cross_package_edges(known)
     level = {p: i for i, layer in enumerate(LAYERS) for p in layer}
@@ -278,3 +378,9 @@ def test_the_rules_see_what_they_forbid(tmp_path):
         ("kinematica.model.robot", "ik")]
     assert [e.name for e in edges if e.name.startswith("_")] == ["_helper"]
     assert declared_all(known["kinematica.model.robot"]) == {"Robot"}
+    assert private_crossings(known) == ["kinematica.cli.run:4 reads robot._frozen",
+                                        "kinematica.ik.solve:1 imports _helper from kinematica.model.robot"]
+    assert public_use_violations(known) == [
+        "kinematica.cli.run:1 imports hidden: hidden is not in kinematica.model.robot.__all__",
+        "kinematica.cli.run:2 reads solve.quiet: kinematica.ik.solve declares no __all__",
+        "kinematica.cli.run:4 reads robot._frozen: _frozen is not in kinematica.model.robot.__all__"]
