@@ -83,7 +83,6 @@ def _make(robot: Robot) -> Local:
     Io = Ic + p.mass[:, None, None] * (np.einsum("ni,ni->n", com, com)[:, None, None] * np.eye(3)
                                        - np.einsum("ni,nj->nij", com, com))
     Io = np.array([_clean(0.5 * (X + X.T), np.abs(X).max()) for X in Io])
-    assert robot.pitch is not None  # Robot.__post_init__ fills a missing pitch with zeros
     return Local(
         n=robot.n, revolute=tuple(bool(r) for r in robot.revolute),
         R=tuple(_rows(_clean(R, 1.0)) for R in K[:, :3, :3]),

@@ -110,6 +110,9 @@ def _check_magnitudes(robot: Robot) -> None:
                              f"above {MAX_INERTIA:g} kg·{u}²")
 
 
+_NO_PITCH = np.zeros(0)  # the default of Robot.pitch, replaced by zeros(n) (identity, never compared)
+
+
 @dataclass(frozen=True, eq=False)
 class Robot:
     """An immutable serial-chain robot. Build it with `from_dh`, `from_mdh`, `from_planar`,
@@ -135,7 +138,9 @@ class Robot:
     link_names: tuple[str, ...] | None = None
     inertials: tuple[Inertial | None, ...] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
-    pitch: np.ndarray | None = None
+    # per joint, length unit per rad: every joint has one once built (zeros when none is given), so
+    # the field is an array, not Optional; `_NO_PITCH` only marks "not given" until __post_init__
+    pitch: np.ndarray = field(default_factory=lambda: _NO_PITCH)
 
     def __post_init__(self) -> None:
         n = len(self.joint_types)
@@ -173,7 +178,8 @@ class Robot:
             if len(self.link_names) != n:
                 raise RobotError(f"link names: expected {n}, got {len(self.link_names)}")
         set_(self, "extras", MappingProxyType(dict(self.extras)))  # read-only, never shared
-        set_(self, "pitch", _frozen(np.zeros(n) if self.pitch is None else self.pitch, (n,), "joint pitches"))
+        given = self.pitch is not None and self.pitch is not _NO_PITCH  # None: as not given, as it always was
+        set_(self, "pitch", _frozen(self.pitch if given else np.zeros(n), (n,), "joint pitches"))
         screw = np.flatnonzero((np.asarray(self.pitch) != 0) & ~np.array([t == REVOLUTE for t in self.joint_types]))
         if screw.size:
             raise RobotError(f"joint {screw[0] + 1}: only a revolute joint can have a pitch (a helical joint "
