@@ -61,7 +61,7 @@ def _branch_table(robot: Robot, t: Target, q_ref: np.ndarray, deg: bool) -> Tabl
 
 
 def _pitch(t: Target) -> float:
-    a = t.a if t.kind == "approach" else t.R[:, 2]
+    a = t.approach_axis if t.kind == "approach" else t.rotation[:, 2]
     return float(np.arctan2(a[2], np.hypot(a[0], a[1])))
 
 

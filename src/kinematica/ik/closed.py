@@ -115,8 +115,9 @@ def _core_solutions(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray
     size); None where the core has no closed form for the arm (or a branch left the numbers)."""
     if len(seeds) == 0 or not fits(rs, t):
         return None
-    parts = [_one_compiled(rs, t[np.array([i])], seeds[i:i + 1]) for i in range(len(seeds))]
-    if any(p is None for p in parts):
+    found = [_one_compiled(rs, t[np.array([i])], seeds[i:i + 1]) for i in range(len(seeds))]
+    parts = [p for p in found if p is not None]
+    if len(parts) < len(found):
         return None
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), parts[0][2])
 

@@ -97,7 +97,7 @@ def fit_target(robot: Robot, t: Target) -> Target:
     _check_on_plane(robot, pl, t)
     if not pl.level or (t.kind == "pose" and not pl.sharp):
         return t  # `solver_problem` takes it into the plane
-    phi = np.arctan2(t.R[..., 1, 0], t.R[..., 0, 0]) if t.kind == "pose" else None
+    phi = np.arctan2(t.rotation[..., 1, 0], t.rotation[..., 0, 0]) if t.kind == "pose" else None
     return planar(t.p[..., :2], phi, t.weights)
 
 
@@ -110,7 +110,7 @@ def _check_on_plane(robot: Robot, pl: Plane, t: Target) -> None:
                           f"frame; the target is {off.max():.4g} {robot.length_unit} off it: give a point on the plane"
                           + (" or (x, y)" if pl.level else ""))
     if t.kind == "pose":
-        M = B[:3, :3].T @ t.R @ pl.R0.T  # a turn about the plane's normal when reachable
+        M = B[:3, :3].T @ t.rotation @ pl.R0.T  # a turn about the plane's normal when reachable
         tilt = np.arctan2(np.hypot(M[..., 0, 2], M[..., 1, 2]), M[..., 2, 2])
         if np.any(tilt > FLAT):
             raise TargetError(f"{robot.name!r} is planar: its tool can only turn about the plane's normal, and the "
@@ -128,7 +128,7 @@ def solver_problem(robot: Robot, t: Target) -> tuple[Robot, Target]:
     B = robot.base
     Rb = B[:3, :3]
     if t.weights is not None and not np.allclose(Rb, np.eye(3), atol=1e-12):
-        _check_weights(robot, t)
+        _check_weights(robot, t.kind, t.weights)
     if t.kind == "planar":  # world (x, y, φ) on a level plane: Rb = Rz(α) or Rz(α)·Rx(π)
         xy = (t.p[..., :2] - B[:2, 3]) @ Rb[:2, :2]
         phi = None if t.phi is None else np.sign(Rb[2, 2]) * (t.phi - np.arctan2(Rb[1, 0], Rb[0, 0]))
@@ -137,8 +137,8 @@ def solver_problem(robot: Robot, t: Target) -> tuple[Robot, Target]:
     if t.kind == "position":
         return pl.robot, planar(local[..., :2], None, t.weights)
     if t.kind == "approach":
-        return pl.robot, Target("approach", local, a=t.a @ Rb, weights=t.weights)
-    R = Rb.T @ t.R
+        return pl.robot, Target("approach", local, a=t.approach_axis @ Rb, weights=t.weights)
+    R = Rb.T @ t.rotation
     if not pl.sharp:
         T = np.zeros(local.shape[:-1] + (4, 4))
         T[..., :3, :3], T[..., :3, 3], T[..., 3, 3] = R, local, 1.0
@@ -146,14 +146,13 @@ def solver_problem(robot: Robot, t: Target) -> tuple[Robot, Target]:
     return pl.robot, planar(local[..., :2], np.arctan2(R[..., 1, 0], R[..., 0, 0]), t.weights)
 
 
-def _check_weights(robot: Robot, t: Target) -> None:
+def _check_weights(robot: Robot, kind: str, w: np.ndarray) -> None:
     """Per-axis weights are along the world axes; a planar arm is solved in its base's axes,
     which keep the weighted error only where the weights do not tell those axes apart."""
-    w = t.weights
-    same = w[0] == w[1] if t.kind == "planar" else (w[0] == w[1] == w[2] and w[3] == w[4] == w[5])
+    same = w[0] == w[1] if kind == "planar" else (w[0] == w[1] == w[2] and w[3] == w[4] == w[5])
     if not same:
         raise TargetError(f"per-axis weights are along the world axes, and {robot.name!r}'s base turns its plane "
-                          f"away from them: give equal weights on x, y" + ("" if t.kind == "planar" else
+                          f"away from them: give equal weights on x, y" + ("" if kind == "planar" else
                           ", z (and on the three rotations)"))
 
 

@@ -35,8 +35,8 @@ def errors(target: Target, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if target.kind == "position":
         return pos, np.zeros_like(pos)
     if target.kind == "approach":
-        return pos, _angle(T[..., :3, 2], target.a)
-    Rd, R = np.broadcast_arrays(target.R, T[..., :3, :3])
+        return pos, _angle(T[..., :3, 2], target.approach_axis)
+    Rd, R = np.broadcast_arrays(target.rotation, T[..., :3, :3])
     if R.size <= 9 * FEW:  # the float form, pose by pose: for a few, ~5 µs each against ~30 µs of array calls
         M = np.einsum("...ij,...kj->...ik", Rd, R).reshape(-1, 9).tolist()  # R_d Rᵀ
         return pos, np.array([rotation_error_floats(*m)[3] for m in M]).reshape(R.shape[:-2])[()]
@@ -53,7 +53,7 @@ def _weighted_errors(target: Target, weights: np.ndarray, T: np.ndarray) -> tupl
     pos = distance((target.p - T[..., :3, 3]) * on[:3])
     if target.kind == "position":
         return pos, np.zeros_like(pos)
-    Rd, R = np.broadcast_arrays(target.R, T[..., :3, :3])
+    Rd, R = np.broadcast_arrays(target.rotation, T[..., :3, :3])
     w = rotation_error(_batch_last(Rd), _batch_last(R))[0].T.reshape(R.shape[:-2] + (3,))  # in the base frame
     return pos, np.linalg.norm(w * on[3:], axis=-1)
 
@@ -80,13 +80,13 @@ def residual(target: Target, T: np.ndarray, J: np.ndarray) -> tuple[np.ndarray, 
     elif target.kind == "pose":
         lead = T.shape[:-2]
         t, T2 = target.reshape(-1), T.reshape(-1, 4, 4)
-        e = pose_error(t.p.T, t.R.transpose(1, 2, 0), T2[:, :3].transpose(1, 0, 2))[0]
+        e = pose_error(t.p.T, t.rotation.transpose(1, 2, 0), T2[:, :3].transpose(1, 0, 2))[0]
         e, Je = e.T.reshape(lead + (6,)), J
     else:
         a = T[..., :3, 2]
-        axis = np.cross(a, target.a)
+        axis = np.cross(a, target.approach_axis)
         s = np.linalg.norm(axis, axis=-1)
-        ang = np.arctan2(s, np.sum(a * target.a, axis=-1))
+        ang = np.arctan2(s, np.sum(a * target.approach_axis, axis=-1))
         # at ang = π the axis is undefined: any direction normal to a turns a towards a_d
         fallback = np.cross(a, np.where(np.abs(a[..., :1]) < 0.9, [1.0, 0, 0], [0, 1.0, 0]))
         axis = np.where((s < 1e-12)[..., None] & (ang > 1)[..., None], fallback, axis)

@@ -36,7 +36,7 @@ class Problem:
         self.robot, self.t, self.opts, self.enforce, self.scale = robot, t, opts, enforce, scale
         self.fast = t.kind == "pose" and t.weights is None  # a plain pose: the float formulas below
         if self.fast:
-            self.pd, self.Rd = t.p.reshape(3), t.R.reshape(3, 3)
+            self.pd, self.Rd = t.p.reshape(3), t.rotation.reshape(3, 3)
         self.lo, self.hi = robot.limits[:, 0], robot.limits[:, 1]
         self.lo_l, self.hi_l, self.rev_l = self.lo.tolist(), self.hi.tolist(), robot.wraps.tolist()
         self.margin = polish_margin(robot, t.dof)
@@ -159,7 +159,7 @@ def verdict_one(pb: Problem, q: np.ndarray, robot: Robot | None = None, t: Targe
     opts = pb.opts
     T, J = end_single(robot, q, True)
     if t.kind == "pose" and t.weights is None:  # errors()'s formulas on floats (~10x cheaper)
-        pos, ori = pose_error_one(t.p.reshape(3), t.R.reshape(3, 3), T)[2:]
+        pos, ori = pose_error_one(t.p.reshape(3), t.rotation.reshape(3, 3), T)[2:]
     else:
         pos, ori = (float(x) for x in errors(t, T))
     inside = all(lo - LIMIT_TOL <= x <= hi + LIMIT_TOL for x, lo, hi in zip(q.tolist(), pb.lo_l, pb.hi_l, strict=True))

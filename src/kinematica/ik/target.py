@@ -49,6 +49,22 @@ class Target:
     def shape(self) -> tuple[int, ...]:
         return self.p.shape[:-1]
 
+    # R and a are Optional because only some kinds carry them; code that has already chosen by
+    # kind reads them here, typed as arrays and with a clear error if the kind was not the one it has
+    @property
+    def rotation(self) -> np.ndarray:
+        """The desired rotations R (..., 3, 3) of a pose target."""
+        if self.R is None:
+            raise TargetError(f"a {self.kind} target has no rotation R (only a pose target has one)")
+        return self.R
+
+    @property
+    def approach_axis(self) -> np.ndarray:
+        """The desired approach unit vectors a (..., 3) of an approach target."""
+        if self.a is None:
+            raise TargetError(f"a {self.kind} target has no approach vector a (only an approach target has one)")
+        return self.a
+
     @property
     def rows(self) -> np.ndarray:
         """Indices of the constrained residual rows among (x, y, z, ωx, ωy, ωz)."""

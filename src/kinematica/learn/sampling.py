@@ -248,9 +248,9 @@ def inputs(robot: Robot, target: Target | np.ndarray, psi0: float = 0.0, br: Bra
         if t.kind != "pose":
             raise LearnError(f"the model of {robot.name!r} answers full poses: give a position and an orientation")
         t = t.reshape(-1)
-        return wrist.pose_inputs(robot, t.p, t.R, psi0, wrist.reference(robot, br.box)[1])
+        return wrist.pose_inputs(robot, t.p, t.rotation, psi0, wrist.reference(robot, br.box)[1])
     if t.kind == "pose":
-        t = Target("approach", t.p, a=t.R[..., :, 2].copy())
+        t = Target("approach", t.p, a=t.rotation[..., :, 2].copy())
     if t.kind != "approach":
         raise LearnError(f"the model of {robot.name!r} answers position + pitch targets: give a pitch, an "
                          f"approach vector or a pose, not a {t.kind} alone")

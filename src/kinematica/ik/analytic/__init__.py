@@ -226,9 +226,9 @@ def reproduces(robot: Robot, t: Target, T: np.ndarray, tol: float = TOL) -> np.n
     rows = 2 if t.kind == "planar" else 3
     ok = _squares(T[..., :rows, 3] - t.p[:, None, :rows]) <= (tol * size(robot)) ** 2
     if t.kind == "pose":
-        ok &= _squares((T[..., :3, :3] - t.R[:, None]).reshape(T.shape[:2] + (9,))) <= tol ** 2
+        ok &= _squares((T[..., :3, :3] - t.rotation[:, None]).reshape(T.shape[:2] + (9,))) <= tol ** 2
     elif t.kind == "approach":
-        ok &= _squares(T[..., :3, 2] - t.a[:, None]) <= tol ** 2
+        ok &= _squares(T[..., :3, 2] - t.approach_axis[:, None]) <= tol ** 2
     elif t.phi is not None:
         dphi = np.arctan2(T[..., 1, 0], T[..., 0, 0]) - t.phi[:, None]
         ok &= np.abs((dphi + np.pi) % (2 * np.pi) - np.pi) <= tol

@@ -128,9 +128,10 @@ def solve(robot: Robot, target: Target, q_ref: np.ndarray) -> tuple[np.ndarray, 
         if not g5.approach_ok:
             raise NotAnalytic(f"{robot.name!r}: the tool's z axis is not the roll axis, so roll moves the "
                               "approach; give a full pose")
-        V = np.stack([target.p + g5.cols[2, 0] * target.a, target.a * np.sign(g5.cols[2, 1])], axis=1)
+        a = target.approach_axis
+        V = np.stack([target.p + g5.cols[2, 0] * a, a * np.sign(g5.cols[2, 1])], axis=1)
     elif target.kind == "pose":
-        V = np.matmul(g5.cols.T, target.R.transpose(0, 2, 1))  # rows R P5, R z5, R x5
+        V = np.matmul(g5.cols.T, target.rotation.transpose(0, 2, 1))  # rows R P5, R z5, R x5
         V[:, 0] += target.p
     else:
         raise NotAnalytic(f"{robot.name!r}: a {target.kind} target leaves the pitch free (not analytic); "

@@ -78,7 +78,7 @@ def solve(robot: Robot, target: Target, q_ref: np.ndarray) -> tuple[np.ndarray, 
     if target.kind != "pose":
         raise NotAnalytic(f"{robot.name!r}: the UR solver needs a full pose target, got a {target.kind} target")
     plane, ref, N = arm.plane, q_ref + robot.offsets, len(target.p)
-    V = np.matmul(arm.cols.T, target.R.transpose(0, 2, 1))  # rows R w, R x6, R z6
+    V = np.matmul(arm.cols.T, target.rotation.transpose(0, 2, 1))  # rows R w, R x6, R z6
     V[:, 0] += target.p - plane.p0
     V = times(V, plane.R0)  # P5 and the two tool axes in the joint-1 frame
     th1, ok1 = yaw(plane, V[:, 0], ref[:, 0])
