@@ -6,7 +6,7 @@ against is kinematics/reference.py."""
 from __future__ import annotations
 
 import math
-from typing import NoReturn
+from typing import Literal, NoReturn, overload
 
 import numpy as np
 
@@ -48,7 +48,12 @@ def not_finite(what: str = "q") -> NoReturn:
     raise InputError(f"{what}: contains NaN or infinity")
 
 
-def end_single(robot: Robot, q: np.ndarray, with_jacobian: bool) -> tuple[np.ndarray, np.ndarray | None]:
+@overload
+def end_single(robot: Robot, q: np.ndarray, with_jacobian: Literal[True]) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def end_single(robot: Robot, q: np.ndarray, with_jacobian: bool) -> tuple[np.ndarray, np.ndarray | None]: ...
+def end_single(robot: Robot, q: np.ndarray, with_jacobian: bool) -> tuple[np.ndarray, np.ndarray | None]:  # (the Jacobian is
+    # there exactly when asked for: the overload above lets the IK's callers index it without a check)
     """Pose (4, 4) and, if asked, the base-frame Jacobian (6, n) of one configuration q (n,)
     from `shaped_q`, by the compiled core, for the iterative IK: NaN or infinity in q gives
     arrays of NaN (an iterate that left the numbers fails its verdict; it is no input error)."""
