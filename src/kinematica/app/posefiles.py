@@ -130,9 +130,10 @@ def poses_from_csv(robot: km.Robot, text: str | bytes, where: str = "poses CSV")
     head = [h.strip() for h in rows[0]]
     if not head or head[0].lower() != "name":
         raise PoseFileError(f"{where}: the first column must be 'name', got {head[0] if head else ''!r}")
-    matches = [_HEAD.match(h) for h in head[1:]]
-    if any(m is None for m in matches):
-        bad = head[1:][[m is None for m in matches].index(True)]
+    found = [_HEAD.match(h) for h in head[1:]]
+    matches = [m for m in found if m is not None]
+    if len(matches) < len(found):
+        bad = head[1:][[m is None for m in found].index(True)]
         raise PoseFileError(f"{where}: column {bad!r} has no [unit]")
     k = _factors(robot, [m["name"] for m in matches], [m["unit"] for m in matches], where)
     return [_pose(robot, r[0] if r else "", [x.strip() for x in r[1:]], k, f"{where} row {i + 2}")

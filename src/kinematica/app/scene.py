@@ -293,7 +293,7 @@ class ArmView:
             for axis, ball in self.handles.items():
                 on = axis in usable
                 ball.visible(on).draggable(on)
-            if T is None:
+            if self.target_T is None:  # (None exactly when T is)
                 return
             center = self.grid.to_scene(self.target_T[:3, 3])
             self.target.move(*center).rotate_R(self.target_T[:3, :3].tolist())

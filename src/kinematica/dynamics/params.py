@@ -76,11 +76,12 @@ def with_payload(robot: Robot, mass: float, com_in_tool=(0.0, 0.0, 0.0), inertia
     """A copy of `robot` carrying a payload rigidly at the tool: `mass` (kg) with its centre of
     mass at `com_in_tool` (length unit, tool frame) and an optional inertia about it (kg·unit²,
     tool frame), merged into the last link's inertial by the parallel-axis theorem."""
-    last = (robot.inertials or (None,) * robot.n)[-1]
+    inertials = robot.inertials or (None,) * robot.n
+    last = inertials[-1]
     if last is None:
         raise DynamicsError(f"{robot.name!r}: the last link has no inertial to add a payload to")
     X = robot.after[-1] @ robot.tool  # tool frame in the last link frame
     c_p = X[:3, :3] @ np.asarray(com_in_tool, dtype=float) + X[:3, 3]
     I_p = X[:3, :3] @ (np.zeros((3, 3)) if inertia is None else np.asarray(inertia, float)) @ X[:3, :3].T
     merged = combined([(last.mass, last.com, last.inertia), (mass, c_p, I_p)])
-    return robot.replace(inertials=tuple(robot.inertials[:-1]) + (merged,))
+    return robot.replace(inertials=tuple(inertials[:-1]) + (merged,))

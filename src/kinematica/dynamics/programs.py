@@ -114,7 +114,8 @@ def cos_sin(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _geometry_rows(L: Local, QT: np.ndarray) -> list[np.ndarray]:
     """The geometry rows (program order) of QT (n, m), one row of joint values per joint."""
     rev = np.array(L.revolute)
-    c, s = cos_sin(QT[rev] + np.array(L.offsets)[rev, None]) if rev.any() else (None, None)
+    none = np.empty((0, QT.shape[1]))  # no revolute joint: no rows of cosines and sines to take
+    c, s = cos_sin(QT[rev] + np.array(L.offsets)[rev, None]) if rev.any() else (none, none)
     rows, kr = [], 0
     for i, r in enumerate(L.revolute):
         if r:

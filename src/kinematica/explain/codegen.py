@@ -45,11 +45,11 @@ def _source(robot: Robot, M: sp.Matrix, name: str, what: str, params: str) -> st
     ch = chain(robot, params)
     pr = _Printer(ch.q)
     short = M.applyfunc(lambda e: pull_common(shorthand(e, ch.q)[0]))
-    used = sorted({s for e in short for s in e.free_symbols if _SHORT.match(s.name)},
-                  key=lambda s: (len(s.name), s.name))
+    shorts = {s: m for e in short for s in e.free_symbols if (m := _SHORT.match(s.name))}
+    used = sorted(shorts, key=lambda s: (len(s.name), s.name))
     pairs: dict[str, list[sp.Symbol]] = {}
     for s in used:
-        pairs.setdefault(_SHORT.match(s.name)[2], []).append(s)
+        pairs.setdefault(shorts[s][2], []).append(s)
     q_names = ", ".join(pr.doprint(s) for s in ch.q)
     lines = [
         "import math",
@@ -69,7 +69,7 @@ def _source(robot: Robot, M: sp.Matrix, name: str, what: str, params: str) -> st
     for tag, syms in sorted(pairs.items(), key=lambda kv: (len(kv[0]), kv[0])):
         idx = tag.split(",") if "," in tag else list(tag)
         arg = " + ".join(pr.doprint(ch.q[int(i) - 1]) for i in idx)
-        names = {_SHORT.match(s.name)[1]: pr.doprint(s) for s in syms}
+        names = {shorts[s][1]: pr.doprint(s) for s in syms}
         left = ", ".join(names[k] for k in ("c", "s") if k in names)
         right = ", ".join(f"math.{'cos' if k == 'c' else 'sin'}({arg})" for k in ("c", "s") if k in names)
         lines.append(f"    {left} = {right}")

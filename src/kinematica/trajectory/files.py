@@ -74,9 +74,10 @@ def from_csv(text: str, where: str = "<csv>") -> Trajectory:
     if len(lines) < 2:
         raise TrajectoryError(f"{where}: needs a header and at least one row")
     rows = list(csv.reader(lines))
-    heads = [_HEAD.match(h.strip()) for h in rows[0]]
-    if any(h is None for h in heads):
-        bad = rows[0][[h is None for h in heads].index(True)]
+    matched = [_HEAD.match(h.strip()) for h in rows[0]]
+    heads = [h for h in matched if h is not None]
+    if len(heads) < len(matched):
+        bad = rows[0][[h is None for h in matched].index(True)]
         raise TrajectoryError(f"{where}: column {bad!r} has no [unit]")
     try:
         data = np.array([[float(x) for x in r] for r in rows[1:]])

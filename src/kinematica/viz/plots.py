@@ -163,6 +163,7 @@ def time_plots(traj: Trajectory, *, robot: Robot | None = None,
         name, symbol, suffix = QUANTITIES[key]
         if key == "tau":
             name += " (from the trajectory)" if traj.tau is not None else " (Newton–Euler)"
+            assert tau is not None  # refused above when asked for and not computable
             data, units = tau, ["N·m" if r else "N" for r in rev]
         else:
             data = np.asarray(getattr(traj, key)) * k
