@@ -138,7 +138,7 @@ def answer(p: Problem, checker: EdgeChecker | None, run: Callable[[EdgeChecker, 
     if checker is None:
         checker = EdgeChecker.build(p.scene, p.robot, p.lo, p.hi, p.resolution)
     checker.exact = _exact(checker, exact, p.start, goals)
-    if not checker.exact:
+    if not checker.exact and checker.fast is not None:  # (no model: _exact chose exact)
         clear = checker.fast.bound(np.vstack([p.start[None], goals])) > 0
         if not clear.all():  # (exact=False asked: the model must clear the start and a goal)
             which = "the start" if not clear[0] else "every goal" if not clear[1:].any() else None
