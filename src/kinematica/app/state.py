@@ -46,6 +46,8 @@ UNLIMITED_DEG = 180.0  # slider range of a revolute joint without limits
 PLAN_KINDS = {"joint": "joint space", "line": "Cartesian lines", "arc": "Cartesian arc (3 poses)",
               "spline": "Cartesian spline"}
 PROJECTIONS = {"3d": "3-D", "xy": "top (XY)", "xz": "front (XZ)", "yz": "side (YZ)"}
+# OMPL's planners behind km.plan (kinematica.plan.PLANNERS), with the names the Workspace card shows
+PLANNERS = {"rrtconnect": "RRT-Connect", "rrtstar": "RRT*", "bitstar": "BIT*", "prm": "PRM"}
 
 
 @dataclass
@@ -97,6 +99,16 @@ class PlanSpec:
     seconds: float = 2.0
     speed: float = 1.0
     loop: bool = False
+
+
+@dataclass
+class PathSpec:
+    """The Workspace card's Plan: `goal` "target" (the IK target) or "pose:<name>" (a pose of
+    the list), the OMPL `planner` (a key of PLANNERS) and its `time_limit` in s."""
+
+    goal: str = "target"
+    planner: str = "rrtconnect"
+    time_limit: float = 1.0
 
 
 @dataclass
@@ -162,6 +174,7 @@ def joint_unit(robot: km.Robot, i: int) -> str:
 # round to 1e-9 (posefiles), far below this and far below any joint's resolution.
 ROUND_OFF = 1e-6
 SECONDS_RANGE = (0.1, 600.0)  # the plan's seconds per segment
+TIME_LIMIT_RANGE = (0.05, 60.0)  # s: the Workspace card's planner time limit
 SPEEDS = {0.25: "0.25×", 0.5: "0.5×", 1.0: "1×", 2.0: "2×", 4.0: "4×"}  # the player's speeds
 
 
@@ -274,6 +287,7 @@ class Session:
     ik_start: np.ndarray | None = None  # the q the last Solve started from (for its explanation)
     pose_lists: dict[str, list[Pose]] = field(default_factory=dict)  # per robot label
     plan: PlanSpec = field(default_factory=PlanSpec)
+    path: PathSpec = field(default_factory=PathSpec)  # the Workspace card's Plan (not saved with the project)
     trajectory: km.Trajectory | None = None  # the pose list planned (derived: never saved)
     trajectory_note: str = ""  # what planning it said (a failure, points not reached)
     t: float = 0.0  # the player's time on the trajectory, s
