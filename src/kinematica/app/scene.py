@@ -5,7 +5,8 @@ drawn along its joint axis before the link length a, as in the table), revolute 
 orange cylinders along their axes (prismatic ones a box), the tool a red sphere, a pedestal
 under the base; optional RGB axes (x red, y green, z blue) at the base, every link frame and the
 tool; the IK target as a translucent sphere (with axes for an orientation); IK solutions as
-translucent ghosts numbered at their tools; the physical arm of the Robot link as `mirror` draws it.
+translucent ghosts numbered at their tools; the physical arm of the Robot link as `mirror` draws it;
+a planned path as a trail of ghosts and the tool's dotted path (`trail`).
 
 The view is the orbitable 3-D one or an orthographic XY / XZ / YZ projection (`camera`); in
 IK mode the target marker and its orientation handles (`handles`) can be dragged.
@@ -34,6 +35,7 @@ from .grid import GridScale, along, turn_y_to
 from .handles import AXIS_INDEX, handle_points
 from .looks import Looks, gripper_slider
 from .mirror import LOOKS, MIRROR, MirrorArm  # noqa: F401  (MIRROR: re-exported)
+from .trail import Trail
 
 LINK, JOINT, BASE, TOOL = "#37474f", "#fb8c00", "#90a4ae", "#e53935"
 TARGET = "#d81b60"
@@ -80,6 +82,8 @@ class ArmView:
         self.ghost_points = np.zeros((0, 3))  # the skeletons of the ghosts drawn (scene units)
         self.mirror_args: list[tuple[str, np.ndarray]] = []  # the physical arm(s) drawn (Robot link)
         self.mirrors: dict[str, MirrorArm] = {}
+        self.trail_args: tuple[np.ndarray, np.ndarray] | None = None  # a planned path's (ghost qs, tool dots)
+        self.trail: Trail | None = None
         self.ghost_note = None
         # what the robot looks like (robot.visuals) or its kinematic skeleton; the floor goes
         # under the lowest base shape (a Puma's pedestal), never above the base frame
@@ -154,6 +158,8 @@ class ArmView:
         self.cloud = None  # the old scene took it along
         self.show_workspace(*(self.cloud_args or (None, 0.0)))
         self.show_mirror(self.mirror_args)
+        self.trail = None  # the old scene took it along
+        self.show_trail(*(self.trail_args or (None, None)))
 
     def _arm_objects(self) -> None:
         """The pedestal, links, joints, tool and frames (placed by `show`)."""
@@ -322,7 +328,8 @@ class ArmView:
         the caller has it already), the ghosts drawn, the IK target and its handles."""
         if arm is None:
             arm = self.grid.to_scene(arm_geometry(self.robot, self.q).skeleton)
-        return np.vstack([arm, self.ghost_points, self._target_points()])
+        trail = self.trail.points if self.trail is not None else np.zeros((0, 3))
+        return np.vstack([arm, self.ghost_points, self._target_points(), trail])
 
     def _keep_in_view(self, arm: np.ndarray | None = None) -> None:
         """Reframe when part of the arm (`arm`: its skeleton, when known), a ghost or the target
@@ -420,6 +427,18 @@ class ArmView:
                                      + ", ".join(str(i + 1) for i in listed))
             self.ghost_note.set_visibility(bool(listed))
         self._keep_in_view()
+
+    def show_trail(self, qs: np.ndarray | None, tool: np.ndarray | None = None) -> None:
+        """A planned path (`trail.Trail`): translucent arms at `qs` (g, n, core units) and the
+        tool's path through `tool` (m, 3, robot units); None removes it."""
+        self.trail_args = None if qs is None else (np.asarray(qs, float), np.asarray(tool, float))
+        if self.trail is not None:
+            self.trail.delete()
+            self.trail = None
+        if self.trail_args is not None:
+            with self._batched(), self.scene:
+                self.trail = Trail(self.scene, self.grid, self.robot, self.radius, *self.trail_args)
+            self._keep_in_view()
 
     def show_workspace(self, points: np.ndarray | None, size: float = 0.0) -> None:
         """The workspace overlay: `points` (k, 3, robot units; voxel centres of the envelope) as
