@@ -1,5 +1,6 @@
 """The Simulator tab: the robot choice, the FK/IK mode, the joint panel, the pose readout, the
-IK panel, the workspace (a scene around the arm: `workspace.py`) and the 3-D view of one session.
+IK panel, the workspace (a scene around the arm: `workspace.py`, with its Plan row: `plancard.py`)
+and the 3-D view of one session.
 
 A panel reports what the user did, the session changes, this tab shows the new state, and
 `page.changed` tells the other tabs (and the saved project) what changed.
@@ -22,6 +23,7 @@ from .handles import HANDLES, length_digits, moved, turned
 from .modelfile import ModelLoader
 from .packages import SERVER_FOLDERS, missing_meshes, one_notice, server_dirs
 from .panel import IKPanel, JointPanel, ReadoutPanel, tag
+from .plancard import PlanControl
 from .player import Player
 from .poses import PosesCard
 from .robotlink import RobotLink
@@ -60,6 +62,7 @@ class SimulatorTab:
         self.zips = RobotZip(self.open_unpacked)
         self.link = RobotLink(self)  # outlives the rebuilds for another robot
         self.workspace = Workspace(self)  # kept across rebuilds: the scene stays open
+        self.planning = PlanControl(self, self.path_loaded)  # kept across rebuilds: a plan in flight stays
         self.models = ModelLoader(self, lambda: self.ik.offer_model(self.session))  # learned IK models, per robot
         self.build()
 
@@ -126,7 +129,8 @@ class SimulatorTab:
                 self.readout = ReadoutPanel(s.robot.length_unit)
             self.poses = PosesCard(self, self.player)
             self.link.card()
-            self.workspace.card()
+            with self.workspace.card():
+                self.planning.card()
         self.view.show_frames(s.view.frames)
         self.workspace.draw()
         self.refresh()
@@ -139,6 +143,16 @@ class SimulatorTab:
         elif "q" in what:
             self.player.external(what)  # another control moved the arm: playback stops
             self.refresh()
+        self.planning.sync(what)
+
+    def path_loaded(self, status: str, play: bool) -> None:
+        """The Workspace card's Plan put a path in the session's trajectory (`play`: it plays
+        now) or gave the pose list's plan back: the Poses card shows its note and files, the
+        player takes it, the other tabs (Plots) hear of it."""
+        self.poses.replanned(status)
+        if play:
+            self.player.play()
+        self.page.changed("plan")
 
     def set_projection(self, projection: str) -> None:
         """Look at the arm in 3-D or from one of the XY / XZ / YZ planes."""

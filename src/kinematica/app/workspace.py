@@ -98,9 +98,10 @@ class Workspace:
         self.host.session.seat = value
 
     # --- the card -----------------------------------------------------------------------
-    def card(self) -> None:
-        """The controls: scene, seat, and the status line (built inside the tab's controls)."""
-        with ui.card().classes("w-full p-3 gap-1"):
+    def card(self) -> ui.card:
+        """The controls: scene, seat, and the status line (built inside the tab's controls);
+        returns the card, for the tab to add its Plan row (`plancard`)."""
+        with ui.card().classes("w-full p-3 gap-1") as card:
             ui.label("Workspace").classes("text-subtitle2")
             with ui.row().classes("w-full no-wrap gap-2"):
                 names = [NONE] + scene_names()
@@ -122,6 +123,7 @@ class Workspace:
                 tag(ui.checkbox("distances between an arm's own links", value=self.self_pairs,
                                 on_change=lambda e: self.show_self_pairs(e.value)), "workspace-self-pairs") \
                     .props("dense").classes("text-sm")
+        return card
 
     def show_self_pairs(self, on: bool) -> None:
         """Measure the distance line over the arms' own link pairs too, or only between bodies."""
