@@ -131,8 +131,9 @@ class PlanControl:
         self.planned, self.planned_key = out.trajectory, req.key
         s.trajectory, s.trajectory_note, s.t = out.trajectory, out.words, 0.0
         self.host.view.show_trail(*planrun.trail(s.robot, out.trajectory))
-        self.loaded("ok", True)
+        # said before the hand-over: a path taken away meanwhile (`sync`) then says so last
         self._say(f"{out.words} Drawn {time.perf_counter() - t0:.2f} s after the press.", "ok")
+        self.loaded("ok", True)
 
     # --- keeping nothing stale ----------------------------------------------------------------------
     def put_away(self) -> None:
