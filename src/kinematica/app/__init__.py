@@ -10,6 +10,8 @@ module:
   camera.py (projections), handles.py (dragged target and its orientation handles);
 - playlist.py (pose list and plans), posefiles.py (their files), poses.py (the Poses card),
   player.py (the player);
+- workspace.py (the scene around the arm), plancard.py (its Plan row) over planrun.py (the query,
+  run off the event loop, and its verdict), trail.py (a planned path drawn in the view);
 - plots.py and figures.py (the Plots tab), mathtab.py and mathdoc.py (the Math tab),
   background.py (building those off the event loop), robottab.py and robotedit.py (the Robot tab).
 
