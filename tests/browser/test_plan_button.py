@@ -5,6 +5,7 @@ every sample by `scene.check`, a refusal's reason by `km.plan` on the same query
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -91,13 +92,24 @@ def kuka_table(page, goal: list[float] | None = GOAL) -> None:
     set_joints(page, dict(enumerate(START, 1)))
 
 
+# Plan.trajectory (TOPP-RA) refuses about one path in 50 of RRT-Connect's here (1 in 12 of BIT*'s):
+# "TOPP-RA's timing passed a limit by 0.005 % between its grid points after 6 tightened solves".
+# The card says so ("Planned (…) but not timed: …"), as it should; a test that needs a played path
+# presses again then — a new random path — at most twice.
+NOT_TIMED = "but not timed: "
+
+
 def plan(page, goal: str | None, words: str, timeout_ms: int = 30_000) -> str:
-    """Pick the goal (None: as it is), press Plan, and wait for `words` in the card's verdict."""
+    """Pick the goal (None: as it is), press Plan, and wait for `words` in the card's verdict
+    (pressing again, twice at most, on a path TOPP-RA could not time)."""
     if goal is not None:
         choose(page, "path-goal", goal)
-    page.get_by_test_id("path-plan").click()
     status = page.get_by_test_id("path-status")
-    expect(status).to_contain_text(words, timeout=timeout_ms)
+    for _ in range(3):
+        page.get_by_test_id("path-plan").click()
+        expect(status).to_contain_text(re.compile(f"{re.escape(words)}|{NOT_TIMED}"), timeout=timeout_ms)
+        if NOT_TIMED not in status.inner_text():
+            break
     return status.inner_text()
 
 
@@ -177,12 +189,14 @@ def test_the_page_stays_live_while_a_long_plan_runs_and_a_second_press_is_refuse
     page.get_by_test_id("path-plan").click()  # again, while planning: refused, not queued
     expect(page.get_by_text("Already planning (BIT*, up to 4 s): this press is refused.")).to_be_visible()
     words = plan_finished(page)
-    assert words.startswith("Planned (BIT* to pose P1)") and words.count("Planned") == 1
-    wait_for_end(page)
-    np.testing.assert_allclose(joint_values(page, 6), GOAL, atol=1e-6)
+    assert words.startswith("Planned (BIT* to pose P1)") and words.count("Planned") == 1, words
+    if NOT_TIMED not in words:  # (see NOT_TIMED)
+        wait_for_end(page)
+        np.testing.assert_allclose(joint_values(page, 6), GOAL, atol=1e-6)
 
 
 def plan_finished(page) -> str:
+    """The card's verdict once the plan has ended: played, or a path TOPP-RA could not time."""
     status = page.get_by_test_id("path-status")
-    expect(status).to_contain_text("after the press", timeout=30_000)
+    expect(status).to_contain_text(re.compile(f"after the press|{NOT_TIMED}"), timeout=30_000)
     return status.inner_text()
