@@ -169,7 +169,7 @@ def test_a_goal_inside_the_box_says_why_and_leaves_nothing_stale(page):
 
 def test_the_page_stays_live_while_a_long_plan_runs_and_a_second_press_is_refused(page):
     kuka_table(page)
-    page.get_by_test_id("path-time").fill("4")
+    page.get_by_test_id("path-time").fill("8")
     # unseeded, BIT* refines its path until the time limit (RRT* too, but it found no path at all in
     # 4 s in 2 runs of 6 here, sharing two cores with the browser)
     choose(page, "path-planner", "BIT*")
@@ -178,16 +178,16 @@ def test_the_page_stays_live_while_a_long_plan_runs_and_a_second_press_is_refuse
     t0 = time.monotonic()
     page.get_by_test_id("path-plan").click()
     status = page.get_by_test_id("path-status")
-    expect(status).to_contain_text("Planning (BIT* to pose P1, up to 4 s)")
+    expect(status).to_contain_text("Planning (BIT* to pose P1, up to 8 s)")
     t1 = time.monotonic()
     page.get_by_test_id("joint-1-number").fill("40")  # a joint moved while the planner runs
-    expect(page.get_by_test_id("pose-x")).not_to_have_text(f"{x_before:.4f}", timeout=3_000)
+    expect(page.get_by_test_id("pose-x")).not_to_have_text(f"{x_before:.4f}", timeout=6_000)
     answered = time.monotonic() - t0
     print(f"\nthe joint typed {t1 - t0:.2f} s after the press, shown {time.monotonic() - t1:.2f} s later")  # noqa: T201
-    assert "Planning" in status.inner_text() and answered < 4.0, (answered, status.inner_text())
+    assert "Planning" in status.inner_text() and answered < 8.0, (answered, status.inner_text())
     np.testing.assert_allclose(pose(page)[:3], km.fk(KUKA, np.radians([40, *START[1:]]))[:3, 3], atol=1e-3)
     page.get_by_test_id("path-plan").click()  # again, while planning: refused, not queued
-    expect(page.get_by_text("Already planning (BIT*, up to 4 s): this press is refused.")).to_be_visible()
+    expect(page.get_by_text("Already planning (BIT*, up to 8 s): this press is refused.")).to_be_visible()
     words = plan_finished(page)
     assert words.startswith("Planned (BIT* to pose P1)") and words.count("Planned") == 1, words
     if NOT_TIMED not in words:  # (see NOT_TIMED)
