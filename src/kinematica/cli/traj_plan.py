@@ -240,7 +240,8 @@ def plan_path(robot: km.Robot, args: argparse.Namespace, q0: np.ndarray) -> tupl
             pts = [T0[:3, 3]] + pts
         kind = "circle" if args.full else "arc"
         plan = tj.circle_through if args.full else tj.arc_through
-        path = plan(*pts, _intervals(args, kind), R=R, **timing)
+        p1, p2, p3 = pts  # three by the check above
+        path = plan(p1, p2, p3, _intervals(args, kind), R=R, **timing)
         m = path.meta
         return path, {"kind": kind, "through": pts, "centre": m["centre"], "radius": m["radius"],
                       "normal": m["normal"], "angle": m["angle"], "angle_deg": np.degrees(m["angle"]),

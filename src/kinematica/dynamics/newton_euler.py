@@ -132,7 +132,8 @@ def newton_euler(L: Local, joints, qd, qdd, gravity, wrench=None):
         if ext is not None:  # turned along like ω: into frame i
             ext = tuple(rot_t(L.R[i], v) for v in ext)
             if L.revolute[i]:
-                ext = tuple(rz_t(*joints[i][:2], v) for v in ext)
+                c, s = joints[i][:2]
+                ext = tuple(rz_t(c, s, v) for v in ext)
         Fi, Ni = link_wrench(L, i, *motion)
         F.append(Fi)
         N.append(Ni)

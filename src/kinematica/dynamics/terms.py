@@ -162,7 +162,7 @@ def _solve_single(robot, L, kind, q, qd, tau, g, gravity, wrench) -> list[float]
         out = None
     n = robot.n
     if out is None or not (all(d > 0 for d in out[n:2 * n]) and out[2 * n] < BOUND):  # NaN: False
-        a = _solve_plain(robot, *(np.array(x) for x in (q, qd, tau)), gravity,
+        a = _solve_plain(robot, np.array(q), np.array(qd), np.array(tau), gravity,
                          None if wrench is None else np.array(wrench))
     else:
         a = out[:n]

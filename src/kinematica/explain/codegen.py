@@ -31,6 +31,14 @@ class _Printer(PythonCodePrinter):
         super().__init__({"standard": "python3"})
         self.joints = {s: f"q{i + 1}" for i, s in enumerate(joints)}
 
+    def doprint(self, expr, assign_to=None) -> str:
+        """SymPy's code as text. SymPy types it text or the (constants, unsupported, code) tuple
+        it gives when its "human" setting is off; here the setting stays on (its default)."""
+        text = super().doprint(expr, assign_to)
+        if not isinstance(text, str):
+            raise TypeError("code printer: SymPy returned its non-human tuple; keep the 'human' setting on")
+        return text
+
     def _print_Symbol(self, expr):
         if expr in self.joints:
             return self.joints[expr]

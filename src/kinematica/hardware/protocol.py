@@ -311,7 +311,7 @@ def _span(text: str, key: str) -> tuple[int, int]:
 
 def parse_banner(line: str) -> Banner:
     """The READY banner; ProtocolError naming a missing or malformed field."""
-    fields = dict(tok.partition("=")[::2] for tok in line.split(" ")[1:] if tok)
+    fields = {key: value for key, _, value in (tok.partition("=") for tok in line.split(" ")[1:] if tok)}
     need = ["v", "depth", "watchdog", "speed", "accel", *SERVOS, "home", "boot"]
     missing = [k for k in need if k not in fields]
     if missing:

@@ -8,7 +8,7 @@ import numpy as np
 from ..errors import InputError
 from ..kinematics.handle import chain_handle
 from ..model.robot import Robot
-from .closed_pack import TARGET_KINDS, closed_form, fits, labels
+from .closed_pack import TARGET_KINDS, fits, form_for, labels
 from .goals import goals
 from .options import CONVERGED, LIMIT_MODES, solver_options
 from .reach import out_of_reach_message, reach_check
@@ -66,11 +66,11 @@ def _one_compiled(rs: Robot, t: Target, seeds: np.ndarray) -> tuple[np.ndarray, 
     branch (`_core.ClosedForm.candidates`, the NumPy solvers' equations in C++) and which of
     them FK reproduces (`analytic._fk_check`'s test, on the core's FK). None when no compiled
     closed form takes the target (the NumPy solvers then answer)."""
-    if len(seeds) != 1 or not fits(rs, t):
+    form = form_for(rs, t) if len(seeds) == 1 else None
+    if form is None:
         return None
     from .analytic import finite_branches, reproduces
 
-    form = closed_form(rs)
     Q = form.candidates(goals(t)[0], TARGET_KINDS[t.kind], t.phi is not None, seeds[0])[0]
     (Q,), (lost,) = finite_branches(Q[None], seeds)
     try:

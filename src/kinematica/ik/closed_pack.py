@@ -16,6 +16,8 @@ branches on every bundled arm and on random ones.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..kinematics.cache import cache_of
@@ -24,6 +26,9 @@ from ..model.robot import LIMIT_TOL, Robot
 from .analytic import solver_name
 from .analytic.geometry import LENGTH_TOL, ROUNDING
 from .target import Target
+
+if TYPE_CHECKING:
+    from .._core import ClosedForm
 
 TARGET_KINDS = {"pose": 0, "position": 1, "approach": 2, "planar": 3}  # src/core/residual.hpp
 
@@ -119,11 +124,16 @@ def labels(robot: Robot) -> list[str]:
 
 def fits(robot: Robot, t: Target) -> bool:
     """Whether the robot has a core closed form that takes targets of t's kind (and heading)."""
+    return form_for(robot, t) is not None
+
+
+def form_for(robot: Robot, t: Target) -> ClosedForm | None:
+    """The robot's core closed form if it takes targets of t's kind (and heading), else None."""
     form = closed_form(robot)
-    return form is not None and form.fits(TARGET_KINDS[t.kind], t.phi is not None)
+    return form if form is not None and form.fits(TARGET_KINDS[t.kind], t.phi is not None) else None
 
 
-def closed_form(robot: Robot):
+def closed_form(robot: Robot) -> ClosedForm | None:
     """The robot's `_core.ClosedForm`, or None when no closed form fits it: made once and kept in
     the robot's cache (`kinematics.cache`, which a pickled or copied robot leaves behind — a core
     object does not pickle, and a robot goes to Dask workers)."""

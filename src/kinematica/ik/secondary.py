@@ -69,7 +69,7 @@ def check_goals(robot: Robot, secondary: dict | None, rest) -> Goals | None:
                          f"{robot.name!r} has a finite limit")
     r = np.zeros(robot.n) if rest is None else np.asarray(rest, dtype=float)
     if r.shape != (robot.n,) or not np.all(np.isfinite(r)):
-        raise InputError(f"rest: expected {robot.n} finite joint values, got shape {np.shape(rest)}")
+        raise InputError(f"rest: expected {robot.n} finite joint values, got shape {r.shape}")
     return Goals(w, r)
 
 

@@ -94,6 +94,8 @@ def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
             lam = opts.chan_factor * E
         if acc and pos < opts.tol_position and ori < opts.tol_orientation:
             return q, CONVERGED, it
+        if e is None or Je is None:  # the first evaluation is accepted (E = ∞) unless its error is NaN
+            raise FloatingPointError(f"IK: the error at the first iterate is not a number (E = {E_t})")
         if active:
             held = pinned(Je, e, q, pb.lo, pb.hi)
             dq = damped_step(np.where(held, 0.0, Je) if held.any() else Je, e, lam)

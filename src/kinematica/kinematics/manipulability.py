@@ -62,11 +62,10 @@ def task_rows(robot: Robot) -> str:
 
 def select_rows(J: np.ndarray, rows: str | tuple[int, ...]) -> np.ndarray:
     """The rows of J (..., 6, n) named by `rows` ("full", "position", "orientation", "planar")."""
-    if isinstance(rows, str):
-        if rows not in ROWS:
-            raise InputError(f"rows must be one of {', '.join(ROWS)}, got {rows!r}")
-        rows = ROWS[rows]
-    return J[..., list(rows), :]
+    if isinstance(rows, str) and rows not in ROWS:
+        raise InputError(f"rows must be one of {', '.join(ROWS)}, got {rows!r}")
+    index = list(ROWS[rows] if isinstance(rows, str) else rows)
+    return J[..., index, :]
 
 
 def _check_J(J: ArrayLike) -> np.ndarray:

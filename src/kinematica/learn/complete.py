@@ -97,10 +97,10 @@ def _candidate_inputs(model, t: Target, psi0: float) -> np.ndarray:
         a = np.column_stack([np.cos(h) * np.cos(az), np.cos(h) * np.sin(az), np.sin(h)])
         cand = Target("approach", p, a=a @ C0[:3, :3].T)
     elif t.kind == "approach":
-        R = np.concatenate([axis_to_z(t.a) @ _rz(r) for r in ROLLS])
+        R = np.concatenate([axis_to_z(t.approach_axis) @ _rz(r) for r in ROLLS])
         cand = Target("pose", p, R=R)
     else:
-        R = fk_targets(robot, sample_joints(br, ORIENTATIONS, np.random.default_rng(0), robot)).R
+        R = fk_targets(robot, sample_joints(br, ORIENTATIONS, np.random.default_rng(0), robot)).rotation
         cand = Target("pose", p, R=np.repeat(R, N, axis=0))
     return inputs(robot, cand, psi0, br).reshape(K, N, -1)
 

@@ -82,10 +82,10 @@ def wrist_centre_stats(robot, q: np.ndarray, targets: Target, reach: float) -> d
     """The wrist-centre error of a 6R arm's answers q (N, 6) to pose targets (what a 6R model's
     network learns): ‖c(q) − c*‖, c = p − R·w, median and p95 in the length unit and the median
     as % of the reach."""
-    w = wrist.wrist_offset(robot)
+    w = wrist.wrist_vector(robot)
     T = fk(robot, q)
     c = T[:, :3, 3] - np.einsum("nij,j->ni", T[:, :3, :3], w)
-    c_star = targets.p - np.einsum("nij,j->ni", targets.R, w)
+    c_star = targets.p - np.einsum("nij,j->ni", targets.rotation, w)
     e = np.linalg.norm(c - c_star, axis=1)
     return {"median": float(np.median(e)), "p95": float(np.percentile(e, 95)),
             "median_percent_of_reach": float(100 * np.median(e) / reach)}

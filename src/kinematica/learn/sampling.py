@@ -243,7 +243,7 @@ def inputs(robot: Robot, target: Target | np.ndarray, psi0: float = 0.0, br: Bra
             raise LearnError(f"the model of {robot.name!r} answers (x, y, φ) targets: give the heading φ "
                              f"(a planar point with phi, or a pose)")
         t2 = tp.reshape(-1)
-        return np.column_stack([t2.p[:, 0], t2.p[:, 1], t2.phi])
+        return np.column_stack([t2.p[:, 0], t2.p[:, 1], tp.phi.reshape(-1)])
     if task == "pose":
         if t.kind != "pose":
             raise LearnError(f"the model of {robot.name!r} answers full poses: give a position and an orientation")

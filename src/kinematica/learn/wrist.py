@@ -64,6 +64,15 @@ def wrist_offset(robot: Robot) -> np.ndarray | None:
     return w
 
 
+def wrist_vector(robot: Robot) -> np.ndarray:
+    """`wrist_offset` of an arm whose axes 4, 5, 6 meet (code that has chosen the "pose" task
+    reads it here), with an InputError naming the robot if they do not."""
+    w = wrist_offset(robot)
+    if w is None:
+        raise InputError(f"{robot.name!r}: axes 4, 5, 6 do not meet in one point, so it has no wrist centre")
+    return w
+
+
 def fits(robot: Robot) -> bool:
     """A 6R arm with a spherical wrist and a closed-form solver (whose labels name the branches)."""
     return solver_name(robot) is not None and wrist_offset(robot) is not None
@@ -96,7 +105,7 @@ def in_branch(robot: Robot, q: np.ndarray, label: str) -> np.ndarray:
 def pose_inputs(robot: Robot, p: np.ndarray, R: np.ndarray, psi0: float, R_ref: np.ndarray) -> np.ndarray:
     """(ψ, ρ, z, rx, ry, rz) of tool poses (p (N, 3), R (N, 3, 3)), see the module docstring."""
     C0 = robot.C[0]
-    c = (p - np.einsum("nij,j->ni", R, wrist_offset(robot)) - C0[:3, 3]) @ C0[:3, :3]
+    c = (p - np.einsum("nij,j->ni", R, wrist_vector(robot)) - C0[:3, 3]) @ C0[:3, :3]
     psi = np.arctan2(c[:, 1], c[:, 0])  # an angle input: `scaling` cuts it where the data is thinnest
     rho = np.hypot(c[:, 0], c[:, 1])
     Rl = _seen_from_plane(C0[:3, :3].T @ R, psi)
@@ -116,8 +125,7 @@ def reference(robot: Robot, box: np.ndarray) -> tuple[float, np.ndarray]:
     the centre of the branch box."""
     T = fk(robot, box.mean(axis=1))
     C0 = robot.C[0]
-    w = wrist_offset(robot)
-    assert w is not None  # a spherical wrist: task "pose" is learned for a robot that `fits`
+    w = wrist_vector(robot)  # a spherical wrist: task "pose" is learned for a robot that `fits`
     c = (T[:3, 3] - T[:3, :3] @ w - C0[:3, 3]) @ C0[:3, :3]
     psi0 = float(np.arctan2(c[1], c[0]))
     return psi0, _seen_from_plane((C0[:3, :3].T @ T[:3, :3])[None], np.array([psi0]))[0]

@@ -56,7 +56,7 @@ def _visuals(data: dict, deg: bool, where: str, folder: Any = None) -> dict:
     if folder is None and Path(where).suffix.lower() in (".yaml", ".yml") and Path(where).parent != Path():
         folder = Path(where).parent
     shapes, source = from_dicts(data["visuals"], deg, where, folder)
-    gone = [v.path for v in shapes if v.kind == "mesh" and not Path(v.path).is_file()]
+    gone = [v.mesh_path for v in shapes if v.kind == "mesh" and not Path(v.mesh_path).is_file()]
     if gone:  # drawn as the skeleton instead, as a URDF's missing meshes are
         import warnings
 

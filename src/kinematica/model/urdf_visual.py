@@ -136,7 +136,7 @@ def write_visual(link: Any, v: Visual, H: np.ndarray, per_m: float, fraction: fl
     elif v.kind == "sphere":
         etree.SubElement(geometry, "sphere", radius=repr(v.size[0] / per_m))
     else:
-        etree.SubElement(geometry, "mesh", filename=files.get(v.path, Path(v.path).resolve().as_uri()),
+        etree.SubElement(geometry, "mesh", filename=files.get(v.mesh_path, Path(v.mesh_path).resolve().as_uri()),
                          scale=" ".join(repr(s / per_m) for s in v.scale))
     hex_color = v.hex_color
     if v.color is not None and hex_color is not None:  # (a colour has its hex form)

@@ -118,6 +118,14 @@ class Visual:
     __hash__ = None  # type: ignore[assignment]
 
     @property
+    def mesh_path(self) -> str:
+        """The file of a mesh visual (each has one: checked when it is made); an InputError for a
+        primitive, which has none."""
+        if self.path is None:
+            raise InputError(f"a {self.kind} visual has no mesh file (only a mesh visual has one)")
+        return self.path
+
+    @property
     def hex_color(self) -> str | None:
         """The colour as #rrggbb (alpha left out), None when the shape has none of its own."""
         if self.color is None:

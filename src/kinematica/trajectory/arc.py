@@ -91,7 +91,7 @@ def _through(p1, p2, p3, steps, R, total_angle, timing, kind) -> CartesianPath:
     Phi = phi3 if total_angle is None else total_angle
     fixed = as_rotation(R)
     R0 = fixed if fixed is not None else np.eye(3)  # the orientation held without three given
-    if all(given):
+    if R1 is not None and R2 is not None and R3 is not None:  # all(given), in words the checker follows
         keys = [0.0, phi2, phi3] + ([2 * np.pi] if total_angle is not None else [])
         mats = [R1, R2, R3] + ([R1] if total_angle is not None else [])
         from scipy.spatial.transform import Rotation, Slerp

@@ -39,7 +39,7 @@ def line(start: ArrayLike, end: ArrayLike, steps: int = 50, *, R: ArrayLike | No
         raise TrajectoryError("R: the poses already carry their orientation")
     fixed = as_rotation(R)
     oriented = R0 is not None or fixed is not None
-    if R0 is None:
+    if R0 is None or R1 is None:  # both or neither (checked above)
         R0 = R1 = fixed if fixed is not None else np.eye(3)
     from scipy.spatial.transform import Rotation, Slerp
 

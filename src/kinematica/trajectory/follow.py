@@ -223,7 +223,7 @@ def _problem(robot: Robot, target: Target, q0, method: str, limits: str, max_ste
         raise TrajectoryError(f"limits must be one of {', '.join(LIMITS)}, got {limits!r}")
     start = robot.q_home if q0 is None else np.array(q0, dtype=float)
     if start.shape != (robot.n,) or not np.all(np.isfinite(start)):
-        raise TrajectoryError(f"q0: expected {robot.n} finite joint values, got {np.shape(q0)}")
+        raise TrajectoryError(f"q0: expected {robot.n} finite joint values, got {start.shape}")
     given = {"tol_position": tol_position, "tol_orientation": tol_orientation}
     tol_p, tol_o = tolerances(robot, {k: v for k, v in given.items() if v is not None})  # km.ik's defaults
     if not (tol_p > 0 and tol_o > 0):

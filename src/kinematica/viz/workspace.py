@@ -10,6 +10,7 @@ limits (one batched FK call), optionally coloured by manipulability, in 3-D or i
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from matplotlib import colormaps
@@ -86,7 +87,7 @@ def workspace(robot: Robot, samples: int = 5000, *, seed: int | None = 0,
     span = plane_span(pts, views, 0.0)
     cmap = colormaps["viridis"]
     solid = "3d" in views  # a cloud seen through needs denser points
-    kw = dict(s=(5 if solid else 3) if len(p) < 20000 else 1, alpha=0.7 if solid else 0.55,
+    kw: dict[str, Any] = dict(s=(5 if solid else 3) if len(p) < 20000 else 1, alpha=0.7 if solid else 0.55,
               linewidths=0, rasterized=True)
     kw.update(dict(c=w, cmap=cmap) if w is not None else dict(color=style.ARM))
     axes, sc = [], None

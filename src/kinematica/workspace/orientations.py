@@ -74,6 +74,13 @@ class OrientationSet:
     rolls: int
 
     @property
+    def array(self) -> np.ndarray:
+        """`values` of a set that has them (every kind but "position"), a ValueError naming the kind otherwise."""
+        if self.values is None:
+            raise ValueError(f"a {self.kind} orientation set has no values (only the position set has none)")
+        return self.values
+
+    @property
     def size(self) -> int:
         return 1 if self.values is None else len(self.values)
 
@@ -91,12 +98,12 @@ class OrientationSet:
         P = np.repeat(p, k, axis=0)
         if self.kind == "pose":
             T = np.zeros((B * k, 4, 4))
-            T[:, :3, :3], T[:, :3, 3], T[:, 3, 3] = np.tile(self.values, (B, 1, 1)), P, 1.0
+            T[:, :3, :3], T[:, :3, 3], T[:, 3, 3] = np.tile(self.array, (B, 1, 1)), P, 1.0
             return targets.pose(T)
         if self.kind == "approach":
-            return targets.approach(P, np.tile(self.values, (B, 1)))
+            return targets.approach(P, np.tile(self.array, (B, 1)))
         if self.kind == "pitch":
-            return targets.approach(P, pitch=np.tile(self.values, B))
+            return targets.approach(P, pitch=np.tile(self.array, B))
         if self.kind == "planar":
             return targets.planar(P[:, :2], None if self.values is None else np.tile(self.values, B))
         return targets.position(P)
