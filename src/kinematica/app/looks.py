@@ -17,8 +17,9 @@ from pathlib import Path
 import numpy as np
 from fastapi import HTTPException, Response
 from nicegui import app, ui
+from nicegui.elements.scene.scene_object3d import Object3D
 
-from kinematica.model.visual import Visual
+from kinematica.model.visual import Grip, Visual
 
 ROUTE = "/kinematica/mesh"
 MESH_GREY = "#b8bec6"  # a mesh file without colours of its own (STL) and no URDF colour
@@ -84,7 +85,7 @@ class Looks:
     def __init__(self, scene, visuals: tuple[Visual, ...], n_bodies: int, step: float) -> None:
         self.scene, self.step, self.visuals = scene, float(step), visuals
         self.bodies = [scene.group() for _ in range(n_bodies)]
-        self.gripped: list[tuple[object, Visual]] = []
+        self.gripped: list[tuple[Object3D, Grip]] = []  # a holder group and the grip that moves it
         self.fraction: float | None = None  # the gripper's as the holders were last placed
         keys = [mesh_key(v.path) for v in visuals if v.kind == "mesh"]
         if any(k not in _glb for k in keys):  # convert while the page builds, not when the browser asks
@@ -97,7 +98,7 @@ class Looks:
                     holder = scene.group()
                     with holder:
                         self._shape(v, v.origin)
-                    self.gripped.append((holder, v))
+                    self.gripped.append((holder, v.grip))
 
     def _shape(self, v: Visual, X: np.ndarray):
         s, sc = self.step, self.scene
@@ -125,8 +126,8 @@ class Looks:
         if fraction == self.fraction:
             return  # the holders sit in their bodies' groups: they moved with them
         self.fraction = fraction
-        for holder, v in self.gripped:
-            M = v.grip.motion(fraction)
+        for holder, grip in self.gripped:
+            M = grip.motion(fraction)
             holder.move(*(M[:3, 3] / self.step)).rotate_R(M[:3, :3].tolist())
 
     def visible(self, on: bool) -> None:

@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from lxml import etree
+import lxml.etree as etree  # (lxml/__init__ does not name etree: type checkers find it this way)
 
 from kinematica.errors import InputError
 from kinematica.model.urdf_collision import resolve_mesh

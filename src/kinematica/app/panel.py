@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import contextmanager
+from typing import TypeVar
 
 import numpy as np
 from nicegui import ui
+from nicegui.element import Element
 
 from . import learned
 from .fields import bounded_number
@@ -35,7 +37,10 @@ STATUS_CLASSES = {"ok": "bg-green-1 text-green-10", "warning": "bg-amber-1 text-
                   "error": "bg-red-1 text-red-10", "": "hidden"}
 
 
-def tag(element, name: str):
+AnyElement = TypeVar("AnyElement", bound=Element)  # `tag` gives back the element it was given
+
+
+def tag(element: AnyElement, name: str) -> AnyElement:
     """Mark an element for the user fixture and the browser tests alike."""
     return element.mark(name).props(f'data-testid="{name}"')
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from nicegui import ui
+from nicegui.elements.mixins.validation_element import ValidationElement
 
 import kinematica as km
 from kinematica import spatial
@@ -68,7 +69,14 @@ class RobotTab(LazyTab):
         self.box = ui.column().classes("w-full gap-3")
         self.form: RobotForm | None = None
         self.robot: km.Robot | None = None  # the robot the form was made from
-        self.cells: dict[tuple[int, str], ui.element] = {}
+        self.cells: dict[tuple[int, str], ValidationElement] = {}  # inputs and selects: each shows an error
+
+    @property
+    def edited(self) -> RobotForm:
+        """The form `render` made (the table's cells edit it): a RuntimeError before the first render."""
+        if self.form is None:
+            raise RuntimeError("the robot tab has no form before it is first shown")
+        return self.form
 
     def update(self, what: set[str]) -> None:
         """Only a new robot makes the table stale: joint moves elsewhere keep the user's edits."""
@@ -96,7 +104,7 @@ class RobotTab(LazyTab):
 
     # --- layout -------------------------------------------------------------------------------
     def _robot_fields(self) -> None:
-        f = self.form
+        f = self.edited
         with ui.row().classes("w-full items-start gap-3"):
             self.name_field = tag(ui.input("robot name", value=f.name, on_change=lambda e: setattr(self.form, "name", e.value or "")),
                                   "robot-name").props("dense outlined").classes("w-64")
@@ -108,7 +116,7 @@ class RobotTab(LazyTab):
 
     def _table(self) -> None:
         """One row of cells per joint under headers naming the convention's parameters and units."""
-        f = self.form
+        f = self.edited
         self.caption.set_text(f"{robotedit.KIND_NAMES[f.kind]} — {len(f.rows)} joints")
         self.table.clear()
         self.cells.clear()
@@ -123,15 +131,15 @@ class RobotTab(LazyTab):
                 for c in cols:
                     self.cells[(i, c.key)] = self._cell(i, c)
 
-    def _cell(self, i: int, c: robotedit.Column) -> ui.element:
-        row = self.form.rows[i]
+    def _cell(self, i: int, c: robotedit.Column) -> ValidationElement:
+        row = self.edited.rows[i]
         marker = f"robot-cell-{i + 1}-{c.key}"
         if c.key == "type":
             return tag(ui.select(list(robotedit.TYPES), value=row["type"],
                                  on_change=lambda e, i=i: self._type(i, e.value)), marker).props("dense outlined")
         cell = tag(ui.input(value=row.get(c.key, ""), on_change=lambda e, i=i, k=c.key: self._edit(i, k, e.value)),
                    marker).props("dense outlined hide-bottom-space")
-        unit = unit_text(c, self.form.length_unit, row.get("type", "revolute"))
+        unit = unit_text(c, self.edited.length_unit, row.get("type", "revolute"))
         if unit and c.key != "name":
             cell.props(f'suffix="{unit}"')
         return cell
@@ -150,15 +158,15 @@ class RobotTab(LazyTab):
 
     # --- what the user did ----------------------------------------------------------------------
     def _edit(self, i: int, key: str, value: str | None) -> None:
-        self.form.rows[i][key] = "" if value is None else str(value)
+        self.edited.rows[i][key] = "" if value is None else str(value)
 
     def _type(self, i: int, value: str) -> None:
-        self.form.rows[i]["type"] = value
+        self.edited.rows[i]["type"] = value
         self._table()  # the limits and home of the row change unit
 
     def _unit(self, unit: str) -> None:
-        if unit and unit != self.form.length_unit:
-            robotedit.convert_unit(self.form, unit)
+        if unit and unit != self.edited.length_unit:
+            robotedit.convert_unit(self.edited, unit)
             self._table()
 
     def _say(self, text: str, status: str) -> None:
@@ -173,7 +181,7 @@ class RobotTab(LazyTab):
         """The table's robot, or None with the error shown and its cell marked."""
         self._clear_marks()
         try:
-            return robotedit.build(self.form)
+            return robotedit.build(self.edited)
         except EditError as e:
             self._say(f"{e} Nothing was changed.", "error")
             cell = self.cells.get((e.row, e.column)) if e.row is not None else \

@@ -83,8 +83,9 @@ def _one_line(e: BaseException) -> str:
 def _tolerant(stream: TextIO) -> TextIO:
     """A stream that cannot encode θ or ω (an ASCII terminal) writes '?' instead of failing."""
     encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
-    if encoding != "utf8" and hasattr(stream, "reconfigure"):
-        stream.reconfigure(errors="replace")
+    reconfigure = getattr(stream, "reconfigure", None)  # a TextIOWrapper's; TextIO does not promise it
+    if encoding != "utf8" and reconfigure is not None:
+        reconfigure(errors="replace")
     return stream
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import kinematica as km
 
@@ -17,14 +17,18 @@ from .common import JSON_HELP, Failure, UsageError, add_robot, emit, robot_of
 from .progress import Progress
 from .targets import add_target_args, ik_target
 
+if TYPE_CHECKING:
+    from ..learn import IKModel
 
-def read_model(path: str, flag: str, kind: str = "ik"):
-    """The model in `path` (a ModelFileError, a ValueError, names it), checked to be of `kind`."""
-    from ..learn import load_model
+
+def read_model(path: str, flag: str) -> IKModel:
+    """The IK model in `path` (a ModelFileError, a ValueError, names it; a UsageError if it is
+    another kind of model)."""
+    from ..learn import IKModel, load_model
 
     model = load_model(path)
-    if model.kind != kind:
-        raise UsageError(f"{flag} {path}: a {model.kind} model; an {kind} model is needed here")
+    if not isinstance(model, IKModel):
+        raise UsageError(f"{flag} {path}: a {model.kind} model; an ik model is needed here")
     return model
 
 

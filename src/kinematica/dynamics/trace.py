@@ -69,7 +69,7 @@ class Tape:
         return self._emit(kind, a, b)
 
     def neg(self, a: Scalar) -> Scalar:
-        if _is_num(a):
+        if not isinstance(a, Sym):  # `_is_num`, spelled so that the checker narrows a to Sym below
             return -float(a)
         if a.name in self.negated:
             return self.negated[a.name]
@@ -123,7 +123,7 @@ def _fold(tape: Tape, kind: str, a: Scalar, b: Scalar) -> Scalar | None:
                     return 0.0 if x == 0 else y
                 if x == -1:
                     return tape.neg(y)
-                ny = tape.negated.get(y.name)
+                ny = tape.negated.get(y.name) if isinstance(y, Sym) else None  # (a Sym: `op` folds two numbers)
                 return tape.op("*", -float(x), ny) if ny is not None else None
         if na is not None or nb is not None:
             prod = tape.op("*", a if na is None else na, b if nb is None else nb)

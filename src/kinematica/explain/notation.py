@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import TYPE_CHECKING, Any, cast
 
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
@@ -110,13 +110,14 @@ def _term_key(term: sp.Expr) -> tuple:
     shorthands (c_1 before c_12 before c_123, c before s), numbers last."""
     if not term.free_symbols:
         return (2,)
+    symbols = [s for s in term.free_symbols if isinstance(s, sp.Symbol)]  # SymPy types them Basic
     tags = []
-    for s in sorted(term.free_symbols, key=lambda s: s.name):
+    for s in sorted(symbols, key=lambda s: s.name):
         m = _SHORT.match(s.name)
         if m:
             idx = [int(i) for i in (m[2].split(",") if "," in m[2] else m[2])]
             tags.append((len(idx), idx, m[1]))
-    plain = sorted(s.name for s in term.free_symbols if not _SHORT.match(s.name))
+    plain = sorted(s.name for s in symbols if not _SHORT.match(s.name))
     return (1, sorted(tags), plain) if tags else (0, [], plain)
 
 
@@ -124,13 +125,24 @@ def _factor_key(f: sp.Expr) -> tuple:
     """Order of the factors of a product: numbers, lengths (a_2), shorthands, the rest."""
     if f.is_Number:
         return (0,)
-    if f.is_Symbol:
+    if isinstance(f, sp.Symbol):  # `f.is_Symbol`, which the checker does not narrow by
         m = _SHORT.match(f.name)
         return (2, _term_key(f)) if m else (1, f.name)
     return (3, sp.default_sort_key(f))
 
 
-class _Ordered:
+if TYPE_CHECKING:
+    class _Printer:
+        """What `_Ordered` uses of the SymPy printer it is mixed into (its super()): for the checker."""
+
+        _settings: dict[str, Any]
+
+        def _print_Mul(self, expr: Any) -> str: ...
+else:
+    _Printer = object
+
+
+class _Ordered(_Printer):
     """Terms of sums in `_term_key` order, factors of products in `_factor_key` order."""
 
     def _as_ordered_terms(self, expr, order=None):

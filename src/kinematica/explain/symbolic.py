@@ -285,10 +285,10 @@ def jacobian_symbolic(robot: Robot, params: str = "numeric") -> sp.Matrix:
     -L_3*sin(theta_1 + theta_2 + theta_3)
     """
     ch = chain(robot, params)
-    p = ch.T[:3, 3]
+    p = sp.Matrix(ch.T[:3, 3])  # sp.Matrix(…): SymPy types a slice and a derivative as more than a matrix
     cols = []
     for i, qi in enumerate(ch.q):
-        v = p.diff(qi).applyfunc(simplify)
-        w = ch.joint_frame(i)[:3, 2].applyfunc(simplify) if robot.revolute[i] else sp.zeros(3, 1)
+        v = sp.Matrix(p.diff(qi)).applyfunc(simplify)
+        w = sp.Matrix(ch.joint_frame(i)[:3, 2]).applyfunc(simplify) if robot.revolute[i] else sp.zeros(3, 1)
         cols.append(v.col_join(w))
     return sp.Matrix.hstack(*cols)

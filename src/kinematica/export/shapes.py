@@ -9,10 +9,14 @@ closing fraction) applied. Primitives are tessellated by trimesh; a mesh file is
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..model.visual import Visual
+
+if TYPE_CHECKING:
+    from trimesh import Trimesh
 
 GREY = (0.72, 0.74, 0.77, 1.0)  # a part with no colour of its own
 
@@ -27,7 +31,7 @@ def _colour(mesh) -> tuple[float, ...] | None:
     return None if colour is None else tuple(float(c) / 255 for c in np.asarray(colour)[:4])
 
 
-def parts(v: Visual) -> Iterator[tuple[object, tuple[float, ...]]]:
+def parts(v: Visual) -> Iterator[tuple[Trimesh, tuple[float, ...]]]:
     """(trimesh.Trimesh in the shape's own frame and the robot's unit, rgba) of each part."""
     import trimesh
 
@@ -38,9 +42,13 @@ def parts(v: Visual) -> Iterator[tuple[object, tuple[float, ...]]]:
     elif v.kind == "sphere":
         yield trimesh.creation.icosphere(subdivisions=2, radius=v.size[0]), v.color or GREY
     else:
-        loaded = trimesh.load(v.path, force="scene")
-        for mesh in loaded.dump():
-            mesh = mesh.copy()
+        loaded = trimesh.load(v.mesh_path, force="scene")
+        if not isinstance(loaded, trimesh.Scene):  # what force="scene" promises; trimesh types load wider
+            raise TypeError(f"trimesh.load(force='scene') gave a {type(loaded).__name__} for {v.mesh_path}")
+        for part in loaded.dump():
+            if not isinstance(part, trimesh.Trimesh):  # lines or points: no triangles to draw
+                raise TypeError(f"{v.mesh_path}: a {type(part).__name__} part, not a triangle mesh")
+            mesh = part.copy()
             mesh.vertices = np.asarray(mesh.vertices) * np.asarray(v.scale)  # normals follow
             yield mesh, v.color or _colour(mesh) or GREY
 

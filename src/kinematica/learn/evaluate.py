@@ -25,7 +25,7 @@ import time
 from typing import Any
 
 import numpy as np
-from scipy.spatial import cKDTree
+from scipy.spatial import cKDTree  # pyright: ignore[reportAttributeAccessIssue]  # SciPy has no stub for _ckdtree (compiled), which defines it
 
 from ..ik.frame import fit_target, solver_problem
 from ..ik.reach import bound as _bound

@@ -17,7 +17,7 @@ _SUFFIXES_YAML = (".yaml", ".yml")
 _SUFFIXES_MJCF = (".xml", ".mjcf")
 
 
-def _bundle() -> dict[str, object]:
+def _bundle() -> dict[str, Path]:
     folder = Path(__file__).with_name("robots")  # shipped beside this module (importlib.resources: +10 ms a start)
     return {p.name.rsplit(".", 1)[0]: p for p in folder.iterdir() if p.name.endswith(".yaml")}
 

@@ -6,6 +6,7 @@ The schema is documented for users in docs/robot-files.md; keep the two in step.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -241,6 +242,8 @@ def _field(path: list) -> str:
 def _unknown_key_line(node: yaml.Node, err: jsonschema.ValidationError) -> tuple[int, str] | None:
     if err.validator != "additionalProperties" or not isinstance(node, yaml.MappingNode):
         return None
+    if not isinstance(err.schema, Mapping):  # jsonschema types a schema as possibly a bool too
+        return None
     allowed = set(err.schema.get("properties", {}))
     for k, _ in node.value:
         if k.value not in allowed:
@@ -371,13 +374,16 @@ _VALIDATORS: dict[int, Any] = {}  # id(schema) -> its validator
 
 def _validate(data: Any, schema: dict, root: yaml.Node, where: str, prefix: list) -> None:
     import jsonschema  # at the first file read, not at `import kinematica`
+    from jsonschema.exceptions import (
+        best_match,  # (loaded by the line above; named for the checker)
+    )
 
     validator = _VALIDATORS.get(id(schema))
     if validator is None or validator.schema is not schema:  # made once per schema (its checks cost ~1 ms)
         validator = _VALIDATORS[id(schema)] = jsonschema.Draft202012Validator(schema)
     if validator.is_valid(data):  # the common case: no error objects built, no best match sought
         return
-    err = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    err = best_match(validator.iter_errors(data))
     if err is None:
         return
     path = prefix + list(err.absolute_path)

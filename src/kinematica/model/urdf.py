@@ -39,8 +39,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import lxml.etree as etree  # (lxml/__init__ does not name etree: type checkers find it this way)
 import numpy as np
-from lxml import etree
 
 from .. import spatial
 from ..keywords import strict

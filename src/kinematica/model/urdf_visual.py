@@ -120,7 +120,7 @@ def write_visual(link: Any, v: Visual, H: np.ndarray, per_m: float, fraction: fl
     """Append `v`'s <visual> to the lxml element `link`: placed at H · (grip at `fraction`) ·
     origin in the URDF link's frame, lengths in metres (`per_m` robot units make a metre), a
     mesh named as `files` says (else by its absolute path)."""
-    from lxml import etree
+    import lxml.etree as etree  # (lxml/__init__ does not name etree: type checkers find it this way)
 
     from .. import spatial
 

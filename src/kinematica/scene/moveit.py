@@ -238,7 +238,7 @@ def allowed_bodies(scene: Scene, robot: str, pairs: set[frozenset[str]], ids: di
 def srdf_disabled(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
     """The link pairs of an SRDF's `<disable_collisions link1 link2>` (MoveIt's pairs never
     checked: adjacent, never or always touching), for `read_moveit(..., allow=)`."""
-    from lxml import etree
+    import lxml.etree as etree  # (lxml/__init__ does not name etree: type checkers find it this way)
 
     p = Path(path)
     if not p.is_file():

@@ -237,7 +237,7 @@ def spline(points: ArrayLike, steps: int = 100, *, kind: str = "cubic", bc="natu
 
     meta = {"kind": f"spline-{kind}", "knots_s": s_knots.tolist(),
             "bc": bc if isinstance(bc, str) else "tangents"}
-    if kind == "glued":
+    if isinstance(c, GluedCubics):  # kind "glued"
         meta["kink_deg"] = c.kink_deg
     return sample(pose_at, L, steps=steps, knots=s_knots[1:-1], oriented=rots is not None or fixed is not None,
                   meta=meta, duration=duration, speed=speed, vmax=vmax, amax=amax, dt=dt)

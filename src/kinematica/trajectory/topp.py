@@ -14,6 +14,8 @@ at every sample, or a `TrajectoryError` says why it could not.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal, overload
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -23,12 +25,20 @@ from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from .value import Trajectory, TrajectoryError, for_robot
 
+if TYPE_CHECKING:
+    from toppra.parametrizer import ParametrizeConstAccel
+
 TOLERANCE = 1e-6  # relative: a limit counts as kept within this
 _TRIES = 6  # re-solves with tightened limits before giving up
 TIGHTEN = 1e-3  # relative: a limit passed is tightened by at least this much before the next solve
 
 
+@overload
+def _limit(x: ArrayLike, n: int, what: str, optional: Literal[False] = False) -> np.ndarray: ...
+@overload
+def _limit(x: ArrayLike | None, n: int, what: str, optional: bool) -> np.ndarray | None: ...
 def _limit(x: ArrayLike | None, n: int, what: str, optional: bool = False) -> np.ndarray | None:
+    """x per joint (one for all broadcast): None only if it is `optional` and not given."""
     if x is None and optional:
         return None
     v = np.broadcast_to(np.asarray(x, dtype=float), (n,)) if np.ndim(x) == 0 else np.asarray(x, dtype=float)
@@ -64,16 +74,22 @@ def _path(n: int, path):
     return ta.SplineInterpolator(s, Q), float(s[-1])
 
 
-def _solve(path, end, v, a, tau, torque_of, grid):
+def _solve(path, end, v, a, tau, torque_of, grid) -> ParametrizeConstAccel | None:
     import toppra.algorithm as algo
     import toppra.constraint as constraint
+    from toppra.parametrizer import ParametrizeConstAccel
 
     cons = [constraint.JointVelocityConstraint(np.stack([-v, v], axis=1)),
             constraint.JointAccelerationConstraint(np.stack([-a, a], axis=1))]
     if tau is not None:
         cons.append(constraint.JointTorqueConstraint(torque_of, np.stack([-tau, tau], axis=1), np.zeros(len(v))))
     inst = algo.TOPPRA(cons, path, gridpoints=np.linspace(0.0, end, grid), parametrizer="ParametrizeConstAccel")
-    return inst.compute_trajectory(0.0, 0.0)
+    jt = inst.compute_trajectory(0.0, 0.0)
+    # toppra types its answer as any geometric path; the parametrizer asked for above makes it one
+    # of this class, which has the `duration` read from it
+    if jt is not None and not isinstance(jt, ParametrizeConstAccel):
+        raise TypeError(f"toppra answered with a {type(jt).__name__}, not the ParametrizeConstAccel asked for")
+    return jt
 
 
 def _tightening(over: np.ndarray) -> np.ndarray:

@@ -75,6 +75,10 @@ class ArmDrawing:
     def _set(self, line: Line2D, pts: np.ndarray) -> None:
         pts = np.asarray(pts).reshape(-1, 3)
         if self.view == "3d":
+            from mpl_toolkits.mplot3d.art3d import Line3D
+
+            if not isinstance(line, Line3D):  # what a 3-D axes plots; Axes.plot is typed for 2-D lines
+                raise VizError(f"a 3-D view drew a {type(line).__name__}, not a Line3D")
             line.set_data_3d(pts[:, 0], pts[:, 1], pts[:, 2])
         else:
             line.set_data(*project(pts, self.view, self.azimuth))
@@ -115,6 +119,10 @@ def setup_plane(ax: Axes, robot: Robot, plane: str, title: str | None = None) ->
 
 def setup_3d(ax: Axes, robot: Robot, points: np.ndarray, elev: float = 22, azim: float = -55) -> None:
     """Labels, a cube around the points (equal aspect in 3-D), and the view direction."""
+    from mpl_toolkits.mplot3d import Axes3D
+
+    if not isinstance(ax, Axes3D):
+        raise VizError(f"setup_3d: expected 3-D axes (projection='3d'), got {type(ax).__name__}")
     u = _unit(robot)
     ax.set_xlabel(f"x [{u}]")
     ax.set_ylabel(f"y [{u}]")

@@ -146,7 +146,7 @@ def unit(theta: np.ndarray) -> np.ndarray:
         return np.exp(1j * theta)
     t = np.tan(0.5 * theta)
     k = 1.0 / (1.0 + t * t)
-    e = np.empty(theta.shape, complex)
+    e = np.empty(theta.shape, np.complex128)  # (what `complex` means; typed, so e.real is an array)
     np.multiply(1.0 - t * t, k, out=e.real)
     np.multiply(t + t, k, out=e.imag)
     return e
