@@ -69,10 +69,10 @@ def _paper000_fk() -> list[Check]:
     p1 = km.fk(robot, np.radians([38.5, 68.8, 62.8]))[:2, 3]
     target = np.array([-10.0, 35.0])
     e0 = target - p0
-    reach = float(sum(r["L"] for r in robot.table.as_dicts()))
+    reach = float(sum(r["L"] for r in robot.parameter_table.as_dicts()))
     dist = float(np.linalg.norm(target))
     verdict = "reachable" if dist <= reach else "out of reach"
-    L = [r["L"] for r in robot.table.as_dicts()]
+    L = [r["L"] for r in robot.parameter_table.as_dicts()]
     dJ = np.abs(km.planar_jacobian(L, th0) - km.jacobian(robot, th0)[:2]).max()
     return [
         Check("FK of θ0 = (30°, 30°, 20°): start point (x, y), mm", "(30.79, 47.02)",
@@ -133,7 +133,7 @@ def _paper002_fk() -> list[Check]:
     robot = km.load("arm-5dof")
     T = km.fk(robot, np.zeros(robot.n))
     nos = {k: T[:3, i].tolist() for i, k in enumerate("noa")}
-    rows = {r["name"]: r for r in robot.table.as_dicts()}
+    rows = {r["name"]: r for r in robot.parameter_table.as_dicts()}
     q = np.radians([10.0, 20.0, 30.0, 40.0, 50.0])
     closed = _rain_closed_forms(q, rows["q1"]["d"], rows["q2"]["a"], rows["q3"]["a"], rows["q5"]["d"])
     diff = float(np.abs(closed - km.fk(robot, q)).max())

@@ -64,7 +64,7 @@ def dh_view(robot: km.Robot, convention: str) -> DHView:
     headers = ("joint", "type") + tuple(f"{h} ({'°' if angle else unit})" for _, h, angle in cols)
     rows = tuple((name, r["type"]) + tuple(
         number_text(round(float(np.degrees(r[k])) if angle else float(r[k]), 4 if angle else 6)) for k, _, angle in cols)
-        for name, r in zip(robot.joint_names, table.table.as_dicts(), strict=True))
+        for name, r in zip(robot.joint_names, table.parameter_table.as_dicts(), strict=True))
     placement = (f"Base (frame 0 in the world): {_placement(table.base, unit)}.",
                  f"Tool (in frame {robot.n}): {_placement(table.tool, unit)}.")
     return DHView(convention, headers, rows, placement)

@@ -55,15 +55,18 @@ class MathTab(BackgroundTab):
                 return ("ik", None), None, lambda: ("ik", None, why)
             if run.method == "anfis":  # the model's answer alone: its layers are the steps
                 loaded = s.ik_model
+                if loaded is None:  # (the state keeps the model an ANFIS Solve ran: Session.ik_model)
+                    raise RuntimeError("an ANFIS Solve without the model it ran")
                 words = (f"The last Solve ({METHOD_LABEL}, {loaded.name}) of the target "
                          f"{_target_words(spec, robot.length_unit)}, layer by layer.")
                 return (("ik", id(robot), id(run)), (robot, run, loaded),
                         lambda: ("ik", topic_html(robot, "anfis", q=q, target=spec.build(), model=loaded.model),
                                  words))
-            seeded = s.ik_model is not None
+            model = s.ik_model
+            seeded = model is not None
             words = (f"The last Solve ({METHODS.get(run.method, run.method)}) of the target "
                      f"{_target_words(spec, robot.length_unit)}, explained from the joint values it "
-                     "started at" + (f" — the answer of the ANFIS model {s.ik_model.name}" if seeded else "")
+                     "started at" + (f" — the answer of the ANFIS model {model.name}" if seeded else "")
                      + " (the solver is run again, step by step).")
             return (("ik", id(robot), id(run)), (robot, run),
                     lambda: ("ik", topic_html(robot, "ik", q=q, target=spec.build(), q0=start,

@@ -45,7 +45,7 @@ def restore(store: MutableMapping | None, robot: str, loaded: dict) -> Session:
     if pending is not None and pending.store is store:
         pending.flush()  # this browser's other page (the one being reloaded) moved the arm just now
     saved = store.get(STORE_KEY) if store is not None else None
-    if saved:
+    if saved and store is not None:  # (a saved project came from the store)
         try:
             # as JSON text: the store hands back its own (observable) dicts, which the robot
             # files' YAML writer refuses — every uploaded robot was lost on a reload

@@ -154,19 +154,19 @@ class RobotLink:
         """What the link last reported: the arm(s) beside the plan in the view, and for an arm
         that reads its joints the table of measured against commanded — both from one snapshot.
         Nothing when not connected, or when the view shows another robot."""
-        same = self._same_robot()
-        arms, reading = self.driver.snapshot(self.busy == "play") if same else ([], None)
+        driver = self.driver if self._same_robot() else None  # (same robot: connected)
+        arms, reading = driver.snapshot(self.busy == "play") if driver is not None else ([], None)
         view = self.host.view
         if view is not None:
-            view.show_mirror(arms if same and view.robot.joint_names == self.driver.robot.joint_names else [])
+            view.show_mirror(arms if driver is not None and view.robot.joint_names == driver.robot.joint_names else [])
         if not self._drawn():
             return
         self.table.set_visibility(reading is not None)
         self.summary.set_visibility(reading is not None)
-        if reading is not None and reading is not self.shown_reading:
+        if driver is not None and reading is not None and reading is not self.shown_reading:
             self.shown_reading = reading
-            self.table.rows = linkreadout.rows(self.driver.robot, reading)
-            self.summary.text = linkreadout.summary(self.driver.robot, reading)
+            self.table.rows = linkreadout.rows(driver.robot, reading)
+            self.summary.text = linkreadout.summary(driver.robot, reading)
 
     def tick(self) -> None:
         """The page's timer: a fault the poller met, a play's progress, the arm as last reported."""
@@ -265,6 +265,8 @@ class RobotLink:
     # --- commands -----------------------------------------------------------------------------
     def _speed(self) -> tuple[int, str]:
         """The speed a command uses (°/s), the field set to it, and a note when it is not what the field held."""
+        if self.driver is None:  # (the command buttons are enabled only while connected)
+            raise RuntimeError("no arm is connected: a command has no speed range")
         lo, hi = self.driver.speed_range
         speed, note = applied(self.speed.value, lo, hi, min(max(SPEED_DEFAULT, lo), hi), "speed", "°/s")
         self.speed_value = self.speed.value = int(speed)

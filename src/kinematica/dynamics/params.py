@@ -55,15 +55,16 @@ def link_params(robot: Robot) -> LinkParams:
             f"{robot.name!r} has no inertial parameters for {', '.join(missing)}: give each link a mass, "
             f"centre of mass and inertia (or a solid shape) in its robot file; torques without them "
             f"would be meaningless zeros")
+    present = [x for x in inert if x is not None]  # every one: the missing were refused above
     s = length_scale(robot)
     drives = robot.extras.get("drives") or {}
     def per_joint(key: str) -> np.ndarray:
         v = np.array(drives.get(key, np.zeros(robot.n)), dtype=float)
         return v
     return LinkParams(
-        mass=np.array([x.mass for x in inert]),
-        com=np.array([x.com for x in inert]) * s,
-        inertia=np.array([x.inertia for x in inert]) * s * s,
+        mass=np.array([x.mass for x in present]),
+        com=np.array([x.com for x in present]) * s,
+        inertia=np.array([x.inertia for x in present]) * s * s,
         scale=s,
         viscous=per_joint("viscous"),
         coulomb=per_joint("coulomb"),

@@ -152,6 +152,8 @@ def run_rows(L: Local, kind: Kind, targets: list[list[np.ndarray]], Q: np.ndarra
             inputs.append(_rows_t(X, L.si))
     inputs.append(list(g))
     if kind.wrench:
+        if W is None:
+            raise ValueError("a program of the tool wrench runs with one: W is missing")
         inputs.append(W.tolist() if W.ndim == 1 else _rows_t(W))
     if U is not None:
         inputs.append(_rows_t(U))

@@ -106,7 +106,7 @@ def _chain_section(doc: Document, robot: Robot, q: np.ndarray) -> np.ndarray:
 
 def _planar_section(doc: Document, robot: Robot, q: np.ndarray, deg: bool) -> None:
     """Paper 000's Math tab: composite angles, FK formulas, intermediate joint coordinates."""
-    L = [float(r[1]) for r in robot.table.rows]
+    L = [float(r[1]) for r in robot.parameter_table.rows]
     n, u = robot.n, robot.length_unit
     s = doc.section("The planar arm's angles and joint coordinates (paper 000)")
     phi = np.cumsum(q)

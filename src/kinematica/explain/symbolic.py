@@ -139,9 +139,9 @@ def _link(pre: sp.Matrix, J: sp.Matrix, post: sp.Matrix, factors: tuple[str, ...
 
 
 def _dh_links(robot: Robot, q, values, modified: bool) -> list[Link]:
-    unit = robot.table.angle_unit
+    unit = robot.parameter_table.angle_unit
     links = []
-    for i, row in enumerate(robot.table.as_dicts()):
+    for i, row in enumerate(robot.parameter_table.as_dicts()):
         k = i if modified else i + 1  # modified DH: row i holds a_(i−1), α_(i−1)
         a = _param(f"a_{k}", length(row["a"]), values)
         al = angle(row["alpha"], unit)
@@ -168,7 +168,7 @@ def _dh_links(robot: Robot, q, values, modified: bool) -> list[Link]:
 
 
 def _planar_links(robot: Robot, q, values) -> tuple[list[Link], sp.Matrix]:
-    L = [length(r[1]) for r in robot.table.rows]
+    L = [length(r[1]) for r in robot.parameter_table.rows]
     Ls = [_param(f"L_{i + 1}", v, values) for i, v in enumerate(L)]
     links = []
     for i in range(robot.n):
@@ -181,9 +181,9 @@ def _planar_links(robot: Robot, q, values) -> tuple[list[Link], sp.Matrix]:
 
 
 def _frames_links(robot: Robot, q) -> list[Link]:
-    unit = robot.table.angle_unit
+    unit = robot.parameter_table.angle_unit
     links = []
-    for i, row in enumerate(robot.table.as_dicts()):
+    for i, row in enumerate(robot.parameter_table.as_dicts()):
         align = exact_matrix(spatial.homogeneous(spatial.axis_to_z(np.asarray(row["axis"], float)), [0, 0, 0]))
         if row.get("rotation") is not None:
             R = exact_matrix(spatial.homogeneous(np.asarray(row["rotation"], float), [0, 0, 0]))

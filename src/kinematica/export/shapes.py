@@ -27,7 +27,7 @@ def _colour(mesh) -> tuple[float, ...] | None:
     material = getattr(visual, "material", None)
     colour = getattr(material, "main_color", None) if material is not None else None
     if colour is None and getattr(visual, "kind", None) in ("face", "vertex"):
-        colour = visual.main_color
+        colour = getattr(visual, "main_color", None)  # (face and vertex colours have one)
     return None if colour is None else tuple(float(c) / 255 for c in np.asarray(colour)[:4])
 
 

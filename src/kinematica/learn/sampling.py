@@ -185,7 +185,8 @@ def sample_joints(br: Branch, count: int, rng: np.random.Generator, robot: Robot
         have += len(q)
         if have >= count:
             return np.concatenate(got)[:count]
-    raise LearnError(f"branch {br.spec!r}: too few samples of {robot.name!r} fall on it inside the limits "
+    who = "the robot" if robot is None else repr(robot.name)  # (given: only a pose branch gets here)
+    raise LearnError(f"branch {br.spec!r}: too few samples of {who} fall on it inside the limits "
                      f"({have} of {count}); pick another branch")
 
 
@@ -247,6 +248,8 @@ def inputs(robot: Robot, target: Target | np.ndarray, psi0: float = 0.0, br: Bra
     if task == "pose":
         if t.kind != "pose":
             raise LearnError(f"the model of {robot.name!r} answers full poses: give a position and an orientation")
+        if br is None:
+            raise LearnError(f"the inputs of {robot.name!r}'s pose model are taken about a branch: give br")
         t = t.reshape(-1)
         return wrist.pose_inputs(robot, t.p, t.rotation, psi0, wrist.reference(robot, br.box)[1])
     if t.kind == "pose":

@@ -248,6 +248,14 @@ class Robot:
         return np.clip(np.zeros(self.n), self.limits[:, 0], self.limits[:, 1])
 
     @property
+    def parameter_table(self) -> ParameterTable:
+        """`table` for code that has chosen a robot built from one (DH, planar, …): a RobotError
+        naming the robot if it has none."""
+        if self.table is None:
+            raise RobotError(f"{self.name!r} has no parameter table (it was not built from one)")
+        return self.table
+
+    @property
     def has_inertials(self) -> bool:
         """Whether every link has its mass, centre of mass and inertia (what dynamics needs)."""
         return self.inertials is not None and all(i is not None for i in self.inertials)

@@ -402,7 +402,8 @@ def to_urdf(robot: Robot, *, mesh_folder: str | None = None) -> str:
     links = {n: etree.SubElement(root, "link", name=n) for n in [world, base_link, *names, tool_link] if n}
     if world:
         _joint(root, _unique("world_joint", joint_names), "fixed", world, base_link, robot.base, s)
-    known = robot.extras.get("urdf") if isinstance(robot.extras.get("urdf"), dict) else {}
+    kept = robot.extras.get("urdf")
+    known = kept if isinstance(kept, dict) else {}
     G, prev = _frames(robot), np.eye(4)  # prev: previous URDF link → this joint's `before`
     for i in range(robot.n):
         prismatic = robot.joint_types[i] == PRISMATIC

@@ -202,7 +202,7 @@ def draw_arms(fig: Figure, robot: Robot, q: ArrayLike | None, *, views: Sequence
     ghost_names = _labels(len(G), ghost_labels, "ghost_labels")
     geo, ghost_geo = arm_geometry(robot, Q), arm_geometry(robot, G) if len(G) else None
     tgt = _target_point(target, robot)
-    pts = [geo.skeleton.reshape(-1, 3)] + ([ghost_geo.skeleton.reshape(-1, 3)] if len(G) else [])
+    pts = [geo.skeleton.reshape(-1, 3)] + ([ghost_geo.skeleton.reshape(-1, 3)] if ghost_geo is not None else [])
     if tgt is not None:
         pts.append(tgt[None])
     if frames:  # the tips of the frame axes stay in view

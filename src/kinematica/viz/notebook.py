@@ -56,6 +56,8 @@ def posed_glb(robot: Robot, q: np.ndarray, trajectory=None) -> bytes:
     from ..export.gltf import quat_z
 
     doc = gl.GLTF2.load_from_bytes(to_glb(robot, trajectory))
+    if doc is None:  # (pygltflib's type allows it; bytes that to_glb wrote always load)
+        raise ValueError("pygltflib could not read the GLB that to_glb wrote")
     scale = 1e-3 if robot.length_unit == "mm" else 1.0
     index = {}
     for k, nd in enumerate(doc.nodes):

@@ -107,7 +107,8 @@ def workspace(robot: Robot, samples: int = 5000, *, seed: int | None = 0,
                        label="the arm at home").update(home)
     if w is not None:
         cb = fig.colorbar(sc, ax=axes, shrink=0.8, pad=0.1 if solid else 0.02)
-        cb.solids.set(alpha=1)
+        if cb.solids is not None:  # (set when a colorbar is made for a mappable, as here)
+            cb.solids.set(alpha=1)
         cb.set_label(f"manipulability w = √det(J Jᵀ) ({task_rows(robot)} task)")
     if arm:
         axes[0].legend(loc="upper left", fontsize="small", framealpha=0.85)

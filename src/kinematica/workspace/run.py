@@ -130,9 +130,10 @@ def execute(work: Callable[..., dict], args: Callable[[int, int], tuple], n_bloc
     _dask()
     lock, count = threading.Lock(), [0]
     covered: set[int] = set()
-    for span in parts.spans() if parts else ():
-        combine(span, parts.read(span))
-        covered.update(range(*span))
+    if parts:
+        for span in parts.spans():
+            combine(span, parts.read(span))
+            covered.update(range(*span))
     count[0] = len(covered)
     todo = tasks([b for b in range(n_blocks) if b not in covered], per_task)
 
