@@ -18,7 +18,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from contextvars import ContextVar
-from typing import Any, TextIO
+from typing import Any, TextIO, overload
 
 import numpy as np
 
@@ -163,6 +163,16 @@ def _check_limits(robot: km.Robot, q: np.ndarray, deg: bool, flag: str | None) -
              f"[{lo[i] * scale[i]:.6g}{units[i]}, {hi[i] * scale[i]:.6g}{units[i]}]")
 
 
+# an array when the option was given or has a default array; None only when it has neither
+@overload
+def option_joint_values(robot: km.Robot, values: Sequence[str], deg: bool, flag: str,
+                        default: np.ndarray | None = None, derivative: int = 0) -> np.ndarray: ...
+@overload
+def option_joint_values(robot: km.Robot, values: Sequence[str] | None, deg: bool, flag: str,
+                        default: np.ndarray, derivative: int = 0) -> np.ndarray: ...
+@overload
+def option_joint_values(robot: km.Robot, values: Sequence[str] | None, deg: bool, flag: str,
+                        default: None = None, derivative: int = 0) -> np.ndarray | None: ...
 def option_joint_values(robot: km.Robot, values: Sequence[str] | None, deg: bool, flag: str,
                         default: np.ndarray | None = None, derivative: int = 0) -> np.ndarray | None:
     """`joint_values` of an option such as --q0, its errors and warnings naming the option;

@@ -200,7 +200,7 @@ def limit_failures(robot: km.Robot, tr: km.Trajectory) -> list[dict[str, Any]]:
         bad = np.flatnonzero((tr.q[i] < lo - LIMIT_TOL) | (tr.q[i] > hi + LIMIT_TOL))
         words = ", ".join(f"{robot.joint_names[j]} = {view.joint_value(robot, j, tr.q[i, j])} outside "
                           f"[{view.joint_value(robot, j, lo[j])}, {view.joint_value(robot, j, hi[j])}]"
-                          for j in bad)
+                          for j in bad.tolist())
         out.append({"index": int(i), "t": tr.t[i], "reason": f"outside the joint limits: {words}"})
     return out
 

@@ -61,7 +61,7 @@ class Tape:
         return s
 
     def op(self, kind: str, a: Scalar, b: Scalar) -> Scalar:
-        if _is_num(a) and _is_num(b):
+        if not isinstance(a, Sym) and not isinstance(b, Sym):  # (`_is_num` of both, spelled for the checker)
             return _EVAL[kind](float(a), float(b))
         folded = _fold(self, kind, a, b)
         if folded is not None:
@@ -118,7 +118,7 @@ def _fold(tape: Tape, kind: str, a: Scalar, b: Scalar) -> Scalar | None:
             return tape.neg(tape.op("+", na, b))
     elif kind == "*":
         for x, y in ((a, b), (b, a)):
-            if _is_num(x):
+            if not isinstance(x, Sym):  # (`_is_num`, spelled for the checker)
                 if x == 0 or x == 1:
                     return 0.0 if x == 0 else y
                 if x == -1:
@@ -154,7 +154,7 @@ def compile_program(tape: Tape, outputs: Sequence[Scalar], name: str) -> Callabl
     body = []
     for k, (target, kind, a, b) in enumerate(lines):
         ra, rb = _ref(reg, a), _ref(reg, b)
-        for x in {a.name if isinstance(a, Sym) else None, b.name if isinstance(b, Sym) else None} - {None}:
+        for x in {s.name for s in (a, b) if isinstance(s, Sym)}:
             if last[x] == k:
                 free.append(reg[x])  # read for the last time: its name may hold the result
         r = reg[target] = free.pop() if free else f"r{len(reg)}"

@@ -137,7 +137,7 @@ def _planar(doc: Document, robot: Robot, t: Target, q_ref: np.ndarray, deg: bool
     s = doc.section("Step by step")
     wx, wy = x, y
     if robot.n == 3:
-        phi = float(t.phi)
+        phi = float(t.heading)
         wx, wy = x - L[2] * np.cos(phi), y - L[2] * np.sin(phi)
         s.step(heading="1. The wrist point",
                text=f"Step back from the target along the last link (L3 = {_n(L[2])} {u}, heading φ = {_deg(phi)}):",
@@ -157,7 +157,7 @@ def _planar(doc: Document, robot: Robot, t: Target, q_ref: np.ndarray, deg: bool
              eq((r"\theta_1 = \mathrm{atan2}(y_w, x_w) - \mathrm{atan2}(L_2 \sin\theta_2,\ L_1 + L_2\cos\theta_2)",
                  "θ1 = atan2(yw, xw) − atan2(L2·sin θ2, L1 + L2·cos θ2)", _deg(th1)))]
         if robot.n == 3:
-            f.append(eq((r"\theta_3 = \varphi - \theta_1 - \theta_2", "θ3 = φ − θ1 − θ2", _deg(float(t.phi) - th1 - th2))))
+            f.append(eq((r"\theta_3 = \varphi - \theta_1 - \theta_2", "θ3 = φ − θ1 − θ2", _deg(float(t.heading) - th1 - th2))))
         s.step(heading=f"{3 + k}. The {name} branch", formulas=f)
     doc.section("The solutions").step("Both branches from kinematica's analytic solver, checked by FK:",
                                       table=_branch_table(robot, t, q_ref[None], deg))

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..model.robot import Robot
 from ..textfmt import compact
@@ -47,12 +48,12 @@ def joint_value(robot: Robot, i: int, v: float, deg: bool) -> str:
     return f"{number_text(np.degrees(v), 3)}°" if deg else f"{number_text(v, 4)} rad"
 
 
-def joints_text(robot: Robot, q: Sequence[float], deg: bool) -> str:
+def joints_text(robot: Robot, q: Sequence[float] | np.ndarray, deg: bool) -> str:
     """θ1 = 30.000°, θ2 = 30.000°, …"""
     return ", ".join(f"{joint_math(robot, i).text} = {joint_value(robot, i, v, deg)}" for i, v in enumerate(q))
 
 
-def joints_quantity(robot: Robot, q: Sequence[float], deg: bool, name: Math) -> Quantity:
+def joints_quantity(robot: Robot, q: ArrayLike, deg: bool, name: Math) -> Quantity:
     """The joint values as one vector (degrees when every joint is revolute and deg is set)."""
     v = np.asarray(q, dtype=float)
     if deg and np.all(robot.revolute):

@@ -68,8 +68,8 @@ class So101Emulator(Served):
         self.received: list[bytes] = []  # every packet received and every packet sent
         self.sent: list[bytes] = []
         super().__init__()
-        self._counts = dict.fromkeys(IDS, 0)  # packets each servo received, answers it sent
-        self._answers = dict.fromkeys(IDS, 0)
+        self._counts: dict[int, int] = dict.fromkeys(IDS, 0)  # packets each servo received, answers it sent
+        self._answers: dict[int, int] = dict.fromkeys(IDS, 0)
         self._clock = time.monotonic()
 
     NAME = "so101-emulator"

@@ -57,7 +57,8 @@ def constants(robot: Robot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     None when no closed-form solver fits it."""
     from .analytic import _limited
 
-    kind = KIND_OF.get(solver_name(robot))  # (None for a helical arm: `analytic._fit`)
+    name = solver_name(robot)
+    kind = KIND_OF.get(name) if name is not None else None  # (None for a helical arm: `analytic._fit`)
     if kind is None:
         return None
     S, F, P = np.zeros(S_LEN), np.tile(np.eye(3), (6, 1, 1)), np.zeros((2, 3))

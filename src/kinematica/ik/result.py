@@ -49,7 +49,8 @@ class IKResult:
         pick = {k: (np.asarray(v, dtype=object)[idx] if k in ("reason", "branch", "collision") and v is not None
                     else (v[idx] if isinstance(v, np.ndarray) else v))
                 for k, v in self.__dict__.items() if k != "history"}
-        out = {k: (v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v) for k, v in pick.items()}
+        out: dict[str, Any] = {k: (v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v)  # one per field
+                               for k, v in pick.items()}
         return IKResult(**out, history=None)
 
     def to_dict(self, angle_scale: np.ndarray | None = None) -> dict[str, Any]:

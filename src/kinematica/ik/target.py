@@ -66,6 +66,13 @@ class Target:
         return self.a
 
     @property
+    def heading(self) -> np.ndarray:
+        """The desired headings φ (...) of a planar target given one."""
+        if self.phi is None:
+            raise TargetError(f"a {self.kind} target has no heading φ (only a planar target given one has)")
+        return self.phi
+
+    @property
     def rows(self) -> np.ndarray:
         """Indices of the constrained residual rows among (x, y, z, ωx, ωy, ωz)."""
         return _ROWS["planar-phi" if self.kind == "planar" and self.phi is not None else self.kind]
@@ -79,13 +86,13 @@ class Target:
         """The same goals with another batch shape (e.g. flattened to (N,))."""
         def rs(x, tail):
             return None if x is None else x.reshape(shape + tail)
-        return Target(self.kind, rs(self.p, (3,)), rs(self.R, (3, 3)), rs(self.a, (3,)),
+        return Target(self.kind, self.p.reshape(shape + (3,)), rs(self.R, (3, 3)), rs(self.a, (3,)),
                       rs(self.phi, ()), self.weights, rs(self.pitch, ()))
 
     def __getitem__(self, idx) -> Target:
         def pick(x):
             return None if x is None else x[idx]
-        return Target(self.kind, pick(self.p), pick(self.R), pick(self.a), pick(self.phi), self.weights,
+        return Target(self.kind, self.p[idx], pick(self.R), pick(self.a), pick(self.phi), self.weights,
                       pick(self.pitch))
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -144,8 +145,8 @@ def _verdict(robot: Robot, q: np.ndarray, p: np.ndarray, cols: np.ndarray, delta
     std = np.full(robot.n, np.nan)
     sigma2 = float(r @ r) / (len(r) - len(cols))
     dist = np.linalg.norm(r.reshape(-1, 3), axis=1)
-    fit = dict(residual_rms=float(np.sqrt(np.mean(dist ** 2))), residual_max=float(dist.max()),
-               condition=condition, samples=len(q), iterations=iterations)
+    fit: dict[str, Any] = dict(residual_rms=float(np.sqrt(np.mean(dist ** 2))), residual_max=float(dist.max()),
+                               condition=condition, samples=len(q), iterations=iterations)
     if not np.isfinite(condition) or condition > MAX_CONDITION or dead.any():
         lost = np.abs(vt[s <= s[0] / MAX_CONDITION] if s[-1] <= s[0] / MAX_CONDITION else vt[-1:]).max(axis=0)
         names = ", ".join(robot.joint_names[int(j)] for j in cols[(lost > 0.3) | dead])

@@ -106,13 +106,13 @@ def mesh_files(shapes: Sequence[Visual], folder: str = "meshes") -> dict[str, st
     for v in shapes:
         if v.kind != "mesh" or v.path in out:
             continue
-        p = Path(v.path)
+        p = Path(v.mesh_path)
         name, k = p.name, 1
         while name.lower() in taken:
             k += 1
             name = f"{p.stem}_{k}{p.suffix}"
         taken.add(name.lower())
-        out[v.path] = f"{folder}/{name}"
+        out[v.mesh_path] = f"{folder}/{name}"
     return out
 
 

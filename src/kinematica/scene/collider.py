@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..extras import need
 from .shapes import Shape, bounding_sphere, coal_geometry, coal_hull
@@ -43,7 +44,7 @@ class Collider:
     part in its body's frame; body_pairs: the (body a, body b) pairs to test, a < b.
     """
 
-    def __init__(self, shapes: list[Shape], bodies: np.ndarray, placements: np.ndarray,
+    def __init__(self, shapes: list[Shape], bodies: ArrayLike, placements: ArrayLike,
                  body_pairs: list[tuple[int, int]]):
         self._coal = coal = need("coal", "scene", "collision checking")
         self.bodies = np.asarray(bodies, dtype=int)
@@ -172,7 +173,7 @@ class Collider:
                 if d < best:
                     best, where = d, k
                     pts = np.array([res.getNearestPoint1(), res.getNearestPoint2()])
-            if where is None:
+            if where is None or pts is None:  # (both set by the nearest pair)
                 out.append(None)
                 continue
             i, j, _ = self._pairs[where]

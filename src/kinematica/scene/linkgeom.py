@@ -158,7 +158,7 @@ def link_geometry(robot: Robot, radius: float | None = None) -> LinkGeometry:
             source.append("capsule")
         else:
             source.append("none")
-    radii = [p.shape.radius for p in parts if p.shape.kind in ("capsule", "sphere") and source[p.body] != "urdf"]
+    radii = [p.shape.round_radius for p in parts if p.shape.kind in ("capsule", "sphere") and source[p.body] != "urdf"]
     return LinkGeometry(names, tuple(parts), min(radii) if radii else None, tuple(source))
 
 

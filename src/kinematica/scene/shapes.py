@@ -59,6 +59,30 @@ class Shape:
     path: str | None = None
     scale: float = 1.0
 
+    # size, radius and length are Optional because each kind has only some of them (make_shape
+    # checks that it has those); code that has chosen by kind reads them here, typed as numbers,
+    # with a SceneError naming the kind if it chose wrong
+    @property
+    def box_size(self) -> tuple[float, float, float]:
+        """The edges (x, y, z) of a box."""
+        if self.size is None:
+            raise SceneError(f"a {self.kind} has no box edges (size): only a box has them")
+        return self.size
+
+    @property
+    def round_radius(self) -> float:
+        """The radius of a sphere, a cylinder or a capsule."""
+        if self.radius is None:
+            raise SceneError(f"a {self.kind} has no radius: only a sphere, a cylinder or a capsule has one")
+        return self.radius
+
+    @property
+    def axis_length(self) -> float:
+        """The full length of a cylinder's or a capsule's axis."""
+        if self.length is None:
+            raise SceneError(f"a {self.kind} has no axis length: only a cylinder or a capsule has one")
+        return self.length
+
     def params(self) -> dict[str, Any]:
         """The keyword arguments of `make_shape` that rebuild this shape."""
         out: dict[str, Any] = {}
@@ -149,14 +173,13 @@ def coal_geometry(shape: Shape):
     changed once built)."""
     coal = need("coal", "scene", "collision checking")
     if shape.kind == "box":
-        assert shape.size is not None  # a box has its edges (make_shape checks them)
-        return coal.Box(*shape.size)
+        return coal.Box(*shape.box_size)
     if shape.kind == "sphere":
-        return coal.Sphere(shape.radius)
+        return coal.Sphere(shape.round_radius)
     if shape.kind == "cylinder":
-        return coal.Cylinder(shape.radius, shape.length)
+        return coal.Cylinder(shape.round_radius, shape.axis_length)
     if shape.kind == "capsule":
-        return coal.Capsule(shape.radius, shape.length)
+        return coal.Capsule(shape.round_radius, shape.axis_length)
     return mesh_derived(shape, "coal", _coal_models)[0]
 
 
@@ -204,12 +227,11 @@ def _coal_models(verts: np.ndarray, faces: np.ndarray) -> tuple:
 def bounding_sphere(shape: Shape) -> tuple[np.ndarray, float]:
     """(centre (3,), radius) of a sphere enclosing `shape`, in the shape's own frame."""
     if shape.kind == "box":
-        return np.zeros(3), 0.5 * float(np.linalg.norm(shape.size))
+        return np.zeros(3), 0.5 * float(np.linalg.norm(shape.box_size))
     if shape.kind == "sphere":
-        return np.zeros(3), float(shape.radius)
+        return np.zeros(3), float(shape.round_radius)
     if shape.kind in ("cylinder", "capsule"):
-        r, length = shape.radius, shape.length
-        assert r is not None and length is not None  # make_shape gives a cylinder and a capsule both
+        r, length = shape.round_radius, shape.axis_length
         return np.zeros(3), float(math.hypot(r, length / 2) if shape.kind == "cylinder" else length / 2 + r)
     verts, _ = mesh_data(shape)
     centre = 0.5 * (verts.min(axis=0) + verts.max(axis=0))

@@ -38,11 +38,11 @@ SLABS = 8  # a mesh's slabs at most
 def cover(shape: Shape) -> tuple[np.ndarray, np.ndarray]:
     """Centres (k, 3) and radii (k,) of spheres covering `shape`, in its own frame (module text)."""
     if shape.kind == "sphere":
-        return np.zeros((1, 3)), np.array([float(shape.radius)])
+        return np.zeros((1, 3)), np.array([float(shape.round_radius)])
     if shape.kind in ("capsule", "cylinder"):
-        return _rod(float(shape.radius), float(shape.length))
+        return _rod(float(shape.round_radius), float(shape.axis_length))
     if shape.kind == "box":
-        return _box(np.asarray(shape.size, dtype=float))
+        return _box(np.asarray(shape.box_size, dtype=float))
     return mesh_derived(shape, "cover", _mesh_cover)
 
 

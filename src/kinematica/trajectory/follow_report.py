@@ -90,8 +90,8 @@ def jump_words(robot: Robot, q: np.ndarray, last: np.ndarray, limit: np.ndarray,
     move starts or ends at a singular configuration."""
     moved = np.flatnonzero(np.abs(q - last) > limit)
     return ("joint jump from the previous point: "
-            + ", ".join(f"{robot.joint_names[m]} {joint_value(robot, m, q[m] - last[m])}" for m in moved)
-            + f" in one step (max_step {joint_value(robot, int(moved[0]), limit[moved[0]]).lstrip('+')})"
+            + ", ".join(f"{robot.joint_names[m]} {joint_value(robot, m, q[m] - last[m])}" for m in moved.tolist())
+            + f" in one step (max_step {joint_value(robot, int(moved[0]), float(limit[moved[0]])).lstrip('+')})"
             + (" — at a singular configuration" if singular else ""))
 
 
@@ -101,7 +101,7 @@ def limit_words(robot: Robot, q: np.ndarray) -> str:
     out = np.flatnonzero((q < lo - LIMIT_TOL) | (q > hi + LIMIT_TOL))
     return "outside the joint limits: " + ", ".join(
         f"{robot.joint_names[a]} = {joint_value(robot, a, q[a]).lstrip('+')} outside "
-        f"[{joint_value(robot, a, lo[a]).lstrip('+')}, {joint_value(robot, a, hi[a]).lstrip('+')}]" for a in out)
+        f"[{joint_value(robot, a, lo[a]).lstrip('+')}, {joint_value(robot, a, hi[a]).lstrip('+')}]" for a in out.tolist())
 
 
 def reasons(robot: Robot, Q: np.ndarray, why: list[str], solved: np.ndarray, inside: np.ndarray,
