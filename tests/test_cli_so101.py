@@ -66,7 +66,15 @@ def test_move_then_play_reports_tracking_per_joint_and_at_the_tool(capsys, emu, 
         assert j["rms_deg"] == pytest.approx(np.sqrt(np.mean(e[:, i] ** 2)), rel=1e-9), j  # the report's own rows
         if not np.any(np.abs(np.abs(e[:, i]) - sag) > half_tick):  # no goal read back early
             assert j["rms_deg"] == pytest.approx(sag, abs=half_tick), j
-    assert 0 < d["tool"]["max"] < 0.01 and all(row is not None for row in d["measured"])
+    assert all(row is not None for row in d["measured"])
+    # the tool point: the report's max is its own rows' (FK of measured against commanded), and the
+    # typical row holds the sag alone (< 1 cm); a late cycle adds to the max as to the RMS above
+    # (seen on a loaded machine: 10.3 mm)
+    robot = km.load("so101")
+    M, C = (np.array([d[key][k] for k in rows]) for key in ("measured", "commanded"))
+    gap = np.linalg.norm(km.fk(robot, M)[:, :3, 3] - km.fk(robot, C)[:, :3, 3], axis=1)
+    assert d["tool"]["max"] == pytest.approx(gap.max(), rel=1e-9)
+    assert 0 < np.median(gap) < 0.01
 
 
 def test_a_fault_during_play_exits_1_naming_the_joint(capsys, tmp_path):
