@@ -46,11 +46,11 @@ def _thing(shape: Shape, pose: np.ndarray) -> tuple[list[int], list[np.ndarray],
         poses = [np.block([[np.eye(3), c[:, None]], [np.zeros((1, 3)), np.ones((1, 1))]]) for c in centres]
         return [0] * len(radii), poses, [np.array([r, 0.0, 0.0]) for r in radii]
     if shape.kind == "box":
-        size = 0.5 * np.asarray(shape.size, dtype=float)
+        size = 0.5 * np.asarray(shape.box_size, dtype=float)
     elif shape.kind == "sphere":
-        size = np.array([shape.radius, 0.0, 0.0])
+        size = np.array([shape.round_radius, 0.0, 0.0])
     else:
-        size = np.array([shape.radius, 0.5 * float(shape.length), 0.0])
+        size = np.array([shape.round_radius, 0.5 * shape.axis_length, 0.0])
     return [KINDS[shape.kind]], [pose], [size]
 
 

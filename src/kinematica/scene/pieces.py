@@ -46,16 +46,16 @@ def pieces(shape: Shape, slabs: bool = False) -> list[Piece]:
     """Convex pieces that together contain `shape`, in its own frame (module text): one, or a
     mesh's slabs with `slabs`."""
     if shape.kind == "sphere":
-        return [(np.zeros((1, 3)), float(shape.radius))]
+        return [(np.zeros((1, 3)), shape.round_radius)]
     if shape.kind == "capsule":
-        h = 0.5 * float(shape.length)
-        return [(np.array([[0.0, 0.0, -h], [0.0, 0.0, h]]), float(shape.radius))]
+        h = 0.5 * shape.axis_length
+        return [(np.array([[0.0, 0.0, -h], [0.0, 0.0, h]]), shape.round_radius)]
     if shape.kind == "box":
-        half = 0.5 * np.asarray(shape.size, dtype=float)
+        half = 0.5 * np.asarray(shape.box_size, dtype=float)
         return [(np.array(list(itertools.product((-1.0, 1.0), repeat=3))) * half, 0.0)]
     if shape.kind == "cylinder":
         a = 2 * np.pi * np.arange(SIDES) / SIDES
-        R, h = float(shape.radius) / math.cos(math.pi / SIDES), 0.5 * float(shape.length)
+        R, h = shape.round_radius / math.cos(math.pi / SIDES), 0.5 * shape.axis_length
         ring = np.column_stack([R * np.cos(a), R * np.sin(a)])
         return [(np.concatenate([np.column_stack([ring, np.full(SIDES, z)]) for z in (-h, h)]), 0.0)]
     if slabs:
