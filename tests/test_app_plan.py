@@ -30,6 +30,17 @@ async def set_joints(user: User, q_deg: list[float]) -> None:
         one(user, f"joint-{i + 1}-slider").value = v
 
 
+async def plan_to_the_pose_over_the_box(user: User) -> None:
+    """In kuka-table, GOAL kept as pose P1, the arm at START, and Plan pressed with P1 as the goal."""
+    one(user, "workspace-scene").value = "kuka-table"
+    await user.should_see("no collision")
+    await set_joints(user, GOAL)
+    user.find(marker="pose-add").click()
+    await set_joints(user, START)
+    one(user, "path-goal").value = "pose:P1"
+    user.find(marker="path-plan").click()
+
+
 async def wait_for(user: User, marker: str, words: str, timeout: float = 20.0) -> str:
     for _ in range(int(timeout / 0.05)):
         text = one(user, marker).text
@@ -47,13 +58,7 @@ def test_the_planner_names_are_the_libraries() -> None:
 
 @pytest.mark.asyncio
 async def test_plan_to_a_pose_around_the_box_draws_a_trail_and_plays_it(user: User) -> None:
-    one(user, "workspace-scene").value = "kuka-table"
-    await user.should_see("no collision")
-    await set_joints(user, GOAL)
-    user.find(marker="pose-add").click()
-    await set_joints(user, START)
-    one(user, "path-goal").value = "pose:P1"
-    user.find(marker="path-plan").click()
+    await plan_to_the_pose_over_the_box(user)
     words = await wait_for(user, "path-status", "Planned (RRT-Connect to pose P1): collision-free path of")
     assert "waypoints" in words and "checks" in words and "after the press" in words
     assert len(trail_objects(user)) > 6
@@ -63,13 +68,7 @@ async def test_plan_to_a_pose_around_the_box_draws_a_trail_and_plays_it(user: Us
 
 @pytest.mark.asyncio
 async def test_a_goal_in_the_box_says_why_and_clears_the_last_trail(user: User) -> None:
-    one(user, "workspace-scene").value = "kuka-table"
-    await user.should_see("no collision")
-    await set_joints(user, GOAL)
-    user.find(marker="pose-add").click()
-    await set_joints(user, START)
-    one(user, "path-goal").value = "pose:P1"
-    user.find(marker="path-plan").click()
+    await plan_to_the_pose_over_the_box(user)
     await wait_for(user, "path-status", "Planned")
     assert trail_objects(user)
     one(user, "mode").value = "ik"

@@ -16,39 +16,10 @@ from playwright.sync_api import expect  # noqa: E402
 
 import kinematica as km  # noqa: E402
 import readme  # noqa: E402
-from harness import (DEMO_POSES, SCREENSHOTS, Browser, Server, add_pose, choose, joint_values,  # noqa: E402
-                     pose, readme_screenshots, set_joints, set_target, solve, wait_for_end, wait_for_scene,
-                     why_not_available)
+from harness import (DEMO_POSES, SCREENSHOTS, Server, add_pose, choose, joint_values,  # noqa: E402
+                     pose, readme_screenshots, set_joints, set_target, solve, wait_for_end, wait_for_scene)
 
 pytestmark = pytest.mark.browser
-
-
-# --- one server and one browser for the module; a fresh page (a fresh session) per test ---------
-@pytest.fixture(scope="module")
-def server():
-    reason = why_not_available()
-    if reason:
-        pytest.skip(reason)
-    s = Server(wait=False)  # starts while the browser launches
-    yield s
-    s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    b = Browser()
-    server.wait()
-    yield b
-    b.close()
-
-
-@pytest.fixture
-def page(browser, server):
-    p = browser.page(server.url)
-    wait_for_scene(p)
-    yield p
-    p.close()
-    assert browser.blocked == [], f"the page asked for addresses outside 127.0.0.1: {browser.blocked}"
 
 BRACCIO = km.load("braccio")
 

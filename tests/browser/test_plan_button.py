@@ -15,8 +15,6 @@ import pytest
 pytest.importorskip("playwright", reason="Playwright for Python is not installed (pip install playwright)")
 pytest.importorskip("ompl", reason="the plan extra (OMPL) is not installed")
 from harness import (
-    Browser,
-    Server,
     add_pose,
     choose,
     joint_values,
@@ -25,7 +23,6 @@ from harness import (
     set_target,
     wait_for_end,
     wait_for_scene,
-    why_not_available,
 )
 from playwright.sync_api import expect
 
@@ -39,33 +36,6 @@ pytestmark = pytest.mark.browser
 START = [14, -32, -6, 0, -52, 104]  # deg
 GOAL = [-37, -47, 21, 0, -64, 53]
 KUKA = km.load("kuka-kr6-r900")
-
-
-@pytest.fixture(scope="module")
-def server():
-    reason = why_not_available()
-    if reason:
-        pytest.skip(reason)
-    s = Server(wait=False)
-    yield s
-    s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    b = Browser()
-    server.wait()
-    yield b
-    b.close()
-
-
-@pytest.fixture
-def page(browser, server):
-    p = browser.page(server.url)
-    wait_for_scene(p)
-    yield p
-    p.close()
-    assert browser.blocked == [], f"the page asked for addresses outside 127.0.0.1: {browser.blocked}"
 
 
 def trail_pixels(page) -> int:

@@ -68,16 +68,6 @@ def _recertified(checker: EdgeChecker, got: Solved) -> tuple[np.ndarray | None, 
                      " (unsimplified: the smoothed path touched the scene)")
 
 
-def _exact(checker: EdgeChecker, exact: bool | None, start: np.ndarray, goals: np.ndarray) -> bool:
-    """Whether to plan with coal's exact checks: as asked, or (None) only when the core's model
-    cannot clear the start or a goal (free, as `endpoint_fault` found, but nearer than its slack)."""
-    if exact is not None:
-        return bool(exact)
-    if checker.fast is None:
-        return True
-    return not bool(np.all(checker.fast.bound(np.vstack([start[None], goals])) > 0))
-
-
 @strict
 def plan(scene, start: ArrayLike | Mapping[str, ArrayLike], goal: ArrayLike | Target | Mapping[str, ArrayLike], *,
          robot: str | None = None, planner: str = "rrtconnect", time_limit: float = 1.0,
@@ -137,15 +127,16 @@ def answer(p: Problem, checker: EdgeChecker | None, run: Callable[[EdgeChecker, 
         return _failed(p, fault or goal_fault or "", 1 if fault else 2)
     if checker is None:
         checker = EdgeChecker.build(p.scene, p.robot, p.lo, p.hi, p.resolution)
-    checker.exact = _exact(checker, exact, p.start, goals)
-    if not checker.exact and checker.fast is not None:  # (no model: _exact chose exact)
-        clear = checker.fast.bound(np.vstack([p.start[None], goals])) > 0
-        if not clear.all():  # (exact=False asked: the model must clear the start and a goal)
-            which = "the start" if not clear[0] else "every goal" if not clear[1:].any() else None
-            if which is not None:
-                return _failed(p, f"{which} is free but not clear under the planning model (the links' convex "
-                                  "pieces touch something): plan with exact=True to check the meshes", 1 + len(goals))
-            goals = goals[clear[1:]]
+    # whether the core's model clears the start and each goal (free, as endpoint_fault found, but
+    # maybe nearer than its slack): by default coal's exact checks only when it does not
+    clear = None if checker.fast is None else checker.fast.bound(np.vstack([p.start[None], goals])) > 0
+    checker.exact = bool(exact) if exact is not None else clear is None or not bool(clear.all())
+    if not checker.exact and clear is not None and not clear.all():  # (exact=False: the model must clear them)
+        which = "the start" if not clear[0] else "every goal" if not clear[1:].any() else None
+        if which is not None:
+            return _failed(p, f"{which} is free but not clear under the planning model (the links' convex "
+                              "pieces touch something): plan with exact=True to check the meshes", 1 + len(goals))
+        goals = goals[clear[1:]]
     checker.checks = 1 + len(goals)
     checker.progress, checker.started = progress, time.monotonic()
     got = run(checker, goals)
