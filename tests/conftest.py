@@ -55,3 +55,8 @@ if pytest_asyncio is not None:
         async with user_simulation(root=app_main.root) as u:
             await u.open("/")
             yield u
+
+# --doctest-modules imports every collected .py file, and two conftest.py files (here and in
+# tests/browser/, neither in a package) would both be imported as the module `conftest` and clash:
+# "import file mismatch". They hold fixtures, not doctests; pytest still loads them as conftests.
+collect_ignore = ["conftest.py", "browser/conftest.py"]
