@@ -55,7 +55,7 @@ echo "test.sh: installing .[test] into $("$python" -c 'import sys; print(sys.pre
 # Static checks on src/, configured in pyproject.toml: ruff (lint) and basedpyright (pyright's
 # checker with Node.js bundled in its wheel; standard mode less the rules listed there). ~1–2 min.
 "$python" -m ruff check src
-"$(dirname "$python")/basedpyright"
+"$(dirname "$python")/basedpyright" -p .  # this folder's pyproject.toml, never a config file above it
 # The suite runs in one process per core, at most 4 (pytest-xdist; the wheel build and the fresh
 # venvs are still made once: tests/installs.py): on CI's 2 cores ~13 min instead of ~21.
 # `-n 0` after the command runs it in this one process.
