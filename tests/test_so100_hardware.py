@@ -84,7 +84,14 @@ def test_play_and_record_with_the_so100(capsys, tmp_path):
         d = run_json(capsys, "so101", "play", str(path), "--arm", "so100", "--port", emu.url)
         assert d["ok"] and d["sent"] == 51
         np.testing.assert_allclose(d["measured"][-1], q[-1], atol=2 * TICK)
-        assert all(j["rms_deg"] < 0.1 for j in d["joints"])  # a perfect emulator: within whole ticks
+        # error k = the reading one cycle after goal k − goal k (the report's rows k): a perfect
+        # emulator holds the typical goal to whole ticks; a cycle a loaded machine held up adds the
+        # steps it missed, which the RMS rightly shows (as in test_cli_so101's play test)
+        rows = [k for k, m in enumerate(d["measured"]) if m is not None]
+        e = np.degrees(np.array([d["measured"][k] for k in rows]) - np.array([d["commanded"][k] for k in rows]))
+        for i, j in enumerate(d["joints"][:5]):
+            assert np.median(np.abs(e[:, i])) < 0.1, j
+            assert j["rms_deg"] == pytest.approx(np.sqrt(np.mean(e[:, i] ** 2)), rel=1e-9), j
     with So101Emulator() as emu:
         torque_off = lambda: any(p[4] == 0x83 and p[5] == 40 for p in emu.log()[0])  # noqa: E731
         turning = hand(emu, [(1, 100)] * 5, pause=0.1, after=torque_off)
