@@ -284,3 +284,31 @@ def test_converted_meshes_are_kept_within_a_budget(tmp_path, monkeypatch) -> Non
     assert sum(map(len, looks._glb.values())) <= 2 * size
     assert list(looks._glb) == keys[2:]  # the least recently used went first
     assert looks.glb_bytes(keys[0]) == first
+
+
+@pytest.mark.asyncio
+async def test_hidden_link_frames_are_placed_when_shown(user: User) -> None:
+    """Hidden link frames are not moved with the arm (half a slider event's messages); shown again
+    they stand where the arm is now, as if they had followed every move."""
+    from nicegui.elements.scene.objects.group import Group
+
+    from kinematica.app.scene import AXES
+
+    scene = one(user, "arm-scene")
+    frames = [o for o in scene.objects.values() if isinstance(o, Group) and not isinstance(o.parent, Group)
+              and sorted(c.color for c in o.children) == sorted(AXES)]  # not the target's axes
+    assert len(frames) == km.load("braccio").n + 2
+
+    def placed() -> np.ndarray:
+        return np.array([[o.x, o.y, o.z, *np.ravel(o.R)] for o in frames])
+
+    toggle, slider = one(user, "frames"), one(user, "joint-1-slider")
+    toggle.value = True
+    slider.value = 60
+    followed = placed()  # moved live
+    slider.value = 30
+    assert not np.allclose(placed(), followed)
+    toggle.value = False
+    slider.value = 60  # moved hidden
+    toggle.value = True
+    np.testing.assert_allclose(placed(), followed, atol=1e-12)

@@ -209,8 +209,8 @@ class ArmView:
         geom = arm_geometry(self.robot, self.q)
         to = self.grid.to_scene
         with self._batched():
-            for group, F in zip(self.frames, geom.frames, strict=True):
-                group.move(*to(F[:3, 3])).rotate_R(F[:3, :3].tolist())
+            if self.frames_on:  # hidden frames are placed when shown: half a move's messages
+                self._place_frames(geom.frames)
             if self._looks_on:
                 self.looks.place(geom.frames, self.grip)
                 origins = np.vstack([geom.base, geom.joints, geom.tool])
@@ -284,8 +284,15 @@ class ArmView:
     def show_frames(self, on: bool) -> None:
         self.frames_on = bool(on)
         with self._batched():
+            if self.frames_on:
+                self._place_frames(arm_geometry(self.robot, self.q).frames)
             for f in self.frames:
                 f.visible(self.frames_on)
+
+    def _place_frames(self, frames: np.ndarray) -> None:
+        to = self.grid.to_scene
+        for group, F in zip(self.frames, frames, strict=True):
+            group.move(*to(F[:3, 3])).rotate_R(F[:3, :3].tolist())
 
     def show_target(self, T: np.ndarray | None, oriented: bool = False, handles: tuple[str, ...] = ()) -> None:
         """The target marker at pose T (robot units), with axes when `oriented` and drag handles
