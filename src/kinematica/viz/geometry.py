@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 from ..kinematics.chain import check_q
 from ..kinematics.fk import fk_frames
 from ..model.coerce import takes_robot
+from ..model.memo import per_robot
 from ..model.robot import Robot
 from .style import VizError
 
@@ -56,6 +57,7 @@ class ArmGeometry:
         return self.frames[..., 0, :3, 3]
 
 
+@per_robot  # of the robot alone: the simulator draws at every slider event
 def _masks(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
     """(n + 1,) each: whether the way from origin i to origin i + 1 bends (an offset along the
     axis and a length across it), and whether it has any length (else origin i + 1 repeats
@@ -66,7 +68,10 @@ def _masks(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
     tol = 1e-9 * (1.0 + np.abs(t).max())
     bend, moves = (along > tol) & (across > tol), (along > tol) | (across > tol)
     prismatic = np.concatenate([[False], ~np.asarray(robot.revolute)])
-    return bend | prismatic, moves | prismatic
+    out = bend | prismatic, moves | prismatic
+    for m in out:
+        m.flags.writeable = False  # shared by every call on this robot
+    return out
 
 
 def _origins(robot: Robot, q: np.ndarray) -> tuple[np.ndarray, ...]:
