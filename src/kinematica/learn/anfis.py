@@ -384,7 +384,7 @@ def _premise_step(net: Anfis, x, y, err, lam, systems):
     parts = {}
     for k in np.flatnonzero(todo):
         A, solve = systems[k]
-        J = premise_jacobian(net, x, layers, k)
+        J = premise_jacobian(net, x, layers, int(k))
         B = A.T @ J
         GB = solve(B)
         S = J.T @ J - B.T @ GB
