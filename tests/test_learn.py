@@ -176,6 +176,15 @@ def test_early_stopping_keeps_the_epoch_with_the_lowest_validation_error():
     assert np.sqrt(anfis.mse(net, xv, yv))[0] == pytest.approx(hist[best, 1, 0], rel=1e-12)
 
 
+@pytest.mark.parametrize("half", [{"x_val": np.zeros((1, 1))}, {"x_val": np.zeros((5, 1))}, {"y_val": np.zeros(5)}])
+def test_half_a_validation_set_is_refused(half):
+    # x_val alone was validated against NaN targets (one sample: NaN errors, so the untrained
+    # network was returned) or failed in NumPy's reshape; y_val alone was ignored
+    x = np.linspace(-1, 1, 50)[:, None]
+    with pytest.raises(AnfisError, match="both x_val and y_val"):
+        anfis.train(anfis.grid(1, 3), x, np.sin(2 * x[:, 0]), epochs=3, patience=1, **half)
+
+
 def test_premise_training_lowers_the_planar_models_validation_error(planar):
     # planar-3r, 3 000 samples: row 0 is the least-squares-only fit on the initial grid. Measured
     # (seed 0, 5 epochs): the validation RMSE summed over the joints falls to 0.73 of it; bound 0.8

@@ -267,8 +267,10 @@ def _paper001_ik() -> list[Check]:
 
     rows = []
     first: dict[str, km.IKResult] = {}
-    for method, label, opts in (("transpose", "Jacobian transpose, adaptive step", {}),
-                                ("dls", "damped least squares, λ = 10 mm", {"damping": 10.0})):
+    methods: tuple[tuple[str, str, dict[str, Any]], ...] = (  # the options: km.ik's **options
+        ("transpose", "Jacobian transpose, adaptive step", {}),
+        ("dls", "damped least squares, λ = 10 mm", {"damping": 10.0}))
+    for method, label, opts in methods:
         for y in (100.0, -100.0):
             r = km.ik(robot, [150.0, y, 0.0], q0, method=method, **opts)
             first.setdefault(method, r)

@@ -23,7 +23,7 @@ import select
 import socket
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,7 +89,7 @@ class _Running:
 class LinkServer:
     """Serves `handlers` on the connected `arm` over a Unix socket at `path`."""
 
-    def __init__(self, arm: Braccio, path: Path, handlers: dict[str, Handler], port: str) -> None:
+    def __init__(self, arm: Braccio, path: Path, handlers: Mapping[str, Handler], port: str) -> None:
         if not hasattr(socket, "AF_UNIX"):
             raise LinkError("`kinematica braccio connect` needs Unix sockets (Linux, macOS, Windows 10+ Python "
                             "builds that have them)")

@@ -28,6 +28,7 @@ from .common import (
     add_robot,
     emit,
     finite_numbers,
+    joint_values,
     option_joint_values,
     q_deg,
     robot_of,
@@ -110,7 +111,7 @@ def _cmd_point(args: argparse.Namespace, robot: km.Robot, gravity: np.ndarray, o
     if args.out is not None:
         raise UsageError("--out writes the torques along a --trajectory; with --q the answer is "
                          "printed (use --json for data)")
-    q = option_joint_values(robot, args.q, args.deg, "--q")
+    q = joint_values(robot, args.q, args.deg, flag="--q")  # (required without --trajectory)
     zero = np.zeros(robot.n)
     qd = option_joint_values(robot, args.qd, args.deg, "--qd", zero, derivative=1)
     qdd = option_joint_values(robot, args.qdd, args.deg, "--qdd", zero, derivative=2)
@@ -209,7 +210,8 @@ def _controller(args: argparse.Namespace, robot: km.Robot, q0: np.ndarray,
 def simulate_data(robot: km.Robot, sim: km.Trajectory, controller: str, torque: np.ndarray | None,
                   gravity: np.ndarray, written: dict[str, Any] | None) -> dict[str, Any]:
     """The summary of `simulate`, as plain data."""
-    meta = sim.meta
+    meta, tau = sim.meta, sim.tau
+    assert tau is not None  # km.simulate records the torques it applied
     return {"robot": robot.name, "length_unit": robot.length_unit,
             "joint_names": list(robot.joint_names), "duration": sim.duration,
             "dt": float(sim.t[1] - sim.t[0]) if len(sim) > 1 else sim.duration,
@@ -221,7 +223,7 @@ def simulate_data(robot: km.Robot, sim: km.Trajectory, controller: str, torque: 
             "energy_change": meta.get("energy_end", np.nan) - meta.get("energy_start", np.nan),
             "q0": sim.q[0], "q0_deg": q_deg(robot, sim.q[0]), "qd0": sim.qd[0],
             "q_end": sim.q[-1], "q_end_deg": q_deg(robot, sim.q[-1]), "qd_end": sim.qd[-1],
-            "max_abs_qd": np.abs(sim.qd).max(axis=0), **peaks(sim, sim.tau), "written": written,
+            "max_abs_qd": np.abs(sim.qd).max(axis=0), **peaks(sim, tau), "written": written,
             "units": {"t": "s", "q": joint_units(robot), "qd": joint_units(robot, "/s"),
                       "tau": torque_units(robot), "energy": "J", "gravity_vector": "m/s²"}}
 

@@ -41,9 +41,7 @@ def _robot(scene: km.Scene, name: str | None) -> str:
     return name
 
 
-def _positive(text: str | None, flag: str) -> float | None:
-    if text is None:
-        return None
+def _positive(text: str, flag: str) -> float:
     v = float(finite_numbers([text], flag)[0])
     if v <= 0:
         raise UsageError(f"{flag}: expected a positive number, got {text}")
@@ -51,6 +49,7 @@ def _positive(text: str | None, flag: str) -> float | None:
 
 
 def plan_data(scene: km.Scene, p: km.Plan, tr: km.Trajectory | None) -> dict[str, Any]:
+    assert isinstance(p.robot, str)  # the command plans for one robot
     robot = scene.robots[p.robot].robot
     data: dict[str, Any] = {
         "scene": scene.name, "robot": p.robot, "planner": p.planner, "success": p.success, "reason": p.reason,
@@ -102,8 +101,8 @@ def cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
     report = Progress(sys.stderr, f"planning with {args.planner}", "s", args.time_limit,
                       detail=lambda t, n: f"{t:.1f} of {args.time_limit:g} s, {n:,.0f} states checked")
     p = km.plan(scene, start, goal, robot=name, planner=args.planner, time_limit=args.time_limit,
-                resolution=_positive(args.resolution, "--resolution"), seed=args.seed,
-                exact=True if args.exact else None, progress=report)
+                resolution=None if args.resolution is None else _positive(args.resolution, "--resolution"),
+                seed=args.seed, exact=True if args.exact else None, progress=report)
     tr = None
     if path_out is not None and p.success:
         tr = p.trajectory(_positive(args.vmax, "--vmax"), _positive(args.amax, "--amax"),

@@ -92,8 +92,8 @@ def _limits_table(robot: km.Robot) -> str:
     for i in range(robot.n):
         unit = "deg" if robot.revolute[i] else robot.length_unit
         lo, hi = robot.limits[i] * scale[i]
-        rows.append([robot.joint_names[i], robot.kinds[i], float(lo), float(hi), unit,
-                     "—" if home[i] is None else float(home[i])])
+        h = home[i]
+        rows.append([robot.joint_names[i], robot.kinds[i], float(lo), float(hi), unit, "—" if h is None else float(h)])
     text = "Joint limits and home:\n" + table(["joint", "type", "lower", "upper", "unit", "home"],
                                               rows, decimals=2, indent="  ")
     screws = [f"{robot.joint_names[i]} {robot.pitch[i]:g} {robot.length_unit}/rad" for i in np.flatnonzero(robot.helical)]

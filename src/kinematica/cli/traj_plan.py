@@ -199,8 +199,8 @@ def limit_failures(robot: km.Robot, tr: km.Trajectory) -> list[dict[str, Any]]:
     for i in np.flatnonzero(~robot.within_limits(tr.q)):
         bad = np.flatnonzero((tr.q[i] < lo - LIMIT_TOL) | (tr.q[i] > hi + LIMIT_TOL))
         words = ", ".join(f"{robot.joint_names[j]} = {view.joint_value(robot, j, tr.q[i, j])} outside "
-                          f"[{view.joint_value(robot, j, lo[j])}, {view.joint_value(robot, j, hi[j])}]"
-                          for j in bad.tolist())
+                          f"[{view.joint_value(robot, j, float(lo[j]))}, "
+                          f"{view.joint_value(robot, j, float(hi[j]))}]" for j in bad.tolist())
         out.append({"index": int(i), "t": tr.t[i], "reason": f"outside the joint limits: {words}"})
     return out
 

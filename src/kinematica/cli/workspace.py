@@ -47,8 +47,8 @@ class BlockProgress:
 
 
 def _counts(args: argparse.Namespace) -> dict[str, Any]:
-    kw = {"samples": count(args.samples, "--samples", ENVELOPE, error=UsageError),
-          "seed": count(args.seed, "--seed", ENVELOPE, minimum=0, error=UsageError)}
+    kw: dict[str, int | None] = {"samples": count(args.samples, "--samples", ENVELOPE, error=UsageError),
+                                 "seed": count(args.seed, "--seed", ENVELOPE, minimum=0, error=UsageError)}
     if args.kind == "envelope":
         kw["chunk"] = count(args.chunk if args.chunk is not None else 65_536, "--chunk", ENVELOPE, error=UsageError)
         if args.orientations is not None or args.rolls is not None or args.restarts is not None:

@@ -83,6 +83,7 @@ def _make(robot: Robot) -> Local:
     Io = Ic + p.mass[:, None, None] * (np.einsum("ni,ni->n", com, com)[:, None, None] * np.eye(3)
                                        - np.einsum("ni,nj->nij", com, com))
     Io = np.array([_clean(0.5 * (X + X.T), np.abs(X).max()) for X in Io])
+    tx, ty, tz = (float(v) for v in _clean(tool, length))
     return Local(
         n=robot.n, revolute=tuple(bool(r) for r in robot.revolute),
         R=tuple(_rows(_clean(R, 1.0)) for R in K[:, :3, :3]),
@@ -90,7 +91,7 @@ def _make(robot: Robot) -> Local:
         mass=tuple(float(m) for m in p.mass),
         h=tuple(tuple(float(v) for v in m * c) for m, c in zip(p.mass, com, strict=True)),
         I=tuple(_rows(X) for X in Io),
-        tool=tuple(float(v) for v in _clean(tool, length)),
+        tool=(tx, ty, tz),
         armature=tuple(float(a) for a in p.armature), viscous=tuple(float(a) for a in p.viscous),
         coulomb=tuple(float(a) for a in p.coulomb),
         offsets=tuple(float(o) * (1.0 if r else s) for o, r in zip(robot.offsets, robot.revolute, strict=True)),

@@ -139,7 +139,7 @@ def _rows_t(X: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
 
 
 def run_rows(L: Local, kind: Kind, targets: list[list[np.ndarray]], Q: np.ndarray,
-             QD: np.ndarray | None = None, QDD: np.ndarray | None = None, g: list[float] = (),
+             QD: np.ndarray | None = None, QDD: np.ndarray | None = None, g: Sequence[float] = (),
              W: np.ndarray | None = None, U: np.ndarray | None = None) -> None:
     """The program over N states: Q, QD, QDD, U (N, n), W (N, 6) or one (6,) for all. Output k
     is written into each (N,) view in targets[k] (columns of the caller's result, so that no
@@ -149,6 +149,7 @@ def run_rows(L: Local, kind: Kind, targets: list[list[np.ndarray]], Q: np.ndarra
     inputs = []  # after the geometry, in program order: (k, N) row blocks and plain floats
     for use, X in ((kind.velocity, QD), (kind.acceleration, QDD)):
         if use:
+            assert X is not None  # a program of the rates is run with them
             inputs.append(_rows_t(X, L.si))
     inputs.append(list(g))
     if kind.wrench:

@@ -16,7 +16,7 @@ builders (fk.py, jacobian.py, ik.py, analytic.py, dynamics.py) fill it; the rend
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -187,7 +187,7 @@ def values_latex(values: Sequence[Quantity], note=lambda text: text) -> str:
     return r"\begin{aligned}" + r" \\[2pt] ".join(one(q, "&") for q in values) + r"\end{aligned}"
 
 
-def vector_text(v: Sequence[float], decimals: int | None = 4) -> str:
+def vector_text(v: Iterable[float], decimals: int | None = 4) -> str:
     return "(" + ", ".join(number_text(x, decimals) for x in v) + ")"
 
 

@@ -46,7 +46,7 @@ BACKWARD = [Math(r"f_i = F_i + f_{i+1}", "f_i = F_i + f(i+1)"),
                  "τ_i = z_i · n_i (revolute),   τ_i = z_i · f_i (prismatic)")]
 
 
-def newton_euler_passes(robot: Robot, q, qd, qdd, gravity=GRAVITY) -> dict:
+def newton_euler_passes(robot: Robot, q, qd, qdd, gravity=GRAVITY) -> dict[str, np.ndarray]:
     """Every intermediate vector of the two passes (SI, base axes): per link ω, α, a_o, a_c, F, N,
     f, n, and τ (n,) — without friction or armature."""
     P = link_params(robot)
@@ -60,7 +60,7 @@ def newton_euler_passes(robot: Robot, q, qd, qdd, gravity=GRAVITY) -> dict:
     c = np.einsum("nij,nj->ni", R, P.com) + F[1:-1, :3, 3] * s
     I = R @ P.inertia @ np.swapaxes(R, -1, -2)
     n = robot.n
-    out = {k: np.zeros((n, 3)) for k in ("w", "al", "ao", "ac", "F", "N", "f", "nm")}
+    out: dict[str, np.ndarray] = {k: np.zeros((n, 3)) for k in ("w", "al", "ao", "ac", "F", "N", "f", "nm")}
     w, al, ao, o_prev = np.zeros(3), np.zeros(3), -np.asarray(gravity, float), F[0, :3, 3] * s
     for i in range(n):
         r = o[i] - o_prev

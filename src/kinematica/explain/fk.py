@@ -29,7 +29,7 @@ from .common import (
     vector,
 )
 from .document import Document, Math, Table
-from .notation import Formula, latex, legend, matrix_latex, matrix_text, text
+from .notation import Formula, element, latex, legend, matrix_latex, matrix_text, text
 from .symbolic import Chain, chain
 
 LONG = 700  # a closed form longer than this (LaTeX characters) is left to the Python source
@@ -65,7 +65,7 @@ def _links_section(doc: Document, robot: Robot, ch: Chain, q: np.ndarray, deg: b
     for i, link in enumerate(ch.links):
         name = f"A_{{{i + 1}}}"
         prod = r"\,".join(link.factors) or "I"
-        shown.extend(link.A)
+        shown.extend(link.A.flat())
         num = np.array(ch.numeric(link.A).xreplace(sub).evalf(), dtype=float)
         s.step(f"Joint {i + 1} ({robot.joint_names[i]}, {robot.joint_types[i]}), "
                f"{joint_math(robot, i).text} = {_value(robot, i, q[i], deg)}:",
@@ -170,7 +170,7 @@ def _closed_section(doc: Document, robot: Robot, ch: Chain, q: np.ndarray, shown
     for k, c in enumerate("noap"):
         tex, txt = [], []
         for j, ax in enumerate("xyz"):
-            e = ch.T[j, k]
+            e = element(ch.T, j, k)
             f = Formula(e, ch.q)
             shown.append(e)
             if len(f.latex) > LONG:

@@ -35,7 +35,7 @@ from .common import (
     vector,
 )
 from .document import Document, Math, Table, number_text
-from .notation import Formula, legend
+from .notation import Formula, element, legend
 from .symbolic import chain
 
 DETAIL = 12  # iterations shown in full detail at the start (all of them are in the table)
@@ -74,7 +74,7 @@ def _problem(doc: Document, robot: Robot, t: Target, q0: np.ndarray, deg: bool) 
            f"That is {t.dof} equation{'s' if t.dof != 1 else ''} in {robot.n} unknowns.")
     if t.kind == "planar" or t.kind == "position":
         ch = chain(robot, "numeric")
-        exprs = [ch.T[i, 3] for i in (rows if t.kind == "position" else (0, 1))]
+        exprs = [element(ch.T, i, 3) for i in (rows if t.kind == "position" else (0, 1))]
         fs = [Formula(e, ch.q) for e in exprs]
         if all(len(f.latex) < 400 for f in fs):
             goal = t.p
@@ -102,7 +102,8 @@ def _problem(doc: Document, robot: Robot, t: Target, q0: np.ndarray, deg: bool) 
 
 def _reach(doc: Document, robot: Robot, t: Target, tol: float) -> bool:
     s = doc.section("Can the arm reach the target?")
-    ok, dist, reach = (np.asarray(x).item() if np.ndim(x) else x for x in reach_check(robot, t.reshape(1), tol))
+    r = reach_check(robot, t.reshape(1), tol)
+    ok, dist, reach = bool(r.reachable[0]), float(r.distance[0]), r.bound
     p1 = bound(robot)[0]
     u = robot.length_unit
     if t.kind == "planar":

@@ -16,7 +16,7 @@ from ..kinematics.singularity import NEAR, singularity
 from ..model.robot import Robot
 from .common import joints_quantity, joints_text, matrix, scalar, use_degrees, vector
 from .document import Document, Math, number_text
-from .notation import Formula, legend
+from .notation import Formula, element, legend
 from .symbolic import chain, jacobian_symbolic
 
 ROW_NAMES = ("v_x", "v_y", "v_z", r"\omega_x", r"\omega_y", r"\omega_z")
@@ -69,7 +69,7 @@ def _whole(doc: Document, robot: Robot, J: np.ndarray, rows: str, params: str) -
            values=[matrix(r"J_{\text{task}}", "J_task", Jt, note="rows " + ", ".join(ROW_TEXT[i] for i in idx))])
     Js = jacobian_symbolic(robot, params)
     ch = chain(robot, params)
-    fs = [[Formula(Js[r, c], ch.q) for c in range(robot.n)] for r in idx]
+    fs = [[Formula(element(Js, r, c), ch.q) for c in range(robot.n)] for r in idx]
     if all(len(f.latex) < LONG for row in fs for f in row) and robot.n <= 7:
         lines_t, lines_x = [], []
         for r, row in zip(idx, fs, strict=True):
@@ -81,7 +81,7 @@ def _whole(doc: Document, robot: Robot, J: np.ndarray, rows: str, params: str) -
         s.step("In closed form (the linear rows are the derivatives ∂p/∂θᵢ of the FK closed forms; "
                "zero entries left out):",
                formulas=[Math(r"\begin{aligned}" + r" \\ ".join(lines_t) + r"\end{aligned}", "\n".join(lines_x))])
-        doc.notation = [Math(d.latex, d.text) for d in legend([Js[r, c] for r in idx for c in range(robot.n)], ch.q)]
+        doc.notation = [Math(d.latex, d.text) for d in legend([element(Js, r, c) for r in idx for c in range(robot.n)], ch.q)]
     return Jt
 
 

@@ -39,6 +39,16 @@ class Definition:
     text: str
 
 
+def element(M: sp.Matrix, i: int, j: int) -> sp.Expr:
+    """Entry (i, j) of a matrix of expressions (SymPy's hints give an entry as a matrix element or a list)."""
+    return cast(sp.Expr, M[i, j])
+
+
+def _args(e: sp.Basic) -> tuple[sp.Expr, ...]:
+    """The arguments of a sum, product or function of expressions (SymPy's hints: Basic)."""
+    return cast(tuple[sp.Expr, ...], e.args)
+
+
 def _indices(arg: sp.Expr, q: Sequence[sp.Symbol]) -> tuple[int, ...] | None:
     """Joint numbers (1-based) when arg is θ_i + θ_j + … (each once, coefficient +1)."""
     terms = sp.Add.make_args(arg)
@@ -60,7 +70,7 @@ def shorthand(expr: sp.Expr, q: Sequence[sp.Symbol]) -> tuple[sp.Expr, list[Defi
     q = list(q)
     reps, defs = {}, {}
     for f in expr.atoms(sp.sin, sp.cos):
-        idx = _indices(f.args[0], q)
+        idx = _indices(_args(f)[0], q)
         if idx is None:
             continue
         kind = "c" if isinstance(f, sp.cos) else "s"
@@ -81,7 +91,7 @@ def pull_common(expr: sp.Expr) -> sp.Expr:
     """A sum with the factors common to all its terms (not numbers) taken out, recursively:
     a c_1 c_2 + b c_1 s_2 → c_1 (a c_2 + b s_2)."""
     if expr.is_Add:
-        terms = [pull_common(t) for t in expr.args]
+        terms = [pull_common(t) for t in _args(expr)]
         common = None
         for t in terms:
             powers = {}
@@ -98,7 +108,7 @@ def pull_common(expr: sp.Expr) -> sp.Expr:
         out = sp.Mul(*[b ** e for b, e in common.items()])
         return out * sp.Add(*[sp.Mul(*[t, out ** -1]) for t in terms], evaluate=True)
     if expr.is_Mul:
-        return sp.Mul(*[pull_common(a) for a in expr.args])
+        return sp.Mul(*[pull_common(a) for a in _args(expr)])
     return expr
 
 
@@ -249,10 +259,10 @@ def legend(exprs: Sequence[sp.Expr], q: Sequence[sp.Symbol]) -> list[Definition]
 def matrix_latex(M: sp.Matrix, q: Sequence[sp.Symbol], short: bool = True) -> str:
     """A matrix of expressions as a LaTeX bmatrix, entries in shorthand."""
     cell = (lambda e: latex(pull_common(shorthand(e, q)[0]))) if short else latex
-    rows = [" & ".join(cell(M[i, j]) for j in range(M.cols)) for i in range(M.rows)]
+    rows = [" & ".join(cell(element(M, i, j)) for j in range(M.cols)) for i in range(M.rows)]
     return r"\begin{bmatrix}" + r" \\ ".join(rows) + r"\end{bmatrix}"
 
 
 def matrix_text(M: sp.Matrix, q: Sequence[sp.Symbol]) -> list[list[str]]:
     """The entries of a matrix of expressions as plain text, in shorthand."""
-    return [[text(pull_common(shorthand(M[i, j], q)[0])) for j in range(M.cols)] for i in range(M.rows)]
+    return [[text(pull_common(shorthand(element(M, i, j), q)[0])) for j in range(M.cols)] for i in range(M.rows)]

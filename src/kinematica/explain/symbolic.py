@@ -58,7 +58,7 @@ def rot_y(t: sp.Expr) -> sp.Matrix:
     return sp.Matrix([[c, 0, s, 0], [0, 1, 0, 0], [-s, 0, c, 0], [0, 0, 0, 1]])
 
 
-def trans(x: sp.Expr = 0, y: sp.Expr = 0, z: sp.Expr = 0) -> sp.Matrix:
+def trans(x: sp.Expr | int = 0, y: sp.Expr | int = 0, z: sp.Expr | int = 0) -> sp.Matrix:
     return sp.Matrix([[1, 0, 0, x], [0, 1, 0, y], [0, 0, 1, z], [0, 0, 0, 1]])
 
 

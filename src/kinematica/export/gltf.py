@@ -25,6 +25,7 @@ import os
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..bounds import SAMPLES, count
 from ..errors import InputError, InputTypeError
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 _COLOURS = ((0.16, 0.18, 0.22, 1.0), (0.93, 0.55, 0.13, 1.0))  # link grey, joint orange
 
 
-def quat_z(theta: np.ndarray) -> np.ndarray:
+def quat_z(theta: ArrayLike) -> np.ndarray:
     """Quaternions (x, y, z, w) of rotations by theta about z, shape (..., 4)."""
     h = 0.5 * np.asarray(theta, dtype=float)
     out = np.zeros(h.shape + (4,))

@@ -88,7 +88,7 @@ class Braccio(Arm):
         self.url = url
         self.link: Link | None = None
         self.banner: pr.Banner | None = None
-        self.commanded: tuple[int, ...] | None = None
+        self.commanded: pr.Degrees | None = None
         self.last_result: PlayResult | None = None
         self.notices: list[str] = []  # what happened to the board that the caller should hear (resets)
         self._cancel = threading.Event()
@@ -182,7 +182,7 @@ class Braccio(Arm):
         except pr.ProtocolError as e:
             raise link.fail(f"garbage in reply to {line!r}: {e}") from None
 
-    def _sync(self) -> tuple[int, ...]:
+    def _sync(self) -> pr.Degrees:
         """The board's commanded degrees (`?`), the answers still due to earlier requests (an OK
         of a move that ended as S went out, the OK of that S) read past on the way."""
         link = self._link()
@@ -255,13 +255,13 @@ class Braccio(Arm):
                 raise link.fail(f"unexpected reply {text!r} to {line!r}")
             return reply
 
-    def _move_time(self, degrees: tuple[int, ...], speed: int) -> float:
+    def _move_time(self, degrees: pr.Degrees, speed: int) -> float:
         """Seconds the board takes for a move (its trapezoidal profile)."""
         assert self.commanded is not None and self.banner is not None
         far = max(abs(a - b) for a, b in zip(degrees, self.commanded, strict=True))
         return sum(pr.move_profile(far, speed, self.banner.accel)) / 1000
 
-    def _send_move(self, degrees: tuple[int, ...], speed: int, home: bool = False) -> float | None:
+    def _send_move(self, degrees: pr.Degrees, speed: int, home: bool = False) -> float | None:
         """Move (or home); the duration, or None when stopped on the way (commanded: where it stopped)."""
         duration = self._move_time(degrees, speed)
         command = pr.Home(speed) if home else pr.Move(degrees, speed)
@@ -312,7 +312,7 @@ class Braccio(Arm):
         board's accel), all arriving together; returns when the board says the move is done."""
         self._check_connected()
         physical = self.check_move(q, speed, gripper)
-        degrees = tuple(int(d) for d in whole_degrees(physical))
+        degrees = pr.degrees_of(whole_degrees(physical))
         duration = self._send_move(degrees, int(speed))
         err = float(quantisation_error(self.robot, self.calibration, q, degrees))
         return MoveReport(degrees, duration or 0.0, err, stopped=duration is None)
@@ -322,7 +322,8 @@ class Braccio(Arm):
         banner = self._check_connected()
         v = check_speed(speed, banner)
         g = int(whole_degrees(gripper_degrees(self.robot, self.calibration, degrees, banner)))
-        target = (*self.commanded[:5], g)  # type: ignore[index]
+        assert self.commanded is not None  # read from the board on connecting
+        target = (*self.commanded[:5], g)
         duration = self._send_move(target, v)
         return MoveReport(target, duration or 0.0, 0.0, stopped=duration is None)
 
@@ -382,7 +383,7 @@ class Braccio(Arm):
                 on_point(k, q[k], float(times[k]))
 
         try:
-            res = self._approach(tuple(int(d) for d in degrees[0]), int(speed), n)
+            res = self._approach(pr.degrees_of(degrees[0]), int(speed), n)
             if res is None:
                 res = stream(link, degrees, ms, banner, self.timeout, self._cancel, acked)
         except KeyboardInterrupt:
@@ -400,7 +401,7 @@ class Braccio(Arm):
         self.last_result = PlayResult(**vars(res), max_quantisation_error=err, final_state=state)
         return self.last_result
 
-    def _approach(self, first: tuple[int, ...], speed: int, n: int) -> StreamResult | None:
+    def _approach(self, first: pr.Degrees, speed: int, n: int) -> StreamResult | None:
         """Move to point 0 (None when there); a result when stopped or failed on the way."""
         self._cancel.clear()
         try:

@@ -99,7 +99,7 @@ def gripper_degrees(robot: Robot, cal: Calibration, gripper: float, banner: pr.B
     return physical
 
 
-def whole_degrees(physical: np.ndarray) -> np.ndarray:
+def whole_degrees(physical: ArrayLike) -> np.ndarray:
     """The board's whole degrees, rounded half up (within range when physical is, as the
     ranges are whole degrees)."""
     return np.floor(np.asarray(physical) + 0.5).astype(int)

@@ -50,12 +50,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..errors import InputTypeError, KinematicaError
 
 __all__ = ["VERSION", "BAUD", "SERVOS", "RANGES", "HOME", "SPEED_RANGE", "ACCEL", "HOME_SPEED",
-           "SOFT_START_MS", "DEPTH", "WATCHDOG_MS", "MS_RANGE", "MAX_LINE", "Degrees", "ProtocolError",
+           "SOFT_START_MS", "DEPTH", "WATCHDOG_MS", "MS_RANGE", "MAX_LINE", "Degrees", "ProtocolError", "degrees_of",
            "crc8", "crc8_hex", "with_checksum", "strip_checksum", "Move", "Home", "Stream", "Query", "Stop",
            "Version", "KeepAlive", "Command", "Reader", "format_command", "format_stream", "parse_command",
            "Banner", "Ok", "Ack", "State", "Error", "Reply", "ERRORS", "DEFAULT_BANNER", "format_reply",
@@ -81,6 +82,14 @@ Degrees = tuple[int, int, int, int, int, int]
 
 class ProtocolError(KinematicaError, ValueError):
     """A line that does not follow the protocol (the message says what is wrong)."""
+
+
+def degrees_of(values: Iterable[float]) -> Degrees:
+    """Whole servo degrees M1…M6 as a command carries them; ProtocolError unless there are six."""
+    d = tuple(int(v) for v in values)
+    if len(d) != 6:
+        raise ProtocolError(f"expected 6 servo degrees (M1…M6), got {len(d)}")
+    return d
 
 
 def crc8(data: bytes) -> int:

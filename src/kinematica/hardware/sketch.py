@@ -20,7 +20,7 @@ SKETCH = "braccio_kinematica"
 
 def sketch_text() -> str:
     """The sketch's source, as shipped."""
-    return (resources.files(__package__) / "firmware" / SKETCH / f"{SKETCH}.ino").read_text(encoding="utf-8")
+    return (resources.files("kinematica.hardware") / "firmware" / SKETCH / f"{SKETCH}.ino").read_text(encoding="utf-8")
 
 
 def write_firmware(out: str | Path, overwrite: bool = False) -> Path:

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import atomic
 from ..errors import InputError
@@ -106,7 +106,7 @@ class So101Calibration:
         values = np.r_[np.asarray(q, float) * PER_RAD, gripper * PER_DEG]
         return np.rint(self._zeros() + sign * values).astype(int)
 
-    def to_q(self, ticks: Sequence[float]) -> tuple[np.ndarray, float]:
+    def to_q(self, ticks: ArrayLike) -> tuple[np.ndarray, float]:
         """(q (5, rad), gripper degrees) of servo readings (6 ticks)."""
         sign = np.array([s.sign for s in self.servos], float)
         d = sign * (np.asarray(ticks, float) - self._zeros())

@@ -80,7 +80,7 @@ def stream(link: Link, degrees: np.ndarray, ms: np.ndarray, banner: pr.Banner, t
                 break
             while res.sent < n and res.sent - res.acknowledged < banner.depth:
                 k = res.sent
-                link.send(pr.format_stream(pr.Stream(k, int(ms[k]), tuple(int(d) for d in degrees[k]))))
+                link.send(pr.format_stream(pr.Stream(k, int(ms[k]), pr.degrees_of(degrees[k]))))
                 sent_at[k] = time.monotonic()
                 res.sent += 1
             k = res.acknowledged

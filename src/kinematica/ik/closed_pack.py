@@ -118,6 +118,7 @@ def labels(robot: Robot) -> list[str]:
     from .analytic import geometric5, planar, spherical_wrist, ur
 
     name = solver_name(robot)
+    assert name is not None  # the caller has a closed form (constants(robot) is not None)
     if name == "planar":
         return list(planar.LABELS)
     return list({"spherical wrist": spherical_wrist, "ur": ur, "geometric5": geometric5}[name].structure(robot).labels)

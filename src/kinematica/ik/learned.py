@@ -10,9 +10,10 @@ miss of so many length units unless it really meets the tolerances.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError, InputTypeError
 from ..model.robot import Robot
@@ -25,12 +26,18 @@ from .verdict import Verdicts, judge, near_singular, package
 LEARNED_METHODS = ("anfis",)
 
 
+class SeedModel(Protocol):
+    """A learned model as `ik` takes it (q0=model): joint values for world targets."""
+
+    def seeds_for(self, robot: Robot, target: Target) -> ArrayLike: ...
+
+
 def is_model(q0: Any) -> bool:
     """Whether q0 is a learned model (the seed protocol) rather than joint values or a word."""
     return callable(getattr(q0, "seeds_for", None))
 
 
-def model_seeds(robot: Robot, model: Any, world: Target) -> np.ndarray:
+def model_seeds(robot: Robot, model: SeedModel, world: Target) -> np.ndarray:
     """The model's joint values for the world targets, shape world.shape + (n,)."""
     q = np.asarray(model.seeds_for(robot, world), dtype=float)
     if q.shape != world.shape + (robot.n,) or not np.all(np.isfinite(q)):

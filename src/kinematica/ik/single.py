@@ -14,6 +14,7 @@ the core does not take (position, approach, planar and weighted targets, a recor
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -118,7 +119,8 @@ def attempt(pb: Problem, q0: np.ndarray, seed_no: int, history: list | None,
             return q, LIMIT, it
 
 
-def solve_one(pb: Problem, q0: np.ndarray, restarts: int, rng,
+def solve_one(pb: Problem, q0: np.ndarray, restarts: int,
+              rng: np.random.Generator | Callable[[], np.random.Generator],
               history: list | None = None) -> tuple[np.ndarray, int, int]:
     """The caller's seed, then up to `restarts` random seeds until one converges within the
     limits: (q, status of the successful or else the first attempt, iterations in all).

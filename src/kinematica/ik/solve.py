@@ -26,7 +26,7 @@ from .closed import analytic_ik
 from .collide import avoid, seat_of
 from .fast import one_pose
 from .frame import fit_target, judged, solver_problem
-from .learned import LEARNED_METHODS, is_model, model_seeds, solve_learned
+from .learned import LEARNED_METHODS, SeedModel, is_model, model_seeds, solve_learned
 from .many import solve_targets
 from .one import solve_target
 from .options import (
@@ -44,7 +44,7 @@ from .target import Target
 
 
 @takes_robot
-def ik(robot: Robot, target: Target | PoseLike, q0: Q | str | None = None, method: str = "lm", *,
+def ik(robot: Robot, target: Target | PoseLike, q0: Q | str | SeedModel | None = None, method: str = "lm", *,
        limits: str = "auto", restarts: int = 200, seed: int | None = 0, secondary: dict | None = None,
        rest: ArrayLike | None = None, model=None, scene=None, **options) -> IKResult:
     """Joint values that put the tool on `target`.

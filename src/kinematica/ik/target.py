@@ -199,14 +199,14 @@ def approach(p: ArrayLike, a: ArrayLike | None = None, *, pitch: ArrayLike | Non
     about the robot's joint 1 (`ik.frame.resolve`), which for a robot at the world origin
     with joint 1 on the z axis is this `a`."""
     p = _arr(p, (3,), "target position")
-    if (a is None) == (pitch is None):
-        raise TargetError("give either an approach vector or a pitch angle")
     phi = None
-    if pitch is not None:
+    if a is None and pitch is not None:
         phi = _arr(pitch, (), "pitch")
         psi = np.arctan2(p[..., 1], p[..., 0])
         a = np.stack(np.broadcast_arrays(np.cos(phi) * np.cos(psi), np.cos(phi) * np.sin(psi),
                                          np.sin(phi) + 0 * psi), axis=-1)
+    elif a is None or pitch is not None:  # neither, or both
+        raise TargetError("give either an approach vector or a pitch angle")
     a = _arr(a, (3,), "approach vector")
     norm = np.linalg.norm(a, axis=-1, keepdims=True)
     if np.any(norm < 1e-12):

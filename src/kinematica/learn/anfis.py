@@ -327,9 +327,7 @@ def train(net: Anfis, x: np.ndarray, y: np.ndarray, epochs: int = 20, *, x_val: 
     if len(x) < need:
         raise AnfisError(f"{len(x)} samples are too few for {net.n_rules} rules with {net.regressor_count - 1} regressors: the "
                          f"consequents have {need} coefficients per output; give at least {need} samples or fewer rules")
-    if x_val is not None:
-        x_val = check_inputs(net, x_val)
-        y_val = np.asarray(y_val, float).reshape(len(x_val), -1)
+    val_set = _validation(net, x_val, y_val)
     lam = np.full(net.outputs, LM_DAMPING)
     hist, best, best_err, stale = [], net, np.inf, 0
     net, err, systems = _least_squares_pass(net, x, y)
@@ -337,8 +335,8 @@ def train(net: Anfis, x: np.ndarray, y: np.ndarray, epochs: int = 20, *, x_val: 
         if epoch > 0:
             net, err, systems, lam = _premise_step(net, x, y, err, lam, systems)
         row = np.sqrt(err)
-        if x_val is not None:
-            val = np.sqrt(mse(net, x_val, y_val))
+        if val_set is not None:
+            val = np.sqrt(mse(net, *val_set))
             row = np.stack([row, val])
             stale = 0 if val.sum() < (1 - 1e-3) * best_err else stale + 1
             if val.sum() < best_err:
@@ -350,7 +348,17 @@ def train(net: Anfis, x: np.ndarray, y: np.ndarray, epochs: int = 20, *, x_val: 
             progress(epoch + 1, epochs, float(np.sqrt(np.mean(err))))
         if patience is not None and stale >= patience:
             break
-    return (best if x_val is not None else net), np.array(hist)
+    return (best if val_set is not None else net), np.array(hist)
+
+
+def _validation(net: Anfis, x_val: np.ndarray | None, y_val: np.ndarray | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """The validation set (x, y) of `train`, or None without one; AnfisError for half of one."""
+    if x_val is None and y_val is None:
+        return None
+    if x_val is None or y_val is None:
+        raise AnfisError("validation set: give both x_val and y_val, or neither")
+    x_val = check_inputs(net, x_val)
+    return x_val, np.asarray(y_val, float).reshape(len(x_val), -1)
 
 
 def _least_squares_pass(net: Anfis, x, y):
@@ -376,7 +384,7 @@ def _premise_step(net: Anfis, x, y, err, lam, systems):
     parts = {}
     for k in np.flatnonzero(todo):
         A, solve = systems[k]
-        J = premise_jacobian(net, x, layers, k)
+        J = premise_jacobian(net, x, layers, int(k))
         B = A.T @ J
         GB = solve(B)
         S = J.T @ J - B.T @ GB

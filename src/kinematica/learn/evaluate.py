@@ -133,7 +133,7 @@ def seed_comparison(model: IKModel, targets: Target, X_nn: tuple[np.ndarray, np.
                closed_form_seed=False)
         seconds = time.perf_counter() - start
         out[name] = {"mean_iterations": float(np.mean(r.iterations)), "success": float(np.mean(r.success)),
-                     "seconds_per_solve": seconds / len(r.iterations)}
+                     "seconds_per_solve": seconds / np.size(r.iterations)}
     return out
 
 

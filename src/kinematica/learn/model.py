@@ -186,7 +186,8 @@ def save_model(model: IKModel | DynamicsModel, path: str | os.PathLike[str]) -> 
         if model.elbow is not None:
             arrays.update({f"elbow_{k}": v for k, v in model.elbow.arrays().items()})
     buf = io.BytesIO()
-    np.savez(buf, meta=np.array(json.dumps(meta, ensure_ascii=False, allow_nan=True)), **arrays)
+    # (pyright: **arrays could fill savez's allow_pickle, a keyword since NumPy 2.2; these keys are array names)
+    np.savez(buf, meta=np.array(json.dumps(meta, ensure_ascii=False, allow_nan=True)), **arrays)  # pyright: ignore[reportArgumentType]
     atomic.write_bytes(path, buf.getvalue())
 
 

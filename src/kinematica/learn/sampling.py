@@ -174,13 +174,13 @@ def sample_joints(br: Branch, count: int, rng: np.random.Generator, robot: Robot
     of them has one learned joint (picked at random) within EDGE of its range of one end of the
     box; for a 6R pose branch (give the robot) only those on the named closed-form branch, drawn
     in rounds."""
-    pose = robot is not None and task_of(robot) == "pose"
+    pose = robot if robot is not None and task_of(robot) == "pose" else None  # the robot of a pose branch
     got: list[np.ndarray] = []
     have = 0
     for _ in range(40):
-        q = _draw(br, max(4 * (count - have), 256) if pose else count, rng, edge)
-        if pose:
-            q = q[wrist.in_branch(robot, q, br.spec)]
+        q = _draw(br, max(4 * (count - have), 256) if pose is not None else count, rng, edge)
+        if pose is not None:
+            q = q[wrist.in_branch(pose, q, br.spec)]
         got.append(q)
         have += len(q)
         if have >= count:

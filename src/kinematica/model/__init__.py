@@ -2,7 +2,7 @@
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from . import library as _library
 from .builders import from_dh, from_link_frames, from_mdh, from_planar
@@ -31,7 +31,7 @@ def save(robot: "Robot | str", path: "str | os.PathLike[str]") -> Path:
     >>> km.save("planar-3r", Path(tempfile.mkdtemp()) / "arm.yaml").name
     'arm.yaml'
     """
-    return _library.save(robot, path)
+    return _library.save(cast(Robot, robot), path)  # (made a Robot by _takes_robot, typed F -> F)
 
 
 @_takes_robot
@@ -48,7 +48,7 @@ def to_urdf(robot: "Robot | str", *, mesh_folder: str | None = None) -> str:
     """
     from .urdf import to_urdf as write
 
-    return write(robot, mesh_folder=mesh_folder)
+    return write(cast(Robot, robot), mesh_folder=mesh_folder)  # (made a Robot by _takes_robot)
 
 
 def __getattr__(name: str):

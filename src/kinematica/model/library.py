@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -76,7 +77,7 @@ def load(name_or_path: str | Path, *, tip: str | None = None,
     raise InputError(f"unknown robot {key!r} (not a bundled name nor a .yaml/.urdf/.xml file){hint}")
 
 
-def save(robot: Robot, path: str | Path) -> Path:
+def save(robot: Robot, path: str | os.PathLike[str]) -> Path:
     """Write `robot` as YAML (.yaml/.yml) or URDF (.urdf), chosen by the file's extension (`km.save`
     also takes a name: model/__init__ wraps it, as coerce imports this module)."""
     path = Path(path)

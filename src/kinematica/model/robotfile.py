@@ -207,8 +207,9 @@ def robot_to_dict(robot: Robot) -> dict[str, Any]:
             row |= {"type": "helical", "pitch": _clean(robot.pitch[i])}
         if robot.link_names is not None:
             row["link"] = robot.link_names[i]
-        if robot.inertials is not None and robot.inertials[i] is not None:
-            row["inertial"] = _inertial_dict(robot.inertials[i])
+        inert = None if robot.inertials is None else robot.inertials[i]
+        if inert is not None:
+            row["inertial"] = _inertial_dict(inert)
         servo = robot.extras.get("servo")
         if servo and servo[i]:
             row["servo"] = servo[i]

@@ -264,8 +264,8 @@ def from_urdf(text_or_path: Any, *, where: str = "<urdf>", tip: str | None = Non
     if held_mass > 0:
         warn(OffChainBodiesWarning(folded_message(where, folded, held_mass, held, urdf)))
     massless = Inertial(0.0, np.zeros(3), np.zeros((3, 3)))  # a link without <inertial> (legal)
-    extras = {"urdf": {k: tuple(getattr(urdf.joint_map[r["name"]].limit, k, None) for r in rows)
-                       for k in ("effort", "velocity")} | {"held": held}}
+    extras: dict[str, Any] = {"urdf": {k: tuple(getattr(urdf.joint_map[r["name"]].limit, k, None) for r in rows)
+                                       for k in ("effort", "velocity")} | {"held": held}}
     first = next(j for j in path if j.type != "fixed")
     folder = Path(where).parent if Path(where).suffix.lower() == ".urdf" else None
     shapes, shaped = collision_shapes(urdf, [first.parent] + links, chain, held, scale, folder, where,
@@ -421,8 +421,9 @@ def to_urdf(robot: Robot, *, mesh_folder: str | None = None) -> str:
         if limit:  # urdfdom (ROS, Pinocchio) needs effort and velocity: 0 when unknown
             etree.SubElement(el, "limit", **({"effort": "0", "velocity": "0"} | limit))
         prev = spatial.inv(G[i]) @ robot.after[i]
-        if robot.inertials is not None and robot.inertials[i] is not None:
-            _inertial(links[names[i]], robot.inertials[i], prev, s)
+        inert = None if robot.inertials is None else robot.inertials[i]
+        if inert is not None:
+            _inertial(links[names[i]], inert, prev, s)
     _joint(root, _unique("tool0_joint", joint_names), "fixed", names[-1], tool_link, prev @ robot.tool, s)
     files = mesh_files(robot.visuals, mesh_folder) if mesh_folder else {}
     for v in robot.visuals:

@@ -22,16 +22,16 @@ import numpy as np
 from ..errors import InputError
 from .urdf_bodies import URDFWarning, children_of, hanging, warn
 from .urdf_collision import resolve_mesh
-from .visual import Visual
+from .visual import Visual, rgba
 
 __all__ = ["visual_shapes", "mesh_files", "write_visual"]
 
 
-def _colour(material: Any, named: dict[str, Any]) -> tuple[float, ...] | None:
+def _colour(material: Any, named: dict[str, Any]) -> tuple[float, float, float, float] | None:
     if material is None:
         return None
     color = material.color if material.color is not None else getattr(named.get(material.name), "color", None)
-    return None if color is None else tuple(float(c) for c in np.clip(color.rgba, 0.0, 1.0))
+    return None if color is None else rgba(np.clip(color.rgba, 0.0, 1.0).tolist())
 
 
 def _shape(geometry: Any, folder: Path | None, package_dirs: Sequence, scale: float,

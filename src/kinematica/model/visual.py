@@ -30,7 +30,7 @@ from .. import spatial
 from ..errors import InputError
 
 __all__ = ["KINDS", "Grip", "Visual", "turn", "visuals", "gripper_fraction", "placements", "lowest_point",
-           "missing_bodies", "color_of", "from_dicts", "to_dicts", "rescaled_dicts"]
+           "missing_bodies", "rgba", "color_of", "from_dicts", "to_dicts", "rescaled_dicts"]
 
 KINDS = ("box", "cylinder", "sphere", "mesh")
 _SIZES = {"box": 3, "cylinder": 2, "sphere": 1, "mesh": 0}
@@ -65,6 +65,15 @@ class Grip:
         return spatial.transl(p) @ M @ spatial.transl(-p)
 
 
+def rgba(color: Sequence[float]) -> tuple[float, float, float, float]:
+    """A colour of 3 or 4 numbers in [0, 1] as (r, g, b, a), opaque (a = 1) when a is not given."""
+    given = [float(x) for x in color]
+    c = (*given, 1.0) if len(given) == 3 else tuple(given)
+    if len(c) != 4 or not all(0.0 <= x <= 1.0 for x in c):
+        raise InputError(f"visual color: expected 3 or 4 numbers in [0, 1], got {given}")
+    return c
+
+
 @dataclass(frozen=True, eq=False)
 class Visual:
     """One visual shape on one body (see the module's docstring for the fields' meaning)."""
@@ -97,11 +106,7 @@ class Visual:
         scale = scale * 3 if len(scale) == 1 else scale
         if len(scale) != 3 or not all(np.isfinite(s) and s != 0 for s in scale):
             raise InputError(f"visual scale must be 1 or 3 finite, non-zero numbers, got {list(scale)}")
-        color = None if self.color is None else tuple(float(c) for c in self.color)
-        if color is not None:
-            color = color + (1.0,) * (len(color) == 3)
-            if len(color) != 4 or not all(0.0 <= c <= 1.0 for c in color):
-                raise InputError(f"visual color: expected 3 or 4 numbers in [0, 1], got {list(self.color)}")
+        color = None if self.color is None else rgba(self.color)
         for key, value in (("body", int(self.body)), ("size", size), ("origin", origin), ("scale", scale),
                            ("color", color)):
             object.__setattr__(self, key, value)
@@ -167,8 +172,8 @@ def gripper_fraction(robot: Any, value: float | None = None) -> float:
     servo = g.get("servo") or {}
     if "open" not in servo or "closed" not in servo or servo["open"] == servo["closed"]:
         return 0.0
-    value = g.get("home", servo["open"]) if value is None else value
-    return float(np.clip((float(value) - servo["open"]) / (servo["closed"] - servo["open"]), 0.0, 1.0))
+    at = g.get("home", servo["open"]) if value is None else value
+    return float(np.clip((float(at) - servo["open"]) / (servo["closed"] - servo["open"]), 0.0, 1.0))
 
 
 def placements(robot: Any, frames: np.ndarray, fraction: float = 0.0,
@@ -201,16 +206,16 @@ def missing_bodies(robot: Any) -> tuple[int, ...]:
 
 
 # --- robot files ------------------------------------------------------------------------------
-def color_of(value: Any) -> tuple[float, ...] | None:
-    """A colour given as "#rrggbb" or as 3–4 numbers in [0, 1]."""
+def color_of(value: Any) -> tuple[float, float, float, float] | None:
+    """A colour given as "#rrggbb" or as 3–4 numbers in [0, 1], as (r, g, b, a)."""
     if value is None:
         return None
     if isinstance(value, str):
         text = value.lstrip("#")
         if len(text) != 6 or any(c not in "0123456789abcdefABCDEF" for c in text):
             raise InputError(f"color {value!r}: expected #rrggbb")
-        return tuple(int(text[i:i + 2], 16) / 255 for i in (0, 2, 4))
-    return tuple(float(c) for c in value)
+        return rgba([int(text[i:i + 2], 16) / 255 for i in (0, 2, 4)])
+    return rgba(value)
 
 
 def _size_of(kind: str, spec: dict) -> tuple:
@@ -276,7 +281,7 @@ def to_dicts(shapes: Sequence[Visual], source: str, deg: bool) -> dict:
         if not np.allclose(rpy, 0):
             row["rpy"] = num(np.degrees(rpy) if deg else rpy)
         if v.color is not None:  # "#rrggbb" when that is exact, else the numbers
-            exact = v.color[3] == 1.0 and color_of(v.hex_color) == v.color[:3]
+            exact = color_of(v.hex_color) == v.color  # opaque, and exactly its #rrggbb
             row["color"] = v.hex_color if exact else num(v.color)
         if v.grip is not None:
             k = 1.0 if v.grip.slide or not deg else 180 / np.pi

@@ -46,6 +46,7 @@ def _recertified(checker: EdgeChecker, got: Solved) -> tuple[np.ndarray | None, 
     judged yet (a partial shortcut's piece of an edge) is judged until the time limit, past which
     the path before smoothing, then the planner's own (both judged edge by edge) stand in. A
     smoothed corner that touches the scene also falls back to the planner's path."""
+    assert got.path is not None and got.raw is not None  # an exact solution: the caller returned before otherwise
     candidates = [(got.path, " (simplification cut short by the time limit)" if got.cut else "")]
     if got.unsmoothed is not None:
         candidates.append((got.unsmoothed, " (smoothing left out: its re-check ran into the time limit)"))

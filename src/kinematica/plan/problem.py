@@ -141,10 +141,12 @@ def problem(scene: Any, start: Any, goal: Any, robot: str | None, planner: str, 
         name = _robot(scene, robot)
         r = scene.robots[name].robot
         s = _joints(start, r.n, "start", r.joint_names)
-        target = goal if isinstance(goal, Target) else None
-        g = None if target is not None else _joints(goal, r.n, "goal", r.joint_names)
-        if target is not None and target.shape != ():
-            raise PlanError(f"goal: one target, not a stack of shape {target.shape}")
+        if isinstance(goal, Target):
+            target, g = goal, None
+            if target.shape != ():
+                raise PlanError(f"goal: one target, not a stack of shape {target.shape}")
+        else:
+            g = _joints(goal, r.n, "goal", r.joint_names)
     if not isinstance(planner, str) or planner not in PLANNERS:
         raise PlanError(f"planner: unknown planner {planner!r}; planners: {', '.join(PLANNERS)}")
     t = _positive(time_limit, "time_limit", MAX_TIME)

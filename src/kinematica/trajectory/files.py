@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 from pathlib import Path
 
@@ -157,7 +158,7 @@ def from_json(text: str, where: str = "<json>") -> Trajectory:
 
 
 @strict
-def save(tr: Trajectory, path: str | Path, degrees: bool = False) -> Path:
+def save(tr: Trajectory, path: str | os.PathLike[str], degrees: bool = False) -> Path:
     """Write .csv or .json, by the file's extension."""
     path = Path(path)
     writers = {".csv": to_csv, ".json": to_json}
@@ -167,7 +168,7 @@ def save(tr: Trajectory, path: str | Path, degrees: bool = False) -> Path:
 
 
 @strict
-def load(path: str | Path) -> Trajectory:
+def load(path: str | os.PathLike[str]) -> Trajectory:
     """Read a trajectory from .csv or .json."""
     path = Path(path)
     readers = {".csv": from_csv, ".json": from_json}

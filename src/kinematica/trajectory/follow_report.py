@@ -90,7 +90,7 @@ def jump_words(robot: Robot, q: np.ndarray, last: np.ndarray, limit: np.ndarray,
     move starts or ends at a singular configuration."""
     moved = np.flatnonzero(np.abs(q - last) > limit)
     return ("joint jump from the previous point: "
-            + ", ".join(f"{robot.joint_names[m]} {joint_value(robot, m, q[m] - last[m])}" for m in moved.tolist())
+            + ", ".join(f"{robot.joint_names[m]} {joint_value(robot, m, float(q[m] - last[m]))}" for m in moved.tolist())
             + f" in one step (max_step {joint_value(robot, int(moved[0]), float(limit[moved[0]])).lstrip('+')})"
             + (" — at a singular configuration" if singular else ""))
 
@@ -100,8 +100,9 @@ def limit_words(robot: Robot, q: np.ndarray) -> str:
     lo, hi = robot.limits[:, 0], robot.limits[:, 1]
     out = np.flatnonzero((q < lo - LIMIT_TOL) | (q > hi + LIMIT_TOL))
     return "outside the joint limits: " + ", ".join(
-        f"{robot.joint_names[a]} = {joint_value(robot, a, q[a]).lstrip('+')} outside "
-        f"[{joint_value(robot, a, lo[a]).lstrip('+')}, {joint_value(robot, a, hi[a]).lstrip('+')}]" for a in out.tolist())
+        f"{robot.joint_names[a]} = {joint_value(robot, a, float(q[a])).lstrip('+')} outside "
+        f"[{joint_value(robot, a, float(lo[a])).lstrip('+')}, {joint_value(robot, a, float(hi[a])).lstrip('+')}]"
+        for a in out.tolist())
 
 
 def reasons(robot: Robot, Q: np.ndarray, why: list[str], solved: np.ndarray, inside: np.ndarray,

@@ -149,7 +149,8 @@ def curve(points: ArrayLike, kind: str = "cubic", bc: str | Sequence[ArrayLike] 
         bc_type = ((1, d0), (1, d1))
     from scipy.interpolate import CubicSpline
 
-    return CubicSpline(u, P, bc_type=bc_type)
+    # (SciPy leaves bc_type unannotated, so pyright types it by its default "not-a-knot": end tangents are documented)
+    return CubicSpline(u, P, bc_type=bc_type)  # pyright: ignore[reportArgumentType]
 
 
 def _points(points: ArrayLike) -> np.ndarray:

@@ -41,7 +41,8 @@ def _limit(x: ArrayLike | None, n: int, what: str, optional: bool = False) -> np
     """x per joint (one for all broadcast): None only if it is `optional` and not given."""
     if x is None and optional:
         return None
-    v = np.broadcast_to(np.asarray(x, dtype=float), (n,)) if np.ndim(x) == 0 else np.asarray(x, dtype=float)
+    a = np.asarray(x, dtype=float)  # (None, not optional: NaN, refused below)
+    v = np.broadcast_to(a, (n,)) if a.ndim == 0 else a
     if v.shape != (n,) or not np.all(np.isfinite(v)) or np.any(v <= 0):
         raise TrajectoryError(f"{what}: expected one positive finite limit per joint ({n}), got {x!r}")
     return v.copy()

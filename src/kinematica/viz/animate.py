@@ -64,12 +64,12 @@ def _writer(path: Path, fps: float):
     fmt = path.suffix.lower()
     if fmt not in FORMATS:
         raise VizError(f"cannot tell the animation format of {path.name!r}: use .gif or .mp4")
-    if fmt == ".mp4":
-        if shutil.which("ffmpeg") is None:
-            raise AnimationError(f"writing {path.name} needs ffmpeg on the PATH, and there is none "
-                                 "here: install ffmpeg, or write a .gif")
-        return FFMpegWriter(fps=fps)
-    return PillowWriter(fps=fps)
+    if fmt == ".mp4" and shutil.which("ffmpeg") is None:
+        raise AnimationError(f"writing {path.name} needs ffmpeg on the PATH, and there is none "
+                             "here: install ffmpeg, or write a .gif")
+    writer = FFMpegWriter if fmt == ".mp4" else PillowWriter
+    # (matplotlib's stubs type fps as int; its own Animation.save passes 1000 / interval, a float)
+    return writer(fps=fps)  # pyright: ignore[reportArgumentType]
 
 
 def _views(robot: Robot, view: str) -> list[str]:

@@ -201,6 +201,7 @@ def draw_arms(fig: Figure, robot: Robot, q: ArrayLike | None, *, views: Sequence
     names = _labels(len(Q), labels, "labels")
     ghost_names = _labels(len(G), ghost_labels, "ghost_labels")
     geo, ghost_geo = arm_geometry(robot, Q), arm_geometry(robot, G) if len(G) else None
+    ghost_poses = [] if ghost_geo is None else [_pick(ghost_geo, j) for j in range(len(G))]
     tgt = _target_point(target, robot)
     pts = [geo.skeleton.reshape(-1, 3)] + ([ghost_geo.skeleton.reshape(-1, 3)] if ghost_geo is not None else [])
     if tgt is not None:
@@ -224,10 +225,10 @@ def draw_arms(fig: Figure, robot: Robot, q: ArrayLike | None, *, views: Sequence
         ax = fig.add_subplot(1, len(views), i + 1, **({"projection": "3d"} if v == "3d" else {}))
         axes.append(ax)
         single = len(Q) == 1
-        for j in range(len(G)):
+        for j, ghost in enumerate(ghost_poses):
             d = ArmDrawing(ax, robot, v, color="#808080", alpha=style.GHOST_ALPHA, frames=False,
                            azimuth=az, base=False, label=ghost_names[j] if i == 0 else None)
-            d.update(_pick(ghost_geo, j))
+            d.update(ghost)
         for j in range(len(Q)):
             # with frames the arm is grey: its blue would be confused with the z axes
             color = ((style.ARM_FRAMES if frames else style.ARM) if single

@@ -69,7 +69,8 @@ def workspace_map(m: Any, value: str | None = None, view: str = "auto", at: floa
     unit = info["length_unit"]
     if view == "3d":
         ax = fig.add_subplot(1, 1, 1, projection="3d")
-        sc = ax.scatter(cols["x"], cols["y"], cols["z"], c=v, s=4, cmap="viridis", linewidths=0)
+        # (mpl_toolkits leaves zs unannotated, so pyright types it by its default 0)
+        sc = ax.scatter(cols["x"], cols["y"], cols["z"], c=v, s=4, cmap="viridis", linewidths=0)  # pyright: ignore[reportArgumentType]
         ax.set_xlabel(f"x ({unit})")
         ax.set_ylabel(f"y ({unit})")
         ax.set_zlabel(f"z ({unit})")
@@ -88,7 +89,8 @@ def workspace_map(m: Any, value: str | None = None, view: str = "auto", at: floa
     return style.settle(fig)
 
 
-def _section(grid: dict, voxels: np.ndarray, v: np.ndarray, plane: str, at: float | None):
+def _section(grid: dict, voxels: np.ndarray, v: np.ndarray, plane: str,
+             at: float | None) -> tuple[np.ndarray, tuple[float, float, float, float], str]:
     """(image, extent, words): the voxels in the layer of the section, NaN where empty."""
     shape, h, origin = tuple(grid["shape"]), float(grid["voxel"]), np.asarray(grid["origin"], float)
     ijk = np.unravel_index(voxels, shape)
@@ -106,5 +108,5 @@ def _section(grid: dict, voxels: np.ndarray, v: np.ndarray, plane: str, at: floa
         where = f"{'xyz'[n]} = {origin[n] + (layer + 0.5) * h:.4g}"
     image = np.full((shape[b], shape[a]), np.nan)
     image[ijk[b][keep], ijk[a][keep]] = v[keep]
-    extent = [origin[a], origin[a] + shape[a] * h, origin[b], origin[b] + shape[b] * h]
-    return image, extent, where
+    x0, y0 = float(origin[a]), float(origin[b])
+    return image, (x0, x0 + shape[a] * h, y0, y0 + shape[b] * h), where

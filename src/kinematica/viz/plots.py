@@ -19,7 +19,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..dynamics import rne
+from ..dynamics import GRAVITY, rne
 from ..keywords import strict
 from ..kinematics.fk import fk
 from ..kinematics.manipulability import is_planar
@@ -129,8 +129,8 @@ def torques(traj: Trajectory, robot: Robot | None = None,
     if traj.tau is not None:
         return np.asarray(traj.tau)
     if robot is not None and robot.has_inertials:
-        kw = {} if gravity is None else {"gravity": np.asarray(gravity, float)}
-        return rne(robot, traj.q, traj.qd, traj.qdd, **kw)
+        g = GRAVITY if gravity is None else np.asarray(gravity, float)  # (rne's default: its fast path)
+        return rne(robot, traj.q, traj.qd, traj.qdd, gravity=g)
     return None
 
 
@@ -224,6 +224,7 @@ def ee_path(traj: Trajectory, *, robot: Robot | None = None, title: str | None =
     if planar:
         ax3 = fig.add_subplot(grid[:, 1])
         ax3.plot(p[:, 0], p[:, 1], lw=2, color=style.TOOL, label="path")
+        assert robot is not None  # planar: a robot was given
         setup_plane(ax3, robot, "xy")
         span = max(float(np.ptp(p[:, 0])), float(np.ptp(p[:, 1])), 1e-9) * 0.58
         c = (p[:, :2].min(axis=0) + p[:, :2].max(axis=0)) / 2

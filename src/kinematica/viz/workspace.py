@@ -105,7 +105,7 @@ def workspace(robot: Robot, samples: int = 5000, *, seed: int | None = 0,
         if arm:
             ArmDrawing(ax, robot, v, color="#c0392b", alpha=0.9, lw=2.0, layer=10,
                        label="the arm at home").update(home)
-    if w is not None:
+    if w is not None and sc is not None:  # (sc: the last view's cloud)
         cb = fig.colorbar(sc, ax=axes, shrink=0.8, pad=0.1 if solid else 0.02)
         if cb.solids is not None:  # (set when a colorbar is made for a mappable, as here)
             cb.solids.set(alpha=1)

@@ -111,7 +111,8 @@ class Parts:
 
         self._start()
         buf = io.BytesIO()
-        np.savez(buf, **result)
+        # (pyright: **result could fill savez's allow_pickle, a keyword since NumPy 2.2; its keys are array names)
+        np.savez(buf, **result)  # pyright: ignore[reportArgumentType]
         self._write(self.dir / f"blocks-{span[0]:09d}-{span[1]:09d}.npz", buf.getvalue())
 
 

@@ -143,10 +143,11 @@ def analytic_candidates(robot: Robot, target: Target | ArrayLike, q_ref: ArrayLi
 
 def _run(robot: Robot, target, q_ref, tol: float | None):
     t = as_target(target)
-    if not has_analytic(robot, t):
+    name = solver_name(robot)
+    if name is None or not has_analytic(robot, t):
         return None
     t = t if t.p.ndim == 2 else t.reshape(-1)
-    N, solve = t.p.shape[0], _SOLVERS[_fit(robot)[0]]
+    N, solve = t.p.shape[0], _SOLVERS[name]
     ref = robot.q_home[None] if q_ref is None else check_q(robot, q_ref, "q_ref").reshape(-1, robot.n)
     if len(ref) not in (1, N):
         raise InputError(f"q_ref: expected ({robot.n},) or ({N}, {robot.n}), got {len(ref)} rows")
