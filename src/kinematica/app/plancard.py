@@ -139,9 +139,7 @@ class PlanControl:
     def put_away(self) -> None:
         """Take the last path away: its trail, and its trajectory from the player (the pose
         list's plan goes back)."""
-        view = self.host.view
-        if view is not None:
-            view.show_trail(None)
+        self.host.view.show_trail(None)
         planned, self.planned = self.planned, None
         if planned is not None and self.host.session.trajectory is planned:
             self.loaded(playlist.replan(self.host.session), False)

@@ -38,10 +38,11 @@ from .workspace import Workspace
 class SimulatorTab:
     """The Simulator tab: robot choice, FK/IK mode, joints, readout, IK panel, the 3-D view."""
 
+    view: ArmView  # made anew by each `build`, the first before __init__ returns (the `tab.Host` view)
+
     def __init__(self, page: PageHost) -> None:
         self.page = page
         self.session = page.session
-        self.view: ArmView | None = None
         self._drawn: tuple = ()  # what the ghosts show: (solutions, outside, current index)
         with ui.row().classes("w-full no-wrap items-start gap-3"):
             self.controls = ui.column().classes("w-[480px] shrink-0 gap-2 overflow-y-auto p-1") \
