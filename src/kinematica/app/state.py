@@ -407,19 +407,20 @@ class Session:
         self.solutions, self.ik_run, self.ik_start, self.ik_model = [], None, None, None
         self._fit_model_choices()
         model = self.model.model if self.model is not None else None
-        seeded = model is not None and self.seed == "model" and self.method != learned.METHOD
+        seed_model = model if self.seed == "model" and self.method != learned.METHOD else None  # None: from q
         try:
             target = self.target.build()
             if self.method == learned.METHOD:  # the model's answer alone, judged by FK
                 result = km.ik(self.robot, target, method=self.method, model=model)
                 start = np.asarray(result.q, dtype=float)
             else:
-                start = model.answer(target) if seeded else self.q.copy()
-                result = km.ik(self.robot, target, model if seeded else self.q, method=self.method, history=True)
+                start = seed_model.answer(target) if seed_model is not None else self.q.copy()
+                result = km.ik(self.robot, target, seed_model if seed_model is not None else self.q,
+                               method=self.method, history=True)
         except ValueError as e:  # TargetError, a target off a planar arm's plane, no closed form
             return self.say(False, _sentence(e), "error")
         self.ik_run, self.ik_start = result, start
-        self.ik_model = self.model if seeded or self.method == learned.METHOD else None
+        self.ik_model = self.model if seed_model is not None or self.method == learned.METHOD else None
         others = self._all_solutions(target)
         self.solutions = _merge(self.robot, result, others)
         if self.method == learned.METHOD:
@@ -436,7 +437,8 @@ class Session:
         self.q = np.asarray(result.q, dtype=float).copy()
         s = km.singularity(self.robot, self.q)
         words = f"Solved ({METHODS.get(result.method, result.method)}"
-        words += f" from the ANFIS model's answer{learned.picked_words(model, target)}): " if seeded else "): "
+        words += (f" from the ANFIS model's answer{learned.picked_words(seed_model, target)}): "
+                  if seed_model is not None else "): ")
         words += f"{result.reason}. "
         words += f"At this pose the arm is {s.message}."
         return self.say(True, words, "warning" if (s.singular or s.near) else "ok")
