@@ -311,9 +311,12 @@ class Session:
 
     # --- robot and joints -----------------------------------------------------------------
     def set_robot(self, name: str) -> None:
-        """Switch to a bundled robot or one in `loaded`; q goes home, the target to the tool."""
+        """Switch to a bundled robot or one in `loaded`; q goes home, the target to the tool. An
+        open scene closes unless the arm's seat in it is this robot."""
         robot = self.loaded[name] if name in self.loaded else bundled(name)
         self.robot_name, self.robot, self.q = name, robot, robot.q_home
+        if self.scene is not None and self.seat is not None and self.scene.robots[self.seat].robot.name != name:
+            self.scene, self.seat = None, None
         self.target = self.target_from_tool(default_target_kind(robot))
         self.solutions, self.message, self.status, self.ik_run, self.ik_start = [], "", "", None, None
         self.trajectory, self.trajectory_note, self.t = None, "", 0.0

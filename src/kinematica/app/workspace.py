@@ -261,8 +261,6 @@ class Workspace:
     def draw(self) -> None:
         """Put every shape of the scene in the tab's view (after each build of the view)."""
         self.shapes, self.handles = {}, {}
-        if self.scene is not None and self.scene.robots[self.seat].robot.name != self.host.session.robot_name:
-            self.scene, self.seat = None, None  # another robot was chosen: this seat is not it
         overlay = self.host.view.collision
         overlay.use(None if self.scene is None else self.scene.geometry(self.seat))
         overlay.hits(set())
