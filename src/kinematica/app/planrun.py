@@ -116,8 +116,9 @@ def request(s: Session) -> Request:
     else:
         goal = s.target.build()  # a TargetError (ValueError) says which field
         words = "the IK target"
-    if s.scene is not None:
-        scene, seat = snapshot(s.scene), s.seat
+    current = s.open_scene
+    if current is not None:
+        scene, seat = snapshot(current.scene), current.seat
     else:
         scene, seat = km.Scene(f"{s.robot.name} alone", length_unit=s.robot.length_unit), ALONE
         scene.add_robot(ALONE, s.robot)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -267,6 +268,13 @@ def robot_choices(extra: dict[str, km.Robot] | None = None) -> list[str]:
     return list(km.robot_names()) + [n for n in (extra or {}) if n not in km.robot_names()]
 
 
+class OpenScene(NamedTuple):
+    """The workspace scene open in a session, and which of its robots (`seat`) the arm is."""
+
+    scene: km.Scene
+    seat: str
+
+
 @dataclass
 class Session:
     """The state of one simulator tab. `loaded` holds robots read from files (by label), so
@@ -309,13 +317,22 @@ class Session:
         """The saved poses of the current robot (each robot keeps its own list)."""
         return self.pose_lists.setdefault(self.robot_name, [])
 
+    @property
+    def open_scene(self) -> OpenScene | None:
+        """The open workspace scene with the arm's seat in it (`scene` and `seat` are set
+        together), or None when no scene is open."""
+        if self.scene is None or self.seat is None:
+            return None
+        return OpenScene(self.scene, self.seat)
+
     # --- robot and joints -----------------------------------------------------------------
     def set_robot(self, name: str) -> None:
         """Switch to a bundled robot or one in `loaded`; q goes home, the target to the tool. An
         open scene closes unless the arm's seat in it is this robot."""
         robot = self.loaded[name] if name in self.loaded else bundled(name)
         self.robot_name, self.robot, self.q = name, robot, robot.q_home
-        if self.scene is not None and self.seat is not None and self.scene.robots[self.seat].robot.name != name:
+        current = self.open_scene
+        if current is not None and current.scene.robots[current.seat].robot.name != name:
             self.scene, self.seat = None, None
         self.target = self.target_from_tool(default_target_kind(robot))
         self.solutions, self.message, self.status, self.ik_run, self.ik_start = [], "", "", None, None
