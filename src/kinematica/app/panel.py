@@ -193,7 +193,7 @@ class IKPanel:
                                   on_change=lambda e: on_seed and on_seed(e.value)), "ik-seed") \
             .classes("w-full").props("dense")
         tag(ui.checkbox("draw the solutions outside the joint limits (grey)", value=session.ghosts_outside,
-                        on_change=lambda e: on_outside(e.value)), "ghosts-outside").props("dense") \
+                        on_change=lambda e: on_outside(bool(e.value))), "ghosts-outside").props("dense") \
             .classes("text-sm text-grey-8")
         self.message = tag(ui.label(""), "ik-message").classes("w-full text-sm rounded px-3 py-2 hidden")
         self.solutions = ui.column().classes("w-full gap-1")

@@ -88,11 +88,11 @@ class SimulatorTab:
                               on_change=lambda e: self.set_projection(e.value)), "view-projection") \
                     .props("dense").classes("w-32 shrink-0")
                 tag(ui.checkbox("link frames", value=s.view.frames,
-                                on_change=lambda e: self.show_frames(e.value)), "frames").classes("shrink-0")
+                                on_change=lambda e: self.show_frames(bool(e.value))), "frames").classes("shrink-0")
                 tag(ui.checkbox("collision shapes", value=s.view.collision,
-                                on_change=lambda e: self.show_collision(e.value)), "collision-shapes") \
+                                on_change=lambda e: self.show_collision(bool(e.value))), "collision-shapes") \
                     .classes("shrink-0").tooltip("what collision checks use: translucent capsules over the arm")
-                with tag(ui.checkbox("workspace", value=False, on_change=lambda e: self.show_workspace(e.value)),
+                with tag(ui.checkbox("workspace", value=False, on_change=lambda e: self.show_workspace(bool(e.value))),
                          "workspace").classes("shrink-0"):
                     # above the box, its right edge on the box's: it stays on the page
                     ui.tooltip("the envelope: voxels reached by 20 000 random configurations within the limits") \

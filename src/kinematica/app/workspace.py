@@ -122,7 +122,7 @@ class Workspace:
             self.status = tag(ui.label(""), "workspace-status").classes("text-sm")
             if scene is not None:
                 tag(ui.checkbox("distances between an arm's own links", value=self.self_pairs,
-                                on_change=lambda e: self.show_self_pairs(e.value)), "workspace-self-pairs") \
+                                on_change=lambda e: self.show_self_pairs(bool(e.value))), "workspace-self-pairs") \
                     .props("dense").classes("text-sm")
         return card
 
