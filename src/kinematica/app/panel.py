@@ -227,10 +227,11 @@ class IKPanel:
     def read(self) -> TargetSpec | None:
         """The target the fields describe, or None while a field is empty."""
         fields = [*self.position, *self.rpy, self.pitch]
-        if any(f.value is None for f in fields):
+        values = [float(f.value) for f in fields if f.value is not None]
+        if len(values) < len(fields):
             return None
-        return TargetSpec(self.kind.value, tuple(float(f.value) for f in self.position),
-                          tuple(float(f.value) for f in self.rpy), float(self.pitch.value))
+        x, y, z, roll, pitch, yaw, approach_pitch = values
+        return TargetSpec(self.kind.value, (x, y, z), (roll, pitch, yaw), approach_pitch)
 
     def show_target(self, t: TargetSpec) -> None:
         self._quiet = True

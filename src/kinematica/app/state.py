@@ -19,6 +19,7 @@ for prismatic ones); the panels show degrees and lengths (`to_display`, `from_di
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -51,6 +52,13 @@ PROJECTIONS = {"3d": "3-D", "xy": "top (XY)", "xz": "front (XZ)", "yz": "side (Y
 PLANNERS = {"rrtconnect": "RRT-Connect", "rrtstar": "RRT*", "bitstar": "BIT*", "prm": "PRM"}
 
 
+def triple(values: Iterable[float]) -> tuple[float, float, float]:
+    """Three numbers as a tuple of Python floats (a position, roll-pitch-yaw); ValueError for
+    another count."""
+    x, y, z = (float(v) for v in values)
+    return x, y, z
+
+
 @dataclass
 class TargetSpec:
     """An IK target as the user types it: position in the robot's length unit, angles in
@@ -79,7 +87,8 @@ class TargetSpec:
         if self.kind == "pose":
             T[:3, :3] = spatial.rpy_to_matrix(np.radians(self.rpy_deg))
         elif self.kind == "approach":
-            T[:3, :3] = spatial.axis_to_z(km.targets.approach(self.position, pitch=np.radians(self.pitch_deg)).a)
+            T[:3, :3] = spatial.axis_to_z(
+                km.targets.approach(self.position, pitch=np.radians(self.pitch_deg)).approach_axis)
         return T
 
 
@@ -413,8 +422,8 @@ class Session:
         T = km.fk(self.robot, self.q)
         a = T[:3, 2]
         pitch = np.degrees(np.arcsin(np.clip(a[2], -1.0, 1.0)))
-        return TargetSpec(kind or self.target.kind, tuple(_tidy(T[:3, 3])),
-                          tuple(_tidy(np.degrees(spatial.matrix_to_rpy(T[:3, :3])))), _tidy([pitch])[0])
+        return TargetSpec(kind or self.target.kind, triple(_tidy(T[:3, 3])),
+                          triple(_tidy(np.degrees(spatial.matrix_to_rpy(T[:3, :3])))), _tidy([pitch])[0])
 
     # --- inverse kinematics -------------------------------------------------------------------
     def solve(self) -> Outcome:
