@@ -334,20 +334,19 @@ class SimulatorTab:
         """The marker was dragged to `position`: the fields follow, the arm waits for Solve
         (as after typing a target; a drag is often several tries, and a solve per try would
         jump the arm around and pile up failure messages)."""
-        self._dragged(moved(self.session.target, position, length_digits(self.view.grid.step)))
+        self._set_target(moved(self.session.target, position, length_digits(self.view.grid.step)))
 
     def handle_dropped(self, axis: str, direction: np.ndarray) -> None:
         """An orientation handle was dragged: its target axis now points along `direction`."""
-        self._dragged(turned(self.session.target, axis, direction))
+        self._set_target(turned(self.session.target, axis, direction))
 
-    def _dragged(self, spec: TargetSpec) -> None:
+    def _set_target(self, spec: TargetSpec) -> None:
+        """A target set in the view or from the tool: the fields show it, the session takes it."""
         self.ik.show_target(spec)
         self.target_changed(spec)
 
     def target_from_tool(self) -> None:
-        s = self.session
-        self.ik.show_target(s.target_from_tool())
-        self.target_changed(self.ik.read())
+        self._set_target(self.session.target_from_tool())
 
     def method_changed(self, method: str) -> None:
         self.session.method = method
