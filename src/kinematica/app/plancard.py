@@ -125,12 +125,13 @@ class PlanControl:
             self._say("Not shown: the robot, the scene or the arm's seat changed while planning; "
                       "press Plan again.", "warning")
             return
-        if not out.ok:
+        path = out.trajectory
+        if path is None:  # not planned, or not timed
             self._say(out.words, "error")
             return
-        self.planned, self.planned_key = out.trajectory, req.key
-        s.trajectory, s.trajectory_note, s.t = out.trajectory, out.words, 0.0
-        self.host.view.show_trail(*planrun.trail(s.robot, out.trajectory))
+        self.planned, self.planned_key = path, req.key
+        s.trajectory, s.trajectory_note, s.t = path, out.words, 0.0
+        self.host.view.show_trail(*planrun.trail(s.robot, path))
         # said before the hand-over: a path taken away meanwhile (`sync`) then says so last
         self._say(f"{out.words} Drawn {time.perf_counter() - t0:.2f} s after the press.", "ok")
         self.loaded("ok", True)

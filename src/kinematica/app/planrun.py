@@ -66,10 +66,6 @@ class Outcome:
     words: str
     seconds: float
 
-    @property
-    def ok(self) -> bool:
-        return self.trajectory is not None
-
 
 def goal_choices(s: Session) -> dict[str, str]:
     """What the goal select offers: the IK target, then every pose of the list by name."""
