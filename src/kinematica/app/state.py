@@ -234,8 +234,9 @@ def check_joints(robot: km.Robot, values: list | tuple | np.ndarray, where: str 
     return from_display(robot, np.array(shown, dtype=float))
 
 
-def check_seconds(value: float, where: str = "seconds per segment") -> float:
-    """Seconds per segment of the plan, as its field takes them: a number in SECONDS_RANGE."""
+def check_seconds(value: object, where: str = "seconds per segment") -> float:
+    """Seconds per segment of the plan, as its field takes them: a number in SECONDS_RANGE
+    (anything else, None from an empty field included, is a FieldError)."""
     lo, hi = SECONDS_RANGE
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
         raise FieldError(f"{where}: expected a number from {lo:g} to {hi:g} s, got {value!r}")
