@@ -76,7 +76,7 @@ class ArmView:
         self.target_oriented = False
         self.handle_axes: tuple[str, ...] = ()
         self.ghost_args: tuple = ([], None, False)
-        self.cloud_args: tuple | None = None  # (points, size) of the workspace overlay, None: hidden
+        self.cloud_args: tuple[np.ndarray, float] | None = None  # (points, size) of the workspace overlay, None: hidden
         self.cloud = None
         self.ghosts: list = []
         self.ghost_points = np.zeros((0, 3))  # the skeletons of the ghosts drawn (scene units)
