@@ -224,6 +224,11 @@ class RobotLink:
             self.busy = ""
             self.say(str(e), True)
             return
+        if message is None:  # NiceGUI ran nothing (the app is stopping) or gave up waiting: no link
+            self.busy = ""
+            threading.Thread(target=driver.close, name="link-close", daemon=True).start()
+            self.say("not connected: the server is shutting down", True)
+            return
         self.driver, self.busy = driver, ""
         self.timer.start()
         self.say(message)
