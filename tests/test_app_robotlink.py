@@ -112,3 +112,18 @@ async def test_a_speed_past_the_range_is_clamped_and_the_field_shows_what_was_us
     user.find(marker="link-send").click()
     await user.should_see("pose sent at 20 °/s", retries=100)
     assert one(user, "link-speed").value == 20
+
+
+async def test_a_connect_the_server_gave_up_on_leaves_the_arm_not_connected(user: User, monkeypatch) -> None:
+    """NiceGUI's run.io_bound gives None instead of connect's words when the app is stopping (it
+    runs nothing) or the wait is cancelled: no link was made, and the card says so."""
+    from kinematica.app import robotlink
+
+    async def given_up(*_: object, **__: object) -> None:
+        return None
+
+    monkeypatch.setattr(robotlink.run, "io_bound", given_up)
+    user.find(marker="link-emulator").click()
+    await user.should_see("not connected: the server is shutting down", retries=100)  # fails before the fix
+    assert one(user, "link-connect").text == "connect"
+    assert mirror_tool(user) is None

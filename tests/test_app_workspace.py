@@ -82,6 +82,30 @@ async def test_choosing_a_scene_of_another_robot_switches_to_it_and_none_closes_
 
 
 @pytest.mark.asyncio
+async def test_choosing_another_robot_closes_the_scene_in_the_card_too(user: User) -> None:
+    """The arm is no robot of the scene any more: the card says no scene is open, with no seat,
+    obstacle or self-pair controls left from the scene closed."""
+    one(user, "workspace-scene").value = "two-braccios"
+    await user.should_see("no collision")
+    one(user, "robot-select").value = "puma560"
+    await user.should_see("no scene")
+    assert one(user, "workspace-scene").value == "(none)"  # fails before the fix: "two-braccios"
+    for marker in ("workspace-seat", "workspace-obstacle", "workspace-self-pairs"):
+        await user.should_not_see(marker=marker)
+
+
+def test_a_session_keeps_its_scene_only_while_the_arm_is_its_seat() -> None:
+    from kinematica.app.state import Session
+
+    s = Session()
+    s.scene, s.seat = km.Scene.load("two-braccios"), "left"
+    s.set_robot("braccio")  # the left seat's robot: the scene stays open
+    assert s.scene is not None and s.seat == "left"
+    s.set_robot("puma560")
+    assert s.scene is None and s.seat is None
+
+
+@pytest.mark.asyncio
 async def test_the_distance_line_names_the_arm_and_an_obstacle_and_self_pairs_on_request(user: User) -> None:
     """kuka-table's line had read "kuka/base is 0.0356 m from kuka/link2" whatever A2 and A3 did:
     an adjacent pair of the arm's own links is always the nearest. It names the arm and the table

@@ -16,7 +16,7 @@ import numpy as np
 from nicegui import ui
 
 from ..errors import InputError
-from .state import PROJECTIONS
+from .state import PROJECTIONS, triple
 
 AXIS_NAMES = "xyz"
 # projection: (unit vector from the look-at point to the camera, the camera's up vector)
@@ -75,8 +75,8 @@ def camera_pose(projection: str, reach: float) -> CameraPose:
     direction, up = _LOOK[projection]
     # side views centre a little above the base: arms reach up more than down
     look = (0.0, 0.0, 0.0) if projection == "xy" else (0.0, 0.0, 0.3 * r)
-    position = tuple(float(c + 20.0 * r * d) for c, d in zip(look, direction, strict=True))
-    return CameraPose(position, look, up)  # type: ignore[arg-type]
+    position = triple(c + 20.0 * r * d for c, d in zip(look, direction, strict=True))
+    return CameraPose(position, look, up)
 
 
 def framing(projection: str, reach: float, points=(), floor: float = 0.0,
@@ -108,14 +108,14 @@ def _placed(projection: str, centre: np.ndarray, size: float) -> CameraPose:
     if not orthographic(projection):
         look = centre - [0.0, 0.0, 0.25 * size]
         position = look + np.array([1.05, -1.45, 0.7]) * size
-        return CameraPose(tuple(map(float, position)), tuple(map(float, look)), (0.0, 0.0, 1.0))
+        return CameraPose(triple(position), triple(look), (0.0, 0.0, 1.0))
     direction, up = _LOOK[projection]
     look = centre.copy()
     look[hidden_axis(projection)] = 0.0
     if projection != "xy":  # side views centre a little above the base: arms reach up more than down
         look[2] = centre[2] - 0.2 * size
     position = look + 20.0 * size * np.asarray(direction)
-    return CameraPose(tuple(map(float, position)), tuple(map(float, look)), up)
+    return CameraPose(triple(position), triple(look), up)
 
 
 def outside(pose: CameraPose, size: float, projection: str, point, pad: float = 0.0) -> bool:

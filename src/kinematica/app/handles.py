@@ -14,11 +14,12 @@ import math
 from dataclasses import replace
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from kinematica import spatial
 
 from ..errors import InputError
-from .state import TargetSpec
+from .state import TargetSpec, triple
 
 AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
 # which handles each target kind shows
@@ -65,7 +66,7 @@ def aim(R: np.ndarray, axis: str, direction: np.ndarray) -> np.ndarray:
     return out
 
 
-def approach_pitch(direction: np.ndarray, position: np.ndarray) -> float:
+def approach_pitch(direction: np.ndarray, position: ArrayLike) -> float:
     """The pitch (rad) of an approach target at `position` whose tool axis points as near
     `direction` as the vertical plane through the target allows (`km.targets.approach`: the
     plane at azimuth atan2(y, x)); beyond ±90° the axis leans back towards the base."""
@@ -84,7 +85,7 @@ def moved(spec: TargetSpec, position: np.ndarray, digits: int) -> TargetSpec:
     p = np.asarray(position, dtype=float)
     if p.shape != (3,) or not np.all(np.isfinite(p)):
         raise InputError(f"target position: expected 3 finite numbers, got {p.tolist()}")
-    return replace(spec, position=tuple(_round(p, digits)))
+    return replace(spec, position=triple(_round(p, digits)))
 
 
 def turned(spec: TargetSpec, axis: str, direction: np.ndarray) -> TargetSpec:
@@ -93,7 +94,7 @@ def turned(spec: TargetSpec, axis: str, direction: np.ndarray) -> TargetSpec:
     handles, so it comes back unchanged."""
     if spec.kind == "pose":
         R = aim(spatial.rpy_to_matrix(np.radians(spec.rpy_deg)), axis, direction)
-        return replace(spec, rpy_deg=tuple(_round(np.degrees(spatial.matrix_to_rpy(R)), ANGLE_DIGITS)))
+        return replace(spec, rpy_deg=triple(_round(np.degrees(spatial.matrix_to_rpy(R)), ANGLE_DIGITS)))
     if spec.kind == "approach":
         if axis != "z":
             raise InputError(f"an approach target has only a z handle, got {axis!r}")

@@ -13,6 +13,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 from fastapi import HTTPException, Response
@@ -20,6 +21,8 @@ from nicegui import app, ui
 from nicegui.elements.scene.scene_object3d import Object3D
 
 from kinematica.model.visual import Grip, Visual
+
+from ..errors import InputError
 
 ROUTE = "/kinematica/mesh"
 MESH_GREY = "#b8bec6"  # a mesh file without colours of its own (STL) and no URDF colour
@@ -43,6 +46,13 @@ def mesh_key(path: str | Path) -> str:
     return key
 
 
+def _mesh_path(v: Visual) -> str:
+    """The file of a mesh visual (`Visual` refuses a mesh without one)."""
+    if v.path is None:
+        raise InputError(f"a {v.kind} visual has no mesh file")
+    return v.path
+
+
 def glb_bytes(key: str) -> bytes:
     """The registered mesh file as glTF binary, converted on first use (its own materials kept)."""
     with _lock:
@@ -51,7 +61,8 @@ def glb_bytes(key: str) -> bytes:
 
             loaded = trimesh.load(str(_files[key]))
             scene = loaded if isinstance(loaded, trimesh.Scene) else trimesh.Scene(loaded)
-            _glb[key] = scene.export(file_type="glb")
+            # trimesh's export is unannotated: its inferred type is every format's (str, dict, ...); glb is bytes
+            _glb[key] = cast(bytes, scene.export(file_type="glb"))
         _glb.move_to_end(key)
         data = _glb[key]
         while len(_glb) > 1 and sum(map(len, _glb.values())) > GLB_BUDGET:
@@ -87,7 +98,7 @@ class Looks:
         self.bodies = [scene.group() for _ in range(n_bodies)]
         self.gripped: list[tuple[Object3D, Grip]] = []  # a holder group and the grip that moves it
         self.fraction: float | None = None  # the gripper's as the holders were last placed
-        keys = [mesh_key(v.path) for v in visuals if v.kind == "mesh"]
+        keys = [mesh_key(_mesh_path(v)) for v in visuals if v.kind == "mesh"]
         if any(k not in _glb for k in keys):  # convert while the page builds, not when the browser asks
             threading.Thread(target=_convert, args=(keys,), daemon=True).start()
         for v in visuals:
@@ -111,7 +122,7 @@ class Looks:
             obj = sc.cylinder(v.size[0] / s, v.size[0] / s, v.size[1] / s, 32)
             R = R @ np.asarray(_Y_TO_Z)
         else:
-            obj = sc.gltf(f"{ROUTE}/{mesh_key(v.path)}.glb").scale(*(np.asarray(v.scale) / s))
+            obj = sc.gltf(f"{ROUTE}/{mesh_key(_mesh_path(v))}.glb").scale(*(np.asarray(v.scale) / s))
         colour = v.hex_color or (MESH_GREY if v.kind == "mesh" and str(v.path).lower().endswith(".stl")
                                  else None if v.kind == "mesh" else PRIMITIVE_GREY)
         if colour is not None:

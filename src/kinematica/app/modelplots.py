@@ -7,6 +7,8 @@ answers judged by FK afresh — so the histogram is of targets the model never s
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from kinematica.viz import learned as viz_learned
@@ -44,7 +46,7 @@ def curve_in_mm(report: dict) -> dict:
     if unit not in ("m", "mm"):
         return report
     k = 1000.0 if unit == "m" else 1.0
-    out = dict(report, length_unit="mm")
+    out: dict[str, Any] = dict(report, length_unit="mm")
     for part in ("tool_train", "tool_validation"):
         tool = report.get(part)
         if isinstance(tool, dict):

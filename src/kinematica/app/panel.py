@@ -193,7 +193,7 @@ class IKPanel:
                                   on_change=lambda e: on_seed and on_seed(e.value)), "ik-seed") \
             .classes("w-full").props("dense")
         tag(ui.checkbox("draw the solutions outside the joint limits (grey)", value=session.ghosts_outside,
-                        on_change=lambda e: on_outside(e.value)), "ghosts-outside").props("dense") \
+                        on_change=lambda e: on_outside(bool(e.value))), "ghosts-outside").props("dense") \
             .classes("text-sm text-grey-8")
         self.message = tag(ui.label(""), "ik-message").classes("w-full text-sm rounded px-3 py-2 hidden")
         self.solutions = ui.column().classes("w-full gap-1")
@@ -227,10 +227,11 @@ class IKPanel:
     def read(self) -> TargetSpec | None:
         """The target the fields describe, or None while a field is empty."""
         fields = [*self.position, *self.rpy, self.pitch]
-        if any(f.value is None for f in fields):
+        values = [float(f.value) for f in fields if f.value is not None]
+        if len(values) < len(fields):
             return None
-        return TargetSpec(self.kind.value, tuple(float(f.value) for f in self.position),
-                          tuple(float(f.value) for f in self.rpy), float(self.pitch.value))
+        x, y, z, roll, pitch, yaw, approach_pitch = values
+        return TargetSpec(self.kind.value, (x, y, z), (roll, pitch, yaw), approach_pitch)
 
     def show_target(self, t: TargetSpec) -> None:
         self._quiet = True

@@ -125,12 +125,13 @@ class PlanControl:
             self._say("Not shown: the robot, the scene or the arm's seat changed while planning; "
                       "press Plan again.", "warning")
             return
-        if not out.ok:
+        path = out.trajectory
+        if path is None:  # not planned, or not timed
             self._say(out.words, "error")
             return
-        self.planned, self.planned_key = out.trajectory, req.key
-        s.trajectory, s.trajectory_note, s.t = out.trajectory, out.words, 0.0
-        self.host.view.show_trail(*planrun.trail(s.robot, out.trajectory))
+        self.planned, self.planned_key = path, req.key
+        s.trajectory, s.trajectory_note, s.t = path, out.words, 0.0
+        self.host.view.show_trail(*planrun.trail(s.robot, path))
         # said before the hand-over: a path taken away meanwhile (`sync`) then says so last
         self._say(f"{out.words} Drawn {time.perf_counter() - t0:.2f} s after the press.", "ok")
         self.loaded("ok", True)
@@ -139,9 +140,7 @@ class PlanControl:
     def put_away(self) -> None:
         """Take the last path away: its trail, and its trajectory from the player (the pose
         list's plan goes back)."""
-        view = self.host.view
-        if view is not None:
-            view.show_trail(None)
+        self.host.view.show_trail(None)
         planned, self.planned = self.planned, None
         if planned is not None and self.host.session.trajectory is planned:
             self.loaded(playlist.replan(self.host.session), False)

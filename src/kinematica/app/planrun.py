@@ -66,10 +66,6 @@ class Outcome:
     words: str
     seconds: float
 
-    @property
-    def ok(self) -> bool:
-        return self.trajectory is not None
-
 
 def goal_choices(s: Session) -> dict[str, str]:
     """What the goal select offers: the IK target, then every pose of the list by name."""
@@ -116,8 +112,9 @@ def request(s: Session) -> Request:
     else:
         goal = s.target.build()  # a TargetError (ValueError) says which field
         words = "the IK target"
-    if s.scene is not None:
-        scene, seat = snapshot(s.scene), s.seat
+    current = s.open_scene
+    if current is not None:
+        scene, seat = snapshot(current.scene), current.seat
     else:
         scene, seat = km.Scene(f"{s.robot.name} alone", length_unit=s.robot.length_unit), ALONE
         scene.add_robot(ALONE, s.robot)

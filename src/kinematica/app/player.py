@@ -48,7 +48,7 @@ class Player:
             self.speed = tag(ui.select(SPEEDS, value=plan.speed,
                                        on_change=lambda e: self.set_speed(e.value)), "player-speed") \
                 .props("dense options-dense").classes("w-20 shrink-0").tooltip("playback speed")
-            self.loop = tag(ui.checkbox("loop", value=plan.loop, on_change=lambda e: self.set_loop(e.value)),
+            self.loop = tag(ui.checkbox("loop", value=plan.loop, on_change=lambda e: self.set_loop(bool(e.value))),
                             "player-loop").props("dense")
         self.frames = Ticker(1.0 / FPS, self.tick, immediate=False)  # exists only while playing
         self.reload()

@@ -88,7 +88,7 @@ class PlotsTab(BackgroundTab):
             plots = self._trajectory_plots(traj, robot) if traj is not None else []
             note = plan_note if traj is not None else figures.HOW_TO_PLAN + (f" ({plan_note})" if plan_note else "")
             why = figures.convergence_note(run, refused)
-            conv = figures.convergence_plot(run, robot) if why is None else None
+            conv = figures.convergence_plot(run, robot) if run is not None and why is None else None
             learned = modelplots.model_plots(loaded) if loaded is not None else []
             model_note = "" if loaded is not None else modelplots.NO_MODEL.format(robot=robot_name)
             return PlotsContent(plots, note, conv, why or "", learned, model_note)

@@ -352,8 +352,8 @@ def to_dict(form: RobotForm) -> dict[str, Any]:
             if cells.get("type") != "helical":
                 del kept["pitch"]
         joints.append(cells | kept)
-    out = {k: copy.deepcopy(v) for k, v in form.original.items()
-           if k not in ("name", "description", "kind", "length_unit", "angle_unit", "home", "joints")}
+    out: dict[str, Any] = {k: copy.deepcopy(v) for k, v in form.original.items()
+                           if k not in ("name", "description", "kind", "length_unit", "angle_unit", "home", "joints")}
     out = {"name": name} | ({"description": form.description.strip()} if form.description.strip() else {}) \
         | {"kind": form.kind, "length_unit": form.length_unit, "angle_unit": "deg",
            "home": _home(form, joints)} | out | {"joints": joints}

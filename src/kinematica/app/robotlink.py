@@ -157,8 +157,7 @@ class RobotLink:
         driver = self.driver if self._same_robot() else None  # (same robot: connected)
         arms, reading = driver.snapshot(self.busy == "play") if driver is not None else ([], None)
         view = self.host.view
-        if view is not None:
-            view.show_mirror(arms if driver is not None and view.robot.joint_names == driver.robot.joint_names else [])
+        view.show_mirror(arms if driver is not None and view.robot.joint_names == driver.robot.joint_names else [])
         if not self._drawn():
             return
         self.table.set_visibility(reading is not None)
@@ -224,6 +223,11 @@ class RobotLink:
         except LinkError as e:
             self.busy = ""
             self.say(str(e), True)
+            return
+        if message is None:  # NiceGUI ran nothing (the app is stopping) or gave up waiting: no link
+            self.busy = ""
+            threading.Thread(target=driver.close, name="link-close", daemon=True).start()
+            self.say("not connected: the server is shutting down", True)
             return
         self.driver, self.busy = driver, ""
         self.timer.start()

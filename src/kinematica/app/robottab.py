@@ -184,7 +184,7 @@ class RobotTab(LazyTab):
             return robotedit.build(self.edited)
         except EditError as e:
             self._say(f"{e} Nothing was changed.", "error")
-            cell = self.cells.get((e.row, e.column)) if e.row is not None else \
+            cell = self.cells.get((e.row, e.column)) if e.row is not None and e.column is not None else \
                 {"robot-name": self.name_field, "robot-unit": self.unit_field}.get(e.column or "")
             if cell is not None:
                 cell.error = ""  # outlined red; the words are in the message below the table

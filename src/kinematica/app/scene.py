@@ -76,7 +76,7 @@ class ArmView:
         self.target_oriented = False
         self.handle_axes: tuple[str, ...] = ()
         self.ghost_args: tuple = ([], None, False)
-        self.cloud_args: tuple | None = None  # (points, size) of the workspace overlay, None: hidden
+        self.cloud_args: tuple[np.ndarray, float] | None = None  # (points, size) of the workspace overlay, None: hidden
         self.cloud = None
         self.ghosts: list = []
         self.ghost_points = np.zeros((0, 3))  # the skeletons of the ghosts drawn (scene units)
@@ -211,8 +211,9 @@ class ArmView:
         with self._batched():
             if self.frames_on:  # hidden frames are placed when shown: half a move's messages
                 self._place_frames(geom.frames)
-            if self._looks_on:
-                self.looks.place(geom.frames, self.grip)
+            looks = self._looks_shown
+            if looks is not None:
+                looks.place(geom.frames, self.grip)
                 origins = np.vstack([geom.base, geom.joints, geom.tool])
                 for k, cyl in self.bare.items():
                     mid, R, length = along(to(origins[k]), to(origins[k + 1]))
@@ -224,8 +225,9 @@ class ArmView:
         self._keep_in_view(to(geom.skeleton))
 
     @property
-    def _looks_on(self) -> bool:
-        return self.looks is not None and self.meshes_on
+    def _looks_shown(self) -> Looks | None:
+        """The robot's looks when they are the drawing shown (it has some, and Looks is picked)."""
+        return self.looks if self.meshes_on else None
 
     def _place_skeleton(self, geom) -> None:
         to = self.grid.to_scene
@@ -253,7 +255,7 @@ class ArmView:
     def _skeleton_visible(self) -> None:
         """Looks or skeleton: one of the two drawings of the arm at a time (a link of no length
         hidden in the skeleton)."""
-        looks = self._looks_on
+        looks = self._looks_shown is not None
         for obj in (self.pedestal, self.tool, *self.joints):
             obj.visible(not looks)
         self.post.visible(self.post_on and not looks)
@@ -267,9 +269,10 @@ class ArmView:
     def show_gripper(self, value: float) -> None:
         """Open or close the gripper's fingers to servo `value` (its robot file's servo units)."""
         self.grip = gripper_fraction(self.robot, value)
-        if self._looks_on:
+        looks = self._looks_shown
+        if looks is not None:
             with self._batched():
-                self.looks.place(arm_geometry(self.robot, self.q).frames, self.grip)
+                looks.place(arm_geometry(self.robot, self.q).frames, self.grip)
 
     def show_meshes(self, on: bool) -> None:
         """Draw the robot as it looks (its visual shapes and meshes) or as its kinematic skeleton."""

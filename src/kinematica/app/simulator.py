@@ -38,10 +38,11 @@ from .workspace import Workspace
 class SimulatorTab:
     """The Simulator tab: robot choice, FK/IK mode, joints, readout, IK panel, the 3-D view."""
 
+    view: ArmView  # made anew by each `build`, the first before __init__ returns (the `tab.Host` view)
+
     def __init__(self, page: PageHost) -> None:
         self.page = page
         self.session = page.session
-        self.view: ArmView | None = None
         self._drawn: tuple = ()  # what the ghosts show: (solutions, outside, current index)
         with ui.row().classes("w-full no-wrap items-start gap-3"):
             self.controls = ui.column().classes("w-[480px] shrink-0 gap-2 overflow-y-auto p-1") \
@@ -87,11 +88,11 @@ class SimulatorTab:
                               on_change=lambda e: self.set_projection(e.value)), "view-projection") \
                     .props("dense").classes("w-32 shrink-0")
                 tag(ui.checkbox("link frames", value=s.view.frames,
-                                on_change=lambda e: self.show_frames(e.value)), "frames").classes("shrink-0")
+                                on_change=lambda e: self.show_frames(bool(e.value))), "frames").classes("shrink-0")
                 tag(ui.checkbox("collision shapes", value=s.view.collision,
-                                on_change=lambda e: self.show_collision(e.value)), "collision-shapes") \
+                                on_change=lambda e: self.show_collision(bool(e.value))), "collision-shapes") \
                     .classes("shrink-0").tooltip("what collision checks use: translucent capsules over the arm")
-                with tag(ui.checkbox("workspace", value=False, on_change=lambda e: self.show_workspace(e.value)),
+                with tag(ui.checkbox("workspace", value=False, on_change=lambda e: self.show_workspace(bool(e.value))),
                          "workspace").classes("shrink-0"):
                     # above the box, its right edge on the box's: it stays on the page
                     ui.tooltip("the envelope: voxels reached by 20 000 random configurations within the limits") \
@@ -333,20 +334,19 @@ class SimulatorTab:
         """The marker was dragged to `position`: the fields follow, the arm waits for Solve
         (as after typing a target; a drag is often several tries, and a solve per try would
         jump the arm around and pile up failure messages)."""
-        self._dragged(moved(self.session.target, position, length_digits(self.view.grid.step)))
+        self._set_target(moved(self.session.target, position, length_digits(self.view.grid.step)))
 
     def handle_dropped(self, axis: str, direction: np.ndarray) -> None:
         """An orientation handle was dragged: its target axis now points along `direction`."""
-        self._dragged(turned(self.session.target, axis, direction))
+        self._set_target(turned(self.session.target, axis, direction))
 
-    def _dragged(self, spec: TargetSpec) -> None:
+    def _set_target(self, spec: TargetSpec) -> None:
+        """A target set in the view or from the tool: the fields show it, the session takes it."""
         self.ik.show_target(spec)
         self.target_changed(spec)
 
     def target_from_tool(self) -> None:
-        s = self.session
-        self.ik.show_target(s.target_from_tool())
-        self.target_changed(self.ik.read())
+        self._set_target(self.session.target_from_tool())
 
     def method_changed(self, method: str) -> None:
         self.session.method = method

@@ -19,9 +19,11 @@ for prismatic ones); the panels show degrees and lengths (`to_display`, `from_di
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -48,6 +50,13 @@ PLAN_KINDS = {"joint": "joint space", "line": "Cartesian lines", "arc": "Cartesi
 PROJECTIONS = {"3d": "3-D", "xy": "top (XY)", "xz": "front (XZ)", "yz": "side (YZ)"}
 # OMPL's planners behind km.plan (kinematica.plan.PLANNERS), with the names the Workspace card shows
 PLANNERS = {"rrtconnect": "RRT-Connect", "rrtstar": "RRT*", "bitstar": "BIT*", "prm": "PRM"}
+
+
+def triple(values: Iterable[float]) -> tuple[float, float, float]:
+    """Three numbers as a tuple of Python floats (a position, roll-pitch-yaw); ValueError for
+    another count."""
+    x, y, z = (float(v) for v in values)
+    return x, y, z
 
 
 @dataclass
@@ -78,7 +87,8 @@ class TargetSpec:
         if self.kind == "pose":
             T[:3, :3] = spatial.rpy_to_matrix(np.radians(self.rpy_deg))
         elif self.kind == "approach":
-            T[:3, :3] = spatial.axis_to_z(km.targets.approach(self.position, pitch=np.radians(self.pitch_deg)).a)
+            T[:3, :3] = spatial.axis_to_z(
+                km.targets.approach(self.position, pitch=np.radians(self.pitch_deg)).approach_axis)
         return T
 
 
@@ -224,8 +234,9 @@ def check_joints(robot: km.Robot, values: list | tuple | np.ndarray, where: str 
     return from_display(robot, np.array(shown, dtype=float))
 
 
-def check_seconds(value: float, where: str = "seconds per segment") -> float:
-    """Seconds per segment of the plan, as its field takes them: a number in SECONDS_RANGE."""
+def check_seconds(value: object, where: str = "seconds per segment") -> float:
+    """Seconds per segment of the plan, as its field takes them: a number in SECONDS_RANGE
+    (anything else, None from an empty field included, is a FieldError)."""
     lo, hi = SECONDS_RANGE
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
         raise FieldError(f"{where}: expected a number from {lo:g} to {hi:g} s, got {value!r}")
@@ -265,6 +276,13 @@ def bundled(name: str) -> km.Robot:
 def robot_choices(extra: dict[str, km.Robot] | None = None) -> list[str]:
     """The names the robot select offers: the bundled robots, then robots loaded from files."""
     return list(km.robot_names()) + [n for n in (extra or {}) if n not in km.robot_names()]
+
+
+class OpenScene(NamedTuple):
+    """The workspace scene open in a session, and which of its robots (`seat`) the arm is."""
+
+    scene: km.Scene
+    seat: str
 
 
 @dataclass
@@ -309,11 +327,23 @@ class Session:
         """The saved poses of the current robot (each robot keeps its own list)."""
         return self.pose_lists.setdefault(self.robot_name, [])
 
+    @property
+    def open_scene(self) -> OpenScene | None:
+        """The open workspace scene with the arm's seat in it (`scene` and `seat` are set
+        together), or None when no scene is open."""
+        if self.scene is None or self.seat is None:
+            return None
+        return OpenScene(self.scene, self.seat)
+
     # --- robot and joints -----------------------------------------------------------------
     def set_robot(self, name: str) -> None:
-        """Switch to a bundled robot or one in `loaded`; q goes home, the target to the tool."""
+        """Switch to a bundled robot or one in `loaded`; q goes home, the target to the tool. An
+        open scene closes unless the arm's seat in it is this robot."""
         robot = self.loaded[name] if name in self.loaded else bundled(name)
         self.robot_name, self.robot, self.q = name, robot, robot.q_home
+        current = self.open_scene
+        if current is not None and current.scene.robots[current.seat].robot.name != name:
+            self.scene, self.seat = None, None
         self.target = self.target_from_tool(default_target_kind(robot))
         self.solutions, self.message, self.status, self.ik_run, self.ik_start = [], "", "", None, None
         self.trajectory, self.trajectory_note, self.t = None, "", 0.0
@@ -393,8 +423,8 @@ class Session:
         T = km.fk(self.robot, self.q)
         a = T[:3, 2]
         pitch = np.degrees(np.arcsin(np.clip(a[2], -1.0, 1.0)))
-        return TargetSpec(kind or self.target.kind, tuple(_tidy(T[:3, 3])),
-                          tuple(_tidy(np.degrees(spatial.matrix_to_rpy(T[:3, :3])))), _tidy([pitch])[0])
+        return TargetSpec(kind or self.target.kind, triple(_tidy(T[:3, 3])),
+                          triple(_tidy(np.degrees(spatial.matrix_to_rpy(T[:3, :3])))), _tidy([pitch])[0])
 
     # --- inverse kinematics -------------------------------------------------------------------
     def solve(self) -> Outcome:
@@ -407,19 +437,20 @@ class Session:
         self.solutions, self.ik_run, self.ik_start, self.ik_model = [], None, None, None
         self._fit_model_choices()
         model = self.model.model if self.model is not None else None
-        seeded = model is not None and self.seed == "model" and self.method != learned.METHOD
+        seed_model = model if self.seed == "model" and self.method != learned.METHOD else None  # None: from q
         try:
             target = self.target.build()
             if self.method == learned.METHOD:  # the model's answer alone, judged by FK
                 result = km.ik(self.robot, target, method=self.method, model=model)
                 start = np.asarray(result.q, dtype=float)
             else:
-                start = model.answer(target) if seeded else self.q.copy()
-                result = km.ik(self.robot, target, model if seeded else self.q, method=self.method, history=True)
+                start = seed_model.answer(target) if seed_model is not None else self.q.copy()
+                result = km.ik(self.robot, target, seed_model if seed_model is not None else self.q,
+                               method=self.method, history=True)
         except ValueError as e:  # TargetError, a target off a planar arm's plane, no closed form
             return self.say(False, _sentence(e), "error")
         self.ik_run, self.ik_start = result, start
-        self.ik_model = self.model if seeded or self.method == learned.METHOD else None
+        self.ik_model = self.model if seed_model is not None or self.method == learned.METHOD else None
         others = self._all_solutions(target)
         self.solutions = _merge(self.robot, result, others)
         if self.method == learned.METHOD:
@@ -436,7 +467,8 @@ class Session:
         self.q = np.asarray(result.q, dtype=float).copy()
         s = km.singularity(self.robot, self.q)
         words = f"Solved ({METHODS.get(result.method, result.method)}"
-        words += f" from the ANFIS model's answer{learned.picked_words(model, target)}): " if seeded else "): "
+        words += (f" from the ANFIS model's answer{learned.picked_words(seed_model, target)}): "
+                  if seed_model is not None else "): ")
         words += f"{result.reason}. "
         words += f"At this pose the arm is {s.message}."
         return self.say(True, words, "warning" if (s.singular or s.near) else "ok")

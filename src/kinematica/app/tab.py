@@ -28,7 +28,7 @@ class Host(Protocol):
     session: Session
 
     @property
-    def view(self) -> ArmView | None:
+    def view(self) -> ArmView:
         """The tab's 3-D view (rebuilt with the tab: read it when needed, do not keep it)."""
         ...
 

@@ -101,27 +101,28 @@ class Workspace:
     def card(self) -> ui.card:
         """The controls: scene, seat, and the status line (built inside the tab's controls);
         returns the card, for the tab to add its Plan row (`plancard`)."""
+        scene = self.scene
         with ui.card().classes("w-full p-3 gap-1") as card:
             ui.label("Workspace").classes("text-subtitle2")
             with ui.row().classes("w-full no-wrap gap-2"):
                 names = [NONE] + scene_names()
-                if self.scene is not None and self.scene.name not in names:
-                    names.append(self.scene.name)  # an opened file
-                tag(ui.select(names, value=self.scene.name if self.scene else NONE,
+                if scene is not None and scene.name not in names:
+                    names.append(scene.name)  # an opened file
+                tag(ui.select(names, value=scene.name if scene else NONE,
                               label="scene", on_change=lambda e: self.choose(e.value, None)),
                     "workspace-scene").classes("grow").props("dense")
                 tag(ui.button(icon="upload_file", on_click=self.open_dialog.open), "open-scene-file") \
                     .props("flat round dense").tooltip("open a scene file (.yaml)")
-                if self.scene is not None:
-                    tag(ui.select(seats(self.scene), value=self.seat, label="this arm is",
-                                  on_change=lambda e: self.choose(self.scene.name, e.value)),
+                if scene is not None:
+                    tag(ui.select(seats(scene), value=self.seat, label="this arm is",
+                                  on_change=lambda e: self.choose(scene.name, e.value)),
                         "workspace-seat").classes("w-40").props("dense")
-            if self.scene is not None and self.scene.obstacles:
-                self._obstacle_fields()
+            if scene is not None and scene.obstacles:
+                self._obstacle_fields(scene)
             self.status = tag(ui.label(""), "workspace-status").classes("text-sm")
-            if self.scene is not None:
+            if scene is not None:
                 tag(ui.checkbox("distances between an arm's own links", value=self.self_pairs,
-                                on_change=lambda e: self.show_self_pairs(e.value)), "workspace-self-pairs") \
+                                on_change=lambda e: self.show_self_pairs(bool(e.value))), "workspace-self-pairs") \
                     .props("dense").classes("text-sm")
         return card
 
@@ -130,10 +131,10 @@ class Workspace:
         self.self_pairs = bool(on)
         self.show(self.host.session.q)
 
-    def _obstacle_fields(self) -> None:
-        """An obstacle to move, and its position by numbers (scene unit)."""
-        names = list(self.scene.obstacles)
-        unit = self.scene.length_unit
+    def _obstacle_fields(self, scene: km.Scene) -> None:
+        """An obstacle of the open `scene` to move, and its position by numbers (scene unit)."""
+        names = list(scene.obstacles)
+        unit = scene.length_unit
         with ui.row().classes("w-full no-wrap gap-2 items-center"):
             pick = tag(ui.select(names, value=names[0], label="move obstacle"), "workspace-obstacle") \
                 .classes("w-36").props("dense")
@@ -144,7 +145,7 @@ class Workspace:
                                   f"workspace-obstacle-{label}").classes("w-20").props("dense"))
 
             def fill(name: str) -> None:
-                p = self.scene.obstacles[name].pose[:3, 3]
+                p = scene.obstacles[name].pose[:3, 3]
                 for f, v in zip(fields, p, strict=True):
                     f.set_value(float(v))
             pick.on_value_change(lambda e: fill(e.value))
@@ -161,9 +162,10 @@ class Workspace:
             self.host.build()
             self.host.changed("workspace")
             return
-        if self.scene is not None and self.scene.name == name:
-            scene = self.scene
-            scene.set_q(self.seat, session.q)  # the arm given up stays where it is
+        current = session.open_scene
+        if current is not None and current.scene.name == name:
+            scene = current.scene
+            scene.set_q(current.seat, session.q)  # the arm given up stays where it is
         else:
             scene = km.Scene.load(name)
         self._open(scene, seat)
@@ -207,12 +209,13 @@ class Workspace:
         """An object was dragged to p (the arm's base frame, robot units): an obstacle moves
         there (its shape's centre; in a projection the hidden coordinate stays). Whether the
         object was an obstacle."""
-        name = self.handles.get(object_id)
-        if name is None or self.scene is None:
+        name, current = self.handles.get(object_id), self.host.session.open_scene
+        if name is None or current is None:
             return False
-        e = self.scene.robots[self.seat]
-        T = np.array(self.scene.obstacles[name].pose)
-        shape = self.scene.obstacles[name].shape
+        scene, seat = current
+        e = scene.robots[seat]
+        T = np.array(scene.obstacles[name].pose)
+        shape = scene.obstacles[name].shape
         centre = 0.5 * np.add(*[f(mesh_data(shape)[0], axis=0) for f in (np.min, np.max)]) \
             if shape.kind == "mesh" else np.zeros(3)
         old = (np.linalg.inv(e.base) @ np.append(T[:3, :3] @ centre + T[:3, 3], 1.0))[:3] / e.scale
@@ -223,7 +226,7 @@ class Workspace:
         world = (e.base @ np.append(np.asarray(p) * e.scale, 1.0))[:3]
         T[:3, 3] = world - T[:3, :3] @ centre
         try:
-            self.scene.move(name, T)
+            scene.move(name, T)
         except km.SceneError as err:
             ui.notify(str(err), type="warning")
         self.host.build()  # the fields show the new position; the view redraws
@@ -247,35 +250,32 @@ class Workspace:
         self.host.changed("workspace")
 
     # --- drawing ------------------------------------------------------------------------
-    def _to_view(self, T_world: np.ndarray) -> np.ndarray:
-        """A scene-world pose → the view's coordinates (the arm's base frame, grid units)."""
-        e = self.scene.robots[self.seat]
-        T = np.linalg.inv(e.base) @ T_world
-        T = T.copy()
-        T[..., :3, 3] /= e.scale * self.host.view.grid.step
+    @staticmethod
+    def _to_view(T_world: np.ndarray, base: np.ndarray, unit: float) -> np.ndarray:
+        """A scene-world pose → the view's coordinates: the arm's base frame (`base`: its pose in
+        the scene), in grid squares of `unit` scene lengths."""
+        T = np.linalg.inv(base) @ T_world
+        T[..., :3, 3] /= unit
         return T
-
-    def _length(self, x: float) -> float:
-        return x / (self.scene.robots[self.seat].scale * self.host.view.grid.step)
 
     def draw(self) -> None:
         """Put every shape of the scene in the tab's view (after each build of the view)."""
         self.shapes, self.handles = {}, {}
-        if self.scene is not None and self.scene.robots[self.seat].robot.name != self.host.session.robot_name:
-            self.scene, self.seat = None, None  # another robot was chosen: this seat is not it
+        current = self.host.session.open_scene
         overlay = self.host.view.collision
-        overlay.use(None if self.scene is None else self.scene.geometry(self.seat))
+        overlay.use(None if current is None else current.scene.geometry(current.seat))
         overlay.hits(set())
-        if self.scene is None or self.seat is None:  # (a scene is open with its seat)
+        if current is None:
             return
-        c = self.scene.compiled()
+        scene, seat = current
+        c = scene.compiled()
         view = self.host.view.scene
         with view:
             for shape, body, M in zip(c.collider.shapes, c.collider.bodies, c.collider.placements, strict=True):
                 name = c.names[body]
-                if name.startswith(self.seat + "/"):
+                if name.startswith(seat + "/"):
                     continue  # this arm's: the view's overlay
-                colour = OBSTACLE if name in self.scene.obstacles else OTHER
+                colour = OBSTACLE if name in scene.obstacles else OTHER
                 parts = self._object(view, shape, colour)
                 if colour == OBSTACLE:
                     parts[0].draggable()
@@ -299,9 +299,10 @@ class Workspace:
             p.material(*colour)
         return parts
 
-    def _place(self, parts: list, shape: Any, T: np.ndarray) -> None:
-        """Move and size the objects of `shape` at view pose T."""
-        L = self._length
+    @staticmethod
+    def _place(parts: list, shape: Any, T: np.ndarray, unit: float) -> None:
+        """Move and size the objects of `shape` at view pose T (a grid square: `unit` scene lengths)."""
+        L = lambda x: x / unit  # a scene length → grid squares
         if shape.kind in ("box", "mesh"):
             if shape.kind == "box":
                 size, centre = np.asarray(shape.size), np.zeros(3)
@@ -325,22 +326,26 @@ class Workspace:
 
     def show(self, q: np.ndarray) -> None:
         """Check the scene with the arm at q; place and colour the shapes; say the verdict."""
-        if self.scene is None or self.seat is None:  # (a scene is open with its seat)
+        current = self.host.session.open_scene
+        if current is None:
             if self.status is not None:
                 self.status.text = "no scene: pick one to see other arms and obstacles around this one"
             return
-        c = self.scene.compiled()
-        qs = {name: e.q[None] for name, e in self.scene.robots.items()} | {self.seat: np.asarray(q)[None]}
+        scene, seat = current
+        c = scene.compiled()
+        qs = {name: e.q[None] for name, e in scene.robots.items()} | {seat: np.asarray(q)[None]}
         poses = c.body_poses(qs, 1)[0]
-        check = self.scene.check({self.seat: q})
-        dist = self.scene.distance({self.seat: q}, self_pairs=self.self_pairs)
+        check = scene.check({seat: q})
+        dist = scene.distance({seat: q}, self_pairs=self.self_pairs)
         hit = {n for pair in check.collisions for n in pair}
-        mine = c.slices[self.seat]
-        self.host.view.collision.hits({c.names.index(n) - mine.start for n in hit if n.startswith(self.seat + "/")})
+        mine = c.slices[seat]
+        self.host.view.collision.hits({c.names.index(n) - mine.start for n in hit if n.startswith(seat + "/")})
+        arm = scene.robots[seat]
+        unit = arm.scale * self.host.view.grid.step  # one grid square, in scene lengths
         for name, drawn in self.shapes.items():
             body = c.names.index(name)
             for parts, shape, M, own in drawn:
-                self._place(parts, shape, self._to_view(poses[body] @ M))
+                self._place(parts, shape, self._to_view(poses[body] @ M, arm.base, unit), unit)
                 for p in parts:
                     p.material(*(HIT if name in hit else own))
         if self.status is not None:
@@ -350,20 +355,22 @@ class Workspace:
     def collisions(self, solutions: list) -> list | None:
         """Per IK solution (anything with `.q`), its first colliding pair, None when clear;
         None for all when no scene is open."""
-        if self.scene is None or not solutions:
+        current = self.host.session.open_scene
+        if current is None or not solutions:
             return None
-        rep = self.scene.check({self.seat: np.array([s.q for s in solutions])})
+        rep = current.scene.check({current.seat: np.array([s.q for s in solutions])})
         return [pairs[0] if pairs else None for pairs in rep.collisions]
 
     def first_collision(self, trajectory: Any, t_from: float) -> SweepReport | None:
         """The first collision of `trajectory` after time `t_from` (None when clear or no
         scene is open): the motion from the arm's q at t_from through the later samples."""
-        if self.scene is None or trajectory is None:
+        current = self.host.session.open_scene
+        if current is None or trajectory is None:
             return None
         later = trajectory.t > t_from
         t = np.concatenate([[t_from], trajectory.t[later]])
         if len(t) < 2:
             return None
         q = np.vstack([q_at(trajectory, t_from), trajectory.q[later]])
-        rep = check_trajectory(self.scene, {self.seat: (t, q)})
+        rep = check_trajectory(current.scene, {current.seat: (t, q)})
         return rep if rep.colliding and rep.time is not None and rep.time > t_from else None
