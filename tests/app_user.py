@@ -16,6 +16,15 @@ def one(user, marker: str):
     return next(iter(found))
 
 
+def shown(obj) -> bool:
+    """Whether a scene object is drawn: it and every group it sits in visible."""
+    while obj is not None and hasattr(obj, "visible_"):
+        if not obj.visible_:
+            return False
+        obj = getattr(obj, "parent", None)
+    return True
+
+
 def shown_q(user, robot: km.Robot) -> np.ndarray:
     """q (core units) as the joint sliders hold it."""
     return np.array([one(user, f"joint-{i + 1}-slider").value for i in range(robot.n)]) / robot.angle_scale

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from app_user import one, solve
+from app_user import one, shown, solve
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nicegui.testing import User
@@ -75,15 +75,8 @@ def test_the_caption_says_what_is_drawn() -> None:
 
 # --- the page ---------------------------------------------------------------------------------
 def _visible(scene, colour: str) -> list:
-    return [o for o in scene.objects.values() if o.color == colour and o.material_is_set and _shown(o)]
+    return [o for o in scene.objects.values() if o.color == colour and o.material_is_set and shown(o)]
 
-
-def _shown(obj) -> bool:
-    while obj is not None and hasattr(obj, "visible_"):
-        if not obj.visible_:
-            return False
-        obj = getattr(obj, "parent", None)
-    return True
 
 
 @pytest.mark.asyncio
