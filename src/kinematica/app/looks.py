@@ -36,6 +36,7 @@ _files: dict[str, Path] = {}  # key -> mesh file
 _glb: OrderedDict[str, bytes] = OrderedDict()
 GLB_BUDGET = 64 * 2**20  # bytes of converted meshes kept (of the bundled robots only the SO-ARMs have meshes: 0.42 and 0.45 MB)
 _lock = threading.Lock()
+CONVERTER = "kinematica-glb"  # the name of the threads that convert a page's meshes ahead of the browser
 
 
 def mesh_key(path: str | Path) -> str:
@@ -100,7 +101,7 @@ class Looks:
         self.fraction: float | None = None  # the gripper's as the holders were last placed
         keys = [mesh_key(_mesh_path(v)) for v in visuals if v.kind == "mesh"]
         if any(k not in _glb for k in keys):  # convert while the page builds, not when the browser asks
-            threading.Thread(target=_convert, args=(keys,), daemon=True).start()
+            threading.Thread(target=_convert, args=(keys,), name=CONVERTER, daemon=True).start()
         for v in visuals:
             with self.bodies[v.body]:
                 if v.grip is None:
