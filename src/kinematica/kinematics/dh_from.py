@@ -189,7 +189,8 @@ def _dh_row(A: np.ndarray) -> dict[str, float]:
             "alpha": float(np.arctan2(A[2, 1], A[2, 2]))}
 
 
-_FLIP = np.diag([-1.0, -1.0, 1.0, 1.0])  # Rz(π): a frame's x and y reversed, z kept
+# Rz(π): a frame's x and y reversed, z kept
+_FLIP = np.diag([-1.0, -1.0, 1.0, 1.0])  # pyright: ignore[reportUnknownMemberType]  # NumPy's stubs need 3.11's typing
 
 
 def _rows(F: list[np.ndarray], modified: bool) -> list[dict[str, float]]:
