@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -84,16 +84,18 @@ BOUND_WORDS = (f"{MAX_TURNS} turns for a revolute joint, {MAX_TRAVEL_M:g} m for 
 """`joint_bounds` in words, by derivative (values, rates, accelerations)."""
 
 
-def count(value: Any, name: str, limit: Limit, *, minimum: int = 1,
+def count(value: object, name: str, limit: Limit, *, minimum: int = 1,
           error: type[Exception] = InputError) -> int:
     """`value` as an int within [minimum, limit.value]; else `error` naming the argument and the limit.
 
     Whole-number floats (10.0) pass; booleans, fractions and non-numbers do not."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float, np.floating)):
         raise error(f"{name}: expected a whole number, got {value!r}")
-    if isinstance(value, (float, np.floating)) and not (math.isfinite(value) and value == int(value)):
+    # (isinstance leaves NumPy's scalar types with unknown precision parameters)
+    number = cast("int | float | np.integer[Any] | np.floating[Any]", value)
+    if isinstance(number, (float, np.floating)) and not (math.isfinite(number) and number == int(number)):
         raise error(f"{name}: expected a whole number, got {value!r}")
-    n = int(value)
+    n = int(number)
     if n < minimum:
         raise error(f"{name}: expected a whole number >= {minimum}, got {value!r}")
     if n > limit.value:

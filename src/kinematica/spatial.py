@@ -66,21 +66,20 @@ def transl(p: ArrayLike) -> np.ndarray:
 
 def homogeneous(R: ArrayLike, p: ArrayLike) -> np.ndarray:
     """Pack rotation R (..., 3, 3) and position p (..., 3) into T (..., 4, 4)."""
-    R = np.asarray(R, dtype=float)
-    p = np.asarray(p, dtype=float)
-    shape = np.broadcast_shapes(R.shape[:-2], p.shape[:-1])
+    Rs, ps = np.asarray(R, dtype=float), np.asarray(p, dtype=float)
+    shape = np.broadcast_shapes(Rs.shape[:-2], ps.shape[:-1])
     T = np.zeros(shape + (4, 4))
-    T[..., :3, :3] = R
-    T[..., :3, 3] = p
+    T[..., :3, :3] = Rs
+    T[..., :3, 3] = ps
     T[..., 3, 3] = 1.0
     return T
 
 
 def inv(T: ArrayLike) -> np.ndarray:
     """Inverse of rigid transforms: [Rᵀ, −Rᵀp; 0, 1]."""
-    T = np.asarray(T, dtype=float)
-    Rt = np.swapaxes(T[..., :3, :3], -1, -2)
-    return homogeneous(Rt, -np.einsum("...ij,...j->...i", Rt, T[..., :3, 3]))
+    Ts = np.asarray(T, dtype=float)
+    Rt = np.swapaxes(Ts[..., :3, :3], -1, -2)
+    return homogeneous(Rt, -np.einsum("...ij,...j->...i", Rt, Ts[..., :3, 3]))
 
 
 def rpy_to_matrix(rpy: ArrayLike) -> np.ndarray:
@@ -108,14 +107,14 @@ def matrix_to_rpy(R: ArrayLike) -> np.ndarray:
     >>> np.degrees(matrix_to_rpy(rpy_to_matrix(np.radians([30, 90, 40])))).round(6) + 0.0
     array([-10.,  90.,   0.])
     """
-    R = np.asarray(R, dtype=float)
-    locked = np.hypot(R[..., 1, 0], R[..., 0, 0]) < GIMBAL_LOCK
-    y = np.where(locked, 0.0, np.arctan2(R[..., 1, 0], R[..., 0, 0]))
+    Rs = np.asarray(R, dtype=float)
+    locked = np.hypot(Rs[..., 1, 0], Rs[..., 0, 0]) < GIMBAL_LOCK
+    y = np.where(locked, 0.0, np.arctan2(Rs[..., 1, 0], Rs[..., 0, 0]))
     c, s = np.cos(y), np.sin(y)
-    m12 = c * R[..., 1, 2] - s * R[..., 0, 2]
-    m11 = c * R[..., 1, 1] - s * R[..., 0, 1]
-    m00 = c * R[..., 0, 0] + s * R[..., 1, 0]
-    return np.stack([np.arctan2(-m12, m11), np.arctan2(-R[..., 2, 0], m00), y], axis=-1)
+    m12 = c * Rs[..., 1, 2] - s * Rs[..., 0, 2]
+    m11 = c * Rs[..., 1, 1] - s * Rs[..., 0, 1]
+    m00 = c * Rs[..., 0, 0] + s * Rs[..., 1, 0]
+    return np.stack([np.arctan2(-m12, m11), np.arctan2(-Rs[..., 2, 0], m00), y], axis=-1)
 
 
 def skew(v: ArrayLike) -> np.ndarray:
@@ -130,11 +129,11 @@ def skew(v: ArrayLike) -> np.ndarray:
 
 def is_rotation(R: ArrayLike, tol: float = 1e-9) -> bool:
     """True when R is orthonormal with determinant +1 to within `tol`."""
-    R = np.asarray(R, dtype=float)
-    if R.shape[-2:] != (3, 3) or not np.all(np.isfinite(R)):
+    Rs = np.asarray(R, dtype=float)
+    if Rs.shape[-2:] != (3, 3) or not np.all(np.isfinite(Rs)):
         return False
-    eye = np.swapaxes(R, -1, -2) @ R
-    return bool(np.all(np.abs(eye - np.eye(3)) < tol) and np.all(np.abs(np.linalg.det(R) - 1) < tol))
+    eye = np.swapaxes(Rs, -1, -2) @ Rs
+    return bool(np.all(np.abs(eye - np.eye(3)) < tol) and np.all(np.abs(np.linalg.det(Rs) - 1) < tol))
 
 
 def axis_to_z(axis: ArrayLike) -> np.ndarray:
@@ -157,19 +156,20 @@ def axis_to_z(axis: ArrayLike) -> np.ndarray:
     k = v / safe[..., None]
     K = skew(k)
     angle = np.arctan2(s, c)[..., None, None]
-    R = np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * (K @ K)
-    R = np.where((s < 1e-12)[..., None, None], np.eye(3), R)
-    return np.where(opposite[..., None, None], np.diag([1.0, -1.0, -1.0]), R)
+    turn = np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * (K @ K)  # Rodrigues
+    R = np.where((s < 1e-12)[..., None, None], np.eye(3), turn)
+    half_turn = np.diag([1.0, -1.0, -1.0])  # pyright: ignore[reportUnknownMemberType]  # NumPy's stubs need 3.11's typing
+    return np.where(opposite[..., None, None], half_turn, R)
 
 
 def rotation_log(R: ArrayLike) -> np.ndarray:
     """Rotation vector ω (..., 3) with exp([ω]×) = R: axis times angle θ ∈ [0, π] (rad).
     `rotation_error` with R_d = R and the identity as the current rotation."""
-    R = np.asarray(R, dtype=float)
-    lead = R.shape[:-2]
-    Rd = np.ascontiguousarray(R.reshape(-1, 3, 3).transpose(1, 2, 0))
+    Rs = np.asarray(R, dtype=float)
+    lead = Rs.shape[:-2]
+    Rd = np.ascontiguousarray(np.transpose(np.reshape(Rs, (-1, 3, 3)), (1, 2, 0)))
     w, _ = rotation_error(Rd, np.broadcast_to(np.eye(3)[..., None], Rd.shape))
-    return w.T.reshape(lead + (3,))
+    return np.reshape(np.transpose(w), lead + (3,))
 
 
 def rotation_error(Rd: np.ndarray, R: np.ndarray, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -205,9 +205,9 @@ def _log_near_pi(M: np.ndarray, v: np.ndarray, c: np.ndarray, theta: np.ndarray)
     """θ·a (3, k) for rotations M (3, 3, k) far from the identity, batch last:
     (M + Mᵀ)/2 − cos θ I = (1 − cos θ) a aᵀ, so its column with the largest diagonal gives a up
     to sign, and v = vee(M − Mᵀ) = 2 sin θ a gives the sign."""
-    k = np.arange(M.shape[-1])
+    k = np.arange(int(M.shape[-1]))
     i = np.argmax(M[[0, 1, 2], [0, 1, 2]], axis=0)  # the largest diagonal of M and of B alike
-    col = 0.5 * (M[:, i, k] + M[i, :, k].T)
+    col = 0.5 * (M[:, i, k] + np.transpose(M[i, :, k]))
     col[i, k] -= c
     a = col / np.sqrt(np.maximum(col[i, k] * (1.0 - c), 1e-300))
     a *= np.where(np.einsum("ak,ak->k", a, v) < 0, -1.0, 1.0)

@@ -17,13 +17,17 @@ nor pickle).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..model.robot import Robot
 
-_KEY = "_kinematica_cache"
+if TYPE_CHECKING:  # (the core loads at the first handle: kinematics/handle.py)
+    from .._core import Chain
+
+CACHE_KEY = "_kinematica_cache"  # the cache's key in the robot's __dict__ (fk and jacobian read it inline)
 
 
 class RobotCache:
@@ -33,26 +37,27 @@ class RobotCache:
 
     def __init__(self) -> None:
         self.chain: tuple[np.ndarray, np.ndarray] | None = None  # (C, joints), see chain_arrays
-        self.core: Any = None  # (the compiled core's kinematic handle, (n,)): kinematics.handle.chain_handle
+        self.core: tuple[Chain, tuple[int]] | None = None  # (the core's handle, (n,)): handle.chain_handle
         self.local: Any = None  # dynamics.local.Local: the local-frame dynamics constants
         self.dynamics: Any = None  # the core's dynamic handle and more, dynamics.packing.dynamics_handle
-        self.fast_ik: dict[tuple, tuple | None] = {}  # ik.fast's constants, per limit mode and closed-form seeding
-        self.solvers: dict = {}  # ik.lm_core.solver: the core's IK solvers, per settings
+        # ik.fast's constants (solver, p1, reach), per limit mode and closed-form seeding
+        self.fast_ik: dict[tuple[str, bool], tuple[Any, ...] | None] = {}
+        self.solvers: dict[Hashable, Any] = {}  # the core's IK solvers per settings (ik.lm_core), its closed form
 
-    def __reduce__(self):  # copies and pickles start empty (see the module docstring)
+    def __reduce__(self) -> tuple[type[RobotCache], tuple[()]]:  # copies and pickles start empty (see the module docstring)
         return (RobotCache, ())
 
 
 def cache_if_made(robot: Robot) -> RobotCache | None:
     """The robot's cache if a call has made it, else None (a look that does not create it)."""
-    return robot.__dict__.get(_KEY)
+    return robot.__dict__.get(CACHE_KEY)
 
 
 def cache_of(robot: Robot) -> RobotCache:
     """The robot's cache, created empty on first use."""
-    found = robot.__dict__.get(_KEY)
+    found = robot.__dict__.get(CACHE_KEY)
     if found is None:
-        found = robot.__dict__[_KEY] = RobotCache()  # beside cached_property's entries
+        found = robot.__dict__[CACHE_KEY] = RobotCache()  # beside cached_property's entries
     return found
 
 

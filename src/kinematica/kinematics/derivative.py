@@ -51,10 +51,10 @@ def transform_derivatives(robot: Robot, q: ArrayLike) -> np.ndarray:
     dJC = Jm @ B @ robot.C[1:]  # joint i's factor J_i · C_i with its derivative J_i · B · C_i
     out = np.empty((robot.n, 4, 4))
     for i in range(robot.n):
-        T = robot.C[0]
+        dT = robot.C[0]
         for k in range(robot.n):
-            T = T @ (dJC[k] if k == i else JC[k])
-        out[i] = T
+            dT = dT @ (dJC[k] if k == i else JC[k])
+        out[i] = dT
     return out
 
 
@@ -71,8 +71,8 @@ def jacobian_derivative(robot: Robot, q: ArrayLike) -> np.ndarray:
 
     dT = transform_derivatives(robot, q)
     R = fk(robot, q)[:3, :3]
-    W = dT[:, :3, :3] @ R.T  # [ω_i]×
+    W = dT[:, :3, :3] @ np.transpose(R)  # [ω_i]×
     J = np.empty((6, robot.n))
-    J[:3] = dT[:, :3, 3].T
+    J[:3] = np.transpose(dT[:, :3, 3])
     J[3:] = np.stack([W[:, 2, 1], W[:, 0, 2], W[:, 1, 0]])
     return J

@@ -50,6 +50,9 @@ CONVENTIONS = ("dh", "mdh")
 _PARALLEL = 1e-10
 _MEET = 1e-9  # common-normal length (relative to the arm's size) below this: the axes meet
 
+_Line = tuple[np.ndarray, np.ndarray]  # a joint axis at q = 0: (a point on it, its unit direction)
+_Frames = tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]  # origins, z and x axes of frames
+
 
 def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.linalg.norm(v)
@@ -71,7 +74,7 @@ def _normal(u0: np.ndarray, u1: np.ndarray) -> np.ndarray:
     return np.cross(u0, u1 - u0 if u0 @ u1 >= 0 else u1 + u0)
 
 
-def _frames(axes: list, size: float) -> tuple[list, list, list]:
+def _frames(axes: list[_Line], size: float) -> _Frames:
     """Origins, z and x of DH frames 0..n from the joint axes (point, unit direction) at q = 0."""
     n = len(axes)
     o, z, x = [axes[0][0]], [axes[0][1]], [_any_normal(axes[0][1])]
@@ -108,17 +111,19 @@ def _closest(p0: np.ndarray, u0: np.ndarray, p1: np.ndarray, u1: np.ndarray) -> 
     return p0 + (np.cross(w, u1) @ c / cc) * u0, p1 + (np.cross(w, u0) @ c / cc) * u1
 
 
-def _mdh_frames(axes: list, size: float) -> tuple[list, list, list]:
-    """Origins, z and x of modified-DH frames 1..n from the joint axes at q = 0 (see above)."""
+def _mdh_frames(axes: list[_Line], revolute: np.ndarray, size: float) -> _Frames:
+    """Origins, z and x of modified-DH frames 1..n from the joint axes at q = 0 (see above);
+    `revolute` per joint, False for a prismatic one, whose axis is a direction only."""
     n = len(axes)
-    o, z, x = [], [], []
+    o: list[np.ndarray] = []
+    z: list[np.ndarray] = []
+    x: list[np.ndarray] = []
     r = axes[0][0]  # where the previous common normal lands on axis i (any point for axis 1)
     for i in range(n - 1):
         u0 = axes[i][1]
         p1, u1 = axes[i + 1]
-        if p1 is None:  # a prismatic axis is a direction only: its line through r meets axis i
+        if not revolute[i + 1]:  # a prismatic axis is a direction only: its line through r meets axis i
             p1 = r
-            axes[i + 1] = (r, u1)
         c = _normal(u0, u1)
         if np.linalg.norm(c) < _PARALLEL:  # parallel: the normal through r (d = 0)
             oi, foot = r, p1 + ((r - p1) @ u1) * u1
@@ -161,39 +166,40 @@ def dh_unavailable(robot: Robot) -> str | None:
     return None
 
 
-def _axes(robot: Robot, S: np.ndarray, modified: bool) -> list:
+def _axes(robot: Robot, S: np.ndarray) -> list[_Line]:
     """(point, unit direction) of each joint axis at q = 0; a prismatic axis is a direction
-    only: standard DH draws its line through the previous axis point, modified DH through the
-    point where the previous normal lands (point None: `_mdh_frames` fills it in)."""
-    axes, prev = [], np.zeros(3)
+    only: standard DH draws its line through the previous axis point (the one given here),
+    modified DH through the point where the previous normal lands (`_mdh_frames`)."""
+    axes: list[_Line] = []
+    p = np.zeros(3)
     for i in range(robot.n):
         w, v = S[i, :3], S[i, 3:]
         if robot.revolute[i]:
             u, p = _unit(w), np.cross(w, v) / (w @ w)
         else:
-            u, p = _unit(v), (None if modified and i else prev)
+            u = _unit(v)
         axes.append((p, u))
-        prev = p if p is not None else prev
     return axes
 
 
-def _dh_row(A: np.ndarray) -> dict:
+def _dh_row(A: np.ndarray) -> dict[str, float]:
     """θ, d, a, α of A = Rz(θ)·Tz(d)·Tx(a)·Rx(α)."""
     theta = np.arctan2(A[1, 0], A[0, 0])
     return {"theta": float(theta), "d": float(A[2, 3]), "a": float(A[0, 3] * np.cos(theta) + A[1, 3] * np.sin(theta)),
             "alpha": float(np.arctan2(A[2, 1], A[2, 2]))}
 
 
-_FLIP = np.diag([-1.0, -1.0, 1.0, 1.0])  # Rz(π): a frame's x and y reversed, z kept
+# Rz(π): a frame's x and y reversed, z kept
+_FLIP = np.diag([-1.0, -1.0, 1.0, 1.0])  # pyright: ignore[reportUnknownMemberType]  # NumPy's stubs need 3.11's typing
 
 
-def _rows(F: list, modified: bool) -> list[dict]:
+def _rows(F: list[np.ndarray], modified: bool) -> list[dict[str, float]]:
     """The table's numbers read off consecutive frames at q = 0."""
     read = _mdh_row if modified else _dh_row
     return [read(np.linalg.inv(F[i - 1]) @ F[i]) for i in range(1, len(F))]
 
 
-def _untidiness(F: list, modified: bool) -> tuple[int, int, float]:
+def _untidiness(F: list[np.ndarray], modified: bool) -> tuple[int, int, float]:
     """How far a table is from how tables are printed: joint offsets that are not 0, then
     negative link lengths a, then the offsets' size (compared as a tuple)."""
     rows = _rows(F, modified)
@@ -201,30 +207,30 @@ def _untidiness(F: list, modified: bool) -> tuple[int, int, float]:
     return sum(t > 1e-9 for t in theta), sum(r["a"] < -1e-12 for r in rows), sum(theta)
 
 
-def _tidy(F: list, modified: bool) -> list:
+def _tidy(F: list[np.ndarray], modified: bool) -> list[np.ndarray]:
     """The frames with their x axes reversed where that makes a tidier table (`_untidiness`):
     each x lies along a common normal, and either direction along it is a valid DH frame, the
     numbers changing by signs and π. Standard DH's frame 0 has any x ⟂ z_0: x_1 (a normal to
     axis 1 too) makes θ_1 = 0. Coordinate descent over single reversals, O(n²) row readings."""
-    F = list(F)
+    tidy = list(F)
     if not modified:
-        z0, x1 = F[0][:3, 2], F[1][:3, 0]
-        F[0] = _frame(F[0][:3, 3], z0, _unit(x1 - (x1 @ z0) * z0))
-    best, changed = _untidiness(F, modified), True
+        z0, x1 = tidy[0][:3, 2], tidy[1][:3, 0]
+        tidy[0] = _frame(tidy[0][:3, 3], z0, _unit(x1 - (x1 @ z0) * z0))
+    best, changed = _untidiness(tidy, modified), True
     while changed:
         changed = False
-        for i in range(1 if modified else 0, len(F)):
-            G = list(F)
-            G[i] = F[i] @ _FLIP
+        for i in range(1 if modified else 0, len(tidy)):
+            G = list(tidy)
+            G[i] = tidy[i] @ _FLIP
             if modified and i == 1:
                 G[0] = G[1]  # frame 0 is frame 1 at q = 0
             score = _untidiness(G, modified)
             if score < best:
-                F, best, changed = G, score, True
-    return F
+                tidy, best, changed = G, score, True
+    return tidy
 
 
-def _mdh_row(A: np.ndarray) -> dict:
+def _mdh_row(A: np.ndarray) -> dict[str, float]:
     """α, a, θ, d of A = Rx(α)·Tx(a)·Rz(θ)·Tz(d) (its z column is Rx(α)·e_z)."""
     return {"alpha": float(np.arctan2(-A[1, 2], A[2, 2])), "a": float(A[0, 3]),
             "theta": float(np.arctan2(-A[0, 1], A[0, 0])), "d": float(A[:3, 3] @ A[:3, 2])}
@@ -253,12 +259,12 @@ def to_dh(robot: Robot, convention: str = "dh") -> Robot:
     modified = convention == "mdh"
     M, S = screw_axes(robot)
     size = max(1.0, float(np.abs(S[:, 3:]).max()), float(np.abs(M[:3, 3]).max()))
-    axes = _axes(robot, S, modified)
-    o, z, x = _mdh_frames(axes, size) if modified else _frames(axes, size)
-    F = [_frame(*f) for f in zip(o, z, x, strict=True)]
+    axes = _axes(robot, S)
+    o, z, x = _mdh_frames(axes, robot.revolute, size) if modified else _frames(axes, size)
+    frames = [_frame(*f) for f in zip(o, z, x, strict=True)]
     if modified:
-        F.insert(0, F[0])  # frame 0 is frame 1 at q = 0
-    F = _tidy(F, modified)
+        frames.insert(0, frames[0])  # frame 0 is frame 1 at q = 0
+    F = _tidy(frames, modified)
     rows = [r | {"type": "revolute" if rev else "prismatic", "name": name}
             for r, rev, name in zip(_rows(F, modified), robot.revolute, robot.joint_names, strict=True)]
     build = from_mdh if modified else from_dh

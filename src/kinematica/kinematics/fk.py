@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from ..typing import Poses, Q
-from .cache import _KEY
+from .cache import CACHE_KEY, RobotCache
 from .chain import not_finite, shaped_q
 from .handle import chain_handle
 
@@ -27,7 +27,7 @@ def fk(robot: Robot, q: Q) -> Poses:
     >>> km.fk(km.load("planar-3r"), np.radians([30, 30, 20]))[:2, 3].round(2)
     array([30.79, 47.02])
     """
-    cache = robot.__dict__.get(_KEY)  # chain_handle's lookup, inline: this is the hot path
+    cache: RobotCache | None = robot.__dict__.get(CACHE_KEY)  # chain_handle's lookup, inline: this is the hot path
     h, one = cache.core if cache is not None and cache.core is not None else chain_handle(robot)
     if not (type(q) is np.ndarray and q.dtype is _F8 and q.shape == one):
         q = shaped_q(robot, q)  # (one float configuration of the right shape: checks done)

@@ -14,18 +14,21 @@ shared library (milliseconds), with no compilation and no warm-up.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..model.robot import Robot
-from .cache import _KEY, cache_of, chain_arrays
+from .cache import CACHE_KEY, RobotCache, cache_of, chain_arrays
+
+if TYPE_CHECKING:
+    from .._core import Chain
 
 
-def chain_handle(robot: Robot) -> tuple[Any, tuple[int]]:
+def chain_handle(robot: Robot) -> tuple[Chain, tuple[int]]:
     """The robot's `_core.Chain` and the shape (n,) of one configuration, made on first use
     (the calls read `cache_of(robot).core` first: one lookup on every FK and Jacobian call)."""
-    cache = robot.__dict__.get(_KEY)
+    cache: RobotCache | None = robot.__dict__.get(CACHE_KEY)
     if cache is not None and cache.core is not None:
         return cache.core
     from .._core import Chain  # (the core loads here, at the first handle)
@@ -33,5 +36,5 @@ def chain_handle(robot: Robot) -> tuple[Any, tuple[int]]:
     C, joints = chain_arrays(robot)
     made = Chain(C, joints, *(np.ascontiguousarray(a, dtype=float)
                                    for a in (robot.before, robot.after, robot.base, robot.tool)))
-    cache_of(robot).core = (made, (robot.n,))
-    return cache_of(robot).core
+    core = cache_of(robot).core = (made, (robot.n,))
+    return core

@@ -13,7 +13,7 @@ from ..errors import InputError
 from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from ..typing import Jacobians, Q
-from .cache import _KEY
+from .cache import CACHE_KEY, RobotCache
 from .chain import not_finite, shaped_q
 from .handle import chain_handle
 
@@ -60,7 +60,7 @@ def jacobian(robot: Robot, q: Q, frame: str = "base") -> Jacobians:
            [  0., 270., 188.,  60.]])
     """
     code = 0 if frame is FRAMES[0] else _frame_code(frame)  # the default, without a lookup
-    cache = robot.__dict__.get(_KEY)  # chain_handle's lookup, inline: this is the hot path
+    cache: RobotCache | None = robot.__dict__.get(CACHE_KEY)  # chain_handle's lookup, inline: this is the hot path
     h, one = cache.core if cache is not None and cache.core is not None else chain_handle(robot)
     if not (type(q) is np.ndarray and q.dtype is _F8 and q.shape == one):
         q = shaped_q(robot, q)

@@ -40,7 +40,8 @@ def is_planar(robot: Robot, tol: float = 1e-9) -> bool:
     Rb = robot.base[:3, :3]
     # joint frames are link frames before the joint: base·…·B_i, checked at two configurations
     for q in (robot.q_home, robot.q_home + 0.3):
-        F = fk_frames(robot, np.clip(q, robot.limits[:, 0], robot.limits[:, 1]))
+        within = np.clip(q, robot.limits[:, 0], robot.limits[:, 1])  # pyright: ignore[reportUnknownMemberType]  # NumPy's stubs need 3.11's typing
+        F = fk_frames(robot, within)
         pre = F[:-2] @ robot.before
         z = pre[:, :3, 2] @ Rb
         h = (pre[:, :3, 3] - robot.base[:3, 3]) @ Rb[:, 2]
@@ -69,12 +70,12 @@ def select_rows(J: np.ndarray, rows: str | tuple[int, ...]) -> np.ndarray:
 
 
 def _check_J(J: ArrayLike) -> np.ndarray:
-    J = np.asarray(J, dtype=float)
-    if J.ndim < 2:
-        raise InputError(f"J: expected a matrix or a stack of matrices (..., m, n), got shape {J.shape}")
-    if not np.all(np.isfinite(J)):
+    arr = np.asarray(J, dtype=float)
+    if arr.ndim < 2:
+        raise InputError(f"J: expected a matrix or a stack of matrices (..., m, n), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
         raise InputError("J: contains NaN or infinity")
-    return J
+    return arr
 
 
 @strict

@@ -68,11 +68,11 @@ class OffsetFit:
 
 
 def _residual(robot: Robot, q: np.ndarray, p: np.ndarray, delta: np.ndarray) -> np.ndarray:
-    return (fk(robot, q + delta)[:, :3, 3] - p).reshape(-1)
+    return (fk(robot, q + delta)[:, :3, 3] - p).ravel()
 
 
 def _stacked(robot: Robot, q: np.ndarray, delta: np.ndarray, joints: np.ndarray) -> np.ndarray:
-    return jacobian(robot, q + delta)[:, :3, joints].reshape(-1, len(joints))
+    return np.reshape(jacobian(robot, q + delta)[:, :3, joints], (-1, len(joints)))
 
 
 def _scaled(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -122,8 +122,8 @@ def identify_offsets(robot: Robot, q: ArrayLike, positions: ArrayLike, *,
         As, scale, _ = _scaled(_stacked(robot, q, delta, cols))
         # columns scaled to unit norm, so Marquardt's diag(AᵀA) is the identity: damping is √λ·I rows
         step = np.linalg.lstsq(np.vstack([As, np.sqrt(damping) * np.eye(len(cols))]),
-                               np.r_[-r, np.zeros(len(cols))], rcond=None)[0] / scale
-        trial = delta.copy()
+                               np.concatenate([-r, np.zeros(len(cols))]), rcond=None)[0] / scale
+        trial = np.copy(delta)
         trial[cols] += step
         r_trial = _residual(robot, q, p, trial)
         if float(r_trial @ r_trial) <= cost:
@@ -144,20 +144,20 @@ def _verdict(robot: Robot, q: np.ndarray, p: np.ndarray, cols: np.ndarray, delta
     condition = float(s[0] / s[-1]) if s[-1] > 0 else float("inf")
     std = np.full(robot.n, np.nan)
     sigma2 = float(r @ r) / (len(r) - len(cols))
-    dist = np.linalg.norm(r.reshape(-1, 3), axis=1)
+    dist: np.ndarray = np.linalg.norm(np.reshape(r, (-1, 3)), axis=1)  # (NumPy's stubs: Any with an axis)
     fit: dict[str, Any] = dict(residual_rms=float(np.sqrt(np.mean(dist ** 2))), residual_max=float(dist.max()),
                                condition=condition, samples=len(q), iterations=iterations)
     if not np.isfinite(condition) or condition > MAX_CONDITION or dead.any():
         lost = np.abs(vt[s <= s[0] / MAX_CONDITION] if s[-1] <= s[0] / MAX_CONDITION else vt[-1:]).max(axis=0)
         names = ", ".join(robot.joint_names[int(j)] for j in cols[(lost > 0.3) | dead])
-        dist = np.linalg.norm(_residual(robot, q, p, np.zeros(robot.n)).reshape(-1, 3), axis=1)  # no offsets
+        dist = np.linalg.norm(np.reshape(_residual(robot, q, p, np.zeros(robot.n)), (-1, 3)), axis=1)  # no offsets
         fit.update(residual_rms=float(np.sqrt(np.mean(dist ** 2))), residual_max=float(dist.max()))
         return OffsetFit(np.zeros(robot.n), std, **fit, success=False, reason=(
             f"these {len(q)} poses cannot tell the offsets of {names} apart (condition number {condition:.3g}, at "
             f"most {MAX_CONDITION:g}): measure poses where turning each moves the tool point differently, or leave "
             "them out (joints=)"))
-    cov = sigma2 * np.linalg.inv(As.T @ As) / np.outer(scale, scale)
-    std[cols] = np.sqrt(np.clip(np.diag(cov), 0, None))
+    cov = sigma2 * np.linalg.inv(np.transpose(As) @ As) / np.outer(scale, scale)
+    std[cols] = np.sqrt(np.maximum(cov.diagonal(), 0.0))
     if np.abs(delta).max() > MAX_OFFSET:  # no zero is that far off: the data describe another arm or frame
         j = int(np.argmax(np.abs(delta)))
         return OffsetFit(delta, std, **fit, success=False, reason=(

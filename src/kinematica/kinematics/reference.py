@@ -30,13 +30,13 @@ from ..model.robot import Robot
 
 def screw_list(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
     """(M, S): the tool's pose at θ = 0 (4, 4) and the space screw axes (n, 6), rows (ω; v)."""
-    T = robot.C[0]
+    frame = robot.C[0]  # just before joint i, at θ = 0 (after the loop: the tool's, M)
     S = np.zeros((robot.n, 6))
     for i in range(robot.n):
-        z, p = T[:3, 2], T[:3, 3]
+        z, p = frame[:3, 2], frame[:3, 3]
         S[i] = np.r_[z, -np.cross(z, p) + robot.pitch[i] * z] if robot.revolute[i] else np.r_[0.0, 0.0, 0.0, z]
-        T = T @ robot.C[i + 1]
-    return T, S
+        frame = frame @ robot.C[i + 1]
+    return frame, S
 
 
 def matrix_exp6(S: np.ndarray, theta: float) -> np.ndarray:
@@ -68,10 +68,10 @@ def fk_space(robot: Robot, q: ArrayLike) -> np.ndarray:
     """T(θ) = e^[S1]θ1 ⋯ e^[Sn]θn · M for one configuration q (n,)."""
     M, S = screw_list(robot)
     theta = np.asarray(q, dtype=float) + robot.offsets
-    T = np.eye(4)
+    Tk = np.eye(4)  # e^[S1]θ1 ⋯ e^[Sk]θk after k joints
     for Si, ti in zip(S, theta, strict=True):
-        T = T @ matrix_exp6(Si, ti)
-    return T @ M
+        Tk = Tk @ matrix_exp6(Si, ti)
+    return Tk @ M
 
 
 def jacobian_space(robot: Robot, q: ArrayLike) -> np.ndarray:
@@ -79,10 +79,10 @@ def jacobian_space(robot: Robot, q: ArrayLike) -> np.ndarray:
     _, S = screw_list(robot)
     theta = np.asarray(q, dtype=float) + robot.offsets
     J = np.empty((6, robot.n))
-    T = np.eye(4)
+    Tk = np.eye(4)  # e^[S1]θ1 ⋯ e^[Sk]θk after k joints
     for i, (Si, ti) in enumerate(zip(S, theta, strict=True)):
-        J[:, i] = adjoint(T) @ Si
-        T = T @ matrix_exp6(Si, ti)
+        J[:, i] = adjoint(Tk) @ Si
+        Tk = Tk @ matrix_exp6(Si, ti)
     return J
 
 
@@ -92,4 +92,4 @@ def jacobian_geometric(robot: Robot, q: ArrayLike) -> np.ndarray:
     Js = jacobian_space(robot, q)
     p = fk_space(robot, q)[:3, 3]
     w = Js[:3]
-    return np.vstack([Js[3:] + np.cross(w.T, p).T, w])
+    return np.vstack([Js[3:] + np.cross(w, p, axis=0), w])  # ω × p_e, column by column

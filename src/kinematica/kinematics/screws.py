@@ -31,7 +31,7 @@ def screw_axes(robot: Robot, form: str = "space") -> tuple[np.ndarray, np.ndarra
     if form not in ("space", "body"):
         raise InputError(f"form must be 'space' or 'body', got {form!r}")
     M, J = fk_jacobian(robot, np.zeros(robot.n), form)
-    return M, J.T.copy()
+    return M, np.copy(np.transpose(J), order="C")
 
 
 __all__ = ["screw_axes"]

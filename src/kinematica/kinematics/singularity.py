@@ -60,12 +60,11 @@ def _line_distance(p: np.ndarray, a: np.ndarray, z: np.ndarray) -> float:
 
 def _spherical_wrist(z: np.ndarray, p: np.ndarray, scale: float) -> np.ndarray | None:
     """The common point of the last three axes, when they meet in one point."""
-    A = np.zeros((3, 3))
-    b = np.zeros(3)
-    for zi, pi in zip(z[-3:], p[-3:], strict=True):
-        P = np.eye(3) - np.outer(zi, zi)  # least-squares point nearest all three lines
-        A += P
-        b += P @ pi
+    # the least-squares point nearest all three lines: A w = b, summed over the projectors P
+    # normal to each axis (A = ΣP, b = ΣP·p)
+    projectors = [np.eye(3) - np.outer(zi, zi) for zi in z[-3:]]
+    A = sum(projectors, np.zeros((3, 3)))
+    b = sum((P @ pi for P, pi in zip(projectors, p[-3:], strict=True)), np.zeros(3))
     if np.linalg.cond(A) > 1e8:
         return None
     w = np.linalg.solve(A, b)
@@ -92,7 +91,7 @@ def _candidates(robot: Robot, q: np.ndarray, rows: str) -> list[tuple[float, str
         for i in last:
             for j in last:
                 if i < j:
-                    m = np.linalg.norm(np.cross(z[i], z[j])) + _line_distance(p[j], p[i], z[i]) / scale
+                    m = float(np.linalg.norm(np.cross(z[i], z[j]))) + _line_distance(p[j], p[i], z[i]) / scale
                     out.append((m, "wrist", f"the axes of joints {i + 1} and {j + 1} are aligned"))
     if rev.size:
         i0 = rev[0]
@@ -105,10 +104,10 @@ def _candidates(robot: Robot, q: np.ndarray, rows: str) -> list[tuple[float, str
         # In the plane normal to the parallel axes: are axis i, axis j and w on one line?
         P = np.eye(3) - np.outer(z[i], z[i])
         u, v = P @ (p[j] - p[i]), P @ (w - p[j])
-        nu, nv = np.linalg.norm(u), np.linalg.norm(v)
+        nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
         if nu < 1e-12 * scale or nv < 1e-12 * scale:
             continue
-        sine = np.linalg.norm(np.cross(u, v)) / (nu * nv)
+        sine = float(np.linalg.norm(np.cross(u, v))) / (nu * nv)
         pose = "stretched out" if u @ v > 0 else "folded back"
         out.append((sine, "elbow", f"the arm is {pose} at joint {j + 1}"))
     return out
