@@ -10,10 +10,8 @@ from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from ..typing import Poses, Q
 from .cache import CACHE_KEY, RobotCache
-from .chain import not_finite, shaped_q
+from .chain import check_q, not_finite, shaped_q
 from .handle import chain_handle
-
-_F8 = np.dtype(float)
 
 
 @takes_robot
@@ -28,13 +26,11 @@ def fk(robot: Robot, q: Q) -> Poses:
     array([30.79, 47.02])
     """
     cache: RobotCache | None = robot.__dict__.get(CACHE_KEY)  # chain_handle's lookup, inline: this is the hot path
-    h, one = cache.core if cache is not None and cache.core is not None else chain_handle(robot)
-    if not (type(q) is np.ndarray and q.dtype is _F8 and q.shape == one):
-        q = shaped_q(robot, q)  # (one float configuration of the right shape: checks done)
-    try:
+    h = (cache.core if cache is not None and cache.core is not None else chain_handle(robot))[0]
+    try:  # the core takes float64 (..., n) as it is and converts other numbers (np.ascontiguousarray)
         return h.fk(q)
-    except ValueError:  # the core found NaN or infinity
-        not_finite()
+    except (IndexError, TypeError, ValueError):  # a shape, non-numbers or NaN: said in words
+        return h.fk(check_q(robot, q))
 
 
 @takes_robot

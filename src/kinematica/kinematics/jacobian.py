@@ -14,12 +14,11 @@ from ..model.coerce import takes_robot
 from ..model.robot import Robot
 from ..typing import Jacobians, Q
 from .cache import CACHE_KEY, RobotCache
-from .chain import not_finite, shaped_q
+from .chain import check_q, not_finite, shaped_q
 from .handle import chain_handle
 
 FRAMES = ("base", "tool", "space", "body")
 _CODES = {name: code for code, name in enumerate(FRAMES)}  # the core's frame numbers
-_F8 = np.dtype(float)
 
 
 def _frame_code(frame: object) -> int:
@@ -61,10 +60,8 @@ def jacobian(robot: Robot, q: Q, frame: str = "base") -> Jacobians:
     """
     code = 0 if frame is FRAMES[0] else _frame_code(frame)  # the default, without a lookup
     cache: RobotCache | None = robot.__dict__.get(CACHE_KEY)  # chain_handle's lookup, inline: this is the hot path
-    h, one = cache.core if cache is not None and cache.core is not None else chain_handle(robot)
-    if not (type(q) is np.ndarray and q.dtype is _F8 and q.shape == one):
-        q = shaped_q(robot, q)
-    try:
+    h = (cache.core if cache is not None and cache.core is not None else chain_handle(robot))[0]
+    try:  # the core takes float64 (..., n) as it is and converts other numbers (np.ascontiguousarray)
         return h.jacobian(q, code)
-    except ValueError:
-        not_finite()
+    except (IndexError, TypeError, ValueError):  # a shape, non-numbers or NaN: said in words
+        return h.jacobian(check_q(robot, q), code)
