@@ -110,6 +110,26 @@ def test_batches_equal_loops_and_shapes():
     assert np.allclose(km.mass_matrix(robot, q)[0, 2], km.mass_matrix(robot, q[0, 2]), atol=1e-14)
 
 
+def test_a_batch_goes_the_same_way_with_or_without_the_checks():
+    """The default call hands a batch straight to the core (`_rne_default`); given gravity as its
+    own array it goes through every check first: the same torques (one kernel, one answer), and
+    a batch the core cannot take as it is still refused in words."""
+    robot = km.load("puma560")
+    rng = np.random.default_rng(5)
+    q, qd, qdd = rng.normal(size=(3, 40, 6))
+    fast = km.rne(robot, q, qd, qdd)
+    checked = km.rne(robot, q, qd, qdd, gravity=km.dynamics.params.GRAVITY.copy())
+    np.testing.assert_allclose(fast, checked, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(km.rne(robot, q, qd[0], qdd), km.rne(robot, q, np.broadcast_to(qd[0], q.shape).copy(), qdd),
+                               rtol=0, atol=1e-12)  # qd of one state, broadcast by the checks
+    with pytest.raises(km.InputError, match=r"^qd: shape \(39, 6\) does not fit q's \(40, 6\)"):
+        km.rne(robot, q, qd[1:], qdd)
+    bad = qdd.copy()
+    bad[7, 2] = np.nan
+    with pytest.raises(km.InputError, match="^qdd: contains NaN or infinity"):
+        km.rne(robot, q, qd, bad)
+
+
 def test_equation_of_motion_is_consistent():
     robot = km.load("panda")
     rng = np.random.default_rng(3)
