@@ -161,16 +161,20 @@ def has_pinocchio() -> bool:
 def measure(robot: str = "puma560", runs: int = 3) -> dict:
     """{side: {op: {first, hundred, steady (µs), batch …}}}, each the median over `runs` processes."""
     sides = ["ours"] + (["Pinocchio"] if has_pinocchio() else [])
-    out: dict = {"robot": robot, "runs": runs}
-    for side in sides:
-        out[side] = {}
-        for op in OPS:
-            got = [fresh(side, op, robot) for _ in range(runs)]
-            row = {k: statistics.median(g[k] for g in got) for k in ("first", "hundred", "steady")}
-            if "batch" in got[0]:
-                out["batch"] = {k: statistics.median(g["batch"][k] for g in got) for k in got[0]["batch"]}
-                out["line"] = got[0]["line"]  # the same batch in every process: the same verdicts
-            out[side][op] = row
+    out: dict = {"robot": robot, "runs": runs, **{side: {} for side in sides}}
+    for op in OPS:
+        # ours and the peer's processes alternate: a machine whose speed drifts during the run
+        # (seen: every call of ours 1.6× slower in one run than minutes later) moves both alike
+        got: dict[str, list[dict]] = {side: [] for side in sides}
+        for _ in range(runs):
+            for side in sides:
+                got[side].append(fresh(side, op, robot))
+        for side in sides:
+            out[side][op] = {k: statistics.median(g[k] for g in got[side]) for k in ("first", "hundred", "steady")}
+        first = got["ours"][0]
+        if "batch" in first:
+            out["batch"] = {k: statistics.median(g["batch"][k] for g in got["ours"]) for k in first["batch"]}
+            out["line"] = first["line"]  # the same batch in every process: the same verdicts
     return out
 
 
