@@ -217,8 +217,8 @@ def _log_near_pi(M: np.ndarray, v: np.ndarray, c: np.ndarray, theta: np.ndarray)
 def rotation_error_floats(m00: float, m01: float, m02: float, m10: float, m11: float, m12: float,
                           m20: float, m21: float, m22: float) -> tuple[float, float, float, float]:
     """`rotation_error` for one rotation M = R_d Rᵀ given by its entries: (w0, w1, w2, θ).
-    Plain floats, so that the NumPy single-target loop avoids ~20 µs of array calls per
-    iteration, and so that Numba compiles this very function for the kernels (ik/lm_kernel.py)."""
+    Plain floats, so that the NumPy single-target loop (the core's oracle) avoids ~20 µs of array
+    calls per iteration; src/core/residual.cpp writes the same formula for the compiled core."""
     v0, v1, v2 = m21 - m12, m02 - m20, m10 - m01
     c = 0.5 * (m00 + m11 + m22 - 1.0)
     s2 = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
