@@ -22,8 +22,6 @@ from nicegui.elements.scene.scene_object3d import Object3D
 
 from kinematica.model.visual import Grip, Visual
 
-from ..errors import InputError
-
 ROUTE = "/kinematica/mesh"
 MESH_GREY = "#b8bec6"  # a mesh file without colours of its own (STL) and no URDF colour
 PRIMITIVE_GREY = "#9aa5b1"
@@ -45,13 +43,6 @@ def mesh_key(path: str | Path) -> str:
     key = hashlib.sha1(str(p).encode()).hexdigest()[:16]
     _files[key] = p
     return key
-
-
-def _mesh_path(v: Visual) -> str:
-    """The file of a mesh visual (`Visual` refuses a mesh without one)."""
-    if v.path is None:
-        raise InputError(f"a {v.kind} visual has no mesh file")
-    return v.path
 
 
 def glb_bytes(key: str) -> bytes:
@@ -99,7 +90,7 @@ class Looks:
         self.bodies = [scene.group() for _ in range(n_bodies)]
         self.gripped: list[tuple[Object3D, Grip]] = []  # a holder group and the grip that moves it
         self.fraction: float | None = None  # the gripper's as the holders were last placed
-        keys = [mesh_key(_mesh_path(v)) for v in visuals if v.kind == "mesh"]
+        keys = [mesh_key(v.mesh_path) for v in visuals if v.kind == "mesh"]
         if any(k not in _glb for k in keys):  # convert while the page builds, not when the browser asks
             threading.Thread(target=_convert, args=(keys,), name=CONVERTER, daemon=True).start()
         for v in visuals:
@@ -123,7 +114,7 @@ class Looks:
             obj = sc.cylinder(v.size[0] / s, v.size[0] / s, v.size[1] / s, 32)
             R = R @ np.asarray(_Y_TO_Z)
         else:
-            obj = sc.gltf(f"{ROUTE}/{mesh_key(_mesh_path(v))}.glb").scale(*(np.asarray(v.scale) / s))
+            obj = sc.gltf(f"{ROUTE}/{mesh_key(v.mesh_path)}.glb").scale(*(np.asarray(v.scale) / s))
         colour = v.hex_color or (MESH_GREY if v.kind == "mesh" and str(v.path).lower().endswith(".stl")
                                  else None if v.kind == "mesh" else PRIMITIVE_GREY)
         if colour is not None:
