@@ -4,6 +4,7 @@ their distance (src/core/convex.cpp). Oracles: coal's distance between the same 
 
 from __future__ import annotations
 
+import itertools
 import math
 import sysconfig
 from pathlib import Path
@@ -14,9 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial import ConvexHull
 
+import kinematica as km
 from kinematica import spatial
 from kinematica._core import convex_distance
-from kinematica.scene.pieces import pieces
+from kinematica.scene.bound import ClearanceBound
+from kinematica.scene.pieces import pieces, with_edges
 from kinematica.scene.shapes import make_shape, mesh_data
 
 coal = pytest.importorskip("coal")
@@ -75,6 +78,57 @@ def test_gjk_never_exceeds_the_distance_and_meets_it_when_apart(a, b, pa, pb, ra
         assert lb >= d - ra - rb - 1e-5, (lb, d)
 
 
+big_clouds = st.integers(24, 90).flatmap(lambda k: st.lists(st.tuples(*[st.floats(-0.2, 0.2)] * 3), min_size=k,
+                                                            max_size=k))
+
+
+@settings(max_examples=200, deadline=None)
+@given(big_clouds, big_clouds, poses, poses, st.booleans())
+def test_a_support_climbed_over_the_hulls_edges_gives_what_reading_every_vertex_gives(a, b, pa, pb, grid):
+    # a piece's support point found by climbing its hull's edges must be the farthest vertex, so
+    # GJK on the piece (hull vertices, edges, radius grown by SLACK) never exceeds — and meets —
+    # GJK reading every point of the cloud. (24 vertices and more: fewer are read whole; on a
+    # grid, many points are coplanar or repeated, which qhull leaves off.)
+    A, B = np.array(a), np.array(b)
+    if grid:
+        A, B = np.round(A, 1), np.round(B, 1)
+    ea, eb = with_edges(A, 0.0), with_edges(B, 0.0)
+    if ea.edges is None or eb.edges is None:  # flat clouds: no edges, no climb
+        return
+    Ta, Tb = _pose(pa), _pose(pb)
+    read = convex_distance(A, Ta, 0.0, B, Tb, 0.0, tol=1e-12)
+    climbed = convex_distance(ea.vertices, Ta, ea.radius, eb.vertices, Tb, eb.radius, tol=1e-12,
+                              first_a=ea.edges[0].tolist(), next_a=ea.edges[1].tolist(),
+                              first_b=eb.edges[0].tolist(), next_b=eb.edges[1].tolist())
+    # (the radii: SLACK, ~1e-10 here)
+    assert read - 1e-9 <= climbed <= read + 1e-15, (climbed, read)
+
+
+@pytest.mark.skipif(not MESHES.is_dir(), reason="example-robot-data (a test dependency) not installed")
+def test_a_mesh_pieces_edges_join_every_vertex_both_ways():
+    for V, r, edges in pieces(make_shape("mesh", path=str(MESHES / "link4.stl")), slabs=True):
+        assert edges is not None
+        first, nxt = edges
+        assert len(first) == len(V) + 1 and first[0] == 0 and first[-1] == len(nxt)
+        pairs = {(i, int(j)) for i in range(len(V)) for j in nxt[first[i]:first[i + 1]]}
+        assert all((j, i) in pairs for i, j in pairs)
+        assert all(first[i + 1] - first[i] >= 3 for i in range(len(V)))  # a corner of a solid: 3 edges at least
+
+
+def test_a_pieces_edges_that_do_not_join_its_vertices_are_refused():
+    # a climb can only reach the vertices the edges join: a broken list would hide a vertex
+    V = np.array(list(itertools.product((0.0, 1.0), repeat=3)))
+    with pytest.raises(ValueError, match="neighbour out of range"):
+        convex_distance(V, np.eye(4), 0.0, V, np.eye(4), 0.0, first_a=[0] * 8 + [1], next_a=[9])
+    scene = km.Scene()
+    scene.add_robot("arm", "puma560")  # (no obstacles: no things)
+    core = ClearanceBound.build(scene, "arm").core
+    body0 = [0] + [1] * core.bodies  # one piece, the base's: a cube whose edges join vertices 0 and 1 only
+    with pytest.raises(ValueError, match="edge"):
+        core.set_pieces(body0, [0, 8], V, [0.0], [], [0, 1, 2, 2, 2, 2, 2, 2, 2], [1, 0])
+    core.set_pieces(body0, [0, 8], V, [0.0], [], [], [])  # (no edges at all: read whole, accepted)
+
+
 def test_gjk_stops_once_the_bound_is_enough():
     A = np.array(list(np.ndindex(2, 2, 2)), float)
     T = np.eye(4)
@@ -90,7 +144,7 @@ def test_gjk_stops_once_the_bound_is_enough():
                                         ("cylinder", dict(radius=0.05, length=0.3))])
 def test_a_primitives_piece_contains_it(kind, size):
     shape = make_shape(kind, **size)
-    [(V, r)] = pieces(shape)
+    [(V, r, _)] = pieces(shape)
     rng = np.random.default_rng(0)
     # points on the primitive's surface: each within r of the hull of V (half-spaces, qhull)
     if kind == "box":
@@ -133,7 +187,7 @@ def test_a_meshs_slab_pieces_together_contain_every_triangle(link):
     w = rng.dirichlet(np.ones(3), size=len(faces))
     P = np.einsum("fk,fkx->fx", w, verts[faces])
     inside = np.zeros(len(P), bool)
-    for V, r in parts:
+    for V, r, _ in parts:
         if len(V) >= 4:
             eq = ConvexHull(V).equations
             inside |= (P @ eq[:, :3].T + eq[:, 3]).max(axis=1) <= r + 1e-9

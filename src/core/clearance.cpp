@@ -143,7 +143,10 @@ inline double table_bound(const PairTable& t, const double* q) {
 }
 
 inline Convex piece(const Clearance& m, int p) {
-    return {&m.verts[3 * static_cast<std::size_t>(m.vfirst[p])], m.vfirst[p + 1] - m.vfirst[p], m.piece_radius[p]};
+    const std::size_t v0 = static_cast<std::size_t>(m.vfirst[p]);
+    const bool edges = !m.edge_first.empty() && m.edge_first[v0 + 1] > m.edge_first[v0];  // (none listed: no climb)
+    return {&m.verts[3 * v0], m.vfirst[p + 1] - m.vfirst[p], m.piece_radius[p], edges ? &m.edge_first[v0] : nullptr,
+            edges ? m.edge_next.data() : nullptr};
 }
 
 // The point x (3) of a piece placed by T (top rows; nullptr: the world) in the world, y (3).
@@ -156,19 +159,24 @@ inline void placed_point(const double* T, const double* x, double* y) {
 }
 
 // GJK between piece i placed by Ti and piece j by Tj (centres ci, cj in the world), started along
-// warm (3: the direction it ended on last time for this piece pair, from i to j; zero: none) or
-// else the line between the centres, and warm set to where it ends.
+// warm (WARM: the direction it ended on last time for this piece pair, from i to j, zero: none —
+// else the line between the centres; then the vertices its support climbs ended on) and warm set
+// to where it ends.
 inline double measured(const Clearance& m, int i, const double* Ti, const double* ci, int j, const double* Tj,
                        const double* cj, double enough, double* warm) {
     const double tol = 1e-3 * std::min(m.piece_ball[4 * i + 3], m.piece_ball[4 * j + 3]);
     const double line[3] = {cj[0] - ci[0], cj[1] - ci[1], cj[2] - ci[2]};
-    const bool known = warm && (warm[0] != 0.0 || warm[1] != 0.0 || warm[2] != 0.0);
-    return convex_distance(piece(m, i), Ti, piece(m, j), Tj, enough, tol, known ? warm : line, warm);
+    if (!warm) return convex_distance(piece(m, i), Ti, piece(m, j), Tj, enough, tol, line);
+    const bool known = warm[0] != 0.0 || warm[1] != 0.0 || warm[2] != 0.0;
+    int climb[2] = {static_cast<int>(warm[3]), static_cast<int>(warm[4])};
+    const double d = convex_distance(piece(m, i), Ti, piece(m, j), Tj, enough, tol, known ? warm : line, warm, climb);
+    warm[3] = climb[0], warm[4] = climb[1];
+    return d;
 }
 
 // The smallest of GJK's lower bounds between the pieces [a0, a1) placed by Ta and [b0, b1) by Tb,
 // or `skip` when it is at least `skip`; a piece pair whose enclosing spheres are already that far
-// apart is not measured. warm: the pair's start directions (a1 − a0) × (b1 − b0) × 3, or nullptr.
+// apart is not measured. warm: the pair's start directions (a1 − a0) × (b1 − b0) × WARM, or nullptr.
 double pieces_gap(const Clearance& m, int a0, int a1, const double* Ta, int b0, int b1, const double* Tb,
                   double skip, double* warm) {
     double best = skip, ca[3], cb[3];
@@ -177,7 +185,7 @@ double pieces_gap(const Clearance& m, int a0, int a1, const double* Ta, int b0, 
         for (int i = a0; i < a1; ++i) {
             placed_point(Ta, &m.piece_ball[4 * i], ca);
             if (gap(ca, cb) - m.piece_ball[4 * i + 3] - m.piece_ball[4 * j + 3] >= best) continue;
-            double* w = warm ? warm + 3 * ((j - b0) * (a1 - a0) + (i - a0)) : nullptr;
+            double* w = warm ? warm + WARM * ((j - b0) * (a1 - a0) + (i - a0)) : nullptr;
             best = std::min(best, measured(m, i, Ta, ca, j, Tb, cb, best, w));
         }
     }
@@ -221,7 +229,7 @@ inline double thing_gap(const Clearance& m, const Placed& at, std::size_t p, dou
     double near = skip;  // the body's pieces: those whose enclosing spheres come nearer the thing than that
     const double* T = at.P + 12 * a;
     double* w = warm ? warm + m.warm_at[m.self_pairs.size() / 2 + p / 2] : nullptr;
-    for (int i = m.piece_first[a]; i < m.piece_first[a + 1]; ++i, w = w ? w + 3 : w) {
+    for (int i = m.piece_first[a]; i < m.piece_first[a + 1]; ++i, w = w ? w + WARM : w) {
         double c[3];
         placed_point(T, &m.piece_ball[4 * i], c);
         if (to_thing(m.kind[t], P, Z, c) - m.piece_ball[4 * i + 3] >= near) continue;
@@ -256,52 +264,187 @@ bool pairs_near(const Clearance& m, const double* q, double margin, double* scra
     return true;
 }
 
+namespace {
+
+// Per pair (self pairs, then thing pairs): the most its two sides move relative to each other on
+// the motion qa → qb, Σ w_j |qb_j − qa_j| over the joints between them — a self pair's of one
+// robot, those between its two links; otherwise every joint before each side (a thing stays put).
+std::vector<double> pair_sweeps(const Clearance& m, const double* qa, const double* qb, const double* w) {
+    std::vector<int> robot(m.bodies), link(m.bodies);  // body → (its mover, its link: 0 the base)
+    for (std::size_t r = 0; r < m.movers.size(); ++r)
+        for (int k = 0; k <= m.movers[r].chain.n; ++k) robot[m.movers[r].body0 + k] = static_cast<int>(r), link[m.movers[r].body0 + k] = k;
+    auto moved = [&](int r, int from, int to) {  // joints [from, to) of mover r
+        double L = 0.0;
+        for (int j = m.movers[r].q0 + from; j < m.movers[r].q0 + to; ++j) L += w[j] * std::fabs(qb[j] - qa[j]);
+        return L;
+    };
+    const std::size_t S = m.self_pairs.size() / 2, T = m.thing_pairs.size() / 2;
+    std::vector<double> L(S + T);
+    for (std::size_t k = 0; k < S; ++k) {
+        const int a = m.self_pairs[2 * k], b = m.self_pairs[2 * k + 1];
+        L[k] = robot[a] == robot[b] ? moved(robot[a], std::min(link[a], link[b]), std::max(link[a], link[b]))
+                                    : moved(robot[a], 0, link[a]) + moved(robot[b], 0, link[b]);
+    }
+    for (std::size_t k = 0; k < T; ++k) {
+        const int a = m.thing_pairs[2 * k];
+        L[S + k] = moved(robot[a], 0, link[a]);
+    }
+    return L;
+}
+
+}  // namespace
+
+namespace {
+
+// The states of one edge qa → qb measured so far, pair by pair: first by the spheres (and tables)
+// alone, then — only for a pair whose bounds fail to clear a piece — by its convex pieces too, a
+// GJK run per piece pair that most states never need.
+class Measured {
+public:
+    Measured(const Clearance& m, const double* qa, const double* qb, double* scratch, std::vector<double> cap)
+        : m_(m), qa_(qa), qb_(qb), scratch_(scratch), q_(scratch + clearance_scratch(m)), cap_(std::move(cap)),
+          P_(cap_.size()), warm_(WARM * static_cast<std::size_t>(m.warm_size), 0.0) {}
+
+    // The state qa + s (qb − qa) measured: its number; −1 when a pair touches even on its pieces
+    // (or the state is not finite).
+    long add(double s) {
+        const long x = static_cast<long>(s_.size());
+        s_.push_back(s);
+        d_.resize(d_.size() + P_);
+        fine_.resize(fine_.size() + P_, 0);
+        if (!placed(x)) return -1;
+        const std::size_t S = m_.self_pairs.size() / 2;
+        double* d = &d_[x * P_];
+        for (std::size_t k = 0; k < P_; ++k)
+            d[k] = k < S ? self_gap(m_, q_, at_, 2 * k, cap_[k], -INFINITY, nullptr)
+                         : thing_gap(m_, at_, 2 * (k - S), cap_[k], -INFINITY, nullptr);
+        for (std::size_t k = 0; k < P_; ++k)
+            if (!(d[k] > 0.0) && !(refine(x, k) && d[k] > 0.0)) return -1;
+        return x;
+    }
+
+    // Whether, for every pair k, the bounds at states x and y add up to more than L_k × span —
+    // a failing pair's bounds refined by its pieces first.
+    bool cleared(long x, long y, double span, const std::vector<double>& L) {
+        for (std::size_t k = 0; k < P_; ++k) {
+            if (d_[x * P_ + k] + d_[y * P_ + k] > L[k] * span) continue;
+            const bool more = refine(x, k) | refine(y, k);  // (both: not short-circuited)
+            if (!(more && d_[x * P_ + k] + d_[y * P_ + k] > L[k] * span)) return false;
+        }
+        return true;
+    }
+
+private:
+    bool placed(long x) {  // the scratch holds state x's placement
+        if (placed_ == x) return true;
+        const double s = s_[x];
+        for (int j = 0; j < m_.n; ++j) q_[j] = qa_[j] + s * (qb_[j] - qa_[j]);
+        placed_ = place(m_, q_, scratch_, at_) ? x : -1;
+        return placed_ == x;
+    }
+
+    bool refine(long x, std::size_t k) {  // pair k at state x measured on its pieces: whether anything changed
+        if (fine_[x * P_ + k] || !placed(x)) return false;
+        fine_[x * P_ + k] = 1;
+        const std::size_t S = m_.self_pairs.size() / 2;
+        const double d = k < S ? self_gap(m_, q_, at_, 2 * k, cap_[k], INFINITY, warm_.data())
+                               : thing_gap(m_, at_, 2 * (k - S), cap_[k], INFINITY, warm_.data());
+        const bool more = d > d_[x * P_ + k];
+        d_[x * P_ + k] = std::max(d_[x * P_ + k], d);
+        return more;
+    }
+
+    const Clearance& m_;
+    const double *qa_, *qb_;
+    double *scratch_, *q_;
+    std::vector<double> cap_;
+    std::size_t P_;
+    std::vector<double> warm_;  // GJK's start directions and vertices: the states are near one another
+    std::vector<double> s_, d_;  // per state its s, and its P pairs' bounds
+    std::vector<char> fine_;     // per state and pair: refined by the pieces
+    long placed_ = -1;
+    Placed at_{};
+};
+
+}  // namespace
+
 bool edge_clear(const Clearance& m, const double* qa, const double* qb, const double* w, double resolution,
                 int depth, double* scratch, long& states) {
-    const int n = m.n;
-    double L = 0.0;
-    for (int j = 0; j < n; ++j) L += w[j] * std::fabs(qb[j] - qa[j]);
-    const double steps = std::ceil(L / resolution - 1e-12);
+    double total = 0.0;
+    for (int j = 0; j < m.n; ++j) total += w[j] * std::fabs(qb[j] - qa[j]);
+    const double steps = std::ceil(total / resolution - 1e-12);
     if (!(steps < 1e6)) return false;  // (NaN, or an edge too long to sample: the exact path says why)
     const long k = std::max(1L, static_cast<long>(steps));
-    double* q = scratch + clearance_scratch(m);
-    // the states are near one another: GJK starts each piece pair where it ended at the last state
-    std::vector<double> warm(3 * static_cast<std::size_t>(m.warm_size), 0.0);
-    auto at = [&](double s, double& d) {  // the bound at qa + s (qb − qa)
-        for (int j = 0; j < n; ++j) q[j] = qa[j] + s * (qb[j] - qa[j]);
-        ++states;
-        return clearance(m, q, scratch, &d, resolution, warm.data()) && d > 0.0;  // (a piece needs no more: see above)
-    };
+    const std::vector<double> L = pair_sweeps(m, qa, qb, w);
+    const std::size_t P = L.size();
+    if (P == 0) return true;  // (nothing to touch)
+    // Per pair, the most worth measuring: a pair whose two ends are both L_p / 2 clear is clear
+    // over the whole edge (and one that does not move, L_p = 0, needs only a positive bound)
+    std::vector<double> cap(P);
+    for (std::size_t p = 0; p < P; ++p)
+        cap[p] = std::min(EDGE_CAP * resolution, std::max(0.5 * L[p] * (1.0 + 1e-9), 1e-9 * resolution));
+    Measured states_of(m, qa, qb, scratch, std::move(cap));
+    auto at = [&](double s) { return ++states, states_of.add(s); };
     struct Piece {
-        double sa, sb, da, db;
-        int level;
+        long a, b;       // on the grid s = i / k, while b − a > 1 …
+        double sa, sb;   // … then halves of a grid step
+        long xa, xb;     // its ends' measured states
+        int level;       // halvings below the grid
     };
-    std::vector<Piece> todo;
-    double prev = 0.0;
-    if (!at(0.0, prev)) return false;
-    for (long i = 1; i <= k; ++i) {
-        const double s = static_cast<double>(i) / static_cast<double>(k);
-        double d;
-        if (!at(s, d)) return false;
-        todo.push_back({static_cast<double>(i - 1) / static_cast<double>(k), s, prev, d, 0});
-        prev = d;
-    }
-    while (!todo.empty()) {
-        const Piece p = todo.back();
-        todo.pop_back();
-        if (p.da + p.db > L * (p.sb - p.sa)) continue;
-        if (p.level == depth) return false;
-        const double sm = 0.5 * (p.sa + p.sb);
-        double dm;
-        if (!at(sm, dm)) return false;
-        todo.push_back({p.sa, sm, p.da, dm, p.level + 1});
-        todo.push_back({sm, p.sb, dm, p.db, p.level + 1});
+    const long x0 = at(0.0), x1 = x0 < 0 ? -1 : at(1.0);
+    if (x1 < 0) return false;
+    // first in, first out: coarse to fine along the whole edge, so a blocked edge is found blocked
+    // after a few states wherever its contact lies
+    std::vector<Piece> todo{{0, k, 0.0, 1.0, x0, x1, 0}};
+    for (std::size_t next = 0; next < todo.size(); ++next) {
+        const Piece p = todo[next];
+        if (states_of.cleared(p.xa, p.xb, p.sb - p.sa, L)) continue;
+        const bool grid = p.b - p.a > 1;  // the grid state in the middle, else half a grid step
+        if (!grid && p.level == depth) return false;  // too close to tell: the exact check judges the edge
+        const long i = (p.a + p.b) / 2;
+        const double s = grid ? static_cast<double>(i) / static_cast<double>(k) : 0.5 * (p.sa + p.sb);
+        const long x = at(s);
+        if (x < 0) return false;
+        if (grid) {
+            todo.push_back({p.a, i, p.sa, s, p.xa, x, 0});
+            todo.push_back({i, p.b, s, p.sb, x, p.xb, 0});
+        } else {
+            todo.push_back({p.a, p.b, p.sa, s, p.xa, x, p.level + 1});
+            todo.push_back({p.a, p.b, s, p.sb, x, p.xb, p.level + 1});
+        }
     }
     return true;
 }
 
+namespace {
+
+// Whether the vertices [v0, v1) list either no neighbours at all (a piece without edges) or
+// neighbours within the piece that join them all (a climb can reach every vertex).
+bool connected(const std::vector<int>& first, const std::vector<int>& next, int v0, int v1) {
+    for (int v = v0; v < v1; ++v)
+        if (first[v + 1] < first[v]) return false;
+    if (first[v1] == first[v0]) return true;
+    std::vector<char> seen(v1 - v0, 0);
+    std::vector<int> todo{0};
+    seen[0] = 1;
+    int reached = 1;
+    while (!todo.empty()) {
+        const int v = todo.back();
+        todo.pop_back();
+        for (int e = first[v0 + v]; e < first[v0 + v + 1]; ++e) {
+            const int u = next[e];
+            if (u < 0 || u >= v1 - v0) return false;
+            if (!seen[u]) seen[u] = 1, ++reached, todo.push_back(u);
+        }
+    }
+    return reached == v1 - v0;
+}
+
+}  // namespace
+
 bool set_pieces(Clearance& m, std::vector<int> piece_first, std::vector<int> vfirst, std::vector<double> verts,
-                std::vector<double> radius, std::vector<int> thing_piece) {
+                std::vector<double> radius, std::vector<int> thing_piece, std::vector<int> edge_first,
+                std::vector<int> edge_next) {
     const std::size_t np = radius.size(), T = m.kind.size();
     if (piece_first.size() != static_cast<std::size_t>(m.bodies) + 1 || vfirst.size() != np + 1 || vfirst[0] != 0 ||
         static_cast<std::size_t>(vfirst[np]) * 3 != verts.size() || thing_piece.size() != T ||
@@ -315,6 +458,15 @@ bool set_pieces(Clearance& m, std::vector<int> piece_first, std::vector<int> vfi
         if (t < -1 || t >= static_cast<int>(np) || (t >= 0 && t < piece_first[m.bodies])) return false;
     for (double x : verts)
         if (!std::isfinite(x)) return false;
+    if (!edge_first.empty()) {  // per vertex its neighbours, within its own piece
+        if (edge_first.size() != static_cast<std::size_t>(vfirst[np]) + 1 || edge_first[0] != 0 ||
+            static_cast<std::size_t>(edge_first.back()) != edge_next.size())
+            return false;
+        for (std::size_t p = 0; p < np; ++p)
+            if (!connected(edge_first, edge_next, vfirst[p], vfirst[p + 1])) return false;
+    } else if (!edge_next.empty()) {
+        return false;
+    }
     m.piece_ball.assign(4 * np, 0.0);  // centre (its vertices' box's middle) and radius, radius included
     for (std::size_t p = 0; p < np; ++p) {
         double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -327,12 +479,13 @@ bool set_pieces(Clearance& m, std::vector<int> piece_first, std::vector<int> vfi
     }
     m.piece_first = std::move(piece_first), m.vfirst = std::move(vfirst), m.verts = std::move(verts);
     m.piece_radius = std::move(radius), m.thing_piece = std::move(thing_piece);
+    m.edge_first = std::move(edge_first), m.edge_next = std::move(edge_next);
     const std::size_t S = m.self_pairs.size() / 2;  // each pair's block of GJK start directions
     auto count = [&](int b) { return m.piece_first[b + 1] - m.piece_first[b]; };
     m.warm_at.assign(S + m.thing_pairs.size() / 2, 0);
     m.warm_size = 0;
     for (std::size_t p = 0; p < m.warm_at.size(); ++p) {
-        m.warm_at[p] = 3 * m.warm_size;
+        m.warm_at[p] = WARM * m.warm_size;
         m.warm_size += p < S ? count(m.self_pairs[2 * p]) * count(m.self_pairs[2 * p + 1]) : count(m.thing_pairs[2 * (p - S)]);
     }
     return true;

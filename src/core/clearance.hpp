@@ -25,6 +25,10 @@
 
 namespace kc {
 
+// The cap on the bounds edge_clear measures, × the resolution: larger clears longer free pieces
+// at once, smaller culls more pairs at each state by their enclosing spheres.
+constexpr double EDGE_CAP = 8.0;
+
 enum Primitive : int { SPHERE = 0, BOX = 1, CAPSULE = 2, CYLINDER = 3 };
 
 struct Mover {  // one moving robot
@@ -68,17 +72,25 @@ struct Clearance {
     // holding it (piece_ball: centre, radius; GJK stops within 1e-3 of the smaller one's radius).
     std::vector<int> piece_first, vfirst, thing_piece;
     std::vector<double> verts, piece_radius, piece_ball;
+    // The pieces' hull edges (convex.hpp's Convex::first, next), or empty: vertex v's neighbours
+    // (indices within its piece) are edge_next[edge_first[v] .. edge_first[v + 1]).
+    std::vector<int> edge_first, edge_next;
     double refine = 0.0;  // scene unit: a pair's spheres within it are refined by the pieces (clearance())
     // Where GJK last ended for each piece pair, as clearance() may keep them between nearby states:
-    // pair p's block (self pairs, then thing pairs) starts at warm_at[p] (doubles), 3 per piece
-    // pair; warm_size piece pairs in all.
+    // pair p's block (self pairs, then thing pairs) starts at warm_at[p] (doubles), WARM per piece
+    // pair (the direction, then the two support vertices); warm_size piece pairs in all.
     std::vector<int> warm_at;
     int warm_size = 0;
 };
 
-// Check and keep the convex pieces (the fields above); false if an index is out of range.
+// Doubles kept per piece pair between nearby states (Clearance::warm_at).
+constexpr int WARM = 5;
+
+// Check and keep the convex pieces (the fields above; edge_first empty: no edges); false if an
+// index is out of range.
 bool set_pieces(Clearance& m, std::vector<int> piece_first, std::vector<int> vfirst, std::vector<double> verts,
-                std::vector<double> radius, std::vector<int> thing_piece);
+                std::vector<double> radius, std::vector<int> thing_piece, std::vector<int> edge_first = {},
+                std::vector<int> edge_next = {});
 
 // Fill m.hull from m.sphere and m.first (a body's sphere skips a pair that cannot lower the minimum).
 void enclose(Clearance& m);
@@ -89,7 +101,7 @@ void enclose(Clearance& m);
 // found takes the larger of its spheres' and its convex pieces' distance (both lower bounds).
 // With `cap`, the bound found is min(cap, the bound): pairs the enclosing spheres show to be `cap`
 // apart are not measured (a planner's edge needs no more than its resolution: plan/edges.py).
-// `warm` (3 × warm_size doubles, zero at first, or nullptr): GJK's start directions, kept from the
+// `warm` (WARM × warm_size doubles, zero at first, or nullptr): GJK's start directions, kept from the
 // last state measured with them (a nearby state's converge in a step or two).
 bool clearance(const Clearance& m, const double* q, double* scratch, double* out, double cap = INFINITY,
                double* warm = nullptr);
@@ -103,11 +115,18 @@ bool pairs_near(const Clearance& m, const double* q, double margin, double* scra
 std::size_t clearance_scratch(const Clearance& m);
 
 // Whether the bound alone proves the straight joint motion qa → qb (n each, all movers) free
-// (plan/edges.py states the argument): on it a point moves at most L = Σ_j w_j |qb_j − qa_j|; the
-// bound is taken at k + 1 evenly spaced states, k = ⌈L / resolution⌉, and a piece between
-// states i, i + 1 is clear when d_i + d_(i+1) > L_i, else bisected, `depth` levels at most.
-// False when a state's bound is not positive or a piece stays uncleared (the exact check must
-// then judge the edge); states counts the states bounded.
+// (plan/edges.py states the argument), pair by pair: the two sides of pair p move relative to each
+// other by at most L_p = Σ w_j |qb_j − qa_j| over the joints between them (a self pair of one
+// robot: those between its links; else every joint before each side), and a piece s ∈ [s_a, s_b]
+// is free when, for every pair, its bounds at the ends d_p(s_a) + d_p(s_b) > L_p (s_b − s_a).
+// The edge's grid s = i / k, k = ⌈L / resolution⌉ with L = Σ_j w_j |qb_j − qa_j| (neighbours no
+// more than `resolution` apart), is halved coarse to fine from its two ends: a piece its ends do
+// not clear gets its middle grid state, and a grid step that stays uncleared is halved `depth`
+// levels at most. Every grid state is thus measured or inside a piece proven free. A pair is
+// measured on its spheres (and table) first and on its convex pieces only where that fails to
+// clear a piece, and no further than min(EDGE_CAP × resolution, L_p / 2) (enough to clear the
+// whole edge). False when a state's bound is not positive or a piece stays uncleared (the exact
+// check must then judge the edge); states counts the states measured.
 bool edge_clear(const Clearance& m, const double* qa, const double* qb, const double* w, double resolution,
                 int depth, double* scratch, long& states);
 

@@ -135,13 +135,14 @@ void add_table(kc::Clearance& m, int pair, std::vector<int> joints, std::vector<
 // The convex pieces (clearance.hpp): per body its pieces' range, per piece its vertices' range,
 // the vertices (V, 3), radii, and per thing its piece or −1.
 void set_pieces(kc::Clearance& m, std::vector<int> piece_first, std::vector<int> vfirst, nb::handle verts_in,
-                std::vector<double> radius, std::vector<int> thing_piece) {
+                std::vector<double> radius, std::vector<int> thing_piece, std::vector<int> edge_first,
+                std::vector<int> edge_next) {
     const kc::np::View v = kc::np::view(verts_in);
     if (v.ndim != 2 || v.shape[1] != 3) throw nb::index_error("verts: (V, 3)");
     std::vector<double> verts(v.data, v.data + v.size());
     if (!kc::set_pieces(m, std::move(piece_first), std::move(vfirst), std::move(verts), std::move(radius),
-                        std::move(thing_piece)))
-        throw nb::value_error("pieces: an offset, radius, vertex or thing's piece out of range");
+                        std::move(thing_piece), std::move(edge_first), std::move(edge_next)))
+        throw nb::value_error("pieces: an offset, radius, vertex, edge or thing's piece out of range");
 }
 
 // Whether the bound proves the edge qa → qb (n,) free, and the states it bounded (clearance.hpp).
@@ -156,15 +157,32 @@ nb::tuple edge_clear(const kc::Clearance& m, nb::handle qa_in, nb::handle qb_in,
     return nb::make_tuple(free, states);
 }
 
+// A piece's hull edges as (first, next) lists (kc::Convex), checked against its k vertices; empty
+// lists: none.
+void edges_of(const std::vector<int>& first, const std::vector<int>& next, int k) {
+    if (first.empty() && next.empty()) return;
+    if (first.size() != static_cast<std::size_t>(k) + 1 || first[0] != 0 || static_cast<std::size_t>(first[k]) != next.size())
+        throw nb::value_error("edges: first (k + 1) offsets into next");
+    for (int i = 0; i < k; ++i)
+        if (first[i + 1] < first[i]) throw nb::value_error("edges: first must not decrease");
+    for (int v : next)
+        if (v < 0 || v >= k) throw nb::value_error("edges: a neighbour out of range");
+}
+
 // GJK's lower bound between two pieces conv(V) ⊕ ball(r), each placed by T (4, 4) (convex.hpp).
 double convex_distance(nb::handle Va_in, nb::handle Ta_in, double ra, nb::handle Vb_in, nb::handle Tb_in, double rb,
-                       double enough, double tol) {
+                       double enough, double tol, std::vector<int> first_a, std::vector<int> next_a,
+                       std::vector<int> first_b, std::vector<int> next_b) {
     const kc::np::View Va = kc::np::view(Va_in), Vb = kc::np::view(Vb_in);
     if (Va.ndim != 2 || Va.shape[1] != 3 || Va.shape[0] < 1 || Vb.ndim != 2 || Vb.shape[1] != 3 || Vb.shape[0] < 1)
         throw nb::index_error("V: (k, 3), k >= 1");
     const kc::np::View Ta = sized(Ta_in, 16, "Ta: (4, 4)"), Tb = sized(Tb_in, 16, "Tb: (4, 4)");
     if (!(ra >= 0.0) || !(rb >= 0.0) || !(tol >= 0.0)) throw nb::value_error("radii and tol: >= 0");
-    const kc::Convex a{Va.data, static_cast<int>(Va.shape[0]), ra}, b{Vb.data, static_cast<int>(Vb.shape[0]), rb};
+    const int ka = static_cast<int>(Va.shape[0]), kb = static_cast<int>(Vb.shape[0]);
+    edges_of(first_a, next_a, ka);
+    edges_of(first_b, next_b, kb);
+    const kc::Convex a{Va.data, ka, ra, first_a.empty() ? nullptr : first_a.data(), next_a.data()},
+        b{Vb.data, kb, rb, first_b.empty() ? nullptr : first_b.data(), next_b.data()};
     return kc::convex_distance(a, Ta.data, b, Tb.data, enough, tol);
 }
 
@@ -172,9 +190,12 @@ double convex_distance(nb::handle Va_in, nb::handle Ta_in, double ra, nb::handle
 
 void bind_clearance(nb::module_& m) {
     m.def("convex_distance", &convex_distance, "Va"_a, "Ta"_a, "ra"_a, "Vb"_a, "Tb"_a, "rb"_a,
-          "enough"_a = INFINITY, "tol"_a = 1e-12,
+          "enough"_a = INFINITY, "tol"_a = 1e-12, "first_a"_a = std::vector<int>{}, "next_a"_a = std::vector<int>{},
+          "first_b"_a = std::vector<int>{}, "next_b"_a = std::vector<int>{},
           "GJK's lower bound on the distance between conv(Va) ⊕ ball(ra) placed by Ta (4, 4) and conv(Vb) ⊕ "
-          "ball(rb) placed by Tb: never above it; within tol of it unless it reached `enough` first.");
+          "ball(rb) placed by Tb: never above it; within tol of it unless it reached `enough` first. With a "
+          "piece's hull edges (vertex i's neighbours next[first[i]:first[i + 1]]) its support points are "
+          "found by climbing them.");
     nb::class_<kc::Clearance>(m, "Clearance",
                               "A lower bound on the clearance of robots moving together in a scene: their bodies "
                               "covered by spheres, the scene's things exact primitives (scene/bound.py packs it).")
@@ -192,9 +213,12 @@ void bind_clearance(nb::module_& m) {
         .def("add_table", &add_table, "pair"_a, "joints"_a, "lo"_a, "step"_a, "c"_a, "d"_a,
              "Give self pair `pair` a table of its exact distance over the joints between its bodies.")
         .def("set_pieces", &set_pieces, "piece_first"_a, "vfirst"_a, "verts"_a, "radius"_a, "thing_piece"_a,
+             "edge_first"_a = std::vector<int>{}, "edge_next"_a = std::vector<int>{},
              "Convex pieces that refine the pairs the spheres bring within `refine`: body b's are "
              "[piece_first[b], piece_first[b + 1]) (vertices in its scaled frame), piece p's vertices "
-             "verts[vfirst[p]:vfirst[p + 1]] with its radius; thing t's piece thing_piece[t] (world; −1 none).")
+             "verts[vfirst[p]:vfirst[p + 1]] with its radius; thing t's piece thing_piece[t] (world; −1 none); "
+             "vertex v's hull neighbours edge_next[edge_first[v]:edge_first[v + 1]] (indices within its "
+             "piece; both empty: none).")
         .def_rw("refine", &kc::Clearance::refine,
                 "Scene length: a pair whose spheres come within it is refined by its convex pieces (0: only "
                 "pairs the spheres leave touching).")

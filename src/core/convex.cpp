@@ -17,18 +17,36 @@ inline V3 operator-(V3 a) { return {-a.x, -a.y, -a.z}; }
 inline double dot(V3 a, V3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 inline V3 cross(V3 a, V3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
 
-// The vertex of piece p (placed by T) farthest along the world direction d, in the world.
-V3 support(const Convex& p, const double* T, V3 d) {
+// Below this many vertices a pass over all of them is as quick as a climb.
+constexpr int CLIMB_FROM = 24;
+
+// The vertex of piece p (placed by T) farthest along the world direction d, in the world; *at
+// (or nullptr) is where a climb over the hull's edges starts, and is set to the vertex found.
+V3 support(const Convex& p, const double* T, V3 d, int* at) {
     V3 l = d;  // d in the piece's frame: Rᵀ d
     if (T) l = {T[0] * d.x + T[4] * d.y + T[8] * d.z, T[1] * d.x + T[5] * d.y + T[9] * d.z,
                 T[2] * d.x + T[6] * d.y + T[10] * d.z};
     const double* v = p.v;
+    auto along = [&](int i) { return l.x * v[3 * i] + l.y * v[3 * i + 1] + l.z * v[3 * i + 2]; };
     int best = 0;
-    double most = l.x * v[0] + l.y * v[1] + l.z * v[2];
-    for (int i = 1; i < p.count; ++i) {
-        const double s = l.x * v[3 * i] + l.y * v[3 * i + 1] + l.z * v[3 * i + 2];
-        if (s > most) most = s, best = i;
+    if (p.first && p.count >= CLIMB_FROM) {
+        best = at && *at >= 0 && *at < p.count ? *at : 0;
+        double most = along(best);
+        for (int from = -1; from != best;) {  // to the best neighbour while one is better
+            from = best;
+            for (int e = p.first[from]; e < p.first[from + 1]; ++e) {
+                const double s = along(p.next[e]);
+                if (s > most) most = s, best = p.next[e];
+            }
+        }
+    } else {
+        double most = along(0);
+        for (int i = 1; i < p.count; ++i) {
+            const double s = along(i);
+            if (s > most) most = s, best = i;
+        }
     }
+    if (at) *at = best;
     const V3 x{v[3 * best], v[3 * best + 1], v[3 * best + 2]};
     if (!T) return x;
     return {T[0] * x.x + T[1] * x.y + T[2] * x.z + T[3], T[4] * x.x + T[5] * x.y + T[6] * x.z + T[7],
@@ -95,17 +113,19 @@ bool nearest(Simplex& s, V3& v) {
 }  // namespace
 
 double convex_distance(const Convex& a, const double* Ta, const Convex& b, const double* Tb, double enough,
-                       double tol, const double* towards, double* ended) {
+                       double tol, const double* towards, double* ended, int* climb) {
     const V3 start = towards ? V3{towards[0], towards[1], towards[2]} : V3{1, 0, 0};
     const double r = a.radius + b.radius;
+    int local[2] = {0, 0};
+    int* at = climb ? climb : local;
     Simplex s;
-    V3 v = support(a, Ta, start) - support(b, Tb, -start);
+    V3 v = support(a, Ta, start, at) - support(b, Tb, -start, at + 1);
     double lower = 0.0;  // (a distance is never negative)
     for (int it = 0; it < 64; ++it) {
         const double vv = dot(v, v);
         if (!(vv > 0)) break;  // the origin on the simplex: touching (or round-off made NaN)
         const double vn = std::sqrt(vv);
-        const V3 w = support(a, Ta, -v) - support(b, Tb, v);
+        const V3 w = support(a, Ta, -v, at) - support(b, Tb, v, at + 1);
         lower = std::max(lower, dot(v, w) / vn);
         if (lower - r >= enough || vn - lower <= tol || vn <= r) break;  // enough; converged; the pieces touch
         s.y[s.k++] = w;

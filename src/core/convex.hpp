@@ -20,13 +20,21 @@ struct Convex {
     const double* v = nullptr;  // vertices (count × 3) in the piece's frame
     int count = 0;
     double radius = 0.0;
+    // Its hull's edges, or nullptr: vertex i's neighbours are next[first[i] .. first[i + 1]). With
+    // them a support point is found by climbing from vertex to neighbour while the projection
+    // grows (on a convex polytope a vertex no neighbour beats is the farthest: the simplex method's
+    // argument), a few steps from a nearby start instead of a pass over every vertex.
+    const int* first = nullptr;
+    const int* next = nullptr;
 };
 
 // Where a piece is: world point = R x + t, with T the top rows of [R t] (12), or nullptr for a
 // piece whose vertices are already in the world. `towards` (3, or nullptr): roughly from a to b (the
 // line between their centres, or where the last walk for a nearby pose ended), where the walk
 // starts: it then often ends at its first step. `ended` (3, or nullptr): where it ended, from a to b.
+// `climb` (2, or nullptr): the vertices of a and b where the support climbs start (out of range:
+// vertex 0), set to where the last ones ended.
 double convex_distance(const Convex& a, const double* Ta, const Convex& b, const double* Tb, double enough,
-                       double tol, const double* towards = nullptr, double* ended = nullptr);
+                       double tol, const double* towards = nullptr, double* ended = nullptr, int* climb = nullptr);
 
 }  // namespace kc

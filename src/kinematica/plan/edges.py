@@ -31,6 +31,16 @@ few states within m of something get coal's exact distance (one in contact block
 and a piece their distances do not clear is bisected as above. A state the bound finds positive
 is free; one it does not goes to coal, so no answer differs from coal's alone.
 
+The core tries every edge first, in one call (`ClearanceBound.edge_clear`, src/core/clearance.hpp),
+with the same argument made pair by pair: the two sides of a pair move relative to each other by
+at most L_p, the sum over only the joints between them (the Panda's forearm and hand: its two
+wrist joints), so a pair that is always close but whose joints barely move still clears long
+pieces. It measures the grid above coarse to fine — the middle grid state of any piece its ends
+do not clear — so an edge through open space takes a few states, a blocked one is found blocked
+after a few wherever its contact lies, and every grid state is measured or inside a piece proven
+free. Each pair is measured on its spheres first and on its convex pieces (GJK) only where the
+spheres fail to clear a piece.
+
 That is the exact mode (`exact=True`). Without it the planner plans on the core's model alone:
 a state is free when the bound is positive, an edge when the core's certificate above proves it
 from the bound alone (`ClearanceBound.edge_clear`), and nothing goes to coal. The model contains
@@ -57,9 +67,8 @@ from ..scene.sweep import motion_bounds
 from .group import names_of, split
 
 CHUNK = 256  # states per scene query: the first colliding chunk ends an edge's check early
-SEEN = 262144  # edges remembered (the planner's and the simplifier's retries of one edge, and halves)
+SEEN = 262144  # edges remembered (the planner's and the simplifier's retries of one edge)
 TIMED = 64  # states per coal query between looks at the deadline (~15 ms of coal on the UR5's gripper meshes)
-HALVES = 3  # levels of a free edge's halves remembered: OMPL's smoothBSpline(path, 3) subdivides 3 times
 DEPTH = 12  # bisections of a piece not cleared by its ends' distances: 4096 pieces of it, then blocked
 MARGIN = 0.6  # × resolution: a state with nothing nearer clears both its pieces (each moves ≤ resolution)
 
@@ -83,7 +92,6 @@ class EdgeChecker:
     checks: int = field(default=0)
     exact_checks: int = field(default=0)
     deadline: float = math.inf  # time.monotonic() after which an edge still being judged counts as blocked
-    halving: bool = False  # remember a free edge's halves (`_halves`: while OMPL's simplifier runs)
     progress: Any = None  # progress(seconds since `started`, checks) after each edge judged, or None
     started: float = 0.0  # time.monotonic() when the plan began
     _seen: dict = field(default_factory=dict, repr=False)  # edge (qa, qb) as bytes → free
@@ -222,27 +230,7 @@ class EdgeChecker:
             self._seen[key] = known
             if self.progress is not None:
                 self.progress(time.monotonic() - self.started, self.checks)
-            if known and self.halving:  # (OMPL may cut it either way round)
-                self.remember_halves(qa, qb)
         return known
-
-    def remember_halves(self, qa: np.ndarray, qb: np.ndarray) -> None:
-        """`_halves` of an edge found free (both ways round), `HALVES` levels down."""
-        self._halves(qa, qb, HALVES)
-        self._halves(qb, qa, HALVES)
-
-    def _halves(self, qa: np.ndarray, qb: np.ndarray, depth: int) -> None:
-        """Remember the halves of a free edge qa → qb, and theirs, `depth` levels down: a piece of
-        a free straight motion is free. OMPL's B-spline smoother cuts the path's edges at their
-        midpoints (its `subdivide`: qa + (qb − qa)·0.5, the same floating-point operations as
-        here, so the keys match exactly) and leaves many pieces as they were: re-certifying them
-        is then a look-up, not a second pass after the time limit. (Only the simplifier's edges:
-        most of a tree's are never cut, and remembering 14 pieces of each costs more than it saves.)"""
-        m = qa + (qb - qa) * 0.5
-        for x, y in ((qa, m), (m, qb)):
-            self._seen[x.tobytes() + y.tobytes()] = True
-            if depth > 1:
-                self._halves(x, y, depth - 1)
 
     def _edge_free(self, qa: np.ndarray, qb: np.ndarray) -> bool:
         ends_inside = bool(np.all((qa >= self.lo) & (qa <= self.hi) & (qb >= self.lo) & (qb <= self.hi)))

@@ -21,7 +21,6 @@ it finishes within its time limit; one cut short by the clock is cut where the c
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from collections.abc import Callable, Iterator
@@ -228,15 +227,11 @@ class Search:
                 raw = np.array([s[0:n] for s in path.getStates()], dtype=float)
                 t0 = time.perf_counter()
                 if simplify:  # a guarded error makes every edge invalid: it ends soon
-                    checker.halving = True  # (the path's edges, judged by the planner, are remembered whole)
-                    for a, b in itertools.pairwise(raw):
-                        checker.remember_halves(a, b)
                     cut, unsmoothed = _simplify(ss.getPathSimplifier(), path, deadline, n)
                     guard.reraise()
                 simplification_time = time.perf_counter() - t0
             finally:
                 checker.deadline = math.inf  # (the caller's re-certification judges every edge whole)
-                checker.halving = False
             Q = np.array([s[0:n] for s in path.getStates()], dtype=float)
         return Solved(Q, raw, status.asString(), planning_time, simplification_time, cut, unsmoothed, deadline)
 

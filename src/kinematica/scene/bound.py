@@ -94,10 +94,15 @@ class _Pieces:
         order = own + list(shared.values())
         index = {id(p): len(own) + i for i, p in enumerate(shared.values())}
         piece_first = np.concatenate([[0], np.cumsum([len(b) for b in self.body])]).astype(int).tolist()
-        vfirst = np.concatenate([[0], np.cumsum([len(V) for V, _ in order])]).astype(int).tolist()
-        verts = np.concatenate([V for V, _ in order]) if order else np.zeros((0, 3))
-        core.set_pieces(piece_first, vfirst, np.ascontiguousarray(verts, dtype=float), [r for _, r in order],
-                        [index[id(p)] for p in self.thing])
+        vfirst = np.concatenate([[0], np.cumsum([len(p.vertices) for p in order])]).astype(int).tolist()
+        verts = np.concatenate([p.vertices for p in order]) if order else np.zeros((0, 3))
+        # the hull edges, for the core's support climbs: a piece without them lists no neighbours
+        counts = [np.diff(p.edges[0]) if p.edges is not None else np.zeros(len(p.vertices), int) for p in order]
+        edge_first = np.concatenate([[0], np.cumsum(np.concatenate(counts))]) if order else np.zeros(1)
+        edge_next = np.concatenate([p.edges[1] for p in order if p.edges is not None] or [np.zeros(0)])
+        core.set_pieces(piece_first, vfirst, np.ascontiguousarray(verts, dtype=float), [p.radius for p in order],
+                        [index[id(p)] for p in self.thing], edge_first.astype(int).tolist(),
+                        edge_next.astype(int).tolist())
 
 
 @dataclass(frozen=True)
