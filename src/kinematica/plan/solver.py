@@ -22,6 +22,8 @@ it finishes within its time limit; one cut short by the clock is cut where the c
 from __future__ import annotations
 
 import math
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -107,6 +109,27 @@ class _Guard:
         error, self.error = self.error, None  # not kept: its traceback holds this frame's OMPL objects
         if error is not None:
             raise error
+
+    @contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """Ctrl+C while OMPL runs, taken as a kept error rather than raised where it lands: Python
+        raises KeyboardInterrupt at whatever line runs when the signal arrives, which may be a
+        callback's own frame outside its guard — and one crossing OMPL's C++ frames while PRM's
+        second thread runs ends the process. (In the main thread only: signals go there.)"""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def interrupted(signum: int, frame: Any) -> None:
+            if self.error is None:
+                self.error = KeyboardInterrupt()
+            self.stop()
+
+        before = signal.signal(signal.SIGINT, interrupted)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, before)
 
 
 def _validator(ob: Any, si: Any, free: Callable[[Any, Any], bool]) -> Any:
@@ -218,7 +241,8 @@ class Search:
             checker.deadline = deadline  # an edge still being judged then is given up
             cut, unsmoothed = False, None
             try:
-                status = ss.solve(ptc)
+                with guard.interruptible():
+                    status = ss.solve(ptc)
                 guard.reraise()
                 planning_time = ss.getLastPlanComputationTime()
                 if not ss.haveExactSolutionPath():
@@ -227,7 +251,8 @@ class Search:
                 raw = np.array([s[0:n] for s in path.getStates()], dtype=float)
                 t0 = time.perf_counter()
                 if simplify:  # a guarded error makes every edge invalid: it ends soon
-                    cut, unsmoothed = _simplify(ss.getPathSimplifier(), path, deadline, n)
+                    with guard.interruptible():
+                        cut, unsmoothed = _simplify(ss.getPathSimplifier(), path, deadline, n)
                     guard.reraise()
                 simplification_time = time.perf_counter() - t0
             finally:
