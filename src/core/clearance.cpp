@@ -158,13 +158,22 @@ inline void placed_point(const double* T, const double* x, double* y) {
     for (int r = 0; r < 3; ++r) y[r] = T[4 * r] * x[0] + T[4 * r + 1] * x[1] + T[4 * r + 2] * x[2] + T[4 * r + 3];
 }
 
+// How a pair is measured on its convex pieces: when its spheres come within `within` of each other
+// (−inf: never, inf: always), GJK stopping within `tol` (or 1e-3 of the smaller piece's size) of
+// the distance, started from `warm` (the state's start directions, Clearance::warm_at; or nullptr).
+struct Refine {
+    double within;
+    double tol = 0.0;
+    double* warm = nullptr;
+};
+
 // GJK between piece i placed by Ti and piece j by Tj (centres ci, cj in the world), started along
 // warm (WARM: the direction it ended on last time for this piece pair, from i to j, zero: none —
 // else the line between the centres; then the vertices its support climbs ended on) and warm set
 // to where it ends.
 inline double measured(const Clearance& m, int i, const double* Ti, const double* ci, int j, const double* Tj,
-                       const double* cj, double enough, double* warm) {
-    const double tol = 1e-3 * std::min(m.piece_ball[4 * i + 3], m.piece_ball[4 * j + 3]);
+                       const double* cj, double enough, double tol_floor, double* warm) {
+    const double tol = std::max(1e-3 * std::min(m.piece_ball[4 * i + 3], m.piece_ball[4 * j + 3]), tol_floor);
     const double line[3] = {cj[0] - ci[0], cj[1] - ci[1], cj[2] - ci[2]};
     if (!warm) return convex_distance(piece(m, i), Ti, piece(m, j), Tj, enough, tol, line);
     const bool known = warm[0] != 0.0 || warm[1] != 0.0 || warm[2] != 0.0;
@@ -178,7 +187,7 @@ inline double measured(const Clearance& m, int i, const double* Ti, const double
 // or `skip` when it is at least `skip`; a piece pair whose enclosing spheres are already that far
 // apart is not measured. warm: the pair's start directions (a1 − a0) × (b1 − b0) × WARM, or nullptr.
 double pieces_gap(const Clearance& m, int a0, int a1, const double* Ta, int b0, int b1, const double* Tb,
-                  double skip, double* warm) {
+                  double skip, double tol, double* warm) {
     double best = skip, ca[3], cb[3];
     for (int j = b0; j < b1; ++j) {
         placed_point(Tb, &m.piece_ball[4 * j], cb);
@@ -186,17 +195,17 @@ double pieces_gap(const Clearance& m, int a0, int a1, const double* Ta, int b0, 
             placed_point(Ta, &m.piece_ball[4 * i], ca);
             if (gap(ca, cb) - m.piece_ball[4 * i + 3] - m.piece_ball[4 * j + 3] >= best) continue;
             double* w = warm ? warm + WARM * ((j - b0) * (a1 - a0) + (i - a0)) : nullptr;
-            best = std::min(best, measured(m, i, Ta, ca, j, Tb, cb, best, w));
+            best = std::min(best, measured(m, i, Ta, ca, j, Tb, cb, best, tol, w));
         }
     }
     return best;
 }
 
 // The lower bound for self pair p (bodies a, b) — the larger of its spheres' distance, its table's
-// and (spheres within `refine`) its pieces' — or `skip` when it is at least `skip` (the enclosing
-// spheres or the table show it). warm: the state's start directions (Clearance::warm_at), or nullptr.
+// and (spheres within `r.within`) its pieces' — or `skip` when it is at least `skip` (the enclosing
+// spheres or the table show it).
 inline double self_gap(const Clearance& m, const double* q, const Placed& at, std::size_t p, double skip,
-                       double refine, double* warm) {
+                       const Refine& r) {
     const double *W = at.W, *H = at.H;
     const int a = m.self_pairs[p], b = m.self_pairs[p + 1], t = m.table_of.empty() ? -1 : m.table_of[p / 2];
     const double tabled = t < 0 ? -INFINITY : table_bound(m.tables[t], q);
@@ -206,17 +215,16 @@ inline double self_gap(const Clearance& m, const double* q, const Placed& at, st
     for (int i = m.first[a]; i < m.first[a + 1]; ++i)
         for (int j = m.first[b]; j < m.first[b + 1]; ++j)
             best = std::min(best, gap(W + 3 * i, W + 3 * j) - m.sphere[4 * i + 3] - m.sphere[4 * j + 3]);
-    if (best < skip && best <= refine && !m.piece_first.empty() && m.piece_first[a] < m.piece_first[a + 1] &&
+    if (best < skip && best <= r.within && !m.piece_first.empty() && m.piece_first[a] < m.piece_first[a + 1] &&
         m.piece_first[b] < m.piece_first[b + 1])
         best = std::max(best, pieces_gap(m, m.piece_first[a], m.piece_first[a + 1], at.P + 12 * a, m.piece_first[b],
-                                         m.piece_first[b + 1], at.P + 12 * b, skip,
-                                         warm ? warm + m.warm_at[p / 2] : nullptr));
+                                         m.piece_first[b + 1], at.P + 12 * b, skip, r.tol,
+                                         r.warm ? r.warm + m.warm_at[p / 2] : nullptr));
     return std::max(best, tabled);
 }
 
 // The same for thing pair p (body a, thing t).
-inline double thing_gap(const Clearance& m, const Placed& at, std::size_t p, double skip, double refine,
-                        double* warm) {
+inline double thing_gap(const Clearance& m, const Placed& at, std::size_t p, double skip, const Refine& r) {
     const double *W = at.W, *H = at.H;
     const int a = m.thing_pairs[p], t = m.thing_pairs[p + 1];
     const double *P = &m.pose[12 * t], *Z = &m.size[3 * t];
@@ -225,15 +233,15 @@ inline double thing_gap(const Clearance& m, const Placed& at, std::size_t p, dou
     for (int i = m.first[a]; i < m.first[a + 1]; ++i)
         best = std::min(best, to_thing(m.kind[t], P, Z, &W[3 * i]) - m.sphere[4 * i + 3]);
     const int tp = m.thing_piece.empty() ? -1 : m.thing_piece[t];
-    if (!(best < skip && best <= refine && tp >= 0 && m.piece_first[a] < m.piece_first[a + 1])) return best;
+    if (!(best < skip && best <= r.within && tp >= 0 && m.piece_first[a] < m.piece_first[a + 1])) return best;
     double near = skip;  // the body's pieces: those whose enclosing spheres come nearer the thing than that
     const double* T = at.P + 12 * a;
-    double* w = warm ? warm + m.warm_at[m.self_pairs.size() / 2 + p / 2] : nullptr;
+    double* w = r.warm ? r.warm + m.warm_at[m.self_pairs.size() / 2 + p / 2] : nullptr;
     for (int i = m.piece_first[a]; i < m.piece_first[a + 1]; ++i, w = w ? w + WARM : w) {
         double c[3];
         placed_point(T, &m.piece_ball[4 * i], c);
         if (to_thing(m.kind[t], P, Z, c) - m.piece_ball[4 * i + 3] >= near) continue;
-        near = std::min(near, measured(m, i, T, c, tp, nullptr, &m.piece_ball[4 * tp], near, w));
+        near = std::min(near, measured(m, i, T, c, tp, nullptr, &m.piece_ball[4 * tp], near, r.tol, w));
     }
     return std::max(best, near);
 }
@@ -245,22 +253,23 @@ bool clearance(const Clearance& m, const double* q, double* scratch, double* out
     if (!place(m, q, scratch, at)) return false;
     double best = cap;
     for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2)
-        best = std::min(best, self_gap(m, q, at, p, best, m.refine, warm));
+        best = std::min(best, self_gap(m, q, at, p, best, {m.refine, 0.0, warm}));
     for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2)
-        best = std::min(best, thing_gap(m, at, p, best, m.refine, warm));
+        best = std::min(best, thing_gap(m, at, p, best, {m.refine, 0.0, warm}));
     *out = best;
     return true;
 }
 
-bool pairs_near(const Clearance& m, const double* q, double margin, double* scratch, unsigned char* near) {
+bool pairs_near(const Clearance& m, const double* q, double margin, double* scratch, unsigned char* near,
+                bool pieces) {
     Placed at;
     if (!place(m, q, scratch, at)) return false;
     const double cap = std::nextafter(margin, INFINITY);  // a pair culled at it is farther than the margin
     std::size_t k = 0;
     for (std::size_t p = 0; p + 1 < m.self_pairs.size(); p += 2)
-        near[k++] = self_gap(m, q, at, p, cap, INFINITY, nullptr) <= margin;
+        near[k++] = self_gap(m, q, at, p, cap, {pieces ? INFINITY : -INFINITY}) <= margin;
     for (std::size_t p = 0; p + 1 < m.thing_pairs.size(); p += 2)
-        near[k++] = thing_gap(m, at, p, cap, INFINITY, nullptr) <= margin;
+        near[k++] = thing_gap(m, at, p, cap, {pieces ? INFINITY : -INFINITY}) <= margin;
     return true;
 }
 
@@ -301,8 +310,10 @@ namespace {
 // GJK run per piece pair that most states never need.
 class Measured {
 public:
-    Measured(const Clearance& m, const double* qa, const double* qb, double* scratch, std::vector<double> cap)
-        : m_(m), qa_(qa), qb_(qb), scratch_(scratch), q_(scratch + clearance_scratch(m)), cap_(std::move(cap)),
+    Measured(const Clearance& m, const double* qa, const double* qb, double resolution, double* scratch,
+             std::vector<double> cap)
+        : m_(m), qa_(qa), qb_(qb), resolution_(resolution), scratch_(scratch), q_(scratch + clearance_scratch(m)),
+          cap_(std::move(cap)),
           P_(cap_.size()), warm_(WARM * static_cast<std::size_t>(m.warm_size), 0.0) {}
 
     // The state qa + s (qb − qa) measured: its number; −1 when a pair touches even on its pieces
@@ -316,8 +327,8 @@ public:
         const std::size_t S = m_.self_pairs.size() / 2;
         double* d = &d_[x * P_];
         for (std::size_t k = 0; k < P_; ++k)
-            d[k] = k < S ? self_gap(m_, q_, at_, 2 * k, cap_[k], -INFINITY, nullptr)
-                         : thing_gap(m_, at_, 2 * (k - S), cap_[k], -INFINITY, nullptr);
+            d[k] = k < S ? self_gap(m_, q_, at_, 2 * k, cap_[k], {-INFINITY})
+                         : thing_gap(m_, at_, 2 * (k - S), cap_[k], {-INFINITY});
         for (std::size_t k = 0; k < P_; ++k)
             if (!(d[k] > 0.0) && !(refine(x, k) && d[k] > 0.0)) return -1;
         return x;
@@ -347,8 +358,9 @@ private:
         if (fine_[x * P_ + k] || !placed(x)) return false;
         fine_[x * P_ + k] = 1;
         const std::size_t S = m_.self_pairs.size() / 2;
-        const double d = k < S ? self_gap(m_, q_, at_, 2 * k, cap_[k], INFINITY, warm_.data())
-                               : thing_gap(m_, at_, 2 * (k - S), cap_[k], INFINITY, warm_.data());
+        // (GJK's tolerance: GJK_TOL of the resolution, far below what a piece of the edge needs)
+        const Refine r{INFINITY, GJK_TOL * resolution_, warm_.data()};
+        const double d = k < S ? self_gap(m_, q_, at_, 2 * k, cap_[k], r) : thing_gap(m_, at_, 2 * (k - S), cap_[k], r);
         const bool more = d > d_[x * P_ + k];
         d_[x * P_ + k] = std::max(d_[x * P_ + k], d);
         return more;
@@ -356,6 +368,7 @@ private:
 
     const Clearance& m_;
     const double *qa_, *qb_;
+    double resolution_;
     double *scratch_, *q_;
     std::vector<double> cap_;
     std::size_t P_;
@@ -383,7 +396,7 @@ bool edge_clear(const Clearance& m, const double* qa, const double* qb, const do
     std::vector<double> cap(P);
     for (std::size_t p = 0; p < P; ++p)
         cap[p] = std::min(EDGE_CAP * resolution, std::max(0.5 * L[p] * (1.0 + 1e-9), 1e-9 * resolution));
-    Measured states_of(m, qa, qb, scratch, std::move(cap));
+    Measured states_of(m, qa, qb, resolution, scratch, std::move(cap));
     auto at = [&](double s) { return ++states, states_of.add(s); };
     struct Piece {
         long a, b;       // on the grid s = i / k, while b − a > 1 …

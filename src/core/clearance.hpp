@@ -86,6 +86,11 @@ struct Clearance {
 // Doubles kept per piece pair between nearby states (Clearance::warm_at).
 constexpr int WARM = 5;
 
+// On an edge GJK stops within this fraction of the resolution of the distance (or 1e-3 of the
+// smaller piece): a bound that much short of it costs the certificate little, and the last
+// iterations cost most (a third of the edge check's time, on MotionBenchMaker's Panda).
+constexpr double GJK_TOL = 0.05;
+
 // Check and keep the convex pieces (the fields above; edge_first empty: no edges); false if an
 // index is out of range.
 bool set_pieces(Clearance& m, std::vector<int> piece_first, std::vector<int> vfirst, std::vector<double> verts,
@@ -107,9 +112,11 @@ bool clearance(const Clearance& m, const double* q, double* scratch, double* out
                double* warm = nullptr);
 
 // Per pair — the self pairs, then the thing pairs, in their order — whether its spheres come within
-// `margin` of each other at the state q (near[k] = 1) — and their convex pieces too, where they
-// have some — so that only those pairs need the exact check: a pair not near is at least `margin` clear. False if q holds NaN or infinity.
-bool pairs_near(const Clearance& m, const double* q, double margin, double* scratch, unsigned char* near);
+// `margin` of each other at the state q (near[k] = 1) — and, with `pieces`, their convex pieces
+// too, where they have some — so that only those pairs need the exact check: a pair not near is at
+// least `margin` clear. False if q holds NaN or infinity.
+bool pairs_near(const Clearance& m, const double* q, double margin, double* scratch, unsigned char* near,
+                bool pieces = true);
 
 // Doubles of scratch `clearance` and `pairs_near` need.
 std::size_t clearance_scratch(const Clearance& m);

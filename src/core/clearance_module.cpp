@@ -93,8 +93,9 @@ nb::object clearances(const kc::Clearance& m, nb::handle Q_in, double cap) {
 }
 
 // Per state of Q (B, n), per pair (self pairs, then thing pairs): whether it comes within margin
-// (bool (B, pairs)); ValueError("not finite") for NaN or infinity.
-nb::object pairs_near(const kc::Clearance& m, nb::handle Q_in, double margin) {
+// (bool (B, pairs)), on its spheres and (with `pieces`) its convex pieces; ValueError("not finite")
+// for NaN or infinity.
+nb::object pairs_near(const kc::Clearance& m, nb::handle Q_in, double margin, bool pieces) {
     const kc::np::View Q = kc::np::view(Q_in);
     const std::size_t n = m.n, P = (m.self_pairs.size() + m.thing_pairs.size()) / 2;
     if (Q.ndim != 2 || static_cast<std::size_t>(Q.shape[1]) != n) throw nb::index_error("q: (B, n)");
@@ -103,7 +104,7 @@ nb::object pairs_near(const kc::Clearance& m, nb::handle Q_in, double margin) {
     std::vector<unsigned char> flags(N * P);
     std::vector<double> scratch(kc::clearance_scratch(m));
     for (std::size_t k = 0; k < N; ++k)
-        if (!kc::pairs_near(m, Q.data + n * k, margin, scratch.data(), flags.data() + P * k))
+        if (!kc::pairs_near(m, Q.data + n * k, margin, scratch.data(), flags.data() + P * k, pieces))
             throw nb::value_error("not finite");
     nb::module_ np = nb::module_::import_("numpy");
     nb::bytes raw(reinterpret_cast<const char*>(flags.data()), flags.size());
@@ -223,9 +224,9 @@ void bind_clearance(nb::module_& m) {
                 "Scene length: a pair whose spheres come within it is refined by its convex pieces (0: only "
                 "pairs the spheres leave touching).")
         .def_prop_ro("self_pairs", [](const kc::Clearance& m) { return m.self_pairs; })
-        .def("pairs_near", &pairs_near, "q"_a, "margin"_a,
-             "Per state of q (B, n), per pair (self pairs, then thing pairs): whether its spheres come within "
-             "margin (bool (B, pairs)).")
+        .def("pairs_near", &pairs_near, "q"_a, "margin"_a, "pieces"_a = true,
+             "Per state of q (B, n), per pair (self pairs, then thing pairs): whether its spheres — and, with "
+             "`pieces`, its convex pieces — come within margin (bool (B, pairs)).")
         .def("edge_clear", &edge_clear, "qa"_a, "qb"_a, "weights"_a, "resolution"_a, "depth"_a,
              "(whether the bound proves the straight motion qa → qb free, states bounded).");
 }
