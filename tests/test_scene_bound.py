@@ -270,6 +270,24 @@ def test_an_edge_the_core_clears_on_the_pandas_meshes_is_free_under_coal():
     assert cleared >= 8, cleared
 
 
+@pytest.mark.skipif(not PANDA_URDF.is_file(), reason="example-robot-data (a test dependency) not installed")
+def test_a_state_the_core_calls_free_is_free_under_coal_and_outside_the_box_is_not():
+    # the planner's one-state check (Clearance.state_free: spheres, else convex pieces by GJK
+    # stopping early) against coal on the Panda's meshes beside a table: never free where coal
+    # finds a contact, and free at nearly every state coal finds free (measured: all 239)
+    s, robot = panda_scene(table=True)
+    lo, hi = robot.limits[:, 0], robot.limits[:, 1]
+    core = ClearanceBound.build(s, "p", refine=0.01).core
+    Q = random_states(robot, np.random.default_rng(5), 300)
+    free = np.array([core.state_free(q, lo, hi, 0.01) for q in Q])
+    coal_free = ~s.check({"p": Q}).colliding
+    assert not np.any(free & ~coal_free)
+    assert free.sum() >= 0.95 * coal_free.sum(), (free.sum(), coal_free.sum())
+    q = Q[np.flatnonzero(free)[0]]
+    assert not core.state_free(np.where(np.arange(len(q)) == 0, hi[0] + 1e-9, q), lo, hi, 0.01)
+    assert not core.state_free(np.full(len(q), np.nan), lo, hi, 0.01)
+
+
 def test_the_bound_of_two_robots_moving_together_never_exceeds_coal():
     # a group planned in one joint space: both robots' states side by side, their pairs across
     scene = km.Scene.load("two-braccios")

@@ -260,6 +260,23 @@ bool clearance(const Clearance& m, const double* q, double* scratch, double* out
     return true;
 }
 
+bool state_free(const Clearance& m, const double* q, double resolution, double* scratch) {
+    Placed at;
+    if (!place(m, q, scratch, at)) return false;
+    // a bound just above zero is all a collision check needs: the enclosing spheres cull nearly
+    // every pair, and GJK stops as soon as it shows a pair apart
+    const double cap = 1e-9 * resolution;
+    const Refine coarse{-INFINITY}, fine{INFINITY, GJK_TOL * resolution, nullptr};
+    const std::size_t S = m.self_pairs.size() / 2, T = m.thing_pairs.size() / 2;
+    for (std::size_t k = 0; k < S; ++k)
+        if (!(self_gap(m, q, at, 2 * k, cap, coarse) > 0.0) && !(self_gap(m, q, at, 2 * k, cap, fine) > 0.0))
+            return false;
+    for (std::size_t k = 0; k < T; ++k)
+        if (!(thing_gap(m, at, 2 * k, cap, coarse) > 0.0) && !(thing_gap(m, at, 2 * k, cap, fine) > 0.0))
+            return false;
+    return true;
+}
+
 bool pairs_near(const Clearance& m, const double* q, double margin, double* scratch, unsigned char* near,
                 bool pieces) {
     Placed at;

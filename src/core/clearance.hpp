@@ -118,7 +118,12 @@ bool clearance(const Clearance& m, const double* q, double* scratch, double* out
 bool pairs_near(const Clearance& m, const double* q, double margin, double* scratch, unsigned char* near,
                 bool pieces = true);
 
-// Doubles of scratch `clearance` and `pairs_near` need.
+// Whether the bound shows the state q free — every pair apart, on its spheres or else its convex
+// pieces (GJK within GJK_TOL × resolution) — the collision check a planner asks of one state; false
+// also if q holds NaN or infinity.
+bool state_free(const Clearance& m, const double* q, double resolution, double* scratch);
+
+// Doubles of scratch `clearance`, `state_free` and `pairs_near` need.
 std::size_t clearance_scratch(const Clearance& m);
 
 // Whether the bound alone proves the straight joint motion qa → qb (n each, all movers) free

@@ -92,6 +92,18 @@ nb::object clearances(const kc::Clearance& m, nb::handle Q_in, double cap) {
     return result;
 }
 
+// Whether the state q (n,) lies in the box lo ≤ q ≤ hi (n, each) and the bound shows it free
+// (kc::state_free): what a planner asks of one state, in one call.
+bool state_free(const kc::Clearance& m, nb::handle q_in, nb::handle lo_in, nb::handle hi_in, double resolution) {
+    const std::size_t n = m.n;
+    const kc::np::View q = sized(q_in, n, "q: (n,)"), lo = sized(lo_in, n, "lo: (n,)"), hi = sized(hi_in, n, "hi: (n,)");
+    if (!(resolution > 0.0)) throw nb::value_error("resolution > 0");
+    for (std::size_t j = 0; j < n; ++j)
+        if (!(q.data[j] >= lo.data[j] && q.data[j] <= hi.data[j])) return false;  // (NaN too)
+    std::vector<double> scratch(kc::clearance_scratch(m));
+    return kc::state_free(m, q.data, resolution, scratch.data());
+}
+
 // Per state of Q (B, n), per pair (self pairs, then thing pairs): whether it comes within margin
 // (bool (B, pairs)), on its spheres and (with `pieces`) its convex pieces; ValueError("not finite")
 // for NaN or infinity.
@@ -146,12 +158,20 @@ void set_pieces(kc::Clearance& m, std::vector<int> piece_first, std::vector<int>
         throw nb::value_error("pieces: an offset, radius, vertex, edge or thing's piece out of range");
 }
 
-// Whether the bound proves the edge qa → qb (n,) free, and the states it bounded (clearance.hpp).
+// Whether the bound proves the edge qa → qb (n,) free, and the states it bounded (clearance.hpp);
+// with a box lo ≤ q ≤ hi (n each, or None), (False, 0) when an end lies outside it.
 nb::tuple edge_clear(const kc::Clearance& m, nb::handle qa_in, nb::handle qb_in, nb::handle w_in, double resolution,
-                     int depth) {
+                     int depth, nb::handle lo_in, nb::handle hi_in) {
     const std::size_t n = m.n;
     const kc::np::View qa = sized(qa_in, n, "qa: (n,)"), qb = sized(qb_in, n, "qb: (n,)"), w = sized(w_in, n, "w: (n,)");
     if (!(resolution > 0.0) || depth < 0 || depth > 30) throw nb::value_error("resolution > 0, 0 <= depth <= 30");
+    if (!lo_in.is_none() || !hi_in.is_none()) {  // (the box is convex: an edge between ends inside it stays inside)
+        const kc::np::View lo = sized(lo_in, n, "lo: (n,)"), hi = sized(hi_in, n, "hi: (n,)");
+        for (std::size_t j = 0; j < n; ++j)
+            if (!(qa.data[j] >= lo.data[j] && qa.data[j] <= hi.data[j] && qb.data[j] >= lo.data[j] &&
+                  qb.data[j] <= hi.data[j]))
+                return nb::make_tuple(false, 0);
+    }
     std::vector<double> scratch(kc::clearance_scratch(m) + n);
     long states = 0;
     const bool free = kc::edge_clear(m, qa.data, qb.data, w.data, resolution, depth, scratch.data(), states);
@@ -227,6 +247,10 @@ void bind_clearance(nb::module_& m) {
         .def("pairs_near", &pairs_near, "q"_a, "margin"_a, "pieces"_a = true,
              "Per state of q (B, n), per pair (self pairs, then thing pairs): whether its spheres — and, with "
              "`pieces`, its convex pieces — come within margin (bool (B, pairs)).")
+        .def("state_free", &state_free, "q"_a, "lo"_a, "hi"_a, "resolution"_a,
+             "Whether the state q (n,) is inside the box lo <= q <= hi and the bound shows it free.")
         .def("edge_clear", &edge_clear, "qa"_a, "qb"_a, "weights"_a, "resolution"_a, "depth"_a,
-             "(whether the bound proves the straight motion qa → qb free, states bounded).");
+             "lo"_a = nb::none(), "hi"_a = nb::none(),
+             "(whether the bound proves the straight motion qa → qb free, states bounded); with a box "
+             "lo <= q <= hi, (False, 0) when an end lies outside it.");
 }

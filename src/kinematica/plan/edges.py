@@ -152,14 +152,13 @@ class EdgeChecker:
         return ok
 
     def free_one(self, q: np.ndarray) -> bool:
-        """`free` of one state q (n,) — what OMPL asks thousands of times — with the fewest array
-        operations: the box, then the core's bound, then coal only if the bound cannot tell."""
-        if not bool(np.all((q >= self.lo) & (q <= self.hi))):
-            return False
+        """`free` of one state q (n,) — what OMPL asks thousands of times — in one core call
+        (`Clearance.state_free`: the box, then every pair apart on its spheres or else its convex
+        pieces), and coal only where that cannot tell and the checker is exact."""
         self._current()
         if self.fast is not None:
             self.checks += 1
-            if self.fast.core.clearances(q, self.resolution) > 0:
+            if self.fast.core.state_free(q, self.lo, self.hi, self.resolution):
                 return True
             if not self.exact:
                 return False
@@ -233,14 +232,14 @@ class EdgeChecker:
         return known
 
     def _edge_free(self, qa: np.ndarray, qb: np.ndarray) -> bool:
+        if self.fast is not None:  # (the box checked there too: no states measured when an end is out)
+            clear, states = self.fast.core.edge_clear(qa, qb, self.weights, self.resolution, DEPTH, self.lo, self.hi)
+            self.checks += states
+            if clear or not self.exact or not states:
+                return clear
         ends_inside = bool(np.all((qa >= self.lo) & (qa <= self.hi) & (qb >= self.lo) & (qb <= self.hi)))
         if not ends_inside:  # (the box is convex: an edge between states inside it stays inside)
             return False
-        if self.fast is not None:
-            clear, states = self.fast.edge_clear(qa, qb, self.weights, self.resolution, DEPTH)
-            self.checks += states
-            if clear or not self.exact:
-                return clear
         Q = self.samples(qa, qb)
         self.checks += len(Q)
         d = self._bound(Q)
