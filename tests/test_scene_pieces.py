@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.spatial import ConvexHull
 
@@ -60,10 +60,15 @@ def _pose(p) -> np.ndarray:
 
 @settings(max_examples=150, deadline=None)
 @given(clouds, clouds, poses, poses, st.floats(0.0, 0.05), st.floats(0.0, 0.05))
+@example([(0.0, 0.0, 0.1875), (0.0, 0.125, 0.0), (0.1875, -0.125, 0.0), (-0.125, 0.0, 0.0)],
+         [(0.0, 0.0, 0.0), (0.0, 0.0, 0.0625), (0.0, 0.0625, -0.0625), (0.03125, 0.0, 0.0)],
+         (0.0, 0.0, -0.09375, 0.0, 0.0, 0.0), (0.0,) * 6, 0.0, 0.0)  # B wholly inside A
 def test_gjk_never_exceeds_the_distance_and_meets_it_when_apart(a, b, pa, pb, ra, rb):
     # the bound is what certifies a state free: it must never be above the true distance (coal's
     # between the hulls' surfaces, less the radii; one hull inside the other also gives a bound
-    # ≤ 0 ≤ coal's). Apart, it is within its tolerance of it (GJK converges).
+    # ≤ 0 ≤ coal's). Apart, it is within its tolerance of it (GJK converges) — where coal's
+    # surface distance is the hulls' distance: not when a corner of one lies inside the other
+    # (hypothesis found a tetrahedron wholly inside another, 7.5 mm from its faces)
     A, B = np.array(a), np.array(b)
     for V in (A, B):
         try:
@@ -74,8 +79,18 @@ def test_gjk_never_exceeds_the_distance_and_meets_it_when_apart(a, b, pa, pb, ra
     d = _coal_distance(A, Ta, B, Tb)
     lb = convex_distance(A, Ta, ra, B, Tb, rb, tol=1e-9)
     assert lb <= d - ra - rb + 1e-9, (lb, d)
-    if d - ra - rb > 1e-3:  # apart, radii included (touching, it stops as soon as it knows)
+    WA, WB = A @ Ta[:3, :3].T + Ta[:3, 3], B @ Tb[:3, :3].T + Tb[:3, 3]
+    if d - ra - rb > 1e-3 and not _corner_inside(WA, WB):  # apart, radii included (touching, it stops as soon as it knows)
         assert lb >= d - ra - rb - 1e-5, (lb, d)
+
+
+def _corner_inside(A: np.ndarray, B: np.ndarray) -> bool:
+    """Whether a point of A lies inside the hull of B or one of B inside the hull of A."""
+    for P, V in ((A, B), (B, A)):
+        eq = ConvexHull(V).equations
+        if np.any((P @ eq[:, :3].T + eq[:, 3]).max(axis=1) <= 0):
+            return True
+    return False
 
 
 big_clouds = st.integers(24, 90).flatmap(lambda k: st.lists(st.tuples(*[st.floats(-0.2, 0.2)] * 3), min_size=k,
