@@ -125,3 +125,37 @@ def test_a_temporary_file_of_a_killed_writer_is_swept_by_the_next_write(tmp_path
     alive.write_text("in progress")
     atomic.write_text(target, "whole")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, "m.txt"])
+
+
+def test_a_sketch_rewritten_and_killed_leaves_nothing_inside_its_folder(tmp_path):
+    # the Braccio sketch written again into its folder, the writer killed mid-write: its
+    # temporary must lie beside the folder, not among the sketch's files (the random-kill test
+    # above once found one there, in a fresh clone)
+    import signal
+    import time
+
+    from kinematica.hardware.sketch import write_firmware
+
+    out = tmp_path / "firmware"
+    write_firmware(out)
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    pid = os.fork()
+    if pid == 0:  # the child writes slowly: its file is written, then it sleeps before the rename
+        try:
+            write_text = Path.write_text
+
+            def slow(self, *args, **kwargs):
+                n = write_text(self, *args, **kwargs)
+                time.sleep(30)
+                return n
+
+            Path.write_text = slow
+            write_firmware(out)
+        finally:
+            os._exit(0)
+    time.sleep(1.0)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
+    write_firmware(out)  # the next write sweeps the killed one's temporary away
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["firmware"]

@@ -36,8 +36,11 @@ def write_firmware(out: str | Path, overwrite: bool = False) -> Path:
     if path.exists() and not overwrite and path.read_text(encoding="utf-8", errors="replace") != text:
         raise FileExistsError(f"{path} exists and differs from this version's sketch: move it away or "
                               "overwrite it (--force)")
-    new = out if not out.exists() else path.parent  # the outermost folder this makes
-    with atomic.folder(new) as tmp:  # appears whole, or not at all
+    # the outermost folder this makes appears whole, or not at all; into folders already there
+    # the file is renamed in, from a temporary beside `out` — never one inside the sketch's own
+    # folder, where a writer killed mid-write would leave it among the sketch's files
+    new = path.parent if out.exists() and not path.parent.exists() else out
+    with atomic.folder(new) as tmp:
         inner = tmp / SKETCH if new == out else tmp
         inner.mkdir(exist_ok=True)
         (inner / path.name).write_text(text, encoding="utf-8")
