@@ -32,6 +32,12 @@ def _problem(robot, u, on_limit, s):
     return q, lo + np.asarray(s) * (hi - lo)
 
 
+def _singular(robot, q):
+    """σ_min / σ_max of the Jacobian below km.ik's near-singular threshold (1e-3) at q."""
+    sv = np.linalg.svd(km.jacobian(robot, q), compute_uv=False)
+    return sv[-1] < 1e-3 * sv[0]
+
+
 def _nearest_branch(robot, T, seed):
     """Brute force: every closed-form branch that FK confirms and the limits hold, nearest the
     seed (revolute gaps modulo 2π)."""
@@ -56,6 +62,8 @@ fractions = st.lists(st.floats(0, 1), min_size=6, max_size=6)
        on_limit=st.lists(st.integers(0, 5), max_size=2, unique=True))
 @example(name="kuka-kr6-r900", u=[0.8882382519985823, 0.5, 0.044830336838628033, 0.0, 0.5, 0.0],
          s=[0.0, 0.0, 1.0, 0.0, 0.0, 0.0], on_limit=[])  # the wrist at exactly ±π
+@example(name="ur5", u=[0.0, 0.875, 0.0, 0.0, 0.0, 0.0], on_limit=[],
+         s=[0.0, 0.0, 0.875, 4.461923019869957e-11, 0.0, 0.0])  # upright: singular, and 4 other branches
 def test_closed_form_seed_solves_from_the_first_attempt(name, u, on_limit, s):
     robot = ARMS[name]
     q_true, seed = _problem(robot, u, on_limit, s)
@@ -63,9 +71,11 @@ def test_closed_form_seed_solves_from_the_first_attempt(name, u, on_limit, s):
     r = km.ik(robot, T, seed, limits="wrap")
     pos, ori = _fk_errors(robot, r.q, T)
     assert r.success and pos < TOL and ori < TOL and robot.within_limits(r.q)
-    if r.near_singular:
+    if r.near_singular or _singular(robot, q_true):
         # at a singular pose branches merge and the closed form loses digits (a UR5 with
-        # q = (0, 0, 0, 2.36, 0, 0): 10 LM steps polish it); the answer is still checked by FK
+        # q = (0, 0, 0, 2.36, 0, 0): 10 LM steps polish it), or the pose is reached both by a
+        # singular family and by isolated branches (the UR5 upright, q = (0, −π/2, 0, 0, 0, 0):
+        # four bent-elbow branches, none near the seed's singular one); checked by FK above
         return
     assert r.iterations == 0  # the closed-form seed needed no LM step
     # the answer is the in-limit branch nearest the seed; branches are isolated (8 of them,
