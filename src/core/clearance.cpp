@@ -246,6 +246,13 @@ inline double thing_gap(const Clearance& m, const Placed& at, std::size_t p, dou
     return std::max(best, near);
 }
 
+// Pair k of all of them (the self pairs, then the thing pairs): self_gap's or thing_gap's bound.
+inline double pair_gap(const Clearance& m, const double* q, const Placed& at, std::size_t k, double skip,
+                       const Refine& r) {
+    const std::size_t S = m.self_pairs.size() / 2;
+    return k < S ? self_gap(m, q, at, 2 * k, skip, r) : thing_gap(m, at, 2 * (k - S), skip, r);
+}
+
 }  // namespace
 
 bool clearance(const Clearance& m, const double* q, double* scratch, double* out, double cap, double* warm) {
@@ -267,13 +274,9 @@ bool state_free(const Clearance& m, const double* q, double resolution, double* 
     // every pair, and GJK stops as soon as it shows a pair apart
     const double cap = 1e-9 * resolution;
     const Refine coarse{-INFINITY}, fine{INFINITY, GJK_TOL * resolution, nullptr};
-    const std::size_t S = m.self_pairs.size() / 2, T = m.thing_pairs.size() / 2;
-    for (std::size_t k = 0; k < S; ++k)
-        if (!(self_gap(m, q, at, 2 * k, cap, coarse) > 0.0) && !(self_gap(m, q, at, 2 * k, cap, fine) > 0.0))
-            return false;
-    for (std::size_t k = 0; k < T; ++k)
-        if (!(thing_gap(m, at, 2 * k, cap, coarse) > 0.0) && !(thing_gap(m, at, 2 * k, cap, fine) > 0.0))
-            return false;
+    const std::size_t P = (m.self_pairs.size() + m.thing_pairs.size()) / 2;
+    for (std::size_t k = 0; k < P; ++k)
+        if (!(pair_gap(m, q, at, k, cap, coarse) > 0.0) && !(pair_gap(m, q, at, k, cap, fine) > 0.0)) return false;
     return true;
 }
 
@@ -318,10 +321,6 @@ std::vector<double> pair_sweeps(const Clearance& m, const double* qa, const doub
     return L;
 }
 
-}  // namespace
-
-namespace {
-
 // The states of one edge qa → qb measured so far, pair by pair: first by the spheres (and tables)
 // alone, then — only for a pair whose bounds fail to clear a piece — by its convex pieces too, a
 // GJK run per piece pair that most states never need.
@@ -329,9 +328,8 @@ class Measured {
 public:
     Measured(const Clearance& m, const double* qa, const double* qb, double resolution, double* scratch,
              std::vector<double> cap)
-        : m_(m), qa_(qa), qb_(qb), resolution_(resolution), scratch_(scratch), q_(scratch + clearance_scratch(m)),
-          cap_(std::move(cap)),
-          P_(cap_.size()), warm_(WARM * static_cast<std::size_t>(m.warm_size), 0.0) {}
+        : m_(m), qa_(qa), qb_(qb), tol_(GJK_TOL * resolution), scratch_(scratch), q_(scratch + clearance_scratch(m)),
+          cap_(std::move(cap)), P_(cap_.size()), warm_(WARM * static_cast<std::size_t>(m.warm_size), 0.0) {}
 
     // The state qa + s (qb − qa) measured: its number; −1 when a pair touches even on its pieces
     // (or the state is not finite).
@@ -341,11 +339,8 @@ public:
         d_.resize(d_.size() + P_);
         fine_.resize(fine_.size() + P_, 0);
         if (!placed(x)) return -1;
-        const std::size_t S = m_.self_pairs.size() / 2;
         double* d = &d_[x * P_];
-        for (std::size_t k = 0; k < P_; ++k)
-            d[k] = k < S ? self_gap(m_, q_, at_, 2 * k, cap_[k], {-INFINITY})
-                         : thing_gap(m_, at_, 2 * (k - S), cap_[k], {-INFINITY});
+        for (std::size_t k = 0; k < P_; ++k) d[k] = pair_gap(m_, q_, at_, k, cap_[k], {-INFINITY});
         for (std::size_t k = 0; k < P_; ++k)
             if (!(d[k] > 0.0) && !(refine(x, k) && d[k] > 0.0)) return -1;
         return x;
@@ -374,10 +369,7 @@ private:
     bool refine(long x, std::size_t k) {  // pair k at state x measured on its pieces: whether anything changed
         if (fine_[x * P_ + k] || !placed(x)) return false;
         fine_[x * P_ + k] = 1;
-        const std::size_t S = m_.self_pairs.size() / 2;
-        // (GJK's tolerance: GJK_TOL of the resolution, far below what a piece of the edge needs)
-        const Refine r{INFINITY, GJK_TOL * resolution_, warm_.data()};
-        const double d = k < S ? self_gap(m_, q_, at_, 2 * k, cap_[k], r) : thing_gap(m_, at_, 2 * (k - S), cap_[k], r);
+        const double d = pair_gap(m_, q_, at_, k, cap_[k], {INFINITY, tol_, warm_.data()});
         const bool more = d > d_[x * P_ + k];
         d_[x * P_ + k] = std::max(d_[x * P_ + k], d);
         return more;
@@ -385,7 +377,7 @@ private:
 
     const Clearance& m_;
     const double *qa_, *qb_;
-    double resolution_;
+    double tol_;  // GJK's: GJK_TOL of the resolution, far below what a piece of the edge needs
     double *scratch_, *q_;
     std::vector<double> cap_;
     std::size_t P_;
@@ -446,32 +438,6 @@ bool edge_clear(const Clearance& m, const double* qa, const double* qb, const do
     return true;
 }
 
-namespace {
-
-// Whether the vertices [v0, v1) list either no neighbours at all (a piece without edges) or
-// neighbours within the piece that join them all (a climb can reach every vertex).
-bool connected(const std::vector<int>& first, const std::vector<int>& next, int v0, int v1) {
-    for (int v = v0; v < v1; ++v)
-        if (first[v + 1] < first[v]) return false;
-    if (first[v1] == first[v0]) return true;
-    std::vector<char> seen(v1 - v0, 0);
-    std::vector<int> todo{0};
-    seen[0] = 1;
-    int reached = 1;
-    while (!todo.empty()) {
-        const int v = todo.back();
-        todo.pop_back();
-        for (int e = first[v0 + v]; e < first[v0 + v + 1]; ++e) {
-            const int u = next[e];
-            if (u < 0 || u >= v1 - v0) return false;
-            if (!seen[u]) seen[u] = 1, ++reached, todo.push_back(u);
-        }
-    }
-    return reached == v1 - v0;
-}
-
-}  // namespace
-
 bool set_pieces(Clearance& m, std::vector<int> piece_first, std::vector<int> vfirst, std::vector<double> verts,
                 std::vector<double> radius, std::vector<int> thing_piece, std::vector<int> edge_first,
                 std::vector<int> edge_next) {
@@ -493,7 +459,7 @@ bool set_pieces(Clearance& m, std::vector<int> piece_first, std::vector<int> vfi
             static_cast<std::size_t>(edge_first.back()) != edge_next.size())
             return false;
         for (std::size_t p = 0; p < np; ++p)
-            if (!connected(edge_first, edge_next, vfirst[p], vfirst[p + 1])) return false;
+            if (!edges_join(edge_first.data(), edge_next.data(), vfirst[p], vfirst[p + 1])) return false;
     } else if (!edge_next.empty()) {
         return false;
     }

@@ -178,16 +178,14 @@ nb::tuple edge_clear(const kc::Clearance& m, nb::handle qa_in, nb::handle qb_in,
     return nb::make_tuple(free, states);
 }
 
-// A piece's hull edges as (first, next) lists (kc::Convex), checked against its k vertices; empty
-// lists: none.
+// A piece's hull edges as (first, next) lists (kc::Convex), checked against its k vertices as
+// set_pieces checks a model's (kc::edges_join); empty lists: none.
 void edges_of(const std::vector<int>& first, const std::vector<int>& next, int k) {
     if (first.empty() && next.empty()) return;
     if (first.size() != static_cast<std::size_t>(k) + 1 || first[0] != 0 || static_cast<std::size_t>(first[k]) != next.size())
         throw nb::value_error("edges: first (k + 1) offsets into next");
-    for (int i = 0; i < k; ++i)
-        if (first[i + 1] < first[i]) throw nb::value_error("edges: first must not decrease");
-    for (int v : next)
-        if (v < 0 || v >= k) throw nb::value_error("edges: a neighbour out of range");
+    if (!kc::edges_join(first.data(), next.data(), 0, k))
+        throw nb::value_error("edges: a neighbour out of range, or vertices they do not join");
 }
 
 // GJK's lower bound between two pieces conv(V) ⊕ ball(r), each placed by T (4, 4) (convex.hpp).

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace kc {
 namespace {
@@ -111,6 +112,26 @@ bool nearest(Simplex& s, V3& v) {
 }
 
 }  // namespace
+
+bool edges_join(const int* first, const int* next, int v0, int v1) {
+    for (int v = v0; v < v1; ++v)
+        if (first[v + 1] < first[v]) return false;
+    if (first[v1] == first[v0]) return true;
+    std::vector<char> seen(v1 - v0, 0);
+    std::vector<int> todo{0};
+    seen[0] = 1;
+    int reached = 1;
+    while (!todo.empty()) {
+        const int v = todo.back();
+        todo.pop_back();
+        for (int e = first[v0 + v]; e < first[v0 + v + 1]; ++e) {
+            const int u = next[e];
+            if (u < 0 || u >= v1 - v0) return false;
+            if (!seen[u]) seen[u] = 1, ++reached, todo.push_back(u);
+        }
+    }
+    return reached == v1 - v0;
+}
 
 double convex_distance(const Convex& a, const double* Ta, const Convex& b, const double* Tb, double enough,
                        double tol, const double* towards, double* ended, int* climb) {

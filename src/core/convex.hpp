@@ -28,6 +28,11 @@ struct Convex {
     const int* next = nullptr;
 };
 
+// Whether vertices [v0, v1) either list no neighbours at all (a piece without edges: read whole)
+// or list neighbours, as `next` indices within [0, v1 − v0), that join them all — what a climb
+// needs to reach every vertex. first: offsets into next, one per vertex and one past the last.
+bool edges_join(const int* first, const int* next, int v0, int v1);
+
 // Where a piece is: world point = R x + t, with T the top rows of [R t] (12), or nullptr for a
 // piece whose vertices are already in the world. `towards` (3, or nullptr): roughly from a to b (the
 // line between their centres, or where the last walk for a nearby pose ended), where the walk

@@ -233,7 +233,7 @@ class EdgeChecker:
 
     def _edge_free(self, qa: np.ndarray, qb: np.ndarray) -> bool:
         if self.fast is not None:  # (the box checked there too: no states measured when an end is out)
-            clear, states = self.fast.core.edge_clear(qa, qb, self.weights, self.resolution, DEPTH, self.lo, self.hi)
+            clear, states = self.fast.edge_clear(qa, qb, self.weights, self.resolution, DEPTH, self.lo, self.hi)
             self.checks += states
             if clear or not self.exact or not states:
                 return clear

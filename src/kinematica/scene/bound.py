@@ -192,11 +192,14 @@ class ClearanceBound:
         return (flags.astype(np.uint8) @ self.pair_of) > 0
 
     def edge_clear(self, qa: np.ndarray, qb: np.ndarray, weights: np.ndarray, resolution: float,
-                   depth: int) -> tuple[bool, int]:
+                   depth: int, lo: np.ndarray | None = None, hi: np.ndarray | None = None) -> tuple[bool, int]:
         """(whether the bound alone proves the straight joint motion qa → qb free — sampled and
-        certified as plan/edges.py states, in one core call — and the states it bounded)."""
+        certified as plan/edges.py states, in one core call — and the states it bounded); with a
+        box lo ≤ q ≤ hi, (False, 0) when an end lies outside it."""
+        box = (None, None) if lo is None or hi is None else \
+            (np.ascontiguousarray(lo, dtype=float), np.ascontiguousarray(hi, dtype=float))
         return self.core.edge_clear(np.ascontiguousarray(qa, dtype=float), np.ascontiguousarray(qb, dtype=float),
-                                    np.ascontiguousarray(weights, dtype=float), float(resolution), int(depth))
+                                    np.ascontiguousarray(weights, dtype=float), float(resolution), int(depth), *box)
 
 
 __all__ = ["ClearanceBound"]
