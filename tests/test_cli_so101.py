@@ -57,12 +57,21 @@ def test_move_then_play_reports_tracking_per_joint_and_at_the_tool(capsys, emu, 
     half_tick = 360 / 4096 / 2 + 1e-9  # readings are whole ticks
     # error k = the reading one cycle after goal k − goal k (the report's rows k)
     rows = [k for k, m in enumerate(d["measured"]) if m is not None]
-    e = np.degrees(np.array([d["measured"][k] for k in rows]) - np.array([d["commanded"][k] for k in rows]))
+    read, goals = (np.degrees(np.array([d[key][k] for k in rows])) for key in ("measured", "commanded"))
+    e = read - goals
     for i, j in enumerate(d["joints"]):
-        # the typical goal holds the sag alone; a cycle the machine held up (a late host cycle, or
-        # the emulator's thread starved: goals read back at once) adds the steps it missed, which
-        # the RMS rightly shows (seen on a loaded machine: 0.49° on the pan against 0.44°)
-        assert np.median(np.abs(e[:, i])) == pytest.approx(sag, abs=half_tick), j
+        # every reading is the shaft among the goals sent about then — less the sag while it holds
+        # (its sign in degrees is the joint's): goal k's when the cycle kept time; one held up (a
+        # late host cycle, or the emulator's thread starved so a goal is read back at once) reads
+        # the shaft on its way from an earlier goal or already at the next, which the RMS rightly
+        # shows (seen on a loaded machine: 0.49° on the pan against 0.44°; at load 6 on 2 cores
+        # most cycles were late, so neither the median nor the RMS is the sag there)
+        for r, k in enumerate(rows):
+            around = goals[max(r - 5, 0):r + 2, i]
+            shaft = read[r, i] + np.array([-sag, 0.0, sag])  # holding either way, or moving
+            assert np.any((shaft >= around.min() - half_tick) & (shaft <= around.max() + half_tick)), \
+                (j["name"], k, read[r, i], around)
+        assert np.any(np.abs(np.abs(e[:, i]) - sag) <= half_tick), j  # measured, not the goals echoed
         assert j["rms_deg"] == pytest.approx(np.sqrt(np.mean(e[:, i] ** 2)), rel=1e-9), j  # the report's own rows
         if not np.any(np.abs(np.abs(e[:, i]) - sag) > half_tick):  # no goal read back early
             assert j["rms_deg"] == pytest.approx(sag, abs=half_tick), j
