@@ -245,6 +245,45 @@ def test_an_arm_folding_through_itself_is_never_cleared():
     assert cleared >= 15 and crossing >= 10, (cleared, crossing)
 
 
+# Two robots turning about z (URDF): "bar", one link that is a 0.6 m bar centred on its axis (its
+# middle never moves); "ball", a 5 cm ball on a second joint 0.3 m out, carried 0.3 m back from it
+# (at q2 = 0 it sits on the first joint's axis). Each with the post its swing passes through.
+SWINGS = {
+    "bar": ('<link name="l1"><collision><geometry><box size="0.6 0.01 0.01"/></geometry></collision></link>',
+            "", [0.0, 0.2, 0.05]),
+    "ball": ('<link name="l1"/>', '<joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/>'
+             '<origin xyz="0.3 0 0"/><axis xyz="0 0 1"/>{limit}</joint><link name="l2"><collision>'
+             '<origin xyz="-0.3 0 0"/><geometry><sphere radius="0.01"/></geometry></collision></link>',
+             [0.3, -0.3, 0.05]),
+}
+
+
+@pytest.mark.parametrize("which", sorted(SWINGS))
+def test_a_link_swung_about_an_axis_near_its_middle_is_never_cleared_through_a_post(tmp_path, which):
+    # the certificate bounds a side's speed about joint j by how far it is from j's axis at the
+    # piece's ends: the farthest point of its enclosing sphere (a bar centred on its axis has its
+    # centre still while its ends sweep), from that joint's own axis (the ball sits on the first
+    # joint's axis, 0.3 m from the second's). The last joint swings the link through a post: half
+    # the edges cross it between free ends (measured: 20 of 40), and taking the centre's distance,
+    # or another axis's, clears them
+    link, joint2, post = SWINGS[which]
+    limit = '<limit lower="-7" upper="7" effort="1" velocity="1"/>'
+    path = tmp_path / f"{which}.urdf"
+    path.write_text(f'<robot name="{which}"><link name="base"/>{link}<joint name="j1" type="revolute"><parent '
+                    f'link="base"/><child link="l1"/><origin xyz="0 0 0.05"/><axis xyz="0 0 1"/>{limit}</joint>'
+                    f'{joint2.format(limit=limit)}</robot>')
+    robot = km.load(path)
+    s = km.Scene()
+    s.add_robot("arm", robot)
+    s.add_obstacle("post", "box", pose=spatial.transl(post), size=(0.004, 0.004, 0.3))
+    A = np.zeros((40, robot.n))
+    A[:, -1] = np.random.default_rng(6).uniform(0.3, 0.8, 40)
+    B = A.copy()
+    B[:, -1] += np.where(np.arange(40) % 2, 0.4, 1.6)  # half end before the post, half swing past it
+    cleared, crossing = _edges_cleared_are_free(s, "arm", 0.01, A, B, 0.001)
+    assert cleared >= 10 and crossing >= 15, (cleared, crossing)
+
+
 @pytest.mark.skipif(not PANDA_URDF.is_file(), reason="example-robot-data (a test dependency) not installed")
 def test_an_edge_the_core_clears_on_the_pandas_meshes_is_free_under_coal():
     # where the spheres fail, the core measures a pair on its convex pieces (GJK with climbed

@@ -68,7 +68,7 @@ void enclose(Clearance& m) {
 std::size_t clearance_scratch(const Clearance& m) {
     std::size_t most = 0;
     for (const Mover& r : m.movers) most = std::max<std::size_t>(most, r.chain.n + 2);
-    return 16 * most + 3 * (m.sphere.size() / 4) + 15 * m.bodies + 3 * m.n;
+    return 16 * most + 3 * (m.sphere.size() / 4) + 15 * m.bodies + 9 * m.n;
 }
 
 namespace {
@@ -99,19 +99,20 @@ inline void body_pose(const Mover& r, const double* T, double* Y) {
 }
 
 // Where the state q puts things: world centres of every sphere (W, 3 each), of every body's
-// enclosing sphere (H, 3 each), and — when there are convex pieces — every body's world pose (P, 12
-// each); false if q holds NaN or infinity. The scratch layout is clearance_scratch's.
+// enclosing sphere (H, 3 each), when there are convex pieces every body's world pose (P, 12 each),
+// and with `axes` every joint's axis in the world (A, 6 each: a point on it, its unit direction);
+// false if q holds NaN or infinity. The scratch layout is clearance_scratch's.
 struct Placed {
-    double *W, *H, *P;
+    double *W, *H, *P, *A;
 };
 
-bool place(const Clearance& m, const double* q, double* scratch, Placed& at) {
+bool place(const Clearance& m, const double* q, double* scratch, Placed& at, bool axes = false) {
     std::size_t most = 0;  // frames of the longest chain
     for (const Mover& r : m.movers) most = std::max<std::size_t>(most, r.chain.n + 2);
     double* F = scratch;
     double *W = F + 16 * most, *H = W + 3 * (m.sphere.size() / 4), *P = H + 3 * m.bodies;
-    at = {W, H, P};
-    double *theta = P + 12 * m.bodies, *s = theta + m.n, *c = s + m.n;
+    double *theta = P + 12 * m.bodies, *s = theta + m.n, *c = s + m.n, *A = c + m.n;
+    at = {W, H, P, A};
     bool ok = true;
     for (int i = 0; i < m.n; ++i) ok &= std::isfinite(q[i]);
     if (!ok) return false;
@@ -125,6 +126,17 @@ bool place(const Clearance& m, const double* q, double* scratch, Placed& at) {
             to_world(r, F + 16 * k, &m.hull[4 * b], H + 3 * b);
             for (int i = m.first[b]; i < m.first[b + 1]; ++i) to_world(r, F + 16 * k, &m.sphere[4 * i], W + 3 * i);
             if (!m.piece_first.empty()) body_pose(r, F + 16 * k, P + 12 * b);
+        }
+        for (int i = 0; axes && i < n; ++i) {  // joint i turns about the z axis of F_i · B_i (chain.hpp)
+            const double *B = &r.chain.before[12 * i], *Fi = F + 16 * i;
+            const double o[3] = {r.scale * B[3], r.scale * B[7], r.scale * B[11]};
+            double* a = A + 6 * (r.q0 + i);
+            to_world(r, Fi, o, a);
+            double z[3];
+            for (int row = 0; row < 3; ++row)
+                z[row] = Fi[4 * row] * B[2] + Fi[4 * row + 1] * B[6] + Fi[4 * row + 2] * B[10];
+            for (int row = 0; row < 3; ++row)
+                a[3 + row] = r.base[4 * row] * z[0] + r.base[4 * row + 1] * z[1] + r.base[4 * row + 2] * z[2];
         }
     }
     return true;
@@ -295,41 +307,64 @@ bool pairs_near(const Clearance& m, const double* q, double margin, double* scra
 
 namespace {
 
-// Per pair (self pairs, then thing pairs): the most its two sides move relative to each other on
-// the motion qa → qb, Σ w_j |qb_j − qa_j| over the joints between them — a self pair's of one
-// robot, those between its two links; otherwise every joint before each side (a thing stays put).
-std::vector<double> pair_sweeps(const Clearance& m, const double* qa, const double* qb, const double* w) {
+// What moves a pair's two sides relative to each other (self pairs, then thing pairs): one or two
+// (body, joints [j0, j1) of a state) — a self pair of one robot: its later link, by the joints
+// between its two links; two robots' links: each by every joint before it; a body and a thing: the
+// body by every joint before it (a thing stays put).
+struct Side {
+    int body = 0, j0 = 0, j1 = 0;
+};
+struct Sides {
+    Side side[2];
+    int count = 0;
+};
+
+std::vector<Sides> pair_sides(const Clearance& m) {
     std::vector<int> robot(m.bodies), link(m.bodies);  // body → (its mover, its link: 0 the base)
     for (std::size_t r = 0; r < m.movers.size(); ++r)
         for (int k = 0; k <= m.movers[r].chain.n; ++k) robot[m.movers[r].body0 + k] = static_cast<int>(r), link[m.movers[r].body0 + k] = k;
-    auto moved = [&](int r, int from, int to) {  // joints [from, to) of mover r
-        double L = 0.0;
-        for (int j = m.movers[r].q0 + from; j < m.movers[r].q0 + to; ++j) L += w[j] * std::fabs(qb[j] - qa[j]);
-        return L;
+    auto before = [&](int b, int from) {  // body b moved by its robot's joints from `from` up to it
+        const int q0 = m.movers[robot[b]].q0;
+        return Side{b, q0 + from, q0 + link[b]};
     };
     const std::size_t S = m.self_pairs.size() / 2, T = m.thing_pairs.size() / 2;
-    std::vector<double> L(S + T);
+    std::vector<Sides> out(S + T);
     for (std::size_t k = 0; k < S; ++k) {
-        const int a = m.self_pairs[2 * k], b = m.self_pairs[2 * k + 1];
-        L[k] = robot[a] == robot[b] ? moved(robot[a], std::min(link[a], link[b]), std::max(link[a], link[b]))
-                                    : moved(robot[a], 0, link[a]) + moved(robot[b], 0, link[b]);
+        int a = m.self_pairs[2 * k], b = m.self_pairs[2 * k + 1];
+        if (robot[a] == robot[b]) {
+            if (link[a] > link[b]) std::swap(a, b);
+            out[k] = {{before(b, link[a])}, 1};
+        } else {
+            out[k] = {{before(a, 0), before(b, 0)}, 2};
+        }
     }
-    for (std::size_t k = 0; k < T; ++k) {
-        const int a = m.thing_pairs[2 * k];
-        L[S + k] = moved(robot[a], 0, link[a]);
-    }
-    return L;
+    for (std::size_t k = 0; k < T; ++k) out[S + k] = {{before(m.thing_pairs[2 * k], 0)}, 1};
+    return out;
 }
 
 // The states of one edge qa → qb measured so far, pair by pair: first by the spheres (and tables)
 // alone, then — only for a pair whose bounds fail to clear a piece — by its convex pieces too, a
 // GJK run per piece pair that most states never need.
+//
+// How far a pair's sides move over a piece is bounded twice. L_p = Σ w_j |Δq_j| holds anywhere in
+// the joint box. Tighter, from the piece's own ends: a point p of a side moves at speed at most
+// Σ_j ρ_j(p) |Δq_j| (ρ_j its distance from revolute joint j's axis), and ρ_j(p) changes along the
+// piece by no more than p moves relative to that axis — by the joints after j, X_j = Σ_{i>j} w_i |Δq_i|
+// over the whole piece. With R_j the farthest the side's enclosing sphere is from the axis at
+// either end, ρ_j ≤ min(R_j(a) + s X_j, R_j(b) + (1 − s) X_j), whose mean over the piece is at most
+// min(R_j(a), R_j(b)) + X_j / 2: so the side moves at most Σ_j |Δq_j| min(w_j, min R_j + X_j / 2).
+// The Panda's hand is ~0.5 m from its base axis where w_1 counts every link's length (~1.3 m).
 class Measured {
 public:
-    Measured(const Clearance& m, const double* qa, const double* qb, double resolution, double* scratch,
-             std::vector<double> cap)
-        : m_(m), qa_(qa), qb_(qb), tol_(GJK_TOL * resolution), scratch_(scratch), q_(scratch + clearance_scratch(m)),
-          cap_(std::move(cap)), P_(cap_.size()), warm_(WARM * static_cast<std::size_t>(m.warm_size), 0.0) {}
+    Measured(const Clearance& m, const double* qa, const double* qb, const double* w, double resolution,
+             double* scratch, std::vector<double> cap, const std::vector<Sides>& sides)
+        : m_(m), qa_(qa), qb_(qb), w_(w), tol_(GJK_TOL * resolution), scratch_(scratch),
+          q_(scratch + clearance_scratch(m)), cap_(std::move(cap)), P_(cap_.size()), sides_(sides),
+          warm_(WARM * static_cast<std::size_t>(m.warm_size), 0.0), dq_(m.n), turns_(m.n, 0) {
+        for (int j = 0; j < m.n; ++j) dq_[j] = std::fabs(qb[j] - qa[j]);
+        for (const Mover& r : m.movers)
+            for (int i = 0; i < r.chain.n; ++i) turns_[r.q0 + i] = r.chain.kind[i] == REVOLUTE;
+    }
 
     // The state qa + s (qb − qa) measured: its number; −1 when a pair touches even on its pieces
     // (or the state is not finite).
@@ -338,7 +373,9 @@ public:
         s_.push_back(s);
         d_.resize(d_.size() + P_);
         fine_.resize(fine_.size() + P_, 0);
+        R_.resize(R_.size() + static_cast<std::size_t>(m_.n) * m_.bodies);
         if (!placed(x)) return -1;
+        radii(x);
         double* d = &d_[x * P_];
         for (std::size_t k = 0; k < P_; ++k) d[k] = pair_gap(m_, q_, at_, k, cap_[k], {-INFINITY});
         for (std::size_t k = 0; k < P_; ++k)
@@ -351,18 +388,58 @@ public:
     bool cleared(long x, long y, double span, const std::vector<double>& L) {
         for (std::size_t k = 0; k < P_; ++k) {
             if (d_[x * P_ + k] + d_[y * P_ + k] > L[k] * span) continue;
+            const double moved = sweep(k, x, y, span);
+            if (d_[x * P_ + k] + d_[y * P_ + k] > moved) continue;
             const bool more = refine(x, k) | refine(y, k);  // (both: not short-circuited)
-            if (!(more && d_[x * P_ + k] + d_[y * P_ + k] > L[k] * span)) return false;
+            if (!(more && d_[x * P_ + k] + d_[y * P_ + k] > moved)) return false;
         }
         return true;
     }
 
 private:
+    // The most pair k's sides move relative to each other between states x and y, `span` of the
+    // edge apart: the class text's bound from the radii at both ends.
+    double sweep(std::size_t k, long x, long y, double span) const {
+        const std::size_t stride = static_cast<std::size_t>(m_.n) * m_.bodies;
+        const double *Rx = &R_[x * stride], *Ry = &R_[y * stride];
+        double L = 0.0;
+        for (int i = 0; i < sides_[k].count; ++i) {
+            const Side& side = sides_[k].side[i];
+            double after = 0.0;  // X_j: the side's motion by the joints after j, over the piece
+            for (int j = side.j1 - 1; j >= side.j0; --j) {
+                const std::size_t at = static_cast<std::size_t>(j) * m_.bodies + side.body;
+                const double c = turns_[j] ? std::min(w_[j], std::min(Rx[at], Ry[at]) + 0.5 * after) : w_[j];
+                L += c * dq_[j] * span;
+                after += w_[j] * dq_[j] * span;
+            }
+        }
+        return L;
+    }
+
+    // R at state x (placed): per revolute joint j and body b of its robot after it, the farthest
+    // b's enclosing sphere is from j's axis.
+    void radii(long x) {
+        double* R = &R_[x * static_cast<std::size_t>(m_.n) * m_.bodies];
+        for (const Mover& r : m_.movers)
+            for (int k = 1; k <= r.chain.n; ++k) {
+                const int b = r.body0 + k;
+                const double* c = at_.H + 3 * b;
+                const bool none = m_.first[b] == m_.first[b + 1];  // (no spheres, no enclosing one: w alone)
+                for (int i = 0; i < k; ++i) {
+                    const double* a = at_.A + 6 * (r.q0 + i);
+                    const double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+                    const double u[3] = {v[1] * a[5] - v[2] * a[4], v[2] * a[3] - v[0] * a[5], v[0] * a[4] - v[1] * a[3]};
+                    R[static_cast<std::size_t>(r.q0 + i) * m_.bodies + b] =
+                        none ? INFINITY : std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) + m_.hull[4 * b + 3];
+                }
+            }
+    }
+
     bool placed(long x) {  // the scratch holds state x's placement
         if (placed_ == x) return true;
         const double s = s_[x];
         for (int j = 0; j < m_.n; ++j) q_[j] = qa_[j] + s * (qb_[j] - qa_[j]);
-        placed_ = place(m_, q_, scratch_, at_) ? x : -1;
+        placed_ = place(m_, q_, scratch_, at_, true) ? x : -1;
         return placed_ == x;
     }
 
@@ -376,14 +453,18 @@ private:
     }
 
     const Clearance& m_;
-    const double *qa_, *qb_;
+    const double *qa_, *qb_, *w_;
     double tol_;  // GJK's: GJK_TOL of the resolution, far below what a piece of the edge needs
     double *scratch_, *q_;
     std::vector<double> cap_;
     std::size_t P_;
+    const std::vector<Sides>& sides_;
     std::vector<double> warm_;  // GJK's start directions and vertices: the states are near one another
     std::vector<double> s_, d_;  // per state its s, and its P pairs' bounds
     std::vector<char> fine_;     // per state and pair: refined by the pieces
+    std::vector<double> dq_;     // per joint |qb − qa|
+    std::vector<char> turns_;    // per joint: revolute
+    std::vector<double> R_;      // per state (n × bodies): radii()
     long placed_ = -1;
     Placed at_{};
 };
@@ -397,15 +478,19 @@ bool edge_clear(const Clearance& m, const double* qa, const double* qb, const do
     const double steps = std::ceil(total / resolution - 1e-12);
     if (!(steps < 1e6)) return false;  // (NaN, or an edge too long to sample: the exact path says why)
     const long k = std::max(1L, static_cast<long>(steps));
-    const std::vector<double> L = pair_sweeps(m, qa, qb, w);
-    const std::size_t P = L.size();
+    const std::vector<Sides> sides = pair_sides(m);
+    const std::size_t P = sides.size();
+    std::vector<double> L(P, 0.0);  // per pair, how far its sides move relative to each other anywhere
+    for (std::size_t p = 0; p < P; ++p)
+        for (int i = 0; i < sides[p].count; ++i)
+            for (int j = sides[p].side[i].j0; j < sides[p].side[i].j1; ++j) L[p] += w[j] * std::fabs(qb[j] - qa[j]);
     if (P == 0) return true;  // (nothing to touch)
     // Per pair, the most worth measuring: a pair whose two ends are both L_p / 2 clear is clear
     // over the whole edge (and one that does not move, L_p = 0, needs only a positive bound)
     std::vector<double> cap(P);
     for (std::size_t p = 0; p < P; ++p)
         cap[p] = std::min(EDGE_CAP * resolution, std::max(0.5 * L[p] * (1.0 + 1e-9), 1e-9 * resolution));
-    Measured states_of(m, qa, qb, resolution, scratch, std::move(cap));
+    Measured states_of(m, qa, qb, w, resolution, scratch, std::move(cap), sides);
     auto at = [&](double s) { return ++states, states_of.add(s); };
     struct Piece {
         long a, b;       // on the grid s = i / k, while b − a > 1 …

@@ -130,7 +130,9 @@ std::size_t clearance_scratch(const Clearance& m);
 // (plan/edges.py states the argument), pair by pair: the two sides of pair p move relative to each
 // other by at most L_p = Σ w_j |qb_j − qa_j| over the joints between them (a self pair of one
 // robot: those between its links; else every joint before each side), and a piece s ∈ [s_a, s_b]
-// is free when, for every pair, its bounds at the ends d_p(s_a) + d_p(s_b) > L_p (s_b − s_a).
+// is free when, for every pair, its bounds at the ends d_p(s_a) + d_p(s_b) > L_p (s_b − s_a) — or
+// more than a tighter bound on the piece from how far each side is from the joints' axes at its
+// ends, where w_j is the farthest any point after joint j can be (clearance.cpp, class Measured).
 // The edge's grid s = i / k, k = ⌈L / resolution⌉ with L = Σ_j w_j |qb_j − qa_j| (neighbours no
 // more than `resolution` apart), is halved coarse to fine from its two ends: a piece its ends do
 // not clear gets its middle grid state, and a grid step that stays uncleared is halved `depth`

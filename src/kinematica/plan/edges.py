@@ -35,7 +35,10 @@ The core tries every edge first, in one call (`ClearanceBound.edge_clear`, src/c
 with the same argument made pair by pair: the two sides of a pair move relative to each other by
 at most L_p, the sum over only the joints between them (the Panda's forearm and hand: its two
 wrist joints), so a pair that is always close but whose joints barely move still clears long
-pieces. It measures the grid above coarse to fine — the middle grid state of any piece its ends
+pieces. Over a piece, each side's motion is bounded more tightly still from its ends: a point
+moves at Σ_j ρ_j |Δq_j|, ρ_j its distance from joint j's axis, which is known at the piece's ends
+(c_j is the farthest it could be anywhere) up to how far the joints after j move the point along
+the piece. It measures the grid above coarse to fine — the middle grid state of any piece its ends
 do not clear — so an edge through open space takes a few states, a blocked one is found blocked
 after a few wherever its contact lies, and every grid state is measured or inside a piece proven
 free. Each pair is measured on its spheres first and on its convex pieces (GJK) only where the
