@@ -390,6 +390,41 @@ def test_the_wrists_table_keeps_the_bound_below_coal_and_proves_more_states_free
 
 
 @pytest.mark.skipif(not PANDA_URDF.is_file(), reason="example-robot-data (a test dependency) not installed")
+def test_a_table_is_measured_on_the_pieces_and_by_coal_only_where_they_touch(monkeypatch):
+    # scene/pairtable.py: any lower bound serves at a grid point, so the wrist's grid is measured by
+    # the core on the convex pieces and coal only where they touch. Oracle: the table made by coal
+    # on every point — never below the mixed one, and equal where coal was asked (measured: coal on
+    # 11 % of the points)
+    import kinematica.scene.bound as bound_module
+    import kinematica.scene.pairtable as pt
+
+    s, _ = panda_scene(table=False)
+    monkeypatch.setattr(bound_module, "CLOSE", 2.0)  # the bound without tables: its pieces alone
+    core = ClearanceBound.build(s, "p").core
+    start = s.compiled().slices["p"].start
+    pairs = [(start + a, start + b) for a, b in zip(core.self_pairs[::2], core.self_pairs[1::2], strict=True)]
+    k = pairs.index((start + 5, start + 7))  # the forearm and the hand: joints 6 and 7 between them
+    monkeypatch.setattr(pt, "_MADE", {})
+    exact = pt._table(s, "p", pairs[k], (5, 6))
+    monkeypatch.setattr(pt, "_MADE", {})
+    asked = []
+    mixed = pt._table(s, "p", pairs[k], (5, 6), lambda Q: (asked.append(core.pair_bounds(Q, k)), asked[-1])[1])
+    for a, b in zip(exact[:3], mixed[:3], strict=True):
+        assert np.array_equal(a, b)  # the same grid
+    lb = asked[0].reshape(exact[3].shape)
+    assert np.all(mixed[3] <= exact[3] + 1e-12) and np.all(lb <= exact[3] + 1e-9)
+    touch = ~(lb > 0)
+    assert np.array_equal(mixed[3][touch], exact[3][touch]) and np.array_equal(mixed[3][~touch], lb[~touch])
+    assert 0.01 < touch.mean() < 0.3, touch.mean()
+    with pytest.raises(IndexError):
+        core.pair_bounds(np.zeros((2, 6)), k)
+    with pytest.raises(IndexError):
+        core.pair_bounds(np.zeros((2, 7)), len(pairs) + 10 ** 6)
+    with pytest.raises(ValueError, match="not finite"):
+        core.pair_bounds(np.full((2, 7), np.nan), k)
+
+
+@pytest.mark.skipif(not PANDA_URDF.is_file(), reason="example-robot-data (a test dependency) not installed")
 def test_the_convex_pieces_prove_nearly_every_free_state_of_the_panda_free():
     # spheres fitted to a Panda link are ~15 cm across: alone they prove few states near
     # anything free. The convex pieces (scene/pieces.py: slab hulls of each mesh, measured by

@@ -292,6 +292,13 @@ bool state_free(const Clearance& m, const double* q, double resolution, double* 
     return true;
 }
 
+bool pair_bound(const Clearance& m, const double* q, std::size_t k, double* scratch, double* out) {
+    Placed at;
+    if (!place(m, q, scratch, at)) return false;
+    *out = pair_gap(m, q, at, k, INFINITY, {INFINITY});
+    return true;
+}
+
 bool pairs_near(const Clearance& m, const double* q, double margin, double* scratch, unsigned char* near,
                 bool pieces) {
     Placed at;

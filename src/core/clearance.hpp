@@ -123,7 +123,12 @@ bool pairs_near(const Clearance& m, const double* q, double margin, double* scra
 // also if q holds NaN or infinity.
 bool state_free(const Clearance& m, const double* q, double resolution, double* scratch);
 
-// Doubles of scratch `clearance`, `state_free` and `pairs_near` need.
+// Pair k's lower bound at the state q (self pairs, then thing pairs, in their order) into *out —
+// the larger of its spheres', its table's and its convex pieces' (GJK to 1e-3 of the smaller
+// piece), never capped; false if q holds NaN or infinity.
+bool pair_bound(const Clearance& m, const double* q, std::size_t k, double* scratch, double* out);
+
+// Doubles of scratch `clearance`, `state_free`, `pair_bound` and `pairs_near` need.
 std::size_t clearance_scratch(const Clearance& m);
 
 // Whether the bound alone proves the straight joint motion qa → qb (n each, all movers) free

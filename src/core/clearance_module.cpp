@@ -92,6 +92,33 @@ nb::object clearances(const kc::Clearance& m, nb::handle Q_in, double cap) {
     return result;
 }
 
+// Pair `pair`'s lower bound at each state of Q (B, n) (kc::pair_bound), in threads for many states;
+// ValueError("not finite") for NaN or infinity.
+nb::object pair_bounds(const kc::Clearance& m, nb::handle Q_in, int pair) {
+    const kc::np::View Q = kc::np::view(Q_in);
+    const std::size_t n = m.n, P = (m.self_pairs.size() + m.thing_pairs.size()) / 2;
+    if (Q.ndim != 2 || static_cast<std::size_t>(Q.shape[1]) != n) throw nb::index_error("q: (B, n)");
+    if (pair < 0 || static_cast<std::size_t>(pair) >= P) throw nb::index_error("pair: out of range");
+    const std::size_t N = Q.shape[0];
+    Py_intptr_t shape[1] = {static_cast<Py_intptr_t>(N)};
+    double* out;
+    nb::object result = kc::np::empty(1, shape, out);
+    const std::size_t need = kc::clearance_scratch(m);
+    auto run = [&](std::size_t from, std::size_t to) {
+        std::vector<double> scratch(need);
+        bool ok = true;
+        for (std::size_t k = from; k < to; ++k) ok &= kc::pair_bound(m, Q.data + n * k, pair, scratch.data(), out + k);
+        return ok;
+    };
+    bool ok;
+    {
+        nb::gil_scoped_release unlocked;
+        ok = kc::parallel_chunks(N, kc::workers_for(N, 64), run);
+    }
+    if (!ok) throw nb::value_error("not finite");
+    return result;
+}
+
 // Whether the state q (n,) lies in the box lo ≤ q ≤ hi (n, each) and the bound shows it free
 // (kc::state_free): what a planner asks of one state, in one call.
 bool state_free(const kc::Clearance& m, nb::handle q_in, nb::handle lo_in, nb::handle hi_in, double resolution) {
@@ -245,6 +272,9 @@ void bind_clearance(nb::module_& m) {
         .def("pairs_near", &pairs_near, "q"_a, "margin"_a, "pieces"_a = true,
              "Per state of q (B, n), per pair (self pairs, then thing pairs): whether its spheres — and, with "
              "`pieces`, its convex pieces — come within margin (bool (B, pairs)).")
+        .def("pair_bounds", &pair_bounds, "q"_a, "pair"_a,
+             "Per state of q (B, n): pair `pair`'s lower bound (self pairs, then thing pairs) on its spheres, "
+             "table and convex pieces, uncapped.")
         .def("state_free", &state_free, "q"_a, "lo"_a, "hi"_a, "resolution"_a,
              "Whether the state q (n,) is inside the box lo <= q <= hi and the bound shows it free.")
         .def("edge_clear", &edge_clear, "qa"_a, "qb"_a, "weights"_a, "resolution"_a, "depth"_a,

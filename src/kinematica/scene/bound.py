@@ -78,7 +78,8 @@ def _tabulate(core: Any, scene: Any, names: tuple[str, ...], self_of: list[tuple
     # on the spheres alone: a pair they leave near needs GJK on its pieces at nearly every state
     # of a plan (the Panda's forearm and hand: 52 piece pairs), where a table answers at once
     touching = core.pairs_near(Q, max(float(core.refine), 0.0), pieces=False)[:, :len(self_of)].mean(axis=0)
-    for t in tables(scene, names, self_of, [k for k in range(len(self_of)) if touching[k] >= CLOSE]):
+    for t in tables(scene, names, self_of, [k for k in range(len(self_of)) if touching[k] >= CLOSE],
+                    lambda Q, k: core.pair_bounds(np.ascontiguousarray(Q, dtype=float), k)):
         core.add_table(t.pair, list(t.joints), t.lo.tolist(), t.step.tolist(), t.c.tolist(), t.d)
 
 
