@@ -195,20 +195,47 @@ inline double measured(const Clearance& m, int i, const double* Ti, const double
     return d;
 }
 
+// Piece pairs measured nearest first — by their enclosing spheres' gap, a lower bound on their
+// distance — so that the first GJK runs find a small distance and the enclosing spheres of the
+// rest show most of them no nearer (a gripper of 34 pieces near a bar needs a few runs, not 34).
+// Up to CANDIDATES at once; more are taken in their order.
+constexpr int CANDIDATES = 256;
+struct Candidate {
+    double gap;
+    int i, j;
+    bool operator<(const Candidate& o) const { return gap < o.gap; }
+};
+
 // The smallest of GJK's lower bounds between the pieces [a0, a1) placed by Ta and [b0, b1) by Tb,
 // or `skip` when it is at least `skip`; a piece pair whose enclosing spheres are already that far
 // apart is not measured. warm: the pair's start directions (a1 − a0) × (b1 − b0) × WARM, or nullptr.
 double pieces_gap(const Clearance& m, int a0, int a1, const double* Ta, int b0, int b1, const double* Tb,
                   double skip, double tol, double* warm) {
+    Candidate near[CANDIDATES];
     double best = skip, ca[3], cb[3];
+    int count = 0;
+    const bool sorted = (a1 - a0) * (b1 - b0) <= CANDIDATES;
     for (int j = b0; j < b1; ++j) {
         placed_point(Tb, &m.piece_ball[4 * j], cb);
         for (int i = a0; i < a1; ++i) {
             placed_point(Ta, &m.piece_ball[4 * i], ca);
-            if (gap(ca, cb) - m.piece_ball[4 * i + 3] - m.piece_ball[4 * j + 3] >= best) continue;
+            const double g = gap(ca, cb) - m.piece_ball[4 * i + 3] - m.piece_ball[4 * j + 3];
+            if (g >= best) continue;
+            if (sorted) {
+                near[count++] = {g, i, j};
+                continue;
+            }
             double* w = warm ? warm + WARM * ((j - b0) * (a1 - a0) + (i - a0)) : nullptr;
             best = std::min(best, measured(m, i, Ta, ca, j, Tb, cb, best, tol, w));
         }
+    }
+    std::sort(near, near + count);
+    for (int k = 0; k < count && near[k].gap < best; ++k) {
+        const int i = near[k].i, j = near[k].j;
+        placed_point(Ta, &m.piece_ball[4 * i], ca);
+        placed_point(Tb, &m.piece_ball[4 * j], cb);
+        double* w = warm ? warm + WARM * ((j - b0) * (a1 - a0) + (i - a0)) : nullptr;
+        best = std::min(best, measured(m, i, Ta, ca, j, Tb, cb, best, tol, w));
     }
     return best;
 }
@@ -224,9 +251,12 @@ inline double self_gap(const Clearance& m, const double* q, const Placed& at, st
     if (tabled >= skip) return skip;
     if (gap(H + 3 * a, H + 3 * b) - m.hull[4 * a + 3] - m.hull[4 * b + 3] >= skip) return skip;
     double best = skip;
-    for (int i = m.first[a]; i < m.first[a + 1]; ++i)
+    for (int i = m.first[a]; i < m.first[a + 1]; ++i) {
+        // (a sphere of a already as far from b's enclosing sphere as the nearest found: none of b's nearer)
+        if (gap(W + 3 * i, H + 3 * b) - m.sphere[4 * i + 3] - m.hull[4 * b + 3] >= best) continue;
         for (int j = m.first[b]; j < m.first[b + 1]; ++j)
             best = std::min(best, gap(W + 3 * i, W + 3 * j) - m.sphere[4 * i + 3] - m.sphere[4 * j + 3]);
+    }
     if (best < skip && best <= r.within && !m.piece_first.empty() && m.piece_first[a] < m.piece_first[a + 1] &&
         m.piece_first[b] < m.piece_first[b + 1])
         best = std::max(best, pieces_gap(m, m.piece_first[a], m.piece_first[a + 1], at.P + 12 * a, m.piece_first[b],
@@ -246,14 +276,30 @@ inline double thing_gap(const Clearance& m, const Placed& at, std::size_t p, dou
         best = std::min(best, to_thing(m.kind[t], P, Z, &W[3 * i]) - m.sphere[4 * i + 3]);
     const int tp = m.thing_piece.empty() ? -1 : m.thing_piece[t];
     if (!(best < skip && best <= r.within && tp >= 0 && m.piece_first[a] < m.piece_first[a + 1])) return best;
-    double near = skip;  // the body's pieces: those whose enclosing spheres come nearer the thing than that
+    // the body's pieces whose enclosing spheres come nearer the thing than that, nearest first
     const double* T = at.P + 12 * a;
     double* w = r.warm ? r.warm + m.warm_at[m.self_pairs.size() / 2 + p / 2] : nullptr;
-    for (int i = m.piece_first[a]; i < m.piece_first[a + 1]; ++i, w = w ? w + WARM : w) {
-        double c[3];
+    const int i0 = m.piece_first[a], i1 = m.piece_first[a + 1];
+    Candidate order[CANDIDATES];
+    int count = 0;
+    double near = skip, c[3];
+    for (int i = i0; i < i1; ++i) {
         placed_point(T, &m.piece_ball[4 * i], c);
-        if (to_thing(m.kind[t], P, Z, c) - m.piece_ball[4 * i + 3] >= near) continue;
-        near = std::min(near, measured(m, i, T, c, tp, nullptr, &m.piece_ball[4 * tp], near, r.tol, w));
+        const double g = to_thing(m.kind[t], P, Z, c) - m.piece_ball[4 * i + 3];
+        if (g >= near) continue;
+        if (i1 - i0 <= CANDIDATES) {
+            order[count++] = {g, i, 0};
+            continue;
+        }
+        near = std::min(near, measured(m, i, T, c, tp, nullptr, &m.piece_ball[4 * tp], near, r.tol,
+                                       w ? w + WARM * (i - i0) : nullptr));
+    }
+    std::sort(order, order + count);
+    for (int k = 0; k < count && order[k].gap < near; ++k) {
+        const int i = order[k].i;
+        placed_point(T, &m.piece_ball[4 * i], c);
+        near = std::min(near, measured(m, i, T, c, tp, nullptr, &m.piece_ball[4 * tp], near, r.tol,
+                                       w ? w + WARM * (i - i0) : nullptr));
     }
     return std::max(best, near);
 }
