@@ -58,6 +58,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,7 +98,7 @@ class EdgeChecker:
     deadline: float = math.inf  # time.monotonic() after which an edge still being judged counts as blocked
     progress: Any = None  # progress(seconds since `started`, checks) after each edge judged, or None
     started: float = 0.0  # time.monotonic() when the plan began
-    _seen: dict = field(default_factory=dict, repr=False)  # edge (qa, qb) as bytes → free
+    _seen: dict = field(default_factory=dict, repr=False)  # edge (*qa, *qb) as floats → free
     _revision: int = field(default=-1, repr=False)  # the scene's, when `fast` and `_seen` were made
 
     @classmethod
@@ -154,11 +155,12 @@ class EdgeChecker:
             ok[a:a + CHUNK][part] = ~hit
         return ok
 
-    def free_one(self, q: np.ndarray) -> bool:
+    def free_one(self, q: np.ndarray | Sequence[float]) -> bool:
         """`free` of one state q (n,) — what OMPL asks thousands of times — in one core call
         (`Clearance.state_free`: the box, then every pair apart on its spheres or else its convex
         pieces), and coal only where that cannot tell and the checker is exact."""
         self._current()
+        q = np.asarray(q, dtype=float)
         if self.fast is not None:
             self.checks += 1
             if self.fast.core.state_free(q, self.lo, self.hi, self.resolution):
@@ -211,20 +213,22 @@ class EdgeChecker:
         # capped at the resolution: a piece of an edge (≤ resolution) needs no more of its ends
         return np.full(len(Q), -np.inf) if self.fast is None or not len(Q) else self.fast.bound(Q, self.resolution)
 
-    def edge_free(self, qa: np.ndarray, qb: np.ndarray) -> bool:
+    def edge_free(self, qa: np.ndarray | Sequence[float], qb: np.ndarray | Sequence[float]) -> bool:
         """Whether the straight motion qa → qb touches nothing (see the module text): first the
         core's bound alone, the whole edge in one call; where it cannot prove the edge free, the
         states it leaves go to coal — a contact among them blocks the edge at once. An edge asked
-        again (OMPL's simplifier retries the same vertex pairs) is answered from memory."""
-        qa, qb = np.asarray(qa, dtype=float), np.asarray(qb, dtype=float)
+        again (OMPL's simplifier retries the same vertex pairs) is answered from memory. (OMPL's
+        states come as lists: looking one up costs no arrays.)"""
+        a = qa.tolist() if isinstance(qa, np.ndarray) else qa
+        b = qb.tolist() if isinstance(qb, np.ndarray) else qb
         self._current()
-        key = qa.tobytes() + qb.tobytes()
+        key = (*a, *b)
         known = self._seen.get(key)
         if known is None:
             if time.monotonic() > self.deadline:
                 return False  # time is up: not judged (nor remembered), so the simplifier keeps its path
             try:
-                known = self._edge_free(qa, qb)
+                known = self._edge_free(np.array(a, dtype=float), np.array(b, dtype=float))
             except _Late:
                 return False  # (not remembered: the edge was not judged)
             if len(self._seen) >= SEEN:
