@@ -85,6 +85,45 @@ def test_a_slider_changes_the_pose_shown_and_read_out(page):
     assert moved.sum() > 500  # the drawn arm moved too
 
 
+# Armed before a change: window.__thumbs resolves to where the slider's thumb was drawn (0 … 1
+# along its track) at every animation frame until 0.4 s after the slider took the server's
+# value (its aria-valuenow changed), and that value.
+THUMB_FRAMES = """(slider) => {
+    const thumb = slider.querySelector('.q-slider__thumb'), track = slider.querySelector('.q-slider__track');
+    const at = () => {
+        const t = thumb.getBoundingClientRect(), k = track.getBoundingClientRect();
+        return (t.left + t.width / 2 - k.left) / k.width;
+    };
+    const seen = [at()];
+    let until = Infinity;
+    window.__thumbs = new Promise(done => {
+        const frame = now => {
+            seen.push(at());
+            if (now < until) requestAnimationFrame(frame);
+            else done({seen, value: Number(slider.getAttribute('aria-valuenow'))});
+        };
+        requestAnimationFrame(frame);
+        const set = new MutationObserver(() => { set.disconnect(); until = performance.now() + 400; });
+        set.observe(slider, {attributes: true, attributeFilter: ['aria-valuenow']});
+    });
+}"""
+
+
+def test_a_slider_moved_by_its_field_jumps_to_the_value_as_the_arm_does(page):
+    """A joint typed in its field moves the arm at once, and the slider's thumb with it: it is
+    never drawn between the old and the new value (Quasar's 0.28 s glide showed joint values the
+    arm is not at, and re-laid out the page at each of its frames: most of the browser's work per
+    slider event)."""
+    slider = page.get_by_test_id("joint-1-slider")
+    page.evaluate(THUMB_FRAMES, slider.element_handle())
+    page.get_by_test_id("joint-1-number").fill("60")
+    drawn = page.evaluate("window.__thumbs")
+    old, new = drawn["seen"][0], (drawn["value"] + 90) / 180  # -90° … 90° along the track
+    assert drawn["value"] == pytest.approx(60) and abs(new - old) > 0.2
+    between = [round(x, 3) for x in drawn["seen"] if min(abs(x - old), abs(x - new)) > 0.01]
+    assert between == [], f"the thumb was drawn between {old:.3f} and {new:.3f}"
+
+
 def test_a_field_typed_past_its_range_and_entered_shows_where_the_joint_is(page):
     """Typed key by key, 95 in M1 (−90 … 90°) passes through 9; the field says it is out of range,
     and Enter puts field, slider and arm at the nearest end: never a field that disagrees."""

@@ -36,6 +36,14 @@ TABS = {"simulator": ("Simulator", "precision_manufacturing"), "plots": ("Plots"
 STORE_KEY = "project"
 SAVE_AFTER = 0.5  # s a run of joint moves pauses before it is saved (a save is ~1 ms of the server's CPU)
 _UNSAVED: weakref.WeakValueDictionary[int, Page] = weakref.WeakValueDictionary()  # id(store) → page
+# A slider set by the server (a field typed, home, the player, a solve) jumps to its value as
+# the arm does. Quasar glides its thumb, bar and label there for 0.28 s: values the arm is not
+# at, and a page re-laid out at every frame of it — most of the browser's work per slider event
+# (≈ 16 layouts a click, measured; issue 32 item 13).
+SLIDERS_CSS = """
+.q-slider--inactive .q-slider__thumb, .q-slider--inactive .q-slider__selection,
+.q-slider--inactive .q-slider__text-container { transition: none; }
+"""
 
 
 def restore(store: MutableMapping | None, robot: str, loaded: dict) -> Session:
@@ -72,6 +80,7 @@ class Page:
         self.served_with = served_with
         self.current = "simulator"
         ui.colors(primary="#37474f", accent="#fb8c00")
+        ui.add_css(SLIDERS_CSS)
         with ui.header(elevated=False).classes("items-center bg-blue-grey-9 py-1 px-4"):
             ui.label("Kinematica").classes("text-lg font-semibold")
             ui.label("robot simulator").classes("text-sm opacity-80")
