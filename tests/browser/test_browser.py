@@ -85,6 +85,45 @@ def test_a_slider_changes_the_pose_shown_and_read_out(page):
     assert moved.sum() > 500  # the drawn arm moved too
 
 
+# Counts the events the page sends for the element `el` (window.__sent), from now on.
+COUNT_SENT = """(el) => {
+    const id = Number(el.id.slice(1)), send = window.socket.emit.bind(window.socket);
+    window.__sent = 0;
+    window.socket.emit = (name, msg, ...rest) => {
+        if (name === 'event' && msg && msg.id === id) window.__sent += 1;
+        return send(name, msg, ...rest);
+    };
+}"""
+
+
+def test_a_slider_click_sends_one_event_and_a_drag_ends_where_the_thumb_does(page):
+    """Quasar emits a click's value on the press and again on the release (NiceGUI's throttle
+    sent that as a trailing event: two events a click for the server); the page sends each value
+    once. A drag still ends with the arm where the thumb is."""
+    slider = page.get_by_test_id("joint-1-slider")
+    page.evaluate(COUNT_SENT, slider.element_handle())
+    box = slider.bounding_box()
+    y = box["y"] + box["height"] / 2
+    for k, at in enumerate((0.3, 0.7, 0.3), start=1):
+        before = page.get_by_test_id("pose-x").inner_text()
+        page.mouse.click(box["x"] + at * box["width"], y)
+        expect(page.get_by_test_id("pose-x")).not_to_have_text(before)
+        page.wait_for_timeout(300)  # (the throttle's trailing event would have gone by now)
+        assert page.evaluate("window.__sent") == k
+        assert joint_values(page, BRACCIO.n)[0] == pytest.approx(-90 + 180 * at, abs=2)
+    page.mouse.move(box["x"] + 0.3 * box["width"], y)
+    page.mouse.down()
+    for k in range(1, 11):
+        page.mouse.move(box["x"] + (0.3 + 0.04 * k) * box["width"], y)
+        page.wait_for_timeout(15)
+    page.mouse.up()
+    page.wait_for_timeout(400)
+    thumb = float(slider.get_attribute("aria-valuenow"))
+    assert thumb == pytest.approx(-90 + 180 * 0.7, abs=2)
+    assert joint_values(page, BRACCIO.n)[0] == pytest.approx(thumb, abs=0.5)
+    np.testing.assert_allclose(pose(page)[:3], fk_position(joint_values(page, BRACCIO.n)), atol=0.01)
+
+
 # Armed before a change: window.__thumbs resolves to where the slider's thumb was drawn (0 … 1
 # along its track) at every animation frame until 0.4 s after the slider took the server's
 # value (its aria-valuenow changed), and that value.

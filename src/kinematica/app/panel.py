@@ -54,6 +54,27 @@ def length_digits(unit: str) -> int:
     return 2 if unit == "mm" else 4
 
 
+# Quasar emits a click's value twice — on the press and again on the release, while the slider
+# (loopback) still shows the value the server has not answered yet — and NiceGUI's throttle sends
+# the second as its trailing event: two events a click, each parsed and dispatched by the server
+# for nothing. The page sends a value only if it is not the one it last sent since the server's
+# value last changed (`element` and `id` are in scope where NiceGUI evaluates a handler).
+ONCE_PER_VALUE = """(...args) => {
+    const sent = (window.__kinematicaSent ??= {}), base = element.props["model-value"], last = sent[id];
+    if (last && last.value === args[0] && last.base === base) return;
+    sent[id] = {value: args[0], base: base};
+    emit(...args);
+}"""
+
+
+def once_per_value(slider: ui.slider) -> ui.slider:
+    """`slider`, its page sending each value once (ONCE_PER_VALUE)."""
+    for listener in slider._event_listeners.values():  # (NiceGUI's own value listener, made in its __init__)
+        if listener.type == "update:modelValue":  # (NiceGUI keeps the type camel-cased)
+            listener.js_handler = ONCE_PER_VALUE
+    return slider
+
+
 class JointPanel:
     """One row per joint: name, slider, numeric field (degrees, or the length unit). A value
     reaches `on_change` only as `state.check_joint` takes it — the rule project and pose files
@@ -76,8 +97,8 @@ class JointPanel:
             with ui.row().classes("w-full items-center no-wrap gap-2 h-9"):
                 ui.label(name).classes("w-32 shrink-0 text-sm truncate").tooltip(
                     f"{name}: {lo:g} … {hi:g} {unit}")
-                slider = tag(ui.slider(min=lo, max=hi, step=step, value=float(values[i]),
-                                       on_change=lambda e, i=i: self._changed(i, e.value)),
+                slider = tag(once_per_value(ui.slider(min=lo, max=hi, step=step, value=float(values[i]),
+                                                      on_change=lambda e, i=i: self._changed(i, e.value))),
                              f"joint-{i + 1}-slider").classes("grow").props("label")
                 number = tag(bounded_number(value=round(float(values[i]), 4), lo=lo, hi=hi, unit=unit,
                                             step=step / 10, format=self.formats[i], suffix=unit,
