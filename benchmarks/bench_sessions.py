@@ -30,26 +30,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "tests"), str(HERE.parent / "tests" / "browser")]
 
-from harness import CHROMIUM, FLAGS, Server, why_not_available  # noqa: E402
+from harness import ARM_LATENCY, CHROMIUM, FLAGS, SLOW_PAINT, Server, why_not_available  # noqa: E402
 
-SLOW_PAINT = ("const paint = window.requestAnimationFrame.bind(window);"
-              "window.requestAnimationFrame = cb => setTimeout(() => paint(cb), 2000);")
 VIEWPORT = {"width": 1280, "height": 800}
-# Armed before a click: window.__latency resolves to the ms from the slider's pointerdown to the
-# readout's text changing (the server's answer shown), timed in the page — a MutationObserver, no
-# polling (on 10 pages polling would itself take the CPU being measured), and none of the
-# driver's round trips counted.
-ARM = """([slider, el]) => {
-    const old = el.innerText;
-    window.__latency = new Promise(done => {
-        let t0 = null;
-        slider.addEventListener('pointerdown', () => { t0 = performance.now(); }, {once: true, capture: true});
-        const seen = new MutationObserver(() => {
-            if (t0 !== null && el.innerText !== old) { seen.disconnect(); done(performance.now() - t0); }
-        });
-        seen.observe(el, {childList: true, characterData: true, subtree: true});
-    });
-}"""
 GOALS = {"cpu": 5.0, "median": 100.0, "p95": 250.0}  # ms: per event; 10-session latency
 
 
@@ -81,7 +64,7 @@ async def slide(page, events: int, gap: float, start: float) -> list[float]:
     for k in range(events):
         step = k % 8
         at = 0.4 + 0.05 * (step if step <= 4 else 8 - step)  # 40 … 60 % and back: each click a new value
-        await page.evaluate(ARM, handles)
+        await page.evaluate(ARM_LATENCY, handles)
         await page.mouse.click(box["x"] + at * box["width"], box["y"] + box["height"] / 2)
         out.append(await page.evaluate("window.__latency"))
         await asyncio.sleep(gap)

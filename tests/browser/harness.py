@@ -27,6 +27,26 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 VIEWPORT = {"width": 1440, "height": 960}
 
 
+# Painting slowed (each animation frame delayed 2 s), as a page in a background tab: with many
+# pages on 2 cores, the browsers' software WebGL would otherwise take the CPU being measured.
+SLOW_PAINT = ("const paint = window.requestAnimationFrame.bind(window);"
+              "window.requestAnimationFrame = cb => setTimeout(() => paint(cb), 2000);")
+# Armed before a slider click, with [slider, readout]: window.__latency resolves to the ms from
+# the slider's pointerdown to the readout's text changing (the server's answer shown), timed in
+# the page — a MutationObserver, no polling, and none of the driver's round trips counted.
+ARM_LATENCY = """([slider, el]) => {
+    const old = el.innerText;
+    window.__latency = new Promise(done => {
+        let t0 = null;
+        slider.addEventListener('pointerdown', () => { t0 = performance.now(); }, {once: true, capture: true});
+        const seen = new MutationObserver(() => {
+            if (t0 !== null && el.innerText !== old) { seen.disconnect(); done(performance.now() - t0); }
+        });
+        seen.observe(el, {childList: true, characterData: true, subtree: true});
+    });
+}"""
+
+
 def why_not_available() -> str | None:
     """None when the browser tests can run here, else the reason in words."""
     if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):

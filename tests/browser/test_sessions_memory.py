@@ -21,7 +21,7 @@ import pytest
 pytest.importorskip("playwright", reason="Playwright for Python is not installed (pip install playwright)")
 from playwright.sync_api import expect  # noqa: E402
 
-from harness import Browser, Server, wait_for_scene, why_not_available  # noqa: E402
+from harness import SLOW_PAINT, Browser, Server, wait_for_scene, why_not_available  # noqa: E402
 from serving import fetch  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -34,8 +34,6 @@ PER_SESSION = ("Session", "Page", "ArmView", "Player")  # one each per open page
 # shared, bounded places (NiceGUI's and the event loop's bookkeeping, interned strings, a cache
 # entry): measured ~1 %. A leaked session is ~8000 objects, SESSIONS of them ~15 % of the total.
 OBJECT_SLACK = 0.05
-SLOW_PAINT = ("const paint = window.requestAnimationFrame.bind(window);"
-              "window.requestAnimationFrame = cb => setTimeout(() => paint(cb), 2000);")  # as test_soak.py
 
 
 def live(server: Server) -> dict:
