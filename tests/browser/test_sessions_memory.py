@@ -2,9 +2,12 @@
 counts what it holds (tests/browser/probed_serve.py), is used by a warm-up session and then by
 SESSIONS sessions at once — each in its own browser context (its own cookie, so its own
 session) moving a joint, applying an edited robot in the Robot tab (a new Robot object, as a
-robot read from a file is) and solving IK with it. Once the pages are closed and NiceGUI has
-deleted their clients (after its reconnect timeout, 3 s), the server must hold no Session, Page,
-ArmView or Player, no more Robots than after the warm-up, and about as many Python objects.
+robot read from a file is) and solving IK with it. With all of them open, every page clicks its
+base joint's slider in rounds, all pages' clicks in flight together, and the slider latency is
+measured in each page (printed: a time, not a pass mark — benchmarks/bench_sessions.py holds the
+goals). Once the pages are closed and NiceGUI has deleted their clients (after its reconnect
+timeout, 3 s), the server must hold no Session, Page, ArmView or Player, no more Robots than
+after the warm-up, and about as many Python objects.
 
 Counting objects, not the resident size: glibc keeps freed blocks in its arenas, so RSS says
 little about what is still referenced (the soak test, test_soak.py, watches RSS)."""
@@ -21,18 +24,19 @@ import pytest
 pytest.importorskip("playwright", reason="Playwright for Python is not installed (pip install playwright)")
 from playwright.sync_api import expect  # noqa: E402
 
-from harness import SLOW_PAINT, Browser, Server, wait_for_scene, why_not_available  # noqa: E402
+from harness import ARM_LATENCY, SLOW_PAINT, Browser, Server, wait_for_scene, why_not_available  # noqa: E402
 from serving import fetch  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
-SESSIONS = 4
+SESSIONS = 10
+ROUNDS = 4  # slider clicks per page, all pages' at once
 PATIENCE = 60_000  # ms a page waits for the server's answer (expect's own default is 5 s): 2 busy cores are slow
 PROBED = str(Path(__file__).with_name("probed_serve.py"))
 PER_SESSION = ("Session", "Page", "ArmView", "Player")  # one each per open page, none once it is deleted
 # Objects the collector tracks may differ from the warm-up's by what one page's life leaves in
 # shared, bounded places (NiceGUI's and the event loop's bookkeeping, interned strings, a cache
-# entry): measured ~1 %. A leaked session is ~8000 objects, SESSIONS of them ~15 % of the total.
+# entry): measured ~1 %. A leaked session is ~8000 objects, 4 of them ~15 % of the total.
 OBJECT_SLACK = 0.05
 
 
@@ -77,6 +81,24 @@ def use(browser: Browser, url: str):
     return context
 
 
+def slider_latencies(contexts: list) -> list[float]:
+    """ROUNDS clicks on each page's base-joint slider (40 … 55 % of its length), every page's click
+    of a round in flight together: each one's latency (ms) until its readout shows the answer."""
+    pages = [c.pages[0] for c in contexts]
+    for page in pages:  # (each left in IK mode by `use`: the sliders move the arm in FK)
+        page.get_by_test_id("mode").get_by_text("FK", exact=True).click()
+    out: list[float] = []
+    for k in range(ROUNDS):
+        for page in pages:
+            page.evaluate(ARM_LATENCY, [page.get_by_test_id("joint-1-slider").element_handle(),
+                                        page.get_by_test_id("pose-x").element_handle()])
+        for page in pages:
+            box = page.get_by_test_id("joint-1-slider").bounding_box()
+            page.mouse.click(box["x"] + (0.4 + 0.05 * k) * box["width"], box["y"] + box["height"] / 2)
+        out += [page.evaluate("window.__latency") for page in pages]
+    return out
+
+
 def test_closed_sessions_leave_nothing_behind():
     reason = why_not_available()
     if reason:
@@ -88,6 +110,7 @@ def test_closed_sessions_leave_nothing_behind():
             baseline = settled(server)
             contexts = [use(browser, server.url) for _ in range(SESSIONS)]
             opened = live(server)
+            latency = sorted(slider_latencies(contexts))
             for c in contexts:
                 c.close()
         finally:
@@ -96,6 +119,9 @@ def test_closed_sessions_leave_nothing_behind():
     robots = [m["ours"].get("Robot", 0) for m in (baseline, opened, after)]
     print(f"\nlive objects: {baseline['objects']} after the warm-up, {opened['objects']} with {SESSIONS} "  # noqa: T201
           f"sessions, {after['objects']} after they closed; Robots {robots[0]}, {robots[1]}, {robots[2]}")
+    print(f"slider latency with {SESSIONS} sessions, {len(latency)} clicks: median "  # noqa: T201
+          f"{latency[len(latency) // 2]:.0f} ms, p95 {latency[int(0.95 * (len(latency) - 1))]:.0f} ms")
+    assert len(latency) == SESSIONS * ROUNDS and all(x > 0 for x in latency)  # every click answered
     assert browser.blocked == [], f"pages asked for addresses outside 127.0.0.1: {browser.blocked}"
     assert all(opened["ours"].get(k, 0) >= SESSIONS for k in PER_SESSION), f"the sessions did not open: {opened}"
     assert after["clients"] == 0, f"NiceGUI still holds {after['clients']} clients of closed pages"

@@ -24,7 +24,7 @@ from .packages import SERVER_FOLDERS
 from .page import Page, restore
 from .state import DEFAULT_ROBOT, Session
 
-__all__ = ["TITLE", "Config", "CONFIG", "configure", "root", "give_back_memory", "state_dir",
+__all__ = ["TITLE", "Config", "CONFIG", "configure", "root", "forget_endpoints", "give_back_memory", "state_dir",
            "storage_secret", "run"]
 
 TITLE = "Kinematica — robot simulator"
@@ -85,6 +85,20 @@ def give_back_memory() -> None:
         trim(0)
 
 
+def forget_endpoints() -> None:
+    """Empty FastAPI's caches of the endpoints it has classified (three `functools.lru_cache`s of
+    up to 4 096 entries in `fastapi.dependencies.models`, keyed by the endpoint itself): each file
+    dialog of a page registers an upload route whose endpoint holds its element, and after a
+    closed page's routes are removed the caches still held them — 6 upload elements a session,
+    measured. They refill at the next request; a FastAPI without them has nothing to empty."""
+    from fastapi.dependencies import models
+
+    for name in ("_is_gen_callable_cached", "_is_async_gen_callable_cached", "_is_coroutine_callable_cached"):
+        clear = getattr(getattr(models, name, None), "cache_clear", None)
+        if clear is not None:
+            clear()
+
+
 def state_dir() -> Path:
     """Where the browser sessions' work is kept: $KINEMATICA_STATE_DIR, else
     $XDG_STATE_HOME/kinematica (~/.local/state/kinematica)."""
@@ -118,6 +132,7 @@ def run(robot: str | None = None, *, host: str = "127.0.0.1", port: int = 8080, 
     SERVER_FOLDERS["allowed"] = host in ("127.0.0.1", "localhost", "::1")
     folder = state_dir()
     Storage.path = (folder / "sessions").resolve()  # not ./.nicegui in whatever folder serve ran from
+    app.on_delete(forget_endpoints)
     app.on_delete(give_back_memory)
     ui.run(root, host=host, port=port, show=show, reload=False, title=TITLE, favicon="🦾",
            show_welcome_message=False, uvicorn_logging_level="warning", storage_secret=storage_secret(folder))
