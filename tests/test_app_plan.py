@@ -69,7 +69,7 @@ async def test_plan_to_a_pose_around_the_box_draws_a_trail_and_plays_it(user: Us
 @pytest.mark.asyncio
 async def test_a_goal_in_the_box_says_why_and_clears_the_last_trail(user: User) -> None:
     await plan_to_the_pose_over_the_box(user)
-    await wait_for(user, "path-status", "Planned")
+    await wait_for(user, "path-status", "Planned (RRT-Connect to pose P1): collision-free path of")
     assert trail_objects(user)
     one(user, "mode").value = "ik"
     for name, v in zip("xyz", (0.15, 0.6, 0.38)):
