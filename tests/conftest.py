@@ -5,7 +5,9 @@ The strategies themselves live in tests/strategies.py: `from strategies import d
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 
@@ -16,6 +18,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 # NiceGUI's simulated users keep their storage in files: in a scratch folder, not ./.nicegui.
 _STORAGE = tempfile.mkdtemp(prefix="kinematica-test-storage-")
+atexit.register(shutil.rmtree, _STORAGE, ignore_errors=True)  # one per test process: none left behind
 os.environ["NICEGUI_STORAGE_PATH"] = _STORAGE
 if "nicegui.storage" in sys.modules:  # imported already (a plugin): move it too
     from pathlib import Path
