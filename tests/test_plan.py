@@ -433,3 +433,27 @@ def test_the_fast_model_and_the_exact_meshes_both_give_paths_coal_finds_clear(bo
     assert not rep.colliding, str(rep)
     if not exact:
         assert p.checker.exact_checks == 0  # (coal never asked while planning)
+
+
+def test_a_smoothed_path_that_fails_its_re_check_falls_back_to_the_path_before_smoothing(boxed):
+    # OMPL's B-spline pass halves edges it does not judge; when the smoothed path fails the re-check
+    # the simplified path before smoothing (its edges judged) stands in, then the planner's own
+    import math
+
+    from kinematica.plan.edges import EdgeChecker
+    from kinematica.plan.planner import _recertified
+    from kinematica.plan.solver import Solved
+
+    r = boxed.robots["arm"].robot
+    ec = EdgeChecker.build(boxed, "arm", r.limits[:, 0], r.limits[:, 1], resolution=0.01)
+    p = km.plan(boxed, START, GOAL, seed=7)
+    assert p.success and p.raw_path is not None
+    through = np.stack([START, GOAL])  # through the box
+    around = p.path
+    got = Solved(through, p.raw_path, "Exact solution", 0.0, 0.0, unsmoothed=around, deadline=math.inf)
+    path, note = _recertified(ec, got)
+    assert path is around and note == " (smoothing left out: the smoothed path failed its re-check)"
+    path, note = _recertified(ec, dataclasses.replace(got, unsmoothed=through))
+    assert path is p.raw_path and note == " (unsimplified: the simplified path failed its re-check)"
+    path, note = _recertified(ec, dataclasses.replace(got, unsmoothed=None, raw=through))
+    assert path is None and "touches the scene on edge 0" in note

@@ -43,13 +43,15 @@ def _sweep(checker: EdgeChecker, path: np.ndarray) -> float:
 def _recertified(checker: EdgeChecker, got: Solved) -> tuple[np.ndarray | None, str]:
     """(the path certified edge by edge, a note for the reason) — or (None, why not). The
     simplified path's edges were mostly judged by the simplifier (remembered: look-ups); one not
-    judged yet (a partial shortcut's piece of an edge) is judged until the time limit, past which
-    the path before smoothing, then the planner's own (both judged edge by edge) stand in. A
-    smoothed corner that touches the scene also falls back to the planner's path."""
+    judged yet is judged until the time limit. Smoothing leaves some unjudged: OMPL's B-spline
+    pass halves every edge first and judges only the halves beside a corner it moved, and half
+    of a free edge can fail the certificate its whole passed. Where the smoothed path is blocked,
+    or its re-check runs late, the path before smoothing (its edges all judged) stands in, then
+    the planner's own."""
     assert got.path is not None and got.raw is not None  # an exact solution: the caller returned before otherwise
     candidates = [(got.path, " (simplification cut short by the time limit)" if got.cut else "")]
     if got.unsmoothed is not None:
-        candidates.append((got.unsmoothed, " (smoothing left out: its re-check ran into the time limit)"))
+        candidates.append((got.unsmoothed, " (smoothing left out: {})"))
     late = False
     for path, note in candidates:
         checker.deadline = got.deadline
@@ -58,15 +60,14 @@ def _recertified(checker: EdgeChecker, got: Solved) -> tuple[np.ndarray | None, 
         finally:
             checker.deadline = math.inf
         if bad is None:
-            return path, note
+            return path, note.format("its re-check ran into the time limit" if late else
+                                     "the smoothed path failed its re-check")
         late = time.monotonic() > got.deadline
-        if not late:
-            break  # blocked, not out of time
     bad = checker.first_blocked(got.raw)  # (judged whole: its edges were all judged while planning)
     if bad is not None:
         return None, f"the planner's path touches the scene on edge {bad} when re-checked"
     return got.raw, (" (unsimplified: its re-check ran into the time limit)" if late else
-                     " (unsimplified: the smoothed path touched the scene)")
+                     " (unsimplified: the simplified path failed its re-check)")
 
 
 @strict
