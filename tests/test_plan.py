@@ -457,3 +457,32 @@ def test_a_smoothed_path_that_fails_its_re_check_falls_back_to_the_path_before_s
     assert path is p.raw_path and note == " (unsimplified: the simplified path failed its re-check)"
     path, note = _recertified(ec, dataclasses.replace(got, unsmoothed=None, raw=through))
     assert path is None and "touches the scene on edge 0" in note
+
+
+def test_a_goal_nearer_the_scene_than_the_models_tolerance_is_planned_on_the_meshes_not_refused():
+    # MotionBenchMaker's UR5 bookshelf_tall 92: a goal 0.13 mm from a shelf had a positive bound
+    # from the core, but the model's state check (GJK stopped within its tolerance, 5 % of the
+    # resolution) found it not free, so OMPL answered "Invalid goal". The same here: the
+    # example-robot-data UR5 0.1 mm from a post. The plan now asks coal there (exact mode).
+    import sysconfig
+    from pathlib import Path
+
+    from kinematica.plan.edges import EdgeChecker
+
+    share = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix/share"
+    urdf = share / "example-robot-data/robots/ur_description/urdf/ur5_robot.urdf"
+    if not urdf.is_file():
+        pytest.skip("example-robot-data is not installed")
+    s = km.Scene()
+    s.add_robot("arm", km.load(urdf, package_dirs=[share]))
+    s.add_obstacle("post", "box", pose=km.spatial.transl([0.45, 0.2, 0.3]), size=(0.1, 0.1, 0.6))
+    goal = np.array([0.33364393168468576, -1.35461742156113, 0.8556433165885524, 0.9591728807443856,
+                     -0.9321266064965072, 0.40621357685549314])
+    start = np.array([-1.0, *goal[1:]])
+    assert s.distance({"arm": goal}, self_pairs=False).min_distance == pytest.approx(1e-4, abs=1e-6)
+    p = km.plan(s, start, goal, seed=2)
+    r = s.robots["arm"].robot
+    ec = EdgeChecker.build(s, "arm", r.limits[:, 0], r.limits[:, 1], p.resolution)
+    assert ec.fast is not None and ec.fast.bound(goal[None])[0] > 0 and not ec.model_free(goal[None])[0]
+    assert p.success, p.reason
+    assert not check_trajectory(s, {"arm": _as_motion(p.path)}, resolution=p.resolution / 10).colliding

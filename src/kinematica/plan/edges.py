@@ -170,6 +170,18 @@ class EdgeChecker:
             self.checks -= 1  # (counted again by `free`)
         return bool(self.free(q[None])[0])
 
+    def model_free(self, Q: np.ndarray) -> np.ndarray | None:
+        """Per state of Q (m, n): whether the core's model alone finds it free — the question
+        `free_one` asks it for the planner (GJK stopped within its tolerance, so a state nearer
+        than that to something is not free under it, though its bound may be positive) — or
+        None without a model."""
+        if self.fast is None:
+            return None
+        self._current()
+        core, res = self.fast.core, self.resolution
+        return np.array([core.state_free(np.asarray(q, dtype=float), self.lo, self.hi, res) for q in np.atleast_2d(Q)],
+                        dtype=bool)
+
     def clearance(self, Q: np.ndarray, exact: bool = False) -> np.ndarray:
         """Per state of Q (m, n): at most the smallest signed distance in the scene (scene unit;
         ≤ 0 touching, inf with nothing to check; −inf outside the box) — the core's bound where
