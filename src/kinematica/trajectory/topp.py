@@ -170,12 +170,13 @@ def _peaks(jt, knots: np.ndarray, dt: float) -> tuple[np.ndarray, np.ndarray]:
     t = np.linspace(0.0, jt.duration, sample_count(jt.duration * DENSER, dt, "duration / dt"))
     grid = getattr(jt, "_ts", None)  # toppra's ParametrizeConstAccel: grid times, s, ṡ and s̈ after each
     if grid is not None:
+        grid = np.asarray(grid, float)
         ss, sd, us = (np.asarray(x, float) for x in (jt._ss, jt._velocities, jt._us))
         k = np.clip(np.searchsorted(ss, knots, side="right") - 1, 0, len(us) - 1)
         d = knots - ss[k]  # s = ss + ṡ τ + s̈ τ²/2 solved for τ ≥ 0, in the form that keeps s̈ → 0
         root = sd[k] + np.sqrt(np.maximum(sd[k] ** 2 + 2 * us[k] * d, 0.0))
         tau = np.divide(2 * d, root, out=np.zeros_like(d), where=root > 0)
-        cusp = np.concatenate([grid, jt._ts[k] + tau])
+        cusp = np.concatenate([grid, grid[k] + tau])
         eps = 1e-9 * jt.duration
         t = np.concatenate([t, np.clip(np.concatenate([cusp - eps, cusp + eps]), 0.0, jt.duration)])
     return np.abs(jt(t, 1)).max(axis=0), np.abs(jt(t, 2)).max(axis=0)
